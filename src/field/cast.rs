@@ -1,0 +1,130 @@
+//! Casts from a concrete type's handles to trait-object handles (`Rc<RefCell<Mesh>>` to
+//! `Rc<RefCell<dyn Component>>`, `Box<Mesh>` to `Box<dyn Component>`).
+//!
+//! Rust can only make such a cast where the concrete type is statically known, so each
+//! `(type, trait)` pair registers its casts through `inventory` (the derive's
+//! `implements(...)` option, or [`register_trait_impl!`](crate::register_trait_impl)). Decoders use
+//! them to put objects created from a type ID into `dyn` fields.
+
+use crate::rtti::Reflectable;
+use ahash::AHashMap;
+use once_cell::sync::Lazy;
+use std::any::{Any, TypeId};
+
+/// A cast function.
+#[derive(Clone, Copy)]
+pub enum TraitCastFn {
+    /// From a strong handle (`&dyn Any` of e.g. `Rc<RefCell<Mesh>>`) into an
+    /// `&mut Option<Rc<RefCell<dyn Component>>>`.
+    Shared(fn(&dyn Any, &mut dyn Any)),
+    /// From a boxed object into an `&mut Option<Box<dyn Component>>`.
+    Boxed(fn(Box<dyn Reflectable>, &mut dyn Any)),
+}
+
+impl TraitCastFn {
+    pub(crate) fn shared(&self, from: &dyn Any, out: &mut dyn Any) {
+        if let TraitCastFn::Shared(cast) = self {
+            cast(from, out)
+        }
+    }
+    pub(crate) fn boxed(&self, from: Box<dyn Reflectable>, out: &mut dyn Any) {
+        if let TraitCastFn::Boxed(cast) = self {
+            cast(from, out)
+        }
+    }
+}
+
+/// One registered cast: from the handle type `from` to the handle type `to`.
+pub struct TraitCast {
+    /// `TypeId` of the source handle (`Rc<RefCell<Mesh>>`, or `Mesh` itself for boxes).
+    pub from: fn() -> TypeId,
+    /// `TypeId` of the target handle (`Rc<RefCell<dyn Component>>`, `Box<dyn Component>`).
+    pub to: fn() -> TypeId,
+    /// The cast.
+    pub cast: TraitCastFn,
+}
+
+inventory::collect!(TraitCast);
+
+static CASTS: Lazy<AHashMap<(TypeId, TypeId), TraitCastFn>> = Lazy::new(|| {
+    inventory::iter::<TraitCast>
+        .into_iter()
+        .map(|cast| (((cast.from)(), (cast.to)()), cast.cast))
+        .collect()
+});
+
+/// The registered cast from handle type `from` to handle type `to`.
+pub(crate) fn find(from: TypeId, to: TypeId) -> Option<&'static TraitCastFn> {
+    CASTS.get(&(from, to))
+}
+
+/// Declares that the reflectable type `$concrete` implements the user trait `$trait`, so pointer
+/// and boxed fields typed with `dyn $trait` can hold it after decoding. The derive does this for
+/// you with `#[rtti(implements(Trait))]`.
+///
+/// ```
+/// use reflectable::{reflect_trait, register_trait_impl, Reflectable};
+///
+/// pub trait Shape: Reflectable {
+///     fn area(&self) -> f32;
+/// }
+/// reflect_trait!(Shape);
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9100)]
+/// struct Square {
+///     #[rtti(id = 1)]
+///     side: f32,
+/// }
+/// impl Shape for Square {
+///     fn area(&self) -> f32 { self.side * self.side }
+/// }
+/// register_trait_impl!(Square => Shape);
+/// ```
+#[macro_export]
+macro_rules! register_trait_impl {
+    ($concrete:ty => $($trait:path),+ $(,)?) => {$(
+        const _: () = {
+            use $crate::__private::{Any, Arc, Mutex, Rc, RefCell, RwLock, TypeId};
+            use $crate::field::{TraitCast, TraitCastFn};
+            fn shared<H: 'static, T: 'static + ?Sized>(from: &dyn Any, out: &mut dyn Any, cast: fn(H) -> T)
+            where
+                H: Clone,
+                T: Sized,
+            {
+                if let (Some(from), Some(out)) = (from.downcast_ref::<H>(), out.downcast_mut::<Option<T>>()) {
+                    *out = Some(cast(from.clone()));
+                }
+            }
+            $crate::__private::inventory::submit! { TraitCast {
+                from: TypeId::of::<Rc<$concrete>>, to: TypeId::of::<Rc<dyn $trait>>,
+                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Rc<$concrete>| -> Rc<dyn $trait> { h })),
+            } }
+            $crate::__private::inventory::submit! { TraitCast {
+                from: TypeId::of::<Rc<RefCell<$concrete>>>, to: TypeId::of::<Rc<RefCell<dyn $trait>>>,
+                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Rc<RefCell<$concrete>>| -> Rc<RefCell<dyn $trait>> { h })),
+            } }
+            $crate::__private::inventory::submit! { TraitCast {
+                from: TypeId::of::<Arc<$concrete>>, to: TypeId::of::<Arc<dyn $trait>>,
+                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<$concrete>| -> Arc<dyn $trait> { h })),
+            } }
+            $crate::__private::inventory::submit! { TraitCast {
+                from: TypeId::of::<Arc<Mutex<$concrete>>>, to: TypeId::of::<Arc<Mutex<dyn $trait>>>,
+                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<Mutex<$concrete>>| -> Arc<Mutex<dyn $trait>> { h })),
+            } }
+            $crate::__private::inventory::submit! { TraitCast {
+                from: TypeId::of::<Arc<RwLock<$concrete>>>, to: TypeId::of::<Arc<RwLock<dyn $trait>>>,
+                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<RwLock<$concrete>>| -> Arc<RwLock<dyn $trait>> { h })),
+            } }
+            $crate::__private::inventory::submit! { TraitCast {
+                from: TypeId::of::<$concrete>, to: TypeId::of::<Box<dyn $trait>>,
+                cast: TraitCastFn::Boxed(|from, out| {
+                    let from: Box<dyn Any> = from;
+                    if let (Ok(from), Some(out)) = (from.downcast::<$concrete>(), out.downcast_mut::<Option<Box<dyn $trait>>>()) {
+                        *out = Some(from);
+                    }
+                }),
+            } }
+        };
+    )+};
+}

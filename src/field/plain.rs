@@ -1,0 +1,88 @@
+//! Plain fields: values copied through their [`PlainType`] codec.
+
+use super::{owner_mut, owner_ref, ErasedElems, FieldError, FieldImpl, PlainInfo, Shape};
+use crate::plain::{min_elem_size, read_elem, PlainError, PlainType, Reader};
+use std::any::Any;
+
+/// Access to a plain field's values in their wire form.
+pub trait PlainAccess: ErasedElems {
+    /// Codec facts about the element type.
+    fn info(&self) -> PlainInfo;
+
+    /// Appends every element in element form (see [`crate::plain::write_elem`]); arrays of
+    /// plain-old-data go out in one bulk copy. `Ok(false)` when `owner` has the wrong type.
+    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<bool, FieldError>;
+
+    /// Reads `count` elements (1 for a single field) and stores them in the field. The count is
+    /// checked against the bytes left before anything is allocated.
+    fn read(
+        &self,
+        owner: &mut dyn Any,
+        count: usize,
+        reader: &mut Reader<'_>,
+    ) -> Result<bool, FieldError>;
+}
+
+impl<O, C, S> PlainAccess for FieldImpl<O, C, S>
+where
+    O: 'static,
+    C: 'static,
+    S: Shape<C>,
+    S::Elem: PlainType,
+    Self: Send + Sync,
+{
+    fn info(&self) -> PlainInfo {
+        PlainInfo::of::<S::Elem>()
+    }
+
+    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<bool, FieldError> {
+        let Some(owner) = owner_ref::<O>(owner) else {
+            return Ok(false);
+        };
+        self.access.with(owner, |container| {
+            let elems = S::as_slice(container);
+            let start = out.len();
+            S::Elem::write_slice(elems, out);
+            match S::Elem::STATIC_SIZE {
+                Some(size) if out.len() - start != size as usize * elems.len() => {
+                    Err(FieldError::SizeMismatch {
+                        type_name: std::any::type_name::<S::Elem>(),
+                        declared: size,
+                        written: (out.len() - start) / elems.len().max(1),
+                    })
+                }
+                _ => Ok(true),
+            }
+        })
+    }
+
+    fn read(
+        &self,
+        owner: &mut dyn Any,
+        count: usize,
+        reader: &mut Reader<'_>,
+    ) -> Result<bool, FieldError> {
+        let Some(owner) = owner_mut::<O>(owner) else {
+            return Ok(false);
+        };
+        if count.saturating_mul(min_elem_size::<S::Elem>()) > reader.remaining() {
+            return Err(PlainError::LengthTooLarge {
+                offset: reader.offset(),
+                claimed: count as u64,
+                available: reader.remaining(),
+            }
+            .into());
+        }
+        if !S::ARRAY && count == 1 {
+            let value = read_elem::<S::Elem>(reader)?;
+            self.access
+                .modify(owner, |container| S::as_mut_slice(container)[0] = value);
+            return Ok(true);
+        }
+        let mut elems = Vec::with_capacity(count);
+        S::Elem::read_slice(reader, count, &mut elems)?;
+        self.access
+            .modify(owner, |container| S::store(container, elems))?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,373 @@
+//! Reflectable-pointer fields: shared handles whose identity (the shared allocation) is preserved.
+//!
+//! Five handle families are supported, each with its `Weak` and with `Option` of the strong form:
+//! `Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`, `Arc<RwLock<T>>`. `T` is a reflectable
+//! type or `dyn UserTrait` declared with [`reflect_trait!`](crate::reflect_trait).
+
+use super::{cast, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
+use crate::rtti::{AsReflectable, Reflectable};
+use std::any::{Any, TypeId};
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::{self, Rc};
+use std::sync::{self, Arc, Mutex, RwLock};
+
+/// The kind of shared allocation a pointer field uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// `Rc<T>`: shared, immutable.
+    Rc,
+    /// `Rc<RefCell<T>>`.
+    RcRefCell,
+    /// `Arc<T>`: shared, immutable.
+    Arc,
+    /// `Arc<Mutex<T>>`.
+    ArcMutex,
+    /// `Arc<RwLock<T>>`.
+    ArcRwLock,
+}
+
+impl Family {
+    /// Every family, in declaration order.
+    pub const ALL: [Family; 5] = [
+        Family::Rc,
+        Family::RcRefCell,
+        Family::Arc,
+        Family::ArcMutex,
+        Family::ArcRwLock,
+    ];
+
+    /// `true` when the pointee can be changed through the handle (`RefCell` or a lock).
+    pub fn is_mutable(self) -> bool {
+        matches!(
+            self,
+            Family::RcRefCell | Family::ArcMutex | Family::ArcRwLock
+        )
+    }
+}
+
+/// A strong shared handle of one [`Family`].
+pub trait SharedHandle: Clone + 'static {
+    /// What the handle points at (a reflectable type or `dyn UserTrait`).
+    type Pointee: ?Sized + AsReflectable;
+    /// The matching weak handle.
+    type Weak: 'static;
+    /// The handle's family.
+    const FAMILY: Family;
+    /// Address of the shared allocation: the object's identity.
+    fn addr(&self) -> usize;
+    /// A weak handle to the same allocation.
+    fn downgrade(&self) -> Self::Weak;
+    /// The strong handle, if the object is still alive.
+    fn upgrade(weak: &Self::Weak) -> Option<Self>;
+    /// Runs `f` on the pointee (borrowing the `RefCell` or taking the lock).
+    fn read<R>(&self, f: impl FnOnce(&Self::Pointee) -> R) -> Result<R, FieldError>;
+    /// Runs `f` on the pointee mutably; fails for the immutable families.
+    fn write<R>(&self, f: impl FnOnce(&mut Self::Pointee) -> R) -> Result<R, FieldError>;
+}
+
+macro_rules! shared_handle {
+    ($family:ident, $strong:ty, $weak:ty, |$h:ident, $f:ident| read: $read:expr, write: $write:expr) => {
+        impl<U: ?Sized + AsReflectable> SharedHandle for $strong {
+            type Pointee = U;
+            type Weak = $weak;
+            const FAMILY: Family = Family::$family;
+            #[inline]
+            fn addr(&self) -> usize {
+                <$strong>::as_ptr(self) as *const () as usize
+            }
+            fn downgrade(&self) -> $weak {
+                <$strong>::downgrade(self)
+            }
+            fn upgrade(weak: &$weak) -> Option<Self> {
+                weak.upgrade()
+            }
+            fn read<R>(&self, $f: impl FnOnce(&U) -> R) -> Result<R, FieldError> {
+                let $h = self;
+                $read
+            }
+            fn write<R>(&self, $f: impl FnOnce(&mut U) -> R) -> Result<R, FieldError> {
+                let $h = self;
+                $write
+            }
+        }
+    };
+}
+
+shared_handle!(Rc, Rc<U>, rc::Weak<U>, |h, f| read: Ok(f(&**h)), write: { let _ = (h, f); Err(FieldError::NotMutable) });
+shared_handle!(Arc, Arc<U>, sync::Weak<U>, |h, f| read: Ok(f(&**h)), write: { let _ = (h, f); Err(FieldError::NotMutable) });
+shared_handle!(RcRefCell, Rc<RefCell<U>>, rc::Weak<RefCell<U>>, |h, f|
+    read: h.try_borrow().map(|guard| f(&*guard)).map_err(|_| FieldError::Borrowed),
+    write: h.try_borrow_mut().map(|mut guard| f(&mut *guard)).map_err(|_| FieldError::Borrowed));
+shared_handle!(ArcMutex, Arc<Mutex<U>>, sync::Weak<Mutex<U>>, |h, f|
+    read: h.lock().map(|guard| f(&*guard)).map_err(|_| FieldError::Poisoned),
+    write: h.lock().map(|mut guard| f(&mut *guard)).map_err(|_| FieldError::Poisoned));
+shared_handle!(ArcRwLock, Arc<RwLock<U>>, sync::Weak<RwLock<U>>, |h, f|
+    read: RwLock::read(h).map(|guard| f(&*guard)).map_err(|_| FieldError::Poisoned),
+    write: RwLock::write(h).map(|mut guard| f(&mut *guard)).map_err(|_| FieldError::Poisoned));
+
+/// Object-safe view of a [`SharedHandle`].
+trait ErasedShared {
+    fn addr(&self) -> usize;
+    fn family(&self) -> Family;
+    fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError>;
+    fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError>;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<H: SharedHandle> ErasedShared for H {
+    fn addr(&self) -> usize {
+        SharedHandle::addr(self)
+    }
+    fn family(&self) -> Family {
+        H::FAMILY
+    }
+    fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError> {
+        SharedHandle::read(self, |pointee| f(pointee.as_reflectable()))
+    }
+    fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError> {
+        SharedHandle::write(self, |pointee| f(pointee.as_reflectable_mut()))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A type-erased strong handle to a shared reflectable object.
+///
+/// Holding one keeps the object alive. Two `SharedObject`s are the same object when their
+/// [`addr`](SharedObject::addr)s are equal.
+pub struct SharedObject(Box<dyn ErasedShared>);
+
+impl fmt::Debug for SharedObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SharedObject({:?} @ {:#x})", self.family(), self.addr())
+    }
+}
+
+impl SharedObject {
+    /// Erases a strong handle.
+    pub fn new<H: SharedHandle>(handle: H) -> Self {
+        SharedObject(Box::new(handle))
+    }
+    /// Address of the shared allocation (the object's identity).
+    pub fn addr(&self) -> usize {
+        self.0.addr()
+    }
+    /// The handle's family.
+    pub fn family(&self) -> Family {
+        self.0.family()
+    }
+    /// Runs `f` on the object.
+    pub fn read<R>(&self, f: impl FnOnce(&dyn Reflectable) -> R) -> Result<R, FieldError> {
+        let mut f = Some(f);
+        let mut result = None;
+        self.0
+            .read(&mut |object| result = f.take().map(|f| f(object)))?;
+        Ok(result.expect("read calls its closure once"))
+    }
+    /// Runs `f` on the object mutably (needs `RefCell`, `Mutex` or `RwLock`).
+    pub fn write<R>(&self, f: impl FnOnce(&mut dyn Reflectable) -> R) -> Result<R, FieldError> {
+        let mut f = Some(f);
+        let mut result = None;
+        self.0
+            .write(&mut |object| result = f.take().map(|f| f(object)))?;
+        Ok(result.expect("write calls its closure once"))
+    }
+    /// The handle as `H`: the same handle type, or a trait-object form registered with
+    /// [`register_trait_impl!`](crate::register_trait_impl) (e.g. `Rc<RefCell<Mesh>>` as
+    /// `Rc<RefCell<dyn Component>>`).
+    pub fn cast<H: SharedHandle>(&self) -> Option<H> {
+        let any = self.0.as_any();
+        if let Some(handle) = any.downcast_ref::<H>() {
+            return Some(handle.clone());
+        }
+        let cast = cast::find(any.type_id(), TypeId::of::<H>())?;
+        let mut out: Option<H> = None;
+        cast.shared(any, &mut out);
+        out
+    }
+}
+
+/// A pointer field element: a strong handle, an `Option` of one, or a `Weak`.
+pub trait PointerSlot: 'static + Sized {
+    /// The strong handle type.
+    type Handle: SharedHandle;
+    /// `true` for `Weak` elements.
+    const WEAK: bool;
+    /// The strong handle (upgraded for a `Weak`); `None` when null or dead.
+    fn handle(&self) -> Option<Self::Handle>;
+    /// Identity of the target; `None` when null or dead.
+    fn addr(&self) -> Option<usize>;
+    /// An element pointing at `target` (`None` = null). `None` when it cannot hold that.
+    fn from_handle(target: Option<&Self::Handle>) -> Option<Self>;
+}
+
+macro_rules! pointer_slots {
+    ($($strong:ty, $weak:ty);* $(;)?) => {$(
+        impl<U: ?Sized + AsReflectable> PointerSlot for $strong {
+            type Handle = $strong;
+            const WEAK: bool = false;
+            #[inline]
+            fn handle(&self) -> Option<Self> {
+                Some(self.clone())
+            }
+            #[inline]
+            fn addr(&self) -> Option<usize> {
+                Some(SharedHandle::addr(self))
+            }
+            fn from_handle(target: Option<&Self>) -> Option<Self> {
+                target.cloned()
+            }
+        }
+
+        impl<U: ?Sized + AsReflectable> PointerSlot for Option<$strong> {
+            type Handle = $strong;
+            const WEAK: bool = false;
+            #[inline]
+            fn handle(&self) -> Option<$strong> {
+                self.clone()
+            }
+            #[inline]
+            fn addr(&self) -> Option<usize> {
+                self.as_ref().map(SharedHandle::addr)
+            }
+            fn from_handle(target: Option<&$strong>) -> Option<Self> {
+                Some(target.cloned())
+            }
+        }
+
+        impl<U: ?Sized + AsReflectable> PointerSlot for $weak {
+            type Handle = $strong;
+            const WEAK: bool = true;
+            fn handle(&self) -> Option<$strong> {
+                self.upgrade()
+            }
+            #[inline]
+            fn addr(&self) -> Option<usize> {
+                (self.strong_count() > 0).then(|| self.as_ptr() as *const () as usize)
+            }
+            /// A null target cannot be expressed for an unsized pointee (`Weak::new` needs
+            /// `Sized`), so the field keeps its value.
+            fn from_handle(target: Option<&$strong>) -> Option<Self> {
+                target.map(SharedHandle::downgrade)
+            }
+        }
+    )*};
+}
+
+pointer_slots! {
+    Rc<U>, rc::Weak<U>;
+    Rc<RefCell<U>>, rc::Weak<RefCell<U>>;
+    Arc<U>, sync::Weak<U>;
+    Arc<Mutex<U>>, sync::Weak<Mutex<U>>;
+    Arc<RwLock<U>>, sync::Weak<RwLock<U>>;
+}
+
+/// Access to a pointer field.
+pub trait PointerAccess: ErasedElems {
+    /// What the elements point at.
+    fn declared(&self) -> Declared;
+    /// The handle family.
+    fn family(&self) -> Family;
+    /// `true` for `Weak` elements.
+    fn is_weak(&self) -> bool;
+    /// Calls `f` for every element with the target's identity (`None` = null or dead) and a way to
+    /// take a strong handle to it. `false` when `owner` has the wrong type.
+    fn for_each(
+        &self,
+        owner: &dyn Any,
+        f: &mut dyn FnMut(Option<usize>, &dyn Fn() -> Option<SharedObject>),
+    ) -> bool;
+    /// Passes a strong handle to element `index`'s target (`None` when null or dead) to `f`.
+    fn shared(
+        &self,
+        owner: &dyn Any,
+        index: usize,
+        f: &mut dyn FnMut(Option<SharedObject>),
+    ) -> Result<bool, FieldError>;
+    /// Replaces the elements with pointers to `targets` (`None` = null). A target the element type
+    /// cannot point at is treated as null; a null that the element cannot hold is dropped from an
+    /// array, and leaves a single field as it was.
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        targets: &[Option<&SharedObject>],
+    ) -> Result<bool, FieldError>;
+}
+
+impl<O, C, S> PointerAccess for FieldImpl<O, C, S>
+where
+    O: 'static,
+    C: 'static,
+    S: Shape<C>,
+    S::Elem: PointerSlot,
+    Self: Send + Sync,
+{
+    fn declared(&self) -> Declared {
+        <<S::Elem as PointerSlot>::Handle as SharedHandle>::Pointee::declared()
+    }
+    fn family(&self) -> Family {
+        <S::Elem as PointerSlot>::Handle::FAMILY
+    }
+    fn is_weak(&self) -> bool {
+        S::Elem::WEAK
+    }
+    fn for_each(
+        &self,
+        owner: &dyn Any,
+        f: &mut dyn FnMut(Option<usize>, &dyn Fn() -> Option<SharedObject>),
+    ) -> bool {
+        let Some(owner) = owner_ref::<O>(owner) else {
+            return false;
+        };
+        self.access.with(owner, |container| {
+            for elem in S::as_slice(container) {
+                f(elem.addr(), &|| elem.handle().map(SharedObject::new));
+            }
+        });
+        true
+    }
+    fn shared(
+        &self,
+        owner: &dyn Any,
+        index: usize,
+        f: &mut dyn FnMut(Option<SharedObject>),
+    ) -> Result<bool, FieldError> {
+        let Some(owner) = owner_ref::<O>(owner) else {
+            return Ok(false);
+        };
+        self.access.with(owner, |container| {
+            let elems = S::as_slice(container);
+            let elem = elems.get(index).ok_or(FieldError::OutOfRange {
+                index,
+                len: elems.len(),
+            })?;
+            f(elem.handle().map(SharedObject::new));
+            Ok(true)
+        })
+    }
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        targets: &[Option<&SharedObject>],
+    ) -> Result<bool, FieldError> {
+        let Some(owner) = owner_mut::<O>(owner) else {
+            return Ok(false);
+        };
+        let elems: Vec<S::Elem> = targets
+            .iter()
+            .filter_map(|target| {
+                let handle =
+                    target.and_then(SharedObject::cast::<<S::Elem as PointerSlot>::Handle>);
+                S::Elem::from_handle(handle.as_ref())
+            })
+            .collect();
+        if !S::ARRAY && elems.is_empty() {
+            return Ok(true);
+        }
+        self.access
+            .modify(owner, |container| S::store(container, elems))?;
+        Ok(true)
+    }
+}

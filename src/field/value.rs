@@ -1,0 +1,198 @@
+//! Reflectable fields: another reflectable object stored by value, possibly polymorphic
+//! (`Box<dyn Reflectable>`, `Box<dyn UserTrait>`) or optional.
+
+use super::{cast, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
+use crate::rtti::Reflectable;
+use std::any::{Any, TypeId};
+
+/// A type that can hold one reflectable value by value.
+///
+/// Implemented for every `T: Reflectable`, for `Box<dyn Reflectable>`, for `Option` of any slot,
+/// and, through [`reflect_trait!`](crate::reflect_trait), for `Box<dyn UserTrait>`.
+pub trait ValueSlot: 'static + Sized {
+    /// What the slot declares it holds.
+    fn declared() -> Declared;
+    /// The held object (`None` for an empty `Option`).
+    fn value(&self) -> Option<&dyn Reflectable>;
+    /// The held object, mutably.
+    fn value_mut(&mut self) -> Option<&mut dyn Reflectable>;
+    /// A slot holding `object` (`None` = empty). `None` when the object's type does not fit.
+    fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self>;
+}
+
+impl<T: Reflectable> ValueSlot for T {
+    fn declared() -> Declared {
+        Declared::Type(T::rtti_static)
+    }
+    fn value(&self) -> Option<&dyn Reflectable> {
+        Some(self)
+    }
+    fn value_mut(&mut self) -> Option<&mut dyn Reflectable> {
+        Some(self)
+    }
+    fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self> {
+        let any: Box<dyn Any> = object?;
+        any.downcast::<T>().ok().map(|boxed| *boxed)
+    }
+}
+
+impl<T: ValueSlot> ValueSlot for Option<T> {
+    fn declared() -> Declared {
+        T::declared()
+    }
+    fn value(&self) -> Option<&dyn Reflectable> {
+        self.as_ref().and_then(T::value)
+    }
+    fn value_mut(&mut self) -> Option<&mut dyn Reflectable> {
+        self.as_mut().and_then(T::value_mut)
+    }
+    fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self> {
+        match object {
+            None => Some(None),
+            object => T::from_object(object).map(Some),
+        }
+    }
+}
+
+impl ValueSlot for Box<dyn Reflectable> {
+    fn declared() -> Declared {
+        Declared::Trait("Reflectable")
+    }
+    fn value(&self) -> Option<&dyn Reflectable> {
+        Some(&**self)
+    }
+    fn value_mut(&mut self) -> Option<&mut dyn Reflectable> {
+        Some(&mut **self)
+    }
+    fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self> {
+        object
+    }
+}
+
+/// The [`ValueSlot::from_object`] of `Box<dyn UserTrait>`: finds the cast registered for the
+/// object's concrete type. Used by [`reflect_trait!`](crate::reflect_trait).
+pub fn boxed_trait_object<B: 'static>(object: Option<Box<dyn Reflectable>>) -> Option<B> {
+    let object = object?;
+    let concrete = <dyn Any>::type_id(&*object as &dyn Any);
+    let cast = cast::find(concrete, TypeId::of::<B>())?;
+    let mut out: Option<B> = None;
+    cast.boxed(object, &mut out);
+    out
+}
+
+/// Access to a reflectable-by-value field.
+pub trait ValueAccess: ErasedElems {
+    /// What the elements are declared to be.
+    fn declared(&self) -> Declared;
+    /// Runs `f` on element `index`. `Ok(false)` when `owner` has the wrong type.
+    fn with_value(
+        &self,
+        owner: &dyn Any,
+        index: usize,
+        f: &mut dyn FnMut(Option<&dyn Reflectable>),
+    ) -> Result<bool, FieldError>;
+    /// Runs `f` on element `index`, mutably.
+    fn with_value_mut(
+        &self,
+        owner: &mut dyn Any,
+        index: usize,
+        f: &mut dyn FnMut(Option<&mut dyn Reflectable>),
+    ) -> Result<bool, FieldError>;
+    /// Runs `f` on every element in order (one accessor call for the whole field).
+    fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> bool;
+    /// Replaces the elements with `objects`. An object whose type the slot cannot hold becomes
+    /// empty where the slot is optional and is dropped otherwise; a single field left without a
+    /// value keeps the one it had.
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        objects: Vec<Option<Box<dyn Reflectable>>>,
+    ) -> Result<bool, FieldError>;
+}
+
+impl<O, C, S> ValueAccess for FieldImpl<O, C, S>
+where
+    O: 'static,
+    C: 'static,
+    S: Shape<C>,
+    S::Elem: ValueSlot,
+    Self: Send + Sync,
+{
+    fn declared(&self) -> Declared {
+        S::Elem::declared()
+    }
+
+    fn with_value(
+        &self,
+        owner: &dyn Any,
+        index: usize,
+        f: &mut dyn FnMut(Option<&dyn Reflectable>),
+    ) -> Result<bool, FieldError> {
+        let Some(owner) = owner_ref::<O>(owner) else {
+            return Ok(false);
+        };
+        self.access.with(owner, |container| {
+            let elems = S::as_slice(container);
+            let elem = elems.get(index).ok_or(FieldError::OutOfRange {
+                index,
+                len: elems.len(),
+            })?;
+            f(elem.value());
+            Ok(true)
+        })
+    }
+
+    fn with_value_mut(
+        &self,
+        owner: &mut dyn Any,
+        index: usize,
+        f: &mut dyn FnMut(Option<&mut dyn Reflectable>),
+    ) -> Result<bool, FieldError> {
+        let Some(owner) = owner_mut::<O>(owner) else {
+            return Ok(false);
+        };
+        self.access.modify(owner, |container| {
+            let elems = S::as_mut_slice(container);
+            let len = elems.len();
+            let elem = elems
+                .get_mut(index)
+                .ok_or(FieldError::OutOfRange { index, len })?;
+            f(elem.value_mut());
+            Ok(true)
+        })
+    }
+
+    fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> bool {
+        let Some(owner) = owner_ref::<O>(owner) else {
+            return false;
+        };
+        self.access.with(owner, |container| {
+            S::as_slice(container)
+                .iter()
+                .for_each(|elem| f(elem.value()))
+        });
+        true
+    }
+
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        objects: Vec<Option<Box<dyn Reflectable>>>,
+    ) -> Result<bool, FieldError> {
+        let Some(owner) = owner_mut::<O>(owner) else {
+            return Ok(false);
+        };
+        let elems: Vec<S::Elem> = objects
+            .into_iter()
+            .filter_map(|object| {
+                S::Elem::from_object(object).or_else(|| S::Elem::from_object(None))
+            })
+            .collect();
+        if !S::ARRAY && elems.is_empty() {
+            return Ok(true);
+        }
+        self.access
+            .modify(owner, |container| S::store(container, elems))?;
+        Ok(true)
+    }
+}

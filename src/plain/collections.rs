@@ -1,0 +1,287 @@
+//! Strings, std collections, `Option`, `Box`, arrays, tuples and `SmallVec`.
+//!
+//! Sequences and maps are a `u32` count followed by their elements (each in element form, see
+//! [`write_elem`]). Element counts read from the input are checked against the bytes left before
+//! anything is allocated.
+
+use super::{
+    elem_size, inline_or_dynamic, min_elem_size, read_elem, sum_static_sizes, type_ids, write_elem,
+    PlainError, PlainType, Reader, MAX_INLINE_SIZE,
+};
+use smallvec::SmallVec;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::hash::{BuildHasher, Hash};
+
+fn write_count(count: usize, out: &mut Vec<u8>) {
+    let count =
+        u32::try_from(count).expect("a plain collection must have fewer than 2^32 elements");
+    out.extend_from_slice(&count.to_le_bytes());
+}
+
+impl PlainType for String {
+    const TYPE_ID: u32 = type_ids::STRING;
+    const STATIC_SIZE: Option<u32> = None;
+
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.as_bytes());
+    }
+    fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        let offset = reader.offset();
+        let bytes = reader.take(reader.remaining())?;
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|_| PlainError::Invalid {
+                offset,
+                what: "string is not valid UTF-8",
+            })
+    }
+}
+
+/// Shared body of the sequence impls: `u32` count, then the elements.
+macro_rules! sequence {
+    ($id:expr, [$($gen:tt)*], $ty:ty, $elem:ty, |$count:ident| $with_capacity:expr, |$seq:ident, $value:ident| $push:expr) => {
+        impl<$($gen)*> PlainType for $ty {
+            const TYPE_ID: u32 = $id;
+            const STATIC_SIZE: Option<u32> = None;
+
+            fn size(&self) -> usize {
+                4 + match <$elem>::STATIC_SIZE {
+                    Some(n) => n as usize * self.len(),
+                    None => self.iter().map(elem_size).sum(),
+                }
+            }
+            fn write(&self, out: &mut Vec<u8>) {
+                write_count(self.len(), out);
+                for value in self.iter() {
+                    write_elem(value, out);
+                }
+            }
+            fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+                let $count = reader.read_count(min_elem_size::<$elem>())?;
+                let mut $seq = $with_capacity;
+                for _ in 0..$count {
+                    let $value = read_elem::<$elem>(reader)?;
+                    $push;
+                }
+                Ok($seq)
+            }
+        }
+    };
+}
+
+impl<T: PlainType> PlainType for Vec<T> {
+    const TYPE_ID: u32 = type_ids::VEC;
+    const STATIC_SIZE: Option<u32> = None;
+
+    fn size(&self) -> usize {
+        4 + match T::STATIC_SIZE {
+            Some(n) => n as usize * self.len(),
+            None => self.iter().map(elem_size).sum(),
+        }
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        write_count(self.len(), out);
+        T::write_slice(self, out);
+    }
+    fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        let count = reader.read_count(min_elem_size::<T>())?;
+        let mut values = Vec::with_capacity(count);
+        T::read_slice(reader, count, &mut values)?;
+        Ok(values)
+    }
+}
+
+impl<A> PlainType for SmallVec<A>
+where
+    A: smallvec::Array + 'static,
+    A::Item: PlainType,
+{
+    const TYPE_ID: u32 = type_ids::SMALL_VEC;
+    const STATIC_SIZE: Option<u32> = None;
+
+    fn size(&self) -> usize {
+        4 + match A::Item::STATIC_SIZE {
+            Some(n) => n as usize * self.len(),
+            None => self.iter().map(elem_size).sum(),
+        }
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        write_count(self.len(), out);
+        A::Item::write_slice(self, out);
+    }
+    fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        let count = reader.read_count(min_elem_size::<A::Item>())?;
+        let mut values = Vec::with_capacity(count);
+        A::Item::read_slice(reader, count, &mut values)?;
+        Ok(SmallVec::from_vec(values))
+    }
+}
+
+sequence!(type_ids::VEC_DEQUE, [T: PlainType], VecDeque<T>, T,
+    |count| VecDeque::with_capacity(count), |seq, value| seq.push_back(value));
+sequence!(type_ids::BTREE_SET, [T: PlainType + Ord], BTreeSet<T>, T,
+    |count| BTreeSet::new(), |seq, value| seq.insert(value));
+sequence!(type_ids::HASH_SET, [T: PlainType + Eq + Hash, S: BuildHasher + Default + 'static], HashSet<T, S>, T,
+    |count| HashSet::with_capacity_and_hasher(count, S::default()), |seq, value| seq.insert(value));
+/// Maps: `u32` count, then each entry as key element then value element.
+macro_rules! map {
+    ($id:expr, [$($gen:tt)*], $ty:ty, |$count:ident| $with_capacity:expr) => {
+        impl<$($gen)*> PlainType for $ty {
+            const TYPE_ID: u32 = $id;
+            const STATIC_SIZE: Option<u32> = None;
+
+            fn size(&self) -> usize {
+                4 + self.iter().map(|(key, value)| elem_size(key) + elem_size(value)).sum::<usize>()
+            }
+            fn write(&self, out: &mut Vec<u8>) {
+                write_count(self.len(), out);
+                for (key, value) in self.iter() {
+                    write_elem(key, out);
+                    write_elem(value, out);
+                }
+            }
+            fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+                let $count = reader.read_count(min_elem_size::<K>() + min_elem_size::<V>())?;
+                let mut map = $with_capacity;
+                for _ in 0..$count {
+                    let key = read_elem::<K>(reader)?;
+                    map.insert(key, read_elem::<V>(reader)?);
+                }
+                Ok(map)
+            }
+        }
+    };
+}
+
+map!(type_ids::BTREE_MAP, [K: PlainType + Ord, V: PlainType], BTreeMap<K, V>, |count| BTreeMap::new());
+map!(type_ids::HASH_MAP, [K: PlainType + Eq + Hash, V: PlainType, S: BuildHasher + Default + 'static],
+    HashMap<K, V, S>, |count| HashMap::with_capacity_and_hasher(count, S::default()));
+
+impl<T: PlainType> PlainType for Option<T> {
+    const TYPE_ID: u32 = type_ids::OPTION;
+    /// Static when `T` is: `None` is written as a zero tag and zero-filled content, so every
+    /// value has the same size and arrays of options stay fixed-stride.
+    const STATIC_SIZE: Option<u32> = match T::STATIC_SIZE {
+        Some(n) => inline_or_dynamic(Some(1 + n)),
+        None => None,
+    };
+
+    fn size(&self) -> usize {
+        match (Self::STATIC_SIZE, self) {
+            (Some(n), _) => n as usize,
+            (None, None) => 1,
+            (None, Some(value)) => 1 + elem_size(value),
+        }
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Some(value) => {
+                out.push(1);
+                write_elem(value, out);
+            }
+            None => {
+                out.push(0);
+                if let Some(n) = Self::STATIC_SIZE {
+                    out.resize(out.len() + n as usize - 1, 0);
+                }
+            }
+        }
+    }
+    fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        let offset = reader.offset();
+        match reader.take_array::<1>()?[0] {
+            0 => {
+                if let Some(n) = Self::STATIC_SIZE {
+                    reader.skip(n as usize - 1)?;
+                }
+                Ok(None)
+            }
+            1 => Ok(Some(read_elem(reader)?)),
+            _ => Err(PlainError::Invalid {
+                offset,
+                what: "Option tag is neither 0 nor 1",
+            }),
+        }
+    }
+}
+
+impl<T: PlainType> PlainType for Box<T> {
+    const TYPE_ID: u32 = T::TYPE_ID;
+    const STATIC_SIZE: Option<u32> = T::STATIC_SIZE;
+
+    fn size(&self) -> usize {
+        (**self).size()
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        (**self).write(out);
+    }
+    fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        T::read(reader).map(Box::new)
+    }
+}
+
+impl<T: PlainType, const N: usize> PlainType for [T; N] {
+    const TYPE_ID: u32 = type_ids::ARRAY;
+    const STATIC_SIZE: Option<u32> = match T::STATIC_SIZE {
+        Some(n) if (n as u64) * (N as u64) <= MAX_INLINE_SIZE as u64 => Some(n * N as u32),
+        _ => None,
+    };
+
+    fn size(&self) -> usize {
+        match (Self::STATIC_SIZE, T::STATIC_SIZE) {
+            (Some(n), _) => n as usize,
+            (None, Some(n)) => n as usize * N,
+            (None, None) => self.iter().map(elem_size).sum(),
+        }
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        T::write_slice(self, out);
+    }
+    fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        let offset = reader.offset();
+        if N.saturating_mul(min_elem_size::<T>()) > reader.remaining() {
+            return Err(PlainError::LengthTooLarge {
+                offset,
+                claimed: N as u64,
+                available: reader.remaining(),
+            });
+        }
+        let mut values = Vec::with_capacity(N);
+        T::read_slice(reader, N, &mut values)?;
+        values.try_into().map_err(|_| PlainError::Invalid {
+            offset,
+            what: "array length mismatch",
+        })
+    }
+}
+
+macro_rules! tuple {
+    ($($name:ident : $index:tt),+) => {
+        impl<$($name: PlainType),+> PlainType for ($($name,)+) {
+            const TYPE_ID: u32 = type_ids::TUPLE;
+            const STATIC_SIZE: Option<u32> = inline_or_dynamic(sum_static_sizes(&[$($name::STATIC_SIZE),+]));
+
+            fn size(&self) -> usize {
+                0 $(+ elem_size(&self.$index))+
+            }
+            fn write(&self, out: &mut Vec<u8>) {
+                $(write_elem(&self.$index, out);)+
+            }
+            fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+                Ok(($(read_elem::<$name>(reader)?,)+))
+            }
+        }
+    };
+}
+
+tuple!(A: 0);
+tuple!(A: 0, B: 1);
+tuple!(A: 0, B: 1, C: 2);
+tuple!(A: 0, B: 1, C: 2, D: 3);
+tuple!(A: 0, B: 1, C: 2, D: 3, E: 4);
+tuple!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5);
+tuple!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5, G: 6);
+tuple!(A: 0, B: 1, C: 2, D: 3, E: 4, F: 5, G: 6, H: 7);

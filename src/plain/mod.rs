@@ -1,0 +1,222 @@
+//! Plain types: values copied through a fixed codec, like Banshee's `RTTIPlainType`.
+//!
+//! A plain value is written as its *content* (little-endian, whatever the platform). When the type
+//! has a static size the content is exactly [`PlainType::STATIC_SIZE`] bytes. A dynamic-size type is
+//! written as an *element*: a `u32` size that counts itself, then the content, so that any reader can
+//! skip a value it does not understand. [`write_elem`], [`read_elem`] and [`elem_size`] produce and
+//! consume that element form; they need no reflection and suit hand-written network messages.
+//!
+//! ```
+//! use reflectable::plain::{read_elem, write_elem, elem_size, Reader};
+//!
+//! let value = (7u16, String::from("door"), vec![1.5f32, 2.5]);
+//! let mut bytes = Vec::new();
+//! write_elem(&value, &mut bytes);
+//! assert_eq!(bytes.len(), elem_size(&value));
+//!
+//! let mut reader = Reader::new(&bytes);
+//! let back: (u16, String, Vec<f32>) = read_elem(&mut reader).unwrap();
+//! assert_eq!(back, value);
+//! ```
+
+mod collections;
+pub mod pod;
+mod primitives;
+mod reader;
+
+pub use reader::{PlainError, Reader};
+
+/// Size in bytes of the `u32` that prefixes every dynamic-size element.
+pub const DYNAMIC_SIZE_PREFIX: usize = 4;
+
+/// Largest static content size a field header can carry inline (its 8-bit size byte).
+/// A type with a larger static size must declare itself dynamic.
+pub const MAX_INLINE_SIZE: u32 = 255;
+
+/// A value type with a fixed binary codec.
+///
+/// Implemented for integers, floats, `bool`, `char`, `String`, `Duration`, the std collections,
+/// `Option`, `Box`, arrays, tuples up to 8 and `SmallVec`. User structs and fieldless enums get it
+/// from `#[derive(PlainType)]`.
+///
+/// Contract: [`write`](PlainType::write) appends exactly [`size`](PlainType::size) bytes, and
+/// [`read`](PlainType::read) consumes exactly what `write` produced. For a static-size type `size`
+/// always equals `STATIC_SIZE`. Implementations must never panic on malformed input: return a
+/// [`PlainError`] instead, and never allocate more than the remaining input can justify.
+pub trait PlainType: Sized + 'static {
+    /// Stable numeric ID of this plain type, recorded in field descriptors.
+    const TYPE_ID: u32;
+    /// `Some(n)` when every value's content is exactly `n` bytes; `None` for dynamic size.
+    const STATIC_SIZE: Option<u32>;
+
+    /// Content size in bytes of this value (without the dynamic-size prefix).
+    fn size(&self) -> usize;
+    /// Appends the content bytes of this value.
+    fn write(&self, out: &mut Vec<u8>);
+    /// Reads one value's content. For dynamic types the reader is limited to the content.
+    fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError>;
+
+    /// Appends the contents of many values. Types whose in-memory form equals their wire form
+    /// (plain-old-data on a little-endian host) override this with one bulk copy.
+    fn write_slice(values: &[Self], out: &mut Vec<u8>) {
+        for value in values {
+            write_elem(value, out);
+        }
+    }
+
+    /// Reads `count` elements appended to `out`; the bulk counterpart of [`write_slice`](PlainType::write_slice).
+    /// The caller has already checked that the input can hold `count` elements.
+    fn read_slice(
+        reader: &mut Reader<'_>,
+        count: usize,
+        out: &mut Vec<Self>,
+    ) -> Result<(), PlainError> {
+        for _ in 0..count {
+            out.push(read_elem(reader)?);
+        }
+        Ok(())
+    }
+}
+
+/// `true` when `T` is written without a size prefix.
+#[inline]
+pub const fn is_static<T: PlainType>() -> bool {
+    T::STATIC_SIZE.is_some()
+}
+
+/// Smallest number of bytes one element of `T` occupies on the wire, never zero, so that an
+/// element count read from the input can be checked against the bytes that remain.
+#[inline]
+pub const fn min_elem_size<T: PlainType>() -> usize {
+    match T::STATIC_SIZE {
+        Some(0) => 1,
+        Some(n) => n as usize,
+        None => DYNAMIC_SIZE_PREFIX,
+    }
+}
+
+/// Bytes [`write_elem`] appends for `value`: the content, plus the size prefix for dynamic types.
+#[inline]
+pub fn elem_size<T: PlainType>(value: &T) -> usize {
+    match T::STATIC_SIZE {
+        Some(n) => n as usize,
+        None => DYNAMIC_SIZE_PREFIX + value.size(),
+    }
+}
+
+/// Appends `value` as one element: the content, preceded for dynamic types by a `u32` size that
+/// counts itself.
+///
+/// # Panics
+/// When a dynamic value is larger than 4 GiB, which the `u32` size cannot describe.
+#[inline]
+pub fn write_elem<T: PlainType>(value: &T, out: &mut Vec<u8>) {
+    if T::STATIC_SIZE.is_none() {
+        let total = DYNAMIC_SIZE_PREFIX + value.size();
+        let total = u32::try_from(total).expect("a dynamic plain value must be smaller than 4 GiB");
+        out.extend_from_slice(&total.to_le_bytes());
+    }
+    value.write(out);
+}
+
+/// Reads one element written by [`write_elem`]. A dynamic element must be consumed exactly by its
+/// content; anything left over is an error.
+#[inline]
+pub fn read_elem<T: PlainType>(reader: &mut Reader<'_>) -> Result<T, PlainError> {
+    if T::STATIC_SIZE.is_some() {
+        return T::read(reader);
+    }
+    let start = reader.offset();
+    let total = reader.read_u32()? as usize;
+    if total < DYNAMIC_SIZE_PREFIX {
+        return Err(PlainError::Invalid {
+            offset: start,
+            what: "dynamic size smaller than its own prefix",
+        });
+    }
+    let mut content = reader.sub_reader(total - DYNAMIC_SIZE_PREFIX)?;
+    let value = T::read(&mut content)?;
+    content.expect_end()?;
+    Ok(value)
+}
+
+/// Skips one element of a plain type whose static size is `static_size` (`None` = dynamic),
+/// without knowing the type. Used to step over fields a reader does not understand.
+pub fn skip_elem(reader: &mut Reader<'_>, static_size: Option<u32>) -> Result<(), PlainError> {
+    match static_size {
+        Some(n) => reader.skip(n as usize),
+        None => {
+            let start = reader.offset();
+            let total = reader.read_u32()? as usize;
+            if total < DYNAMIC_SIZE_PREFIX {
+                return Err(PlainError::Invalid {
+                    offset: start,
+                    what: "dynamic size smaller than its own prefix",
+                });
+            }
+            reader.skip(total - DYNAMIC_SIZE_PREFIX)
+        }
+    }
+}
+
+/// Sums static sizes at compile time: `Some(total)` when every part is static, else `None`.
+/// Used by `#[derive(PlainType)]` and the tuple impls.
+pub const fn sum_static_sizes(parts: &[Option<u32>]) -> Option<u32> {
+    let mut total: u32 = 0;
+    let mut i = 0;
+    while i < parts.len() {
+        match parts[i] {
+            Some(n) => total += n,
+            None => return None,
+        }
+        i += 1;
+    }
+    Some(total)
+}
+
+/// A static size, or dynamic when it does not fit a field header's 8-bit inline size. Composite
+/// types (tuples, arrays, derived structs) pass their summed size through this.
+pub const fn inline_or_dynamic(size: Option<u32>) -> Option<u32> {
+    match size {
+        Some(n) if n <= MAX_INLINE_SIZE => Some(n),
+        _ => None,
+    }
+}
+
+/// Numeric IDs of the built-in plain types. User types should use IDs from
+/// [`FIRST_USER_PLAIN_TYPE_ID`] upward.
+pub mod type_ids {
+    #![allow(missing_docs)]
+    pub const U8: u32 = 1;
+    pub const U16: u32 = 2;
+    pub const U32: u32 = 3;
+    pub const U64: u32 = 4;
+    pub const U128: u32 = 5;
+    pub const I8: u32 = 6;
+    pub const I16: u32 = 7;
+    pub const I32: u32 = 8;
+    pub const I64: u32 = 9;
+    pub const I128: u32 = 10;
+    pub const F32: u32 = 11;
+    pub const F64: u32 = 12;
+    pub const BOOL: u32 = 13;
+    pub const CHAR: u32 = 14;
+    pub const USIZE: u32 = 15;
+    pub const ISIZE: u32 = 16;
+    pub const STRING: u32 = 20;
+    pub const DURATION: u32 = 21;
+    pub const VEC: u32 = 30;
+    pub const VEC_DEQUE: u32 = 31;
+    pub const HASH_MAP: u32 = 32;
+    pub const BTREE_MAP: u32 = 33;
+    pub const HASH_SET: u32 = 34;
+    pub const BTREE_SET: u32 = 35;
+    pub const OPTION: u32 = 36;
+    pub const BOX: u32 = 37;
+    pub const ARRAY: u32 = 38;
+    pub const TUPLE: u32 = 39;
+    pub const SMALL_VEC: u32 = 40;
+}
+
+/// First plain type ID free for user types (`#[derive(PlainType)]`).
+pub const FIRST_USER_PLAIN_TYPE_ID: u32 = 1000;

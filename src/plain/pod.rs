@@ -1,0 +1,37 @@
+//! Bulk slice copies for plain-old-data types (`#[derive(PlainType)]` with `#[plain(pod)]`).
+//!
+//! On a little-endian host the wire form of a `bytemuck::Pod` plain type whose wire size equals its
+//! memory size (checked at compile time by the derive) is its memory image, so a whole slice is
+//! one copy. Big-endian hosts take the element-by-element path.
+
+use super::{read_elem, write_elem, PlainError, PlainType, Reader};
+
+/// Appends the wire form of `values`.
+pub fn write_slice<T: PlainType + bytemuck::Pod>(values: &[T], out: &mut Vec<u8>) {
+    if cfg!(target_endian = "little") {
+        out.extend_from_slice(bytemuck::cast_slice(values));
+    } else {
+        values.iter().for_each(|value| write_elem(value, out));
+    }
+}
+
+/// Reads `count` values appended to `out`.
+pub fn read_slice<T: PlainType + bytemuck::Pod>(
+    reader: &mut Reader<'_>,
+    count: usize,
+    out: &mut Vec<T>,
+) -> Result<(), PlainError> {
+    if cfg!(target_endian = "little") {
+        let bytes = reader.take(count.saturating_mul(std::mem::size_of::<T>()))?;
+        let start = out.len();
+        out.resize(start + count, T::zeroed());
+        // The input may be unaligned for `T`; copying into the (aligned) vector's bytes is not.
+        bytemuck::cast_slice_mut::<T, u8>(&mut out[start..]).copy_from_slice(bytes);
+        Ok(())
+    } else {
+        for _ in 0..count {
+            out.push(read_elem(reader)?);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,169 @@
+//! A bounds-checked little-endian cursor over a byte slice that remembers absolute offsets, so
+//! every error can say where in the input it happened.
+
+use thiserror::Error;
+
+/// A plain value could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PlainError {
+    /// The input ended before the value did.
+    #[error(
+        "unexpected end of input at byte {offset}: needed {needed} more bytes, {available} left"
+    )]
+    UnexpectedEnd {
+        /// Absolute offset where the read started.
+        offset: usize,
+        /// Bytes the read needed.
+        needed: usize,
+        /// Bytes that were left.
+        available: usize,
+    },
+    /// The bytes do not form a valid value of the type.
+    #[error("invalid data at byte {offset}: {what}")]
+    Invalid {
+        /// Absolute offset of the offending bytes.
+        offset: usize,
+        /// What was wrong.
+        what: &'static str,
+    },
+    /// A length or count read from the input is larger than the rest of the input can hold.
+    #[error("length {claimed} at byte {offset} exceeds the {available} bytes that remain")]
+    LengthTooLarge {
+        /// Absolute offset of the length.
+        offset: usize,
+        /// The count or length claimed.
+        claimed: u64,
+        /// Bytes that remain.
+        available: usize,
+    },
+    /// Bytes were left over after a dynamic-size value's content.
+    #[error("{left} unread bytes at the end of a dynamic-size value ending at byte {offset}")]
+    TrailingBytes {
+        /// Absolute offset of the first unread byte.
+        offset: usize,
+        /// Number of unread bytes.
+        left: usize,
+    },
+}
+
+/// A cursor over input bytes. Reads never panic: running out of input is a [`PlainError`].
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// Absolute offset of `data[0]` in the whole input (for error messages).
+    base: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `data`, reporting offsets from its start.
+    pub fn new(data: &'a [u8]) -> Self {
+        Reader {
+            data,
+            pos: 0,
+            base: 0,
+        }
+    }
+
+    /// Absolute offset of the next byte to read.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    /// Bytes left to read.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    /// `true` when everything has been read.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The unread bytes, without consuming them.
+    #[inline]
+    pub fn rest(&self) -> &'a [u8] {
+        &self.data[self.pos..]
+    }
+
+    /// Consumes and returns the next `n` bytes.
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], PlainError> {
+        if n > self.remaining() {
+            return Err(PlainError::UnexpectedEnd {
+                offset: self.offset(),
+                needed: n,
+                available: self.remaining(),
+            });
+        }
+        let bytes = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(bytes)
+    }
+
+    /// Consumes the next `N` bytes as an array.
+    #[inline]
+    pub fn take_array<const N: usize>(&mut self) -> Result<[u8; N], PlainError> {
+        let bytes = self.take(N)?;
+        let mut array = [0u8; N];
+        array.copy_from_slice(bytes);
+        Ok(array)
+    }
+
+    /// Skips `n` bytes.
+    #[inline]
+    pub fn skip(&mut self, n: usize) -> Result<(), PlainError> {
+        self.take(n).map(|_| ())
+    }
+
+    /// Reads a little-endian `u32`.
+    #[inline]
+    pub fn read_u32(&mut self) -> Result<u32, PlainError> {
+        Ok(u32::from_le_bytes(self.take_array()?))
+    }
+
+    /// Reads a `u32` element count and checks that `count * min_elem_size` bytes remain, so that a
+    /// hostile count cannot make the caller allocate more than the input justifies.
+    pub fn read_count(&mut self, min_elem_size: usize) -> Result<usize, PlainError> {
+        let offset = self.offset();
+        let count = self.read_u32()? as usize;
+        let needed = count.saturating_mul(min_elem_size.max(1));
+        if needed > self.remaining() {
+            return Err(PlainError::LengthTooLarge {
+                offset,
+                claimed: count as u64,
+                available: self.remaining(),
+            });
+        }
+        Ok(count)
+    }
+
+    /// Splits off a reader over the next `len` bytes and advances past them.
+    pub fn sub_reader(&mut self, len: usize) -> Result<Reader<'a>, PlainError> {
+        let base = self.offset();
+        if len > self.remaining() {
+            return Err(PlainError::LengthTooLarge {
+                offset: base,
+                claimed: len as u64,
+                available: self.remaining(),
+            });
+        }
+        let data = self.take(len)?;
+        Ok(Reader { data, pos: 0, base })
+    }
+
+    /// Fails with [`PlainError::TrailingBytes`] unless everything has been read.
+    pub fn expect_end(&self) -> Result<(), PlainError> {
+        if self.is_empty() {
+            Ok(())
+        } else {
+            Err(PlainError::TrailingBytes {
+                offset: self.offset(),
+                left: self.remaining(),
+            })
+        }
+    }
+}

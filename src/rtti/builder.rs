@@ -1,0 +1,417 @@
+//! [`RttiTypeBuilder`]: declares a type's RTTI by hand, Banshee style. The derive uses it too.
+
+use super::rtti_type::{BaseLink, Hooks};
+use super::{downcast_box, Reflectable, RttiError, RttiType};
+use crate::field::{
+    Accessor, Container, ElemInfo, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField,
+    Shape, SharedObject, ValueSlot,
+};
+use crate::plain::{PlainType, MAX_INLINE_SIZE};
+use ahash::AHashMap;
+use std::any::{Any, TypeId};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::marker::PhantomData;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Builds the [`RttiType`] of `T`.
+///
+/// Fields are added in declaration order with a unique ID and name. Direct fields borrow a member
+/// (`|t| &t.x`, `|t| &mut t.x`); computed fields (`*_computed`) are a getter/setter pair whose
+/// stored form may differ from the in-memory one.
+///
+/// ```
+/// use once_cell::sync::Lazy;
+/// use reflectable::{Reflectable, RttiType, RttiTypeBuilder};
+///
+/// #[derive(Default)]
+/// struct Texture {
+///     width: u32,
+///     pixels: Vec<u8>,
+/// }
+///
+/// impl Reflectable for Texture {
+///     fn rtti(&self) -> &'static RttiType {
+///         Self::rtti_static()
+///     }
+///     fn rtti_static() -> &'static RttiType {
+///         static RTTI: Lazy<RttiType> = Lazy::new(|| {
+///             RttiTypeBuilder::<Texture>::new(9200, "Texture")
+///                 .default_constructor()
+///                 .plain(1, "width", |t| &t.width, |t| &mut t.width)
+///                 // Stored run-length encoded, expanded on load.
+///                 .plain_computed(2, "pixels",
+///                     |t: &Texture| rle_encode(&t.pixels),
+///                     |t: &mut Texture, stored: Vec<(u8, u32)>| t.pixels = rle_decode(&stored))
+///                 .build()
+///                 .expect("valid RTTI")
+///         });
+///         &RTTI
+///     }
+/// }
+/// reflectable::register_type!(Texture);
+///
+/// fn rle_encode(bytes: &[u8]) -> Vec<(u8, u32)> {
+///     let mut runs: Vec<(u8, u32)> = Vec::new();
+///     for &b in bytes {
+///         match runs.last_mut() {
+///             Some((value, count)) if *value == b => *count += 1,
+///             _ => runs.push((b, 1)),
+///         }
+///     }
+///     runs
+/// }
+/// fn rle_decode(runs: &[(u8, u32)]) -> Vec<u8> {
+///     runs.iter().flat_map(|&(b, n)| std::iter::repeat(b).take(n as usize)).collect()
+/// }
+///
+/// let mut texture = Texture { width: 4, pixels: vec![7, 7, 7, 9] };
+/// let pixels = Texture::rtti_static().field_by_name("pixels").unwrap();
+/// assert_eq!(pixels.get::<Vec<(u8, u32)>>(&texture).unwrap(), vec![(7, 3), (9, 1)]);
+/// pixels.set(&mut texture, vec![(1u8, 2u32)]).unwrap();
+/// assert_eq!(texture.pixels, vec![1, 1]);
+/// ```
+pub struct RttiTypeBuilder<T> {
+    id: u32,
+    name: Cow<'static, str>,
+    base: Option<BaseLink>,
+    fields: Vec<RttiField>,
+    create: Option<Box<dyn Fn() -> Box<dyn Reflectable> + Send + Sync>>,
+    hooks: Hooks,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: Reflectable> RttiTypeBuilder<T> {
+    /// Starts a type with its stable numeric ID and name. Without a constructor
+    /// ([`default_constructor`](Self::default_constructor) or [`constructor`](Self::constructor)) the
+    /// type is abstract.
+    pub fn new(id: u32, name: impl Into<Cow<'static, str>>) -> Self {
+        RttiTypeBuilder {
+            id,
+            name: name.into(),
+            base: None,
+            fields: Vec::new(),
+            create: None,
+            hooks: Hooks::default(),
+            _type: PhantomData,
+        }
+    }
+
+    /// Fresh instances are `T::default()`.
+    pub fn default_constructor(self) -> Self
+    where
+        T: Default,
+    {
+        self.constructor(T::default)
+    }
+
+    /// Fresh instances come from `create`.
+    pub fn constructor(mut self, create: impl Fn() -> T + Send + Sync + 'static) -> Self {
+        self.create = Some(Box::new(move || Box::new(create())));
+        self
+    }
+
+    /// `T` derives from `B` by embedding a `B` that `get`/`get_mut` reach.
+    pub fn base<B: Reflectable>(
+        mut self,
+        get: fn(&T) -> &B,
+        get_mut: fn(&mut T) -> &mut B,
+    ) -> Self {
+        self.base = Some(BaseLink {
+            rtti: B::rtti_static,
+            get: Box::new(move |object: &dyn Any| {
+                object
+                    .downcast_ref::<T>()
+                    .map(|t| get(t) as &dyn Reflectable)
+            }),
+            get_mut: Box::new(move |object: &mut dyn Any| {
+                object
+                    .downcast_mut::<T>()
+                    .map(|t| get_mut(t) as &mut dyn Reflectable)
+            }),
+        });
+        self
+    }
+
+    fn push(mut self, id: u16, name: impl Into<Cow<'static, str>>, access: FieldAccess) -> Self {
+        self.fields.push(RttiField::new(id, name, 0, access));
+        self
+    }
+
+    /// Sets the flags of the field added last (e.g. [`SKIP_REFERENCE_SEARCH`](crate::field::SKIP_REFERENCE_SEARCH)).
+    pub fn flags(mut self, flags: u64) -> Self {
+        if let Some(field) = self.fields.last_mut() {
+            field.set_flags(flags);
+        }
+        self
+    }
+
+    /// Adds a plain field of any shape and accessor; `fill` makes new elements when an array grows.
+    pub fn add_plain<C: 'static, S: Shape<C>>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        access: Accessor<T, C>,
+        fill: Option<fn() -> S::Elem>,
+    ) -> Self
+    where
+        S::Elem: PlainType,
+    {
+        self.push(
+            id,
+            name,
+            FieldAccess::Plain(Box::new(FieldImpl::<T, C, S>::new(access, fill))),
+        )
+    }
+
+    /// Adds a reflectable-by-value field of any shape and accessor.
+    pub fn add_reflectable<C: 'static, S: Shape<C>>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        access: Accessor<T, C>,
+        fill: Option<fn() -> S::Elem>,
+    ) -> Self
+    where
+        S::Elem: ValueSlot,
+    {
+        self.push(
+            id,
+            name,
+            FieldAccess::Reflectable(Box::new(FieldImpl::<T, C, S>::new(access, fill))),
+        )
+    }
+
+    /// Adds a pointer field of any shape and accessor.
+    pub fn add_pointer<C: 'static, S: Shape<C>>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        access: Accessor<T, C>,
+        fill: Option<fn() -> S::Elem>,
+    ) -> Self
+    where
+        S::Elem: PointerSlot,
+    {
+        self.push(
+            id,
+            name,
+            FieldAccess::Pointer(Box::new(FieldImpl::<T, C, S>::new(access, fill))),
+        )
+    }
+
+    /// A plain member.
+    pub fn plain<C: PlainType>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self {
+        self.add_plain::<C, One>(id, name, Accessor::Direct { get, get_mut }, None)
+    }
+
+    /// A plain value computed by `get` on save and handed to `set` on load.
+    pub fn plain_computed<C: PlainType>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: impl Fn(&T) -> C + Send + Sync + 'static,
+        set: impl Fn(&mut T, C) + Send + Sync + 'static,
+    ) -> Self {
+        self.add_plain::<C, One>(
+            id,
+            name,
+            Accessor::Computed {
+                get: Box::new(get),
+                set: Box::new(set),
+            },
+            None,
+        )
+    }
+
+    /// An array member (`Vec`, `[T; N]`, `SmallVec`) of plain elements.
+    pub fn plain_array<C: Container>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self
+    where
+        C::Elem: PlainType + Default,
+    {
+        self.add_plain::<C, C::Shape>(
+            id,
+            name,
+            Accessor::Direct { get, get_mut },
+            Some(C::Elem::default),
+        )
+    }
+
+    /// A reflectable member stored by value (`T`, `Option<T>`, `Box<dyn Trait>`, ...).
+    pub fn reflectable<C: ValueSlot>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self {
+        self.add_reflectable::<C, One>(id, name, Accessor::Direct { get, get_mut }, None)
+    }
+
+    /// An array member of reflectable values.
+    pub fn reflectable_array<C: Container>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self
+    where
+        C::Elem: ValueSlot,
+    {
+        self.add_reflectable::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, None)
+    }
+
+    /// A shared-pointer member (`Rc<T>`, `Option<Rc<RefCell<dyn Trait>>>`, `Weak<...>`, ...).
+    pub fn pointer<C: PointerSlot>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self {
+        self.add_pointer::<C, One>(id, name, Accessor::Direct { get, get_mut }, None)
+    }
+
+    /// An array member of shared pointers.
+    pub fn pointer_array<C: Container>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self
+    where
+        C::Elem: PointerSlot,
+    {
+        self.add_pointer::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, None)
+    }
+
+    /// Called before the object is encoded.
+    pub fn on_serialization_started(
+        mut self,
+        hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static,
+    ) -> Self {
+        self.hooks.serialization_started = Some(typed_hook(hook));
+        self
+    }
+    /// Called after the object is encoded.
+    pub fn on_serialization_ended(
+        mut self,
+        hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static,
+    ) -> Self {
+        self.hooks.serialization_ended = Some(typed_hook(hook));
+        self
+    }
+    /// Called on a fresh object before its fields are decoded.
+    pub fn on_deserialization_started(
+        mut self,
+        hook: impl Fn(&mut T, &mut dyn Any) + Send + Sync + 'static,
+    ) -> Self {
+        self.hooks.deserialization_started = Some(typed_hook_mut(hook));
+        self
+    }
+    /// Called once the object and every object it points at are decoded (bases before derived).
+    pub fn on_deserialization_ended(
+        mut self,
+        hook: impl Fn(&mut T, &mut dyn Any) + Send + Sync + 'static,
+    ) -> Self {
+        self.hooks.deserialization_ended = Some(typed_hook_mut(hook));
+        self
+    }
+
+    /// Checks the declaration and builds the descriptor.
+    ///
+    /// Fails on a duplicate field ID or name, or a plain field whose static size does not fit the
+    /// field header's 8-bit size (such a type must declare itself dynamic).
+    pub fn build(self) -> Result<RttiType, RttiError> {
+        let type_name = self.name.to_string();
+        let mut ids: AHashMap<u16, &str> = AHashMap::new();
+        let mut names: AHashMap<&str, u16> = AHashMap::new();
+        for field in &self.fields {
+            if let Some(first) = ids.insert(field.id(), field.name()) {
+                return Err(RttiError::DuplicateFieldId {
+                    type_name,
+                    id: field.id(),
+                    first: first.to_owned(),
+                    second: field.name().to_owned(),
+                });
+            }
+            if let Some(first) = names.insert(field.name(), field.id()) {
+                return Err(RttiError::DuplicateFieldName {
+                    type_name,
+                    name: field.name().to_owned(),
+                    first,
+                    second: field.id(),
+                });
+            }
+            if let ElemInfo::Plain(info) = field.elem_info() {
+                if let Some(size) = info.static_size.filter(|&size| size > MAX_INLINE_SIZE) {
+                    return Err(RttiError::StaticSizeTooLarge {
+                        type_name,
+                        field: field.name().to_owned(),
+                        size,
+                    });
+                }
+            }
+        }
+        Ok(RttiType::assemble(
+            self.id,
+            self.name,
+            TypeId::of::<T>(),
+            std::any::type_name::<T>(),
+            self.base,
+            self.fields,
+            self.create,
+            make_shared::<T>,
+            self.hooks,
+        ))
+    }
+}
+
+fn typed_hook<T: 'static>(
+    hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static,
+) -> super::rtti_type::Hook {
+    Box::new(move |object, context| {
+        if let Some(object) = object.downcast_ref::<T>() {
+            hook(object, context)
+        }
+    })
+}
+
+fn typed_hook_mut<T: 'static>(
+    hook: impl Fn(&mut T, &mut dyn Any) + Send + Sync + 'static,
+) -> super::rtti_type::HookMut {
+    Box::new(move |object, context| {
+        if let Some(object) = object.downcast_mut::<T>() {
+            hook(object, context)
+        }
+    })
+}
+
+fn make_shared<T: Reflectable>(
+    family: Family,
+    object: Box<dyn Reflectable>,
+) -> Result<SharedObject, Box<dyn Reflectable>> {
+    let value = *downcast_box::<T>(object)?;
+    Ok(match family {
+        Family::Rc => SharedObject::new(Rc::new(value)),
+        Family::RcRefCell => SharedObject::new(Rc::new(RefCell::new(value))),
+        Family::Arc => SharedObject::new(Arc::new(value)),
+        Family::ArcMutex => SharedObject::new(Arc::new(Mutex::new(value))),
+        Family::ArcRwLock => SharedObject::new(Arc::new(RwLock::new(value))),
+    })
+}

@@ -1,0 +1,136 @@
+//! Run-time type information: the [`Reflectable`] trait, the [`RttiType`] descriptor, the
+//! [`RttiTypeBuilder`], the [`Registry`], and Banshee's free functions ([`rtti_create`],
+//! [`rtti_is_of_type`], [`rtti_is_subclass`], [`rtti_cast`]).
+//!
+//! Rust has no inheritance, so a derived type embeds its base as a designated member; the
+//! descriptor records the chain and [`rtti_cast`] walks it.
+
+mod builder;
+mod reflectable;
+mod registry;
+mod rtti_type;
+
+pub use builder::RttiTypeBuilder;
+pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
+pub use registry::{Registry, TypeRegistration};
+pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
+
+use std::any::Any;
+use thiserror::Error;
+
+/// Serialization hooks a derived type can implement; `#[rtti(hooks)]` wires them into the
+/// descriptor. `context` is what the caller handed the serializer (`&mut ()` when nothing).
+pub trait RttiHooks {
+    /// Before the object is encoded.
+    fn on_serialization_started(&self, _context: &mut dyn Any) {}
+    /// After the object is encoded.
+    fn on_serialization_ended(&self, _context: &mut dyn Any) {}
+    /// On a fresh object, before its fields are decoded.
+    fn on_deserialization_started(&mut self, _context: &mut dyn Any) {}
+    /// After the object and everything it points at are decoded (bases before derived).
+    fn on_deserialization_ended(&mut self, _context: &mut dyn Any) {}
+}
+
+/// A type declaration is invalid, or conflicts with another.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RttiError {
+    /// Two types share a numeric ID.
+    #[error("type ID {id} is used by both `{first}` and `{second}`")]
+    DuplicateTypeId {
+        /// The shared ID.
+        id: u32,
+        /// Rust name of the type registered first.
+        first: String,
+        /// Rust name of the type registered second.
+        second: String,
+    },
+    /// Two types share a name.
+    #[error("type name `{name}` is used by both type ID {first} and type ID {second}")]
+    DuplicateTypeName {
+        /// The shared name.
+        name: String,
+        /// ID of the type registered first.
+        first: u32,
+        /// ID of the type registered second.
+        second: u32,
+    },
+    /// Two fields of one type share an ID.
+    #[error("type `{type_name}`: field ID {id} is used by both `{first}` and `{second}`")]
+    DuplicateFieldId {
+        /// The type.
+        type_name: String,
+        /// The shared field ID.
+        id: u16,
+        /// Name of the first field.
+        first: String,
+        /// Name of the second field.
+        second: String,
+    },
+    /// Two fields of one type share a name.
+    #[error("type `{type_name}`: field name `{name}` is used by both field ID {first} and field ID {second}")]
+    DuplicateFieldName {
+        /// The type.
+        type_name: String,
+        /// The shared name.
+        name: String,
+        /// ID of the first field.
+        first: u16,
+        /// ID of the second field.
+        second: u16,
+    },
+    /// A plain field's static size exceeds the field header's 8-bit size.
+    #[error("type `{type_name}`: plain field `{field}` has a static size of {size} bytes; above 255 the plain type must declare a dynamic size")]
+    StaticSizeTooLarge {
+        /// The type.
+        type_name: String,
+        /// The field.
+        field: String,
+        /// Its static size.
+        size: u32,
+    },
+}
+
+/// A fresh instance of the globally registered type with ID `type_id`; `None` when the ID is
+/// unknown or the type is abstract.
+pub fn rtti_create(type_id: u32) -> Option<Box<dyn Reflectable>> {
+    Registry::global().create(type_id)
+}
+
+/// A fresh instance of the globally registered type named `name`.
+pub fn rtti_create_by_name(name: &str) -> Option<Box<dyn Reflectable>> {
+    Registry::global().create_by_name(name)
+}
+
+/// `true` when `object`'s exact type is `T`.
+pub fn rtti_is_of_type<T: Reflectable>(object: &dyn Reflectable) -> bool {
+    object.rtti().id() == T::rtti_static().id()
+}
+
+/// `true` when `object` is a `Base` or derives from it, directly or transitively.
+pub fn rtti_is_subclass<Base: Reflectable>(object: &dyn Reflectable) -> bool {
+    object.rtti().is_subclass_of(Base::rtti_static())
+}
+
+/// `object` viewed as a `T`: the object itself when it is one, or the embedded base object of type
+/// `T` when it derives from `T`.
+pub fn rtti_cast<T: Reflectable>(object: &dyn Reflectable) -> Option<&T> {
+    let mut current = object;
+    loop {
+        if let Some(found) = current.downcast_ref::<T>() {
+            return Some(found);
+        }
+        current = current.rtti().base_of(current)?;
+    }
+}
+
+/// Mutable [`rtti_cast`].
+pub fn rtti_cast_mut<T: Reflectable>(object: &mut dyn Reflectable) -> Option<&mut T> {
+    let mut current = object;
+    loop {
+        if current.is::<T>() {
+            return current.downcast_mut::<T>();
+        }
+        let rtti = current.rtti();
+        current = rtti.base_of_mut(current)?;
+    }
+}

@@ -1,0 +1,165 @@
+//! The [`Reflectable`] trait, downcasts, and trait-object support ([`AsReflectable`],
+//! [`reflect_trait!`](crate::reflect_trait)).
+
+use super::RttiType;
+use crate::field::Declared;
+use std::any::Any;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A type with run-time type information.
+///
+/// Implement it with `#[derive(Reflectable)]`, or by hand with an
+/// [`RttiTypeBuilder`](super::RttiTypeBuilder) (see the crate docs for both).
+pub trait Reflectable: Any {
+    /// The descriptor of this object's exact type.
+    fn rtti(&self) -> &'static RttiType;
+
+    /// The descriptor of `Self`, without an instance.
+    fn rtti_static() -> &'static RttiType
+    where
+        Self: Sized;
+}
+
+impl std::fmt::Debug for dyn Reflectable {
+    /// The type's name and ID: the field values are reachable through [`Reflectable::rtti`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rtti = self.rtti();
+        write!(f, "{}#{}", rtti.name(), rtti.id())
+    }
+}
+
+impl dyn Reflectable {
+    /// `true` when the object's exact type is `T`.
+    pub fn is<T: Reflectable>(&self) -> bool {
+        (self as &dyn Any).is::<T>()
+    }
+    /// The object as `&T` when its exact type is `T`.
+    pub fn downcast_ref<T: Reflectable>(&self) -> Option<&T> {
+        (self as &dyn Any).downcast_ref()
+    }
+    /// The object as `&mut T` when its exact type is `T`.
+    pub fn downcast_mut<T: Reflectable>(&mut self) -> Option<&mut T> {
+        (self as &mut dyn Any).downcast_mut()
+    }
+}
+
+/// Unboxes `object` as a `T`, or gives it back.
+pub fn downcast_box<T: Reflectable>(
+    object: Box<dyn Reflectable>,
+) -> Result<Box<T>, Box<dyn Reflectable>> {
+    if object.is::<T>() {
+        let any: Box<dyn Any> = object;
+        Ok(any.downcast().expect("type checked above"))
+    } else {
+        Err(object)
+    }
+}
+
+/// Turns a shared `Rc<dyn Reflectable>` into `Rc<T>`, or gives it back.
+pub fn downcast_rc<T: Reflectable>(
+    object: Rc<dyn Reflectable>,
+) -> Result<Rc<T>, Rc<dyn Reflectable>> {
+    if object.is::<T>() {
+        let any: Rc<dyn Any> = object;
+        Ok(any.downcast().expect("type checked above"))
+    } else {
+        Err(object)
+    }
+}
+
+/// Turns a shared `Arc<dyn Reflectable + Send + Sync>` into `Arc<T>`, or gives it back.
+pub fn downcast_arc<T: Reflectable + Send + Sync>(
+    object: Arc<dyn Reflectable + Send + Sync>,
+) -> Result<Arc<T>, Arc<dyn Reflectable + Send + Sync>> {
+    if (&*object as &dyn Any).is::<T>() {
+        let any: Arc<dyn Any + Send + Sync> = object;
+        Ok(any.downcast().expect("type checked above"))
+    } else {
+        Err(object)
+    }
+}
+
+/// Something a reflectable view can be taken of: every `T: Reflectable`, `dyn Reflectable`, and
+/// `dyn UserTrait` declared with [`reflect_trait!`](crate::reflect_trait). Pointer and boxed fields
+/// accept any of these as their pointee.
+pub trait AsReflectable: 'static {
+    /// The object as `&dyn Reflectable`.
+    fn as_reflectable(&self) -> &dyn Reflectable;
+    /// The object as `&mut dyn Reflectable`.
+    fn as_reflectable_mut(&mut self) -> &mut dyn Reflectable;
+    /// What a field of this pointee type declares.
+    fn declared() -> Declared;
+}
+
+impl<T: Reflectable> AsReflectable for T {
+    fn as_reflectable(&self) -> &dyn Reflectable {
+        self
+    }
+    fn as_reflectable_mut(&mut self) -> &mut dyn Reflectable {
+        self
+    }
+    fn declared() -> Declared {
+        Declared::Type(T::rtti_static)
+    }
+}
+
+impl AsReflectable for dyn Reflectable {
+    fn as_reflectable(&self) -> &dyn Reflectable {
+        self
+    }
+    fn as_reflectable_mut(&mut self) -> &mut dyn Reflectable {
+        self
+    }
+    fn declared() -> Declared {
+        Declared::Trait("Reflectable")
+    }
+}
+
+/// Declares a user trait (which must have [`Reflectable`] as a supertrait) for use in fields:
+/// `Rc<RefCell<dyn Trait>>`, `Vec<Box<dyn Trait>>`, `Option<Arc<dyn Trait>>` and so on can then be
+/// iterated, read and written through RTTI. Each concrete type states that it implements the trait
+/// with `#[rtti(implements(Trait))]` (or [`register_trait_impl!`](crate::register_trait_impl)) so a
+/// decoder can put it into such fields.
+///
+/// ```
+/// use reflectable::{reflect_trait, Reflectable};
+///
+/// pub trait Component: Reflectable {
+///     fn update(&mut self, dt: f32);
+/// }
+/// reflect_trait!(Component);
+/// ```
+#[macro_export]
+macro_rules! reflect_trait {
+    ($trait:path) => {
+        impl $crate::rtti::AsReflectable for dyn $trait {
+            fn as_reflectable(&self) -> &dyn $crate::Reflectable {
+                self
+            }
+            fn as_reflectable_mut(&mut self) -> &mut dyn $crate::Reflectable {
+                self
+            }
+            fn declared() -> $crate::field::Declared {
+                $crate::field::Declared::Trait(::core::stringify!($trait))
+            }
+        }
+
+        impl $crate::field::ValueSlot for ::std::boxed::Box<dyn $trait> {
+            fn declared() -> $crate::field::Declared {
+                <dyn $trait as $crate::rtti::AsReflectable>::declared()
+            }
+            fn value(&self) -> ::core::option::Option<&dyn $crate::Reflectable> {
+                ::core::option::Option::Some(&**self)
+            }
+            fn value_mut(&mut self) -> ::core::option::Option<&mut dyn $crate::Reflectable> {
+                ::core::option::Option::Some(&mut **self)
+            }
+            fn from_object(
+                object: ::core::option::Option<::std::boxed::Box<dyn $crate::Reflectable>>,
+            ) -> ::core::option::Option<Self> {
+                $crate::field::boxed_trait_object::<Self>(object)
+            }
+        }
+    };
+}

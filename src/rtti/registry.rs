@@ -1,0 +1,161 @@
+//! The type registry: every type by numeric ID, by name and by Rust `TypeId`.
+
+use super::{Reflectable, RttiError, RttiType};
+use ahash::AHashMap;
+use once_cell::sync::Lazy;
+use std::any::TypeId;
+
+/// One `inventory` submission: a way to reach a type's descriptor. Made by the derive and by
+/// [`register_type!`](crate::register_type).
+pub struct TypeRegistration {
+    /// The descriptor, or the error its declaration has.
+    pub rtti: fn() -> Result<&'static RttiType, &'static RttiError>,
+}
+
+inventory::collect!(TypeRegistration);
+
+/// Submits a hand-declared type to the global registry.
+///
+/// ```ignore
+/// reflectable::register_type!(Texture);
+/// ```
+#[macro_export]
+macro_rules! register_type {
+    ($type:ty) => {
+        $crate::__private::inventory::submit! {
+            $crate::rtti::TypeRegistration { rtti: || Ok(<$type as $crate::Reflectable>::rtti_static()) }
+        }
+    };
+}
+
+/// A set of types, each reachable by ID, name and Rust type.
+///
+/// [`Registry::global`] holds every type submitted through `inventory` (the derive does that);
+/// build your own with [`Registry::new`] for tests, tools or runtime-defined types.
+#[derive(Default)]
+pub struct Registry {
+    by_id: AHashMap<u32, &'static RttiType>,
+    by_name: AHashMap<&'static str, &'static RttiType>,
+    by_rust: AHashMap<TypeId, &'static RttiType>,
+    derived: AHashMap<u32, Vec<&'static RttiType>>,
+}
+
+static GLOBAL: Lazy<Registry> = Lazy::new(|| {
+    let mut registry = Registry::new();
+    let mut errors = Vec::new();
+    for registration in inventory::iter::<TypeRegistration> {
+        match (registration.rtti)() {
+            Ok(rtti) => {
+                if let Err(error) = registry.register(rtti) {
+                    errors.push(error.to_string());
+                }
+            }
+            Err(error) => errors.push(error.to_string()),
+        }
+    }
+    if !errors.is_empty() {
+        panic!(
+            "reflectable: the global type registry cannot start:\n  - {}\nEvery type needs a unique \
+             `#[rtti(id = ...)]` and name, and every field a unique ID and name within its type.",
+            errors.join("\n  - ")
+        );
+    }
+    for derived in registry.derived.values_mut() {
+        derived.sort_by_key(|rtti| rtti.id());
+    }
+    registry
+});
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The registry of every type submitted through `inventory`, built on first use.
+    ///
+    /// # Panics
+    /// On first use, when two submitted types share an ID or a name, or a type's declaration is
+    /// invalid; the message lists every such problem.
+    pub fn global() -> &'static Registry {
+        &GLOBAL
+    }
+
+    /// Adds `rtti` and its base chain. Adding the same descriptor twice is harmless; another type
+    /// with the same ID or name is an error naming both.
+    pub fn register(&mut self, rtti: &'static RttiType) -> Result<(), RttiError> {
+        for rtti in rtti.chain() {
+            if let Some(existing) = self.by_id.get(&rtti.id()) {
+                if std::ptr::eq(*existing, rtti) {
+                    continue;
+                }
+                return Err(RttiError::DuplicateTypeId {
+                    id: rtti.id(),
+                    first: existing.rust_name().to_owned(),
+                    second: rtti.rust_name().to_owned(),
+                });
+            }
+            if let Some(existing) = self.by_name.get(rtti.name()) {
+                return Err(RttiError::DuplicateTypeName {
+                    name: rtti.name().to_owned(),
+                    first: existing.id(),
+                    second: rtti.id(),
+                });
+            }
+            let name: &'static str = match &rtti.name {
+                std::borrow::Cow::Borrowed(name) => name,
+                std::borrow::Cow::Owned(name) => name.as_str(),
+            };
+            self.by_id.insert(rtti.id(), rtti);
+            self.by_name.insert(name, rtti);
+            self.by_rust.insert(rtti.rust_type(), rtti);
+            if let Some(base) = rtti.base() {
+                self.derived.entry(base.id()).or_default().push(rtti);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds `T` and its base chain.
+    pub fn register_type<T: Reflectable>(&mut self) -> Result<(), RttiError> {
+        self.register(T::rtti_static())
+    }
+
+    /// The type with numeric ID `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<&'static RttiType> {
+        self.by_id.get(&id).copied()
+    }
+    /// The type named `name`.
+    pub fn by_name(&self, name: &str) -> Option<&'static RttiType> {
+        self.by_name.get(name).copied()
+    }
+    /// The descriptor of the Rust type `T`, if registered.
+    pub fn of<T: 'static>(&self) -> Option<&'static RttiType> {
+        self.by_rust.get(&TypeId::of::<T>()).copied()
+    }
+    /// A fresh instance of the type with ID `id`; `None` when unknown or abstract.
+    pub fn create(&self, id: u32) -> Option<Box<dyn Reflectable>> {
+        self.get(id)?.create()
+    }
+    /// A fresh instance of the type named `name`; `None` when unknown or abstract.
+    pub fn create_by_name(&self, name: &str) -> Option<Box<dyn Reflectable>> {
+        self.by_name(name)?.create()
+    }
+    /// Types whose direct base is the type with ID `id`.
+    pub fn derived_types(&self, id: u32) -> &[&'static RttiType] {
+        self.derived.get(&id).map_or(&[], Vec::as_slice)
+    }
+    /// Every registered type, in no particular order.
+    pub fn types(&self) -> impl Iterator<Item = &'static RttiType> + '_ {
+        self.by_id.values().copied()
+    }
+    /// Number of registered types.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+    /// `true` when nothing is registered.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+}

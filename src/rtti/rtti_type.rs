@@ -1,0 +1,263 @@
+//! [`RttiType`]: the descriptor of one reflectable type.
+
+use super::{Reflectable, Registry};
+use crate::field::{Family, RttiField, SharedObject};
+use ahash::AHashMap;
+use std::any::{Any, TypeId};
+use std::borrow::Cow;
+use std::fmt;
+
+/// A lifecycle hook: the object and the caller's context.
+pub type Hook = Box<dyn Fn(&dyn Any, &mut dyn Any) + Send + Sync>;
+/// A lifecycle hook that may change the object (deserialization).
+pub type HookMut = Box<dyn Fn(&mut dyn Any, &mut dyn Any) + Send + Sync>;
+
+/// The serialization hooks of a type (Banshee's `onSerializationStarted` and friends). Each gets
+/// the object (as `&dyn Any` of the type that registered it) and the context the caller passed
+/// to the serializer.
+#[derive(Default)]
+pub struct Hooks {
+    pub(crate) serialization_started: Option<Hook>,
+    pub(crate) serialization_ended: Option<Hook>,
+    pub(crate) deserialization_started: Option<HookMut>,
+    pub(crate) deserialization_ended: Option<HookMut>,
+}
+
+/// How a derived type reaches the base object it embeds.
+pub(crate) struct BaseLink {
+    pub(crate) rtti: fn() -> &'static RttiType,
+    pub(crate) get: BaseGetter,
+    pub(crate) get_mut: BaseGetterMut,
+}
+
+type BaseGetter = Box<dyn Fn(&dyn Any) -> Option<&dyn Reflectable> + Send + Sync>;
+type BaseGetterMut = Box<dyn Fn(&mut dyn Any) -> Option<&mut dyn Reflectable> + Send + Sync>;
+/// Makes a fresh default instance.
+pub(crate) type Constructor = Box<dyn Fn() -> Box<dyn Reflectable> + Send + Sync>;
+/// Puts a fresh object into a shared allocation of a family.
+pub(crate) type MakeShared =
+    fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
+
+/// Field lookup by ID: a dense table when IDs are small (the usual case), a map otherwise.
+enum FieldIndex {
+    Dense(Vec<u16>),
+    Sparse(AHashMap<u16, u16>),
+}
+
+/// Largest field ID served by the dense table.
+const DENSE_FIELD_IDS: usize = 1024;
+const NO_FIELD: u16 = u16::MAX;
+
+/// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
+/// constructor and hooks.
+pub struct RttiType {
+    pub(crate) id: u32,
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) rust_type: TypeId,
+    pub(crate) rust_name: &'static str,
+    pub(crate) base: Option<BaseLink>,
+    pub(crate) fields: Vec<RttiField>,
+    by_id: FieldIndex,
+    by_name: AHashMap<Cow<'static, str>, u16>,
+    pub(crate) create: Option<Constructor>,
+    pub(crate) make_shared: MakeShared,
+    pub(crate) hooks: Hooks,
+}
+
+impl fmt::Debug for RttiType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RttiType")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("base", &self.base().map(RttiType::name))
+            .field("fields", &self.fields)
+            .field("abstract", &self.is_abstract())
+            .finish()
+    }
+}
+
+impl RttiType {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn assemble(
+        id: u32,
+        name: Cow<'static, str>,
+        rust_type: TypeId,
+        rust_name: &'static str,
+        base: Option<BaseLink>,
+        fields: Vec<RttiField>,
+        create: Option<Constructor>,
+        make_shared: MakeShared,
+        hooks: Hooks,
+    ) -> Self {
+        let max_id = fields
+            .iter()
+            .map(|field| field.id() as usize)
+            .max()
+            .unwrap_or(0);
+        let by_id = if max_id < DENSE_FIELD_IDS {
+            let mut table = vec![NO_FIELD; max_id + 1];
+            for (index, field) in fields.iter().enumerate() {
+                table[field.id() as usize] = index as u16;
+            }
+            FieldIndex::Dense(table)
+        } else {
+            FieldIndex::Sparse(
+                fields
+                    .iter()
+                    .enumerate()
+                    .map(|(index, field)| (field.id(), index as u16))
+                    .collect(),
+            )
+        };
+        let by_name = fields
+            .iter()
+            .enumerate()
+            .map(|(index, field)| (Cow::Owned(field.name().to_owned()), index as u16))
+            .collect();
+        RttiType {
+            id,
+            name,
+            rust_type,
+            rust_name,
+            base,
+            fields,
+            by_id,
+            by_name,
+            create,
+            make_shared,
+            hooks,
+        }
+    }
+
+    /// The stable numeric type ID.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+    /// The type's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// `TypeId` of the Rust type.
+    pub fn rust_type(&self) -> TypeId {
+        self.rust_type
+    }
+    /// Rust path of the type.
+    pub fn rust_name(&self) -> &'static str {
+        self.rust_name
+    }
+    /// The base type, if this type derives from one.
+    pub fn base(&self) -> Option<&'static RttiType> {
+        self.base.as_ref().map(|base| (base.rtti)())
+    }
+    /// This type, then its base, then the base's base, and so on.
+    pub fn chain(&'static self) -> impl Iterator<Item = &'static RttiType> {
+        std::iter::successors(Some(self), |rtti| rtti.base())
+    }
+    /// `true` when `ancestor` is this type or one of its bases.
+    pub fn is_subclass_of(&'static self, ancestor: &RttiType) -> bool {
+        self.chain().any(|rtti| rtti.id == ancestor.id)
+    }
+    /// Types registered in the global registry whose direct base is this type.
+    pub fn derived_types(&self) -> &'static [&'static RttiType] {
+        Registry::global().derived_types(self.id)
+    }
+    /// This type's own fields, in declaration order (base fields belong to the base's descriptor).
+    pub fn fields(&self) -> &[RttiField] {
+        &self.fields
+    }
+    /// Position of the field with `id` in [`fields`](RttiType::fields), in O(1).
+    #[inline]
+    pub fn field_index(&self, id: u16) -> Option<usize> {
+        match &self.by_id {
+            FieldIndex::Dense(table) => table
+                .get(id as usize)
+                .copied()
+                .filter(|&i| i != NO_FIELD)
+                .map(usize::from),
+            FieldIndex::Sparse(map) => map.get(&id).map(|&i| usize::from(i)),
+        }
+    }
+    /// The field with `id`, in O(1).
+    #[inline]
+    pub fn field(&self, id: u16) -> Option<&RttiField> {
+        self.field_index(id).map(|index| &self.fields[index])
+    }
+    /// The field named `name`, in O(1).
+    pub fn field_by_name(&self, name: &str) -> Option<&RttiField> {
+        self.by_name
+            .get(name)
+            .map(|&index| &self.fields[usize::from(index)])
+    }
+    /// `true` for abstract types (no constructor).
+    pub fn is_abstract(&self) -> bool {
+        self.create.is_none()
+    }
+    /// A fresh default instance; `None` for abstract types.
+    pub fn create(&self) -> Option<Box<dyn Reflectable>> {
+        self.create.as_ref().map(|create| create())
+    }
+    /// Puts a freshly created object of this type into a shared allocation of `family`
+    /// (`Rc<RefCell<T>>` and so on), or gives it back when it is not of this type.
+    pub fn make_shared(
+        &self,
+        family: Family,
+        object: Box<dyn Reflectable>,
+    ) -> Result<SharedObject, Box<dyn Reflectable>> {
+        (self.make_shared)(family, object)
+    }
+    /// The base object embedded in `object` (which must be of this type).
+    pub fn base_of<'a>(&self, object: &'a dyn Reflectable) -> Option<&'a dyn Reflectable> {
+        self.base.as_ref().and_then(|base| (base.get)(object))
+    }
+    /// The base object embedded in `object`, mutably.
+    pub fn base_of_mut<'a>(
+        &self,
+        object: &'a mut dyn Reflectable,
+    ) -> Option<&'a mut dyn Reflectable> {
+        self.base.as_ref().and_then(|base| (base.get_mut)(object))
+    }
+    /// The type's hooks.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+    /// Calls `f` once per section of `object`'s type chain: the object's own type first, then
+    /// each embedded base object with its type.
+    pub fn for_each_section(
+        object: &dyn Reflectable,
+        mut f: impl FnMut(&'static RttiType, &dyn Reflectable),
+    ) {
+        let mut current = Some(object);
+        while let Some(section) = current {
+            let rtti = section.rtti();
+            f(rtti, section);
+            current = rtti.base_of(section);
+        }
+    }
+}
+
+impl Hooks {
+    /// Calls `on_serialization_started`, if any.
+    pub fn serialization_started(&self, object: &dyn Any, context: &mut dyn Any) {
+        if let Some(hook) = &self.serialization_started {
+            hook(object, context)
+        }
+    }
+    /// Calls `on_serialization_ended`, if any.
+    pub fn serialization_ended(&self, object: &dyn Any, context: &mut dyn Any) {
+        if let Some(hook) = &self.serialization_ended {
+            hook(object, context)
+        }
+    }
+    /// Calls `on_deserialization_started`, if any.
+    pub fn deserialization_started(&self, object: &mut dyn Any, context: &mut dyn Any) {
+        if let Some(hook) = &self.deserialization_started {
+            hook(object, context)
+        }
+    }
+    /// Calls `on_deserialization_ended`, if any.
+    pub fn deserialization_ended(&self, object: &mut dyn Any, context: &mut dyn Any) {
+        if let Some(hook) = &self.deserialization_ended {
+            hook(object, context)
+        }
+    }
+}
