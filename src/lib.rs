@@ -1,9 +1,136 @@
-//! Placeholder, replaced below.
+//! # reflectable
+//!
+//! Run-time type information for Rust types, and a self-describing, field-ID tagged binary format
+//! built on it, after the RTTI system of the Banshee engine.
+//!
+//! Every reflectable type has an [`RttiType`]: a name, a stable numeric type ID, an optional base
+//! type, its fields, a constructor and serialization hooks. Types register themselves through
+//! `inventory`, so objects can be created from a numeric ID or a name ([`rtti::rtti_create`]), and
+//! every field of every object can be walked, read and written without naming the types.
+//!
+//! Fields have unique numeric IDs and one of three kinds ([`field::FieldKind`]), each also as an
+//! array (`Vec`, `[T; N]`, `SmallVec`):
+//! - **plain**: a value copied through a [`plain::PlainType`] codec;
+//! - **reflectable**: another reflectable object stored by value (`T`, `Option<T>`,
+//!   `Box<dyn Reflectable>`, `Box<dyn YourTrait>`);
+//! - **pointer**: a shared pointer (`Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`,
+//!   `Arc<RwLock<T>>`, their `Weak`s, `Option` of each; `T` may be `dyn YourTrait`).
+//!
+//! ## Declaring a type with the derive
+//!
+//! ```
+//! use reflectable::rtti::{rtti_create, rtti_is_subclass};
+//! use reflectable::{reflect_trait, Reflectable};
+//! use std::cell::RefCell;
+//! use std::rc::{Rc, Weak};
+//!
+//! pub trait Component: Reflectable {}
+//! reflect_trait!(Component);
+//!
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 200_000, abstract)]
+//! struct Resource {
+//!     #[rtti(id = 1)]
+//!     path: String,
+//! }
+//!
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 200_001, name = "Texture", implements(Component))]
+//! struct Texture {
+//!     #[rtti(base)]              // "inherits" Resource by embedding it
+//!     resource: Resource,
+//!     #[rtti(id = 1)]            // plain
+//!     size: [u32; 2],
+//!     #[rtti(id = 2)]            // plain array
+//!     mips: Vec<u8>,
+//!     #[rtti(skip)]              // not reflected
+//!     gpu_handle: u64,
+//! }
+//! impl Component for Texture {}
+//!
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 200_002)]
+//! struct Node {
+//!     #[rtti(id = 1)]            // pointer array of trait objects
+//!     components: Vec<Rc<RefCell<dyn Component>>>,
+//!     #[rtti(id = 2)]            // weak pointer
+//!     parent: Weak<RefCell<Node>>,
+//! }
+//!
+//! let object = rtti_create(200_001).expect("Texture is registered");
+//! assert_eq!(object.rtti().name(), "Texture");
+//! assert!(rtti_is_subclass::<Resource>(&*object));
+//! assert!(rtti_create(200_000).is_none(), "abstract types have no constructor");
+//!
+//! let size = object.rtti().field_by_name("size").unwrap();
+//! assert_eq!(size.get::<[u32; 2]>(&*object).unwrap(), [0, 0]);
+//! ```
+//!
+//! The derive infers the kind of a field from its type: `Rc`/`Arc`/`Weak` (in an `Option` or an
+//! array) are pointers, `Box<dyn Trait>` is a reflectable value, anything else is plain. Say
+//! `#[rtti(id = N, reflectable)]` for a reflectable type stored by value, `plain` to store a whole
+//! `Vec` as one plain value, and `array` to make a plain `[T; N]` an array field. `flags = EXPR`
+//! sets field flags such as [`field::SKIP_REFERENCE_SEARCH`]. On the type, `hooks` wires an
+//! [`rtti::RttiHooks`] impl and `implements(Trait, ...)` lets decoders put the type into
+//! `dyn Trait` fields.
+//!
+//! ## Declaring a type by hand
+//!
+//! The [`RttiTypeBuilder`] is Banshee's style: each field is a getter/setter pair, so the stored
+//! form may be computed (here, a temperature kept in Kelvin and stored in Celsius).
+//!
+//! ```
+//! use once_cell::sync::Lazy;
+//! use reflectable::{Reflectable, RttiType, RttiTypeBuilder};
+//!
+//! #[derive(Default)]
+//! struct Sensor {
+//!     name: String,
+//!     kelvin: f64,
+//! }
+//!
+//! impl Reflectable for Sensor {
+//!     fn rtti(&self) -> &'static RttiType {
+//!         Self::rtti_static()
+//!     }
+//!     fn rtti_static() -> &'static RttiType {
+//!         static RTTI: Lazy<RttiType> = Lazy::new(|| {
+//!             RttiTypeBuilder::<Sensor>::new(200_100, "Sensor")
+//!                 .default_constructor()
+//!                 .plain(1, "name", |s| &s.name, |s| &mut s.name)
+//!                 .plain_computed(2, "celsius", |s: &Sensor| s.kelvin - 273.15, |s: &mut Sensor, c: f64| s.kelvin = c + 273.15)
+//!                 .build()
+//!                 .expect("valid declaration")
+//!         });
+//!         &RTTI
+//!     }
+//! }
+//! reflectable::register_type!(Sensor);
+//!
+//! let mut sensor = Sensor::default();
+//! let celsius = Sensor::rtti_static().field(2).unwrap();
+//! celsius.set(&mut sensor, 20.0f64).unwrap();
+//! assert!((sensor.kelvin - 293.15).abs() < 1e-9);
+//! assert!(reflectable::rtti::rtti_create_by_name("Sensor").is_some());
+//! ```
+//!
+//! ## Layout
+//!
+//! `plain` (codecs) ← `field` (field descriptors and dynamic access) ← `rtti` (type descriptors,
+//! registry) ← `serializer` (the binary format). `field` names the [`Reflectable`] trait and
+//! [`RttiType`] from `rtti` for the element types of reflectable and pointer fields.
+
+#![warn(missing_docs)]
+
 pub mod field;
 pub mod plain;
 pub mod rtti;
+
 pub use reflectable_derive::{PlainType, Reflectable};
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};
+
+/// Re-exported for `#[derive(PlainType)]` with `pod`: derive `bytemuck::Pod` alongside.
+pub use bytemuck;
 
 #[doc(hidden)]
 pub mod __private {

@@ -2,12 +2,10 @@
 //! field kind and array form, trait-object fields, computed fields.
 
 use once_cell::sync::Lazy;
-use reflectable::field::{
-    Declared, ElemInfo, Family, FieldError, FieldKind, SKIP_REFERENCE_SEARCH,
-};
+use reflectable::field::{Declared, ElemInfo, Family, FieldError, FieldKind, SKIP_REFERENCE_SEARCH};
 use reflectable::rtti::{
-    downcast_box, rtti_cast, rtti_cast_mut, rtti_create, rtti_create_by_name, rtti_is_of_type,
-    rtti_is_subclass, RttiError,
+    downcast_box, rtti_cast, rtti_cast_mut, rtti_create, rtti_create_by_name, rtti_is_of_type, rtti_is_subclass,
+    RttiError,
 };
 use reflectable::{reflect_trait, PlainType, Reflectable, Registry, RttiType, RttiTypeBuilder};
 use smallvec::SmallVec;
@@ -58,27 +56,13 @@ fn hierarchy_chain_and_subclass() {
     assert!(rtti_is_subclass::<Resource>(&texture));
     assert!(!rtti_is_subclass::<RenderTexture>(&texture));
 
-    let chain: Vec<&str> = RenderTexture::rtti_static()
-        .chain()
-        .map(RttiType::name)
-        .collect();
+    let chain: Vec<&str> = RenderTexture::rtti_static().chain().map(RttiType::name).collect();
     assert_eq!(chain, ["RenderTexture", "Texture", "Resource"]);
-    assert_eq!(
-        RenderTexture::rtti_static().base().map(RttiType::id),
-        Some(200_001)
-    );
+    assert_eq!(RenderTexture::rtti_static().base().map(RttiType::id), Some(200_001));
 
-    let derived: Vec<u32> = Resource::rtti_static()
-        .derived_types()
-        .iter()
-        .map(|t| t.id())
-        .collect();
+    let derived: Vec<u32> = Resource::rtti_static().derived_types().iter().map(|t| t.id()).collect();
     assert_eq!(derived, [200_001]);
-    let derived: Vec<u32> = Texture::rtti_static()
-        .derived_types()
-        .iter()
-        .map(|t| t.id())
-        .collect();
+    let derived: Vec<u32> = Texture::rtti_static().derived_types().iter().map(|t| t.id()).collect();
     assert_eq!(derived, [200_002]);
 }
 
@@ -97,23 +81,10 @@ fn rtti_cast_walks_embedded_bases() {
     let mut names = Vec::new();
     RttiType::for_each_section(&rt, |rtti, section| {
         for field in rtti.fields() {
-            names.push(format!(
-                "{}.{}={}",
-                rtti.name(),
-                field.name(),
-                field.len(section).unwrap()
-            ));
+            names.push(format!("{}.{}={}", rtti.name(), field.name(), field.len(section).unwrap()));
         }
     });
-    assert_eq!(
-        names,
-        [
-            "RenderTexture.samples=1",
-            "Texture.width=1",
-            "Texture.height=1",
-            "Resource.path=1"
-        ]
-    );
+    assert_eq!(names, ["RenderTexture.samples=1", "Texture.width=1", "Texture.height=1", "Resource.path=1"]);
 }
 
 // ---- user trait objects ---------------------------------------------------------------------
@@ -232,9 +203,7 @@ struct Zoo {
 }
 
 fn field(name: &str) -> &'static reflectable::field::RttiField {
-    Zoo::rtti_static()
-        .field_by_name(name)
-        .unwrap_or_else(|| panic!("no field {name}"))
+    Zoo::rtti_static().field_by_name(name).unwrap_or_else(|| panic!("no field {name}"))
 }
 
 #[test]
@@ -270,15 +239,8 @@ fn field_metadata() {
         other => panic!("{other:?}"),
     }
     match field("components").elem_info() {
-        ElemInfo::Pointer {
-            declared: Declared::Trait(name),
-            family,
-            weak,
-        } => {
-            assert_eq!(
-                (name, family, weak),
-                ("Component", Family::RcRefCell, false)
-            )
+        ElemInfo::Pointer { declared: Declared::Trait(name), family, weak } => {
+            assert_eq!((name, family, weak), ("Component", Family::RcRefCell, false))
         }
         other => panic!("{other:?}"),
     }
@@ -298,31 +260,13 @@ fn plain_fields_get_and_set_change_the_struct() {
     let mut zoo = Zoo::default();
     field("count").set(&mut zoo, 7u32).unwrap();
     field("name").set(&mut zoo, String::from("level")).unwrap();
-    field("position")
-        .set(
-            &mut zoo,
-            Vec3 {
-                x: 1.0,
-                y: 2.0,
-                z: 3.0,
-            },
-        )
-        .unwrap();
+    field("position").set(&mut zoo, Vec3 { x: 1.0, y: 2.0, z: 3.0 }).unwrap();
     field("mode").set(&mut zoo, Mode::On).unwrap();
     field("whole").set(&mut zoo, vec![9u64, 8]).unwrap();
-    field("matrix")
-        .set(&mut zoo, [1.0f32, 0.0, 0.0, 1.0])
-        .unwrap();
+    field("matrix").set(&mut zoo, [1.0f32, 0.0, 0.0, 1.0]).unwrap();
     assert_eq!(zoo.count, 7);
     assert_eq!(zoo.name, "level");
-    assert_eq!(
-        zoo.position,
-        Vec3 {
-            x: 1.0,
-            y: 2.0,
-            z: 3.0
-        }
-    );
+    assert_eq!(zoo.position, Vec3 { x: 1.0, y: 2.0, z: 3.0 });
     assert_eq!(zoo.mode, Mode::On);
     assert_eq!(zoo.whole, [9, 8]);
     assert_eq!(zoo.matrix, [1.0, 0.0, 0.0, 1.0]);
@@ -336,21 +280,12 @@ fn plain_fields_get_and_set_change_the_struct() {
     assert_eq!(zoo.samples, [0, 0, 42]);
     assert_eq!(samples.len(&zoo).unwrap(), 3);
     assert_eq!(samples.get_elem::<u16>(&zoo, 2).unwrap(), 42);
-    assert_eq!(
-        samples.get_elem::<u16>(&zoo, 3),
-        Err(FieldError::OutOfRange { index: 3, len: 3 })
-    );
+    assert_eq!(samples.get_elem::<u16>(&zoo, 3), Err(FieldError::OutOfRange { index: 3, len: 3 }));
 
     let fixed = field("fixed");
     fixed.set_elem(&mut zoo, 1, -5i32).unwrap();
     assert_eq!(zoo.fixed, [0, -5, 0]);
-    assert_eq!(
-        fixed.resize(&mut zoo, 4),
-        Err(FieldError::FixedLength {
-            expected: 3,
-            got: 4
-        })
-    );
+    assert_eq!(fixed.resize(&mut zoo, 4), Err(FieldError::FixedLength { expected: 3, got: 4 }));
     fixed.resize(&mut zoo, 3).unwrap();
 
     let small = field("small");
@@ -359,23 +294,11 @@ fn plain_fields_get_and_set_change_the_struct() {
     assert_eq!(zoo.small.as_slice(), [0, 0, 0, 0, 200]);
 
     // Wrong type and wrong owner are errors, not panics.
-    assert!(matches!(
-        field("count").set(&mut zoo, 7u64),
-        Err(FieldError::WrongType { .. })
-    ));
-    assert!(matches!(
-        field("count").get::<String>(&zoo),
-        Err(FieldError::WrongType { .. })
-    ));
+    assert!(matches!(field("count").set(&mut zoo, 7u64), Err(FieldError::WrongType { .. })));
+    assert!(matches!(field("count").get::<String>(&zoo), Err(FieldError::WrongType { .. })));
     let mut light = Light::default();
-    assert!(matches!(
-        field("count").set(&mut light, 1u32),
-        Err(FieldError::WrongOwner { .. })
-    ));
-    assert!(matches!(
-        field("count").with_pointee(&zoo, 0, |_| ()),
-        Err(FieldError::WrongKind { .. })
-    ));
+    assert!(matches!(field("count").set(&mut light, 1u32), Err(FieldError::WrongOwner { .. })));
+    assert!(matches!(field("count").with_pointee(&zoo, 0, |_| ()), Err(FieldError::WrongKind { .. })));
 }
 
 #[test]
@@ -385,12 +308,7 @@ fn reflectable_fields_borrow_and_set() {
     light
         .with_reflectable_mut(&mut zoo, 0, |value| {
             let value = value.unwrap();
-            value
-                .rtti()
-                .field_by_name("intensity")
-                .unwrap()
-                .set(value, 2.5f32)
-                .unwrap();
+            value.rtti().field_by_name("intensity").unwrap().set(value, 2.5f32).unwrap();
         })
         .unwrap();
     assert_eq!(zoo.light.intensity, 2.5);
@@ -398,46 +316,19 @@ fn reflectable_fields_borrow_and_set() {
     assert_eq!(zoo.light.intensity, 4.0);
 
     let maybe = field("maybe_light");
-    assert!(maybe
-        .with_reflectable(&zoo, 0, |value| value.is_none())
-        .unwrap());
+    assert!(maybe.with_reflectable(&zoo, 0, |value| value.is_none()).unwrap());
     maybe.set(&mut zoo, Some(Light { intensity: 1.0 })).unwrap();
-    assert_eq!(
-        maybe
-            .with_reflectable(&zoo, 0, |value| value.unwrap().rtti().id())
-            .unwrap(),
-        200_010
-    );
+    assert_eq!(maybe.with_reflectable(&zoo, 0, |value| value.unwrap().rtti().id()).unwrap(), 200_010);
 
-    field("any")
-        .set(
-            &mut zoo,
-            Some(Box::new(Mesh::default()) as Box<dyn Reflectable>),
-        )
-        .unwrap();
-    assert_eq!(
-        field("any")
-            .with_reflectable(&zoo, 0, |v| v.unwrap().rtti().name().to_owned())
-            .unwrap(),
-        "Mesh"
-    );
-    field("component")
-        .set(
-            &mut zoo,
-            Some(Box::new(Light { intensity: 3.0 }) as Box<dyn Component>),
-        )
-        .unwrap();
+    field("any").set(&mut zoo, Some(Box::new(Mesh::default()) as Box<dyn Reflectable>)).unwrap();
+    assert_eq!(field("any").with_reflectable(&zoo, 0, |v| v.unwrap().rtti().name().to_owned()).unwrap(), "Mesh");
+    field("component").set(&mut zoo, Some(Box::new(Light { intensity: 3.0 }) as Box<dyn Component>)).unwrap();
     assert_eq!(zoo.component.as_ref().unwrap().describe(), "light 3");
 
     let lights = field("lights");
     lights.resize(&mut zoo, 2).unwrap();
-    lights
-        .set_elem(&mut zoo, 1, Light { intensity: 9.0 })
-        .unwrap();
-    assert_eq!(
-        zoo.lights,
-        [Light { intensity: 0.0 }, Light { intensity: 9.0 }]
-    );
+    lights.set_elem(&mut zoo, 1, Light { intensity: 9.0 }).unwrap();
+    assert_eq!(zoo.lights, [Light { intensity: 0.0 }, Light { intensity: 9.0 }]);
     let pair = field("light_pair");
     pair.with_reflectable_mut(&mut zoo, 1, |value| {
         value.unwrap().downcast_mut::<Light>().unwrap().intensity = 6.0;
@@ -446,24 +337,15 @@ fn reflectable_fields_borrow_and_set() {
     assert_eq!(zoo.light_pair[1].intensity, 6.0);
     let small = field("light_small");
     small.resize(&mut zoo, 3).unwrap();
-    small
-        .set_elem(&mut zoo, 2, Light { intensity: 1.5 })
-        .unwrap();
+    small.set_elem(&mut zoo, 2, Light { intensity: 1.5 }).unwrap();
     assert_eq!(zoo.light_small[2].intensity, 1.5);
 
     // A Vec<Box<dyn Component>> has no Default element: it cannot grow empty, but can be set.
     let boxed = field("boxed_components");
     assert_eq!(boxed.resize(&mut zoo, 1), Err(FieldError::NoDefault));
     zoo.boxed_components.push(Box::new(Light::default()));
-    boxed
-        .set_elem(&mut zoo, 0, Box::new(Mesh::default()) as Box<dyn Component>)
-        .unwrap();
-    assert_eq!(
-        boxed
-            .with_reflectable(&zoo, 0, |v| v.unwrap().rtti().id())
-            .unwrap(),
-        200_011
-    );
+    boxed.set_elem(&mut zoo, 0, Box::new(Mesh::default()) as Box<dyn Component>).unwrap();
+    assert_eq!(boxed.with_reflectable(&zoo, 0, |v| v.unwrap().rtti().id()).unwrap(), 200_011);
 }
 
 #[test]
@@ -479,11 +361,7 @@ fn pointer_fields_reach_pointees_in_every_family() {
         ..Zoo::default()
     };
     let intensity = |name: &str, zoo: &Zoo| {
-        field(name)
-            .with_pointee(zoo, 0, |p| {
-                p.map(|p| p.downcast_ref::<Light>().unwrap().intensity)
-            })
-            .unwrap()
+        field(name).with_pointee(zoo, 0, |p| p.map(|p| p.downcast_ref::<Light>().unwrap().intensity)).unwrap()
     };
     assert_eq!(intensity("rc", &zoo), Some(2.0));
     assert_eq!(intensity("rc_cell", &zoo), Some(1.0));
@@ -496,30 +374,16 @@ fn pointer_fields_reach_pointees_in_every_family() {
     // Mutation through RefCell and locks changes the shared object.
     for name in ["rc_cell", "arc_mutex", "arc_rwlock", "weak"] {
         field(name)
-            .with_pointee_mut(&zoo, 0, |p| {
-                p.unwrap().downcast_mut::<Light>().unwrap().intensity = 10.0
-            })
+            .with_pointee_mut(&zoo, 0, |p| p.unwrap().downcast_mut::<Light>().unwrap().intensity = 10.0)
             .unwrap();
     }
     assert_eq!(shared.borrow().intensity, 10.0);
-    assert_eq!(
-        zoo.arc_mutex.as_ref().unwrap().lock().unwrap().intensity,
-        10.0
-    );
-    assert_eq!(
-        zoo.arc_rwlock.as_ref().unwrap().read().unwrap().intensity,
-        10.0
-    );
-    assert_eq!(
-        field("rc").with_pointee_mut(&zoo, 0, |_| ()),
-        Err(FieldError::NotMutable)
-    );
+    assert_eq!(zoo.arc_mutex.as_ref().unwrap().lock().unwrap().intensity, 10.0);
+    assert_eq!(zoo.arc_rwlock.as_ref().unwrap().read().unwrap().intensity, 10.0);
+    assert_eq!(field("rc").with_pointee_mut(&zoo, 0, |_| ()), Err(FieldError::NotMutable));
     {
         let _guard = shared.borrow_mut();
-        assert_eq!(
-            field("rc_cell").with_pointee(&zoo, 0, |_| ()),
-            Err(FieldError::Borrowed)
-        );
+        assert_eq!(field("rc_cell").with_pointee(&zoo, 0, |_| ()), Err(FieldError::Borrowed));
     }
 
     // Cloning the handle keeps identity; setting a handle shares the allocation.
@@ -534,42 +398,31 @@ fn pointer_fields_reach_pointees_in_every_family() {
 
     // A dead weak pointer reads as null.
     drop((shared, handle));
-    field("rc_cell")
-        .set(&mut zoo, None::<Rc<RefCell<Light>>>)
-        .unwrap();
+    field("rc_cell").set(&mut zoo, None::<Rc<RefCell<Light>>>).unwrap();
     assert_eq!(intensity("weak", &zoo), None);
 
     // Arrays of pointers: [Option<Arc<dyn Component>>; 2] and SmallVec<[Rc<Light>; 2]>.
     let light: Arc<dyn Component> = Arc::new(Light { intensity: 8.0 });
-    field("pair")
-        .set_elem(&mut zoo, 1, Some(light.clone()))
-        .unwrap();
+    field("pair").set_elem(&mut zoo, 1, Some(light.clone())).unwrap();
     assert!(Arc::ptr_eq(zoo.pair[1].as_ref().unwrap(), &light));
-    assert_eq!(
-        field("pair")
-            .with_pointee(&zoo, 0, |p| p.is_none())
-            .unwrap(),
-        true
-    );
+    assert!(field("pair").with_pointee(&zoo, 0, |p| p.is_none()).unwrap());
     let small = field("small_ptrs");
     assert_eq!(small.resize(&mut zoo, 2), Ok(()));
-    small
-        .set_elem(&mut zoo, 0, Rc::new(Light { intensity: 7.0 }))
-        .unwrap();
+    small.set_elem(&mut zoo, 0, Rc::new(Light { intensity: 7.0 })).unwrap();
     assert_eq!(zoo.small_ptrs[0].intensity, 7.0);
     assert_eq!(zoo.small_ptrs.len(), 2);
 }
 
 #[test]
 fn trait_object_pointer_arrays_report_concrete_types() {
-    let mut zoo = Zoo::default();
-    zoo.components = vec![
-        Rc::new(RefCell::new(Light { intensity: 1.0 })),
-        Rc::new(RefCell::new(Mesh {
-            vertices: vec![[0.0; 3]; 4],
-        })),
-        Rc::new(RefCell::new(Light { intensity: 2.0 })),
-    ];
+    let zoo = Zoo {
+        components: vec![
+            Rc::new(RefCell::new(Light { intensity: 1.0 })),
+            Rc::new(RefCell::new(Mesh { vertices: vec![[0.0; 3]; 4] })),
+            Rc::new(RefCell::new(Light { intensity: 2.0 })),
+        ],
+        ..Zoo::default()
+    };
     let components = field("components");
     let mut seen = Vec::new();
     for index in 0..components.len(&zoo).unwrap() {
@@ -580,24 +433,12 @@ fn trait_object_pointer_arrays_report_concrete_types() {
             })
             .unwrap();
     }
-    assert_eq!(
-        seen,
-        [
-            ("Light".to_owned(), 200_010),
-            ("Mesh".to_owned(), 200_011),
-            ("Light".to_owned(), 200_010)
-        ]
-    );
+    assert_eq!(seen, [("Light".to_owned(), 200_010), ("Mesh".to_owned(), 200_011), ("Light".to_owned(), 200_010)]);
     // Write through RTTI into the second element's own fields.
     components
         .with_pointee_mut(&zoo, 1, |object| {
             let object = object.unwrap();
-            object
-                .rtti()
-                .field_by_name("vertices")
-                .unwrap()
-                .resize(object, 1)
-                .unwrap();
+            object.rtti().field_by_name("vertices").unwrap().resize(object, 1).unwrap();
         })
         .unwrap();
     assert_eq!(zoo.components[1].borrow().describe(), "mesh of 1");
@@ -606,10 +447,7 @@ fn trait_object_pointer_arrays_report_concrete_types() {
     let concrete = Rc::new(RefCell::new(Mesh::default()));
     let erased = reflectable::field::SharedObject::new(concrete.clone());
     let as_component: Rc<RefCell<dyn Component>> = erased.cast().unwrap();
-    assert_eq!(
-        Rc::as_ptr(&as_component) as *const () as usize,
-        Rc::as_ptr(&concrete) as *const () as usize
-    );
+    assert_eq!(Rc::as_ptr(&as_component) as *const () as usize, Rc::as_ptr(&concrete) as *const () as usize);
     assert!(erased.cast::<Rc<RefCell<Light>>>().is_none());
 }
 
@@ -678,10 +516,7 @@ impl Reflectable for Pixels {
                     |p: &Pixels| rle(&p.data),
                     |p: &mut Pixels, runs: Vec<(u8, u16)>| {
                         p.writes += 1;
-                        p.data = runs
-                            .iter()
-                            .flat_map(|&(b, n)| std::iter::repeat_n(b, n as usize))
-                            .collect();
+                        p.data = runs.iter().flat_map(|&(b, n)| std::iter::repeat_n(b, n as usize)).collect();
                     },
                 )
                 .build()
@@ -694,19 +529,11 @@ reflectable::register_type!(Pixels);
 
 #[test]
 fn computed_field_reads_and_writes_through_its_functions() {
-    let mut pixels = Pixels {
-        width: 4,
-        data: vec![1, 1, 1, 2, 2, 3],
-        writes: 0,
-    };
+    let mut pixels = Pixels { width: 4, data: vec![1, 1, 1, 2, 2, 3], writes: 0 };
     let data = Pixels::rtti_static().field(2).unwrap();
     assert!(data.is_computed());
-    assert_eq!(
-        data.get::<Vec<(u8, u16)>>(&pixels).unwrap(),
-        vec![(1, 3), (2, 2), (3, 1)]
-    );
-    data.set(&mut pixels, vec![(9u8, 2u16), (0u8, 1u16)])
-        .unwrap();
+    assert_eq!(data.get::<Vec<(u8, u16)>>(&pixels).unwrap(), vec![(1, 3), (2, 2), (3, 1)]);
+    data.set(&mut pixels, vec![(9u8, 2u16), (0u8, 1u16)]).unwrap();
     assert_eq!(pixels.data, [9, 9, 0]);
     assert_eq!(pixels.writes, 1);
 }
@@ -723,12 +550,8 @@ macro_rules! unregistered {
                 Self::rtti_static()
             }
             fn rtti_static() -> &'static RttiType {
-                static RTTI: Lazy<RttiType> = Lazy::new(|| {
-                    RttiTypeBuilder::<$name>::new($id, $type_name)
-                        .default_constructor()
-                        .build()
-                        .unwrap()
-                });
+                static RTTI: Lazy<RttiType> =
+                    Lazy::new(|| RttiTypeBuilder::<$name>::new($id, $type_name).default_constructor().build().unwrap());
                 &RTTI
             }
         }
@@ -746,21 +569,12 @@ fn hand_built_registry_reports_duplicates() {
     registry.register_type::<Texture>().unwrap();
 
     let error = registry.register_type::<ClashingId>().unwrap_err();
-    assert!(
-        matches!(&error, RttiError::DuplicateTypeId { id: 200_001, first, second }
-        if first.ends_with("Texture") && second.ends_with("ClashingId"))
-    );
+    assert!(matches!(&error, RttiError::DuplicateTypeId { id: 200_001, first, second }
+        if first.ends_with("Texture") && second.ends_with("ClashingId")));
     assert!(error.to_string().contains("type ID 200001 is used by both"));
 
     let error = registry.register_type::<ClashingName>().unwrap_err();
-    assert_eq!(
-        error,
-        RttiError::DuplicateTypeName {
-            name: "Texture".into(),
-            first: 200_001,
-            second: 300_001
-        }
-    );
+    assert_eq!(error, RttiError::DuplicateTypeName { name: "Texture".into(), first: 200_001, second: 300_001 });
 
     assert!(registry.create(200_002).unwrap().is::<RenderTexture>());
     assert!(registry.create_by_name("Resource").is_none());
@@ -776,32 +590,16 @@ fn duplicate_fields_are_build_errors() {
         .unwrap_err();
     assert_eq!(
         error,
-        RttiError::DuplicateFieldId {
-            type_name: "Dup".into(),
-            id: 1,
-            first: "a".into(),
-            second: "b".into()
-        }
+        RttiError::DuplicateFieldId { type_name: "Dup".into(), id: 1, first: "a".into(), second: "b".into() }
     );
-    assert_eq!(
-        error.to_string(),
-        "type `Dup`: field ID 1 is used by both `a` and `b`"
-    );
+    assert_eq!(error.to_string(), "type `Dup`: field ID 1 is used by both `a` and `b`");
 
     let error = RttiTypeBuilder::<Light>::new(1, "Dup")
         .plain(1, "a", |l| &l.intensity, |l| &mut l.intensity)
         .plain(2, "a", |l| &l.intensity, |l| &mut l.intensity)
         .build()
         .unwrap_err();
-    assert_eq!(
-        error,
-        RttiError::DuplicateFieldName {
-            type_name: "Dup".into(),
-            name: "a".into(),
-            first: 1,
-            second: 2
-        }
-    );
+    assert_eq!(error, RttiError::DuplicateFieldName { type_name: "Dup".into(), name: "a".into(), first: 1, second: 2 });
 }
 
 /// A hand-written plain type that claims a static size above 255 must be refused.
@@ -816,9 +614,7 @@ impl reflectable::plain::PlainType for Huge {
     fn write(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.0);
     }
-    fn read(
-        reader: &mut reflectable::plain::Reader<'_>,
-    ) -> Result<Self, reflectable::plain::PlainError> {
+    fn read(reader: &mut reflectable::plain::Reader<'_>) -> Result<Self, reflectable::plain::PlainError> {
         Ok(Huge(reader.take_array()?))
     }
 }
@@ -842,12 +638,5 @@ fn oversized_static_plain_is_refused() {
         .plain(1, "huge", |h| &h.huge, |h| &mut h.huge)
         .build()
         .unwrap_err();
-    assert_eq!(
-        error,
-        RttiError::StaticSizeTooLarge {
-            type_name: "HasHuge".into(),
-            field: "huge".into(),
-            size: 300
-        }
-    );
+    assert_eq!(error, RttiError::StaticSizeTooLarge { type_name: "HasHuge".into(), field: "huge".into(), size: 300 });
 }

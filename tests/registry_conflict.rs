@@ -20,21 +20,11 @@ struct Shield {
 
 #[test]
 fn global_registry_refuses_duplicate_type_ids() {
-    let panic = std::panic::catch_unwind(|| Registry::global().len())
-        .expect_err("the registry must refuse to start");
+    let panic = std::panic::catch_unwind(|| Registry::global().len()).expect_err("the registry must refuse to start");
     let message = panic.downcast_ref::<String>().expect("a formatted message");
-    assert!(
-        message.contains("the global type registry cannot start"),
-        "{message}"
-    );
-    assert!(
-        message.contains("type ID 500001 is used by both"),
-        "{message}"
-    );
-    assert!(
-        message.contains("Sword") && message.contains("Shield"),
-        "{message}"
-    );
+    assert!(message.contains("the global type registry cannot start"), "{message}");
+    assert!(message.contains("type ID 500001 is used by both"), "{message}");
+    assert!(message.contains("Sword") && message.contains("Shield"), "{message}");
     // The descriptors themselves are fine on their own.
     assert_eq!(Sword::rtti_static().name(), "Sword");
     assert_eq!(Shield::rtti_static().name(), "Shield");

@@ -19,9 +19,7 @@ use syn::{parse_macro_input, DeriveInput};
 #[proc_macro_derive(Reflectable, attributes(rtti))]
 pub fn derive_reflectable(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    reflectable::expand(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    reflectable::expand(&input).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// Implements `PlainType` for a struct (field by field) or a fieldless enum (its discriminant as a
@@ -32,7 +30,5 @@ pub fn derive_reflectable(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(PlainType, attributes(plain))]
 pub fn derive_plain_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    plain::expand(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    plain::expand(&input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

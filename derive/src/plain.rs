@@ -12,11 +12,7 @@ struct PlainAttrs {
 fn parse_attrs(input: &DeriveInput) -> syn::Result<PlainAttrs> {
     let mut id = None;
     let mut pod = false;
-    for attr in input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("plain"))
-    {
+    for attr in input.attrs.iter().filter(|attr| attr.path().is_ident("plain")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("id") {
                 id = Some(meta.value()?.parse::<Expr>()?);
@@ -28,17 +24,13 @@ fn parse_attrs(input: &DeriveInput) -> syn::Result<PlainAttrs> {
             Ok(())
         })?;
     }
-    let id =
-        id.ok_or_else(|| syn::Error::new_spanned(&input.ident, "missing `#[plain(id = N)]`"))?;
+    let id = id.ok_or_else(|| syn::Error::new_spanned(&input.ident, "missing `#[plain(id = N)]`"))?;
     Ok(PlainAttrs { id, pod })
 }
 
 pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     if !input.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
-            &input.generics,
-            "`PlainType` cannot be derived for generic types",
-        ));
+        return Err(syn::Error::new_spanned(&input.generics, "`PlainType` cannot be derived for generic types"));
     }
     let attrs = parse_attrs(input)?;
     let name = &input.ident;
@@ -67,19 +59,13 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
         Data::Enum(data) => {
             if attrs.pod {
-                return Err(syn::Error::new_spanned(
-                    name,
-                    "`pod` applies to structs only",
-                ));
+                return Err(syn::Error::new_spanned(name, "`pod` applies to structs only"));
             }
             let mut values = Vec::new();
             let mut next = quote!(0u32);
             for variant in &data.variants {
                 if !matches!(variant.fields, Fields::Unit) {
-                    return Err(syn::Error::new_spanned(
-                        variant,
-                        "`PlainType` enums must be fieldless",
-                    ));
+                    return Err(syn::Error::new_spanned(variant, "`PlainType` enums must be fieldless"));
                 }
                 let value = match &variant.discriminant {
                     Some((_, expr)) => quote!((#expr) as u32),
@@ -88,9 +74,7 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 next = quote!((#value + 1));
                 values.push((variant.ident.clone(), value));
             }
-            let consts: Vec<_> = (0..values.len())
-                .map(|i| format_ident!("__V{}", i))
-                .collect();
+            let consts: Vec<_> = (0..values.len()).map(|i| format_ident!("__V{}", i)).collect();
             let idents: Vec<_> = values.iter().map(|(ident, _)| ident).collect();
             let exprs: Vec<_> = values.iter().map(|(_, value)| value).collect();
             quote! {
@@ -118,12 +102,7 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 }
             }
         }
-        Data::Union(_) => {
-            return Err(syn::Error::new_spanned(
-                name,
-                "`PlainType` cannot be derived for unions",
-            ))
-        }
+        Data::Union(_) => return Err(syn::Error::new_spanned(name, "`PlainType` cannot be derived for unions")),
     };
     Ok(quote! {
         impl #p::PlainType for #name {

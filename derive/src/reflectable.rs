@@ -3,10 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use std::collections::HashMap;
-use syn::{
-    Data, DeriveInput, Expr, ExprLit, GenericArgument, Index, Lit, LitStr, Path, PathArguments,
-    Type,
-};
+use syn::{Data, DeriveInput, Expr, ExprLit, GenericArgument, Index, Lit, LitStr, Path, PathArguments, Type};
 
 #[derive(Default)]
 struct TypeAttrs {
@@ -38,11 +35,7 @@ struct FieldAttrs {
 
 fn parse_type_attrs(input: &DeriveInput) -> syn::Result<TypeAttrs> {
     let mut attrs = TypeAttrs::default();
-    for attr in input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("rtti"))
-    {
+    for attr in input.attrs.iter().filter(|attr| attr.path().is_ident("rtti")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("id") {
                 attrs.id = Some(meta.value()?.parse()?);
@@ -58,9 +51,7 @@ fn parse_type_attrs(input: &DeriveInput) -> syn::Result<TypeAttrs> {
                     Ok(())
                 })?;
             } else {
-                return Err(
-                    meta.error("expected `id`, `name`, `abstract`, `hooks` or `implements(...)`")
-                );
+                return Err(meta.error("expected `id`, `name`, `abstract`, `hooks` or `implements(...)`"));
             }
             Ok(())
         })?;
@@ -70,11 +61,7 @@ fn parse_type_attrs(input: &DeriveInput) -> syn::Result<TypeAttrs> {
 
 fn parse_field_attrs(field: &syn::Field) -> syn::Result<FieldAttrs> {
     let mut attrs = FieldAttrs::default();
-    for attr in field
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("rtti"))
-    {
+    for attr in field.attrs.iter().filter(|attr| attr.path().is_ident("rtti")) {
         attr.parse_nested_meta(|meta| {
             let path = &meta.path;
             if path.is_ident("id") {
@@ -174,38 +161,24 @@ fn infer_kind(elem: &Type) -> Kind {
 
 fn literal_u16(expr: &Expr) -> Option<u16> {
     match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Int(int), ..
-        }) => int.base10_parse().ok(),
+        Expr::Lit(ExprLit { lit: Lit::Int(int), .. }) => int.base10_parse().ok(),
         _ => None,
     }
 }
 
 pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     if !input.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
-            &input.generics,
-            "`Reflectable` cannot be derived for generic types",
-        ));
+        return Err(syn::Error::new_spanned(&input.generics, "`Reflectable` cannot be derived for generic types"));
     }
     let Data::Struct(data) = &input.data else {
-        return Err(syn::Error::new_spanned(
-            &input.ident,
-            "`Reflectable` can be derived for structs only",
-        ));
+        return Err(syn::Error::new_spanned(&input.ident, "`Reflectable` can be derived for structs only"));
     };
     let attrs = parse_type_attrs(input)?;
     let ident = &input.ident;
     let id = attrs.id.as_ref().ok_or_else(|| {
-        syn::Error::new_spanned(
-            ident,
-            "missing `#[rtti(id = N)]`: every type needs a stable numeric ID",
-        )
+        syn::Error::new_spanned(ident, "missing `#[rtti(id = N)]`: every type needs a stable numeric ID")
     })?;
-    let type_name = attrs
-        .name
-        .clone()
-        .unwrap_or_else(|| LitStr::new(&ident.to_string(), ident.span()));
+    let type_name = attrs.name.clone().unwrap_or_else(|| LitStr::new(&ident.to_string(), ident.span()));
     let r = quote!(::reflectable);
 
     let mut steps = Vec::new();
@@ -226,28 +199,17 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
         if fattrs.base {
             if base_seen {
-                return Err(syn::Error::new_spanned(
-                    field,
-                    "a type can have only one `#[rtti(base)]` field",
-                ));
+                return Err(syn::Error::new_spanned(field, "a type can have only one `#[rtti(base)]` field"));
             }
             base_seen = true;
-            steps.push(
-                quote!(.base::<#ty>(|o: &#ident| &o.#member, |o: &mut #ident| &mut o.#member)),
-            );
+            steps.push(quote!(.base::<#ty>(|o: &#ident| &o.#member, |o: &mut #ident| &mut o.#member)));
             continue;
         }
         let field_id = fattrs.id.as_ref().ok_or_else(|| {
-            syn::Error::new_spanned(
-                field,
-                "every field needs `#[rtti(id = N)]`, `#[rtti(skip)]` or `#[rtti(base)]`",
-            )
+            syn::Error::new_spanned(field, "every field needs `#[rtti(id = N)]`, `#[rtti(skip)]` or `#[rtti(base)]`")
         })?;
         let field_name = fattrs.name.clone().unwrap_or_else(|| {
-            let text = field
-                .ident
-                .as_ref()
-                .map_or_else(|| position.to_string(), ToString::to_string);
+            let text = field.ident.as_ref().map_or_else(|| position.to_string(), ToString::to_string);
             LitStr::new(&text, Span::call_site())
         });
         if let Some(value) = literal_u16(field_id) {
@@ -262,9 +224,7 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         // Arrays: Vec and SmallVec always; `[T; N]` unless it is plain (a fixed array of plain
         // values is one plain value unless `#[rtti(array)]` asks for an array field).
         let elem = array_elem(ty);
-        let kind = fattrs
-            .kind
-            .unwrap_or_else(|| infer_kind(elem.unwrap_or(ty)));
+        let kind = fattrs.kind.unwrap_or_else(|| infer_kind(elem.unwrap_or(ty)));
         let as_array = match (elem, kind) {
             (None, _) => false,
             (Some(_), _) if fattrs.whole_plain => false,

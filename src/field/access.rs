@@ -173,11 +173,7 @@ where
         *container = SmallVec::from_vec(elems);
         Ok(())
     }
-    fn resize(
-        container: &mut SmallVec<A>,
-        len: usize,
-        fill: fn() -> A::Item,
-    ) -> Result<(), FieldError> {
+    fn resize(container: &mut SmallVec<A>, len: usize, fill: fn() -> A::Item) -> Result<(), FieldError> {
         container.resize_with(len, fill);
         Ok(())
     }

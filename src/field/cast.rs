@@ -47,10 +47,7 @@ pub struct TraitCast {
 inventory::collect!(TraitCast);
 
 static CASTS: Lazy<AHashMap<(TypeId, TypeId), TraitCastFn>> = Lazy::new(|| {
-    inventory::iter::<TraitCast>
-        .into_iter()
-        .map(|cast| (((cast.from)(), (cast.to)()), cast.cast))
-        .collect()
+    inventory::iter::<TraitCast>.into_iter().map(|cast| (((cast.from)(), (cast.to)()), cast.cast)).collect()
 });
 
 /// The registered cast from handle type `from` to handle type `to`.
@@ -87,11 +84,7 @@ macro_rules! register_trait_impl {
         const _: () = {
             use $crate::__private::{Any, Arc, Mutex, Rc, RefCell, RwLock, TypeId};
             use $crate::field::{TraitCast, TraitCastFn};
-            fn shared<H: 'static, T: 'static + ?Sized>(from: &dyn Any, out: &mut dyn Any, cast: fn(H) -> T)
-            where
-                H: Clone,
-                T: Sized,
-            {
+            fn shared<H: Clone + 'static, T: 'static>(from: &dyn Any, out: &mut dyn Any, cast: fn(H) -> T) {
                 if let (Some(from), Some(out)) = (from.downcast_ref::<H>(), out.downcast_mut::<Option<T>>()) {
                     *out = Some(cast(from.clone()));
                 }

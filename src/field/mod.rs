@@ -17,12 +17,10 @@ mod plain;
 mod pointer;
 mod value;
 
-pub use access::{
-    Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SmallVecShape, VecShape,
-};
+pub use access::{Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SmallVecShape, VecShape};
 pub use cast::{TraitCast, TraitCastFn};
 pub use plain::PlainAccess;
-pub use pointer::{Family, PointerAccess, PointerSlot, SharedHandle, SharedObject};
+pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle, SharedObject};
 pub use value::{boxed_trait_object, ValueAccess, ValueSlot};
 
 use crate::plain::{PlainError, PlainType};
@@ -87,10 +85,7 @@ pub struct PlainInfo {
 impl PlainInfo {
     /// The facts for `T`.
     pub const fn of<T: PlainType>() -> Self {
-        PlainInfo {
-            type_id: T::TYPE_ID,
-            static_size: T::STATIC_SIZE,
-        }
+        PlainInfo { type_id: T::TYPE_ID, static_size: T::STATIC_SIZE }
     }
 }
 
@@ -174,9 +169,7 @@ pub enum FieldError {
     #[error(transparent)]
     Plain(#[from] PlainError),
     /// A plain value's encoding had another size than its type declares.
-    #[error(
-        "plain type {type_name} wrote {written} bytes but declares a static size of {declared}"
-    )]
+    #[error("plain type {type_name} wrote {written} bytes but declares a static size of {declared}")]
     SizeMismatch {
         /// Rust name of the plain type.
         type_name: &'static str,
@@ -207,19 +200,9 @@ pub trait ErasedElems: Send + Sync {
     /// Changes the number of elements.
     fn resize(&self, owner: &mut dyn Any, len: usize) -> Result<(), FieldError>;
     /// Runs `f` on element `index` as `&dyn Any`. `Ok(false)` when the owner has the wrong type.
-    fn with_elem(
-        &self,
-        owner: &dyn Any,
-        index: usize,
-        f: &mut dyn FnMut(&dyn Any),
-    ) -> Result<bool, FieldError>;
+    fn with_elem(&self, owner: &dyn Any, index: usize, f: &mut dyn FnMut(&dyn Any)) -> Result<bool, FieldError>;
     /// Moves the value out of `value` (a `&mut Option<Elem>`) into element `index`.
-    fn set_elem(
-        &self,
-        owner: &mut dyn Any,
-        index: usize,
-        value: &mut dyn Any,
-    ) -> Result<bool, FieldError>;
+    fn set_elem(&self, owner: &mut dyn Any, index: usize, value: &mut dyn Any) -> Result<bool, FieldError>;
 }
 
 /// Kind-specific access, boxed once per field.
@@ -255,18 +238,8 @@ impl fmt::Debug for RttiField {
 
 impl RttiField {
     /// A field from its parts; normally made by the derive or [`crate::rtti::RttiTypeBuilder`].
-    pub fn new(
-        id: u16,
-        name: impl Into<Cow<'static, str>>,
-        flags: u64,
-        access: FieldAccess,
-    ) -> Self {
-        RttiField {
-            id,
-            name: name.into(),
-            flags,
-            access,
-        }
+    pub fn new(id: u16, name: impl Into<Cow<'static, str>>, flags: u64, access: FieldAccess) -> Self {
+        RttiField { id, name: name.into(), flags, access }
     }
 
     /// The field's unique ID within its type.
@@ -309,11 +282,9 @@ impl RttiField {
         match &self.access {
             FieldAccess::Plain(access) => ElemInfo::Plain(access.info()),
             FieldAccess::Reflectable(access) => ElemInfo::Reflectable(access.declared()),
-            FieldAccess::Pointer(access) => ElemInfo::Pointer {
-                declared: access.declared(),
-                family: access.family(),
-                weak: access.is_weak(),
-            },
+            FieldAccess::Pointer(access) => {
+                ElemInfo::Pointer { declared: access.declared(), family: access.family(), weak: access.is_weak() }
+            }
         }
     }
     /// Rust name of one element's type.
@@ -355,31 +326,18 @@ impl RttiField {
     }
 
     fn wrong_owner(&self) -> FieldError {
-        FieldError::WrongOwner {
-            field: self.name.to_string(),
-            owner: self.erased().owner_type_name(),
-        }
+        FieldError::WrongOwner { field: self.name.to_string(), owner: self.erased().owner_type_name() }
     }
 
     fn wrong_kind(&self) -> FieldError {
-        FieldError::WrongKind {
-            field: self.name.to_string(),
-            kind: self.kind(),
-        }
+        FieldError::WrongKind { field: self.name.to_string(), kind: self.kind() }
     }
 
     fn wrong_type(&self) -> FieldError {
-        FieldError::WrongType {
-            field: self.name.to_string(),
-            expected: self.elem_type_name(),
-        }
+        FieldError::WrongType { field: self.name.to_string(), expected: self.elem_type_name() }
     }
 
-    fn check<T>(
-        &self,
-        result: Result<bool, FieldError>,
-        value: Option<T>,
-    ) -> Result<T, FieldError> {
+    fn check<T>(&self, result: Result<bool, FieldError>, value: Option<T>) -> Result<T, FieldError> {
         match (result?, value) {
             (false, _) => Err(self.wrong_owner()),
             (true, Some(value)) => Ok(value),
@@ -411,21 +369,14 @@ impl RttiField {
     ) -> Result<R, FieldError> {
         let mut f = Some(f);
         let mut result = None;
-        let found = self
-            .erased()
-            .with_elem(owner, index, &mut |elem| result = f.take().map(|f| f(elem)));
+        let found = self.erased().with_elem(owner, index, &mut |elem| result = f.take().map(|f| f(elem)));
         self.check(found, result)
     }
 
     /// A clone of element `index` (0 for a single field), typed. For pointer fields this clones the
     /// shared handle.
-    pub fn get_elem<T: Any + Clone>(
-        &self,
-        owner: &dyn Reflectable,
-        index: usize,
-    ) -> Result<T, FieldError> {
-        self.with_elem(owner, index, |elem| elem.downcast_ref::<T>().cloned())?
-            .ok_or_else(|| self.wrong_type())
+    pub fn get_elem<T: Any + Clone>(&self, owner: &dyn Reflectable, index: usize) -> Result<T, FieldError> {
+        self.with_elem(owner, index, |elem| elem.downcast_ref::<T>().cloned())?.ok_or_else(|| self.wrong_type())
     }
 
     /// A clone of a single field's value, typed.
@@ -434,12 +385,7 @@ impl RttiField {
     }
 
     /// Replaces element `index` with `value`.
-    pub fn set_elem<T: Any>(
-        &self,
-        owner: &mut dyn Reflectable,
-        index: usize,
-        value: T,
-    ) -> Result<(), FieldError> {
+    pub fn set_elem<T: Any>(&self, owner: &mut dyn Reflectable, index: usize, value: T) -> Result<(), FieldError> {
         let mut slot = Some(value);
         let found = self.erased().set_elem(owner, index, &mut slot);
         self.check(found, if slot.is_none() { Some(()) } else { None })
@@ -460,9 +406,7 @@ impl RttiField {
         let access = self.as_reflectable().ok_or_else(|| self.wrong_kind())?;
         let mut f = Some(f);
         let mut result = None;
-        let found = access.with_value(owner, index, &mut |value| {
-            result = f.take().map(|f| f(value))
-        });
+        let found = access.with_value(owner, index, &mut |value| result = f.take().map(|f| f(value)));
         self.check(found, result)
     }
 
@@ -476,9 +420,7 @@ impl RttiField {
         let access = self.as_reflectable().ok_or_else(|| self.wrong_kind())?;
         let mut f = Some(f);
         let mut result = None;
-        let found = access.with_value_mut(owner, index, &mut |value| {
-            result = f.take().map(|f| f(value))
-        });
+        let found = access.with_value_mut(owner, index, &mut |value| result = f.take().map(|f| f(value)));
         self.check(found, result)
     }
 
@@ -511,11 +453,7 @@ impl RttiField {
     }
 
     /// A type-erased strong handle to the pointee of element `index` (`None` when null or dead).
-    pub fn shared(
-        &self,
-        owner: &dyn Reflectable,
-        index: usize,
-    ) -> Result<Option<SharedObject>, FieldError> {
+    pub fn shared(&self, owner: &dyn Reflectable, index: usize) -> Result<Option<SharedObject>, FieldError> {
         let access = self.as_pointer().ok_or_else(|| self.wrong_kind())?;
         let mut handle = None;
         let found = access.shared(owner, index, &mut |shared| handle = shared);
@@ -588,39 +526,23 @@ where
                 } else if S::ARRAY {
                     Err(FieldError::NoDefault)
                 } else {
-                    Err(FieldError::FixedLength {
-                        expected: 1,
-                        got: len,
-                    })
+                    Err(FieldError::FixedLength { expected: 1, got: len })
                 }
             }
         }
     }
-    fn with_elem(
-        &self,
-        owner: &dyn Any,
-        index: usize,
-        f: &mut dyn FnMut(&dyn Any),
-    ) -> Result<bool, FieldError> {
+    fn with_elem(&self, owner: &dyn Any, index: usize, f: &mut dyn FnMut(&dyn Any)) -> Result<bool, FieldError> {
         let Some(owner) = owner_ref::<O>(owner) else {
             return Ok(false);
         };
         self.access.with(owner, |c| {
             let elems = S::as_slice(c);
-            let elem = elems.get(index).ok_or(FieldError::OutOfRange {
-                index,
-                len: elems.len(),
-            })?;
+            let elem = elems.get(index).ok_or(FieldError::OutOfRange { index, len: elems.len() })?;
             f(elem);
             Ok(true)
         })
     }
-    fn set_elem(
-        &self,
-        owner: &mut dyn Any,
-        index: usize,
-        value: &mut dyn Any,
-    ) -> Result<bool, FieldError> {
+    fn set_elem(&self, owner: &mut dyn Any, index: usize, value: &mut dyn Any) -> Result<bool, FieldError> {
         let Some(owner) = owner_mut::<O>(owner) else {
             return Ok(false);
         };
@@ -630,9 +552,7 @@ where
         self.access.modify(owner, |c| {
             let elems = S::as_mut_slice(c);
             let len = elems.len();
-            let slot = elems
-                .get_mut(index)
-                .ok_or(FieldError::OutOfRange { index, len })?;
+            let slot = elems.get_mut(index).ok_or(FieldError::OutOfRange { index, len })?;
             if let Some(value) = value.take() {
                 *slot = value;
             }

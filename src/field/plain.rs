@@ -15,12 +15,7 @@ pub trait PlainAccess: ErasedElems {
 
     /// Reads `count` elements (1 for a single field) and stores them in the field. The count is
     /// checked against the bytes left before anything is allocated.
-    fn read(
-        &self,
-        owner: &mut dyn Any,
-        count: usize,
-        reader: &mut Reader<'_>,
-    ) -> Result<bool, FieldError>;
+    fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<bool, FieldError>;
 }
 
 impl<O, C, S> PlainAccess for FieldImpl<O, C, S>
@@ -44,24 +39,17 @@ where
             let start = out.len();
             S::Elem::write_slice(elems, out);
             match S::Elem::STATIC_SIZE {
-                Some(size) if out.len() - start != size as usize * elems.len() => {
-                    Err(FieldError::SizeMismatch {
-                        type_name: std::any::type_name::<S::Elem>(),
-                        declared: size,
-                        written: (out.len() - start) / elems.len().max(1),
-                    })
-                }
+                Some(size) if out.len() - start != size as usize * elems.len() => Err(FieldError::SizeMismatch {
+                    type_name: std::any::type_name::<S::Elem>(),
+                    declared: size,
+                    written: (out.len() - start) / elems.len().max(1),
+                }),
                 _ => Ok(true),
             }
         })
     }
 
-    fn read(
-        &self,
-        owner: &mut dyn Any,
-        count: usize,
-        reader: &mut Reader<'_>,
-    ) -> Result<bool, FieldError> {
+    fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<bool, FieldError> {
         let Some(owner) = owner_mut::<O>(owner) else {
             return Ok(false);
         };
@@ -75,14 +63,12 @@ where
         }
         if !S::ARRAY && count == 1 {
             let value = read_elem::<S::Elem>(reader)?;
-            self.access
-                .modify(owner, |container| S::as_mut_slice(container)[0] = value);
+            self.access.modify(owner, |container| S::as_mut_slice(container)[0] = value);
             return Ok(true);
         }
         let mut elems = Vec::with_capacity(count);
         S::Elem::read_slice(reader, count, &mut elems)?;
-        self.access
-            .modify(owner, |container| S::store(container, elems))?;
+        self.access.modify(owner, |container| S::store(container, elems))?;
         Ok(true)
     }
 }

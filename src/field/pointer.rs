@@ -29,20 +29,11 @@ pub enum Family {
 
 impl Family {
     /// Every family, in declaration order.
-    pub const ALL: [Family; 5] = [
-        Family::Rc,
-        Family::RcRefCell,
-        Family::Arc,
-        Family::ArcMutex,
-        Family::ArcRwLock,
-    ];
+    pub const ALL: [Family; 5] = [Family::Rc, Family::RcRefCell, Family::Arc, Family::ArcMutex, Family::ArcRwLock];
 
     /// `true` when the pointee can be changed through the handle (`RefCell` or a lock).
     pub fn is_mutable(self) -> bool {
-        matches!(
-            self,
-            Family::RcRefCell | Family::ArcMutex | Family::ArcRwLock
-        )
+        matches!(self, Family::RcRefCell | Family::ArcMutex | Family::ArcRwLock)
     }
 }
 
@@ -162,16 +153,14 @@ impl SharedObject {
     pub fn read<R>(&self, f: impl FnOnce(&dyn Reflectable) -> R) -> Result<R, FieldError> {
         let mut f = Some(f);
         let mut result = None;
-        self.0
-            .read(&mut |object| result = f.take().map(|f| f(object)))?;
+        self.0.read(&mut |object| result = f.take().map(|f| f(object)))?;
         Ok(result.expect("read calls its closure once"))
     }
     /// Runs `f` on the object mutably (needs `RefCell`, `Mutex` or `RwLock`).
     pub fn write<R>(&self, f: impl FnOnce(&mut dyn Reflectable) -> R) -> Result<R, FieldError> {
         let mut f = Some(f);
         let mut result = None;
-        self.0
-            .write(&mut |object| result = f.take().map(|f| f(object)))?;
+        self.0.write(&mut |object| result = f.take().map(|f| f(object)))?;
         Ok(result.expect("write calls its closure once"))
     }
     /// The handle as `H`: the same handle type, or a trait-object form registered with
@@ -264,6 +253,10 @@ pointer_slots! {
     Arc<RwLock<U>>, sync::Weak<RwLock<U>>;
 }
 
+/// Called per pointer element with the target's identity (`None` = null or dead) and a way to take
+/// a strong handle to it.
+pub type PointerVisitor<'a> = dyn FnMut(Option<usize>, &dyn Fn() -> Option<SharedObject>) + 'a;
+
 /// Access to a pointer field.
 pub trait PointerAccess: ErasedElems {
     /// What the elements point at.
@@ -274,11 +267,7 @@ pub trait PointerAccess: ErasedElems {
     fn is_weak(&self) -> bool;
     /// Calls `f` for every element with the target's identity (`None` = null or dead) and a way to
     /// take a strong handle to it. `false` when `owner` has the wrong type.
-    fn for_each(
-        &self,
-        owner: &dyn Any,
-        f: &mut dyn FnMut(Option<usize>, &dyn Fn() -> Option<SharedObject>),
-    ) -> bool;
+    fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> bool;
     /// Passes a strong handle to element `index`'s target (`None` when null or dead) to `f`.
     fn shared(
         &self,
@@ -289,11 +278,7 @@ pub trait PointerAccess: ErasedElems {
     /// Replaces the elements with pointers to `targets` (`None` = null). A target the element type
     /// cannot point at is treated as null; a null that the element cannot hold is dropped from an
     /// array, and leaves a single field as it was.
-    fn store(
-        &self,
-        owner: &mut dyn Any,
-        targets: &[Option<&SharedObject>],
-    ) -> Result<bool, FieldError>;
+    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<bool, FieldError>;
 }
 
 impl<O, C, S> PointerAccess for FieldImpl<O, C, S>
@@ -313,11 +298,7 @@ where
     fn is_weak(&self) -> bool {
         S::Elem::WEAK
     }
-    fn for_each(
-        &self,
-        owner: &dyn Any,
-        f: &mut dyn FnMut(Option<usize>, &dyn Fn() -> Option<SharedObject>),
-    ) -> bool {
+    fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> bool {
         let Some(owner) = owner_ref::<O>(owner) else {
             return false;
         };
@@ -339,35 +320,26 @@ where
         };
         self.access.with(owner, |container| {
             let elems = S::as_slice(container);
-            let elem = elems.get(index).ok_or(FieldError::OutOfRange {
-                index,
-                len: elems.len(),
-            })?;
+            let elem = elems.get(index).ok_or(FieldError::OutOfRange { index, len: elems.len() })?;
             f(elem.handle().map(SharedObject::new));
             Ok(true)
         })
     }
-    fn store(
-        &self,
-        owner: &mut dyn Any,
-        targets: &[Option<&SharedObject>],
-    ) -> Result<bool, FieldError> {
+    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<bool, FieldError> {
         let Some(owner) = owner_mut::<O>(owner) else {
             return Ok(false);
         };
         let elems: Vec<S::Elem> = targets
             .iter()
             .filter_map(|target| {
-                let handle =
-                    target.and_then(SharedObject::cast::<<S::Elem as PointerSlot>::Handle>);
+                let handle = target.and_then(SharedObject::cast::<<S::Elem as PointerSlot>::Handle>);
                 S::Elem::from_handle(handle.as_ref())
             })
             .collect();
         if !S::ARRAY && elems.is_empty() {
             return Ok(true);
         }
-        self.access
-            .modify(owner, |container| S::store(container, elems))?;
+        self.access.modify(owner, |container| S::store(container, elems))?;
         Ok(true)
     }
 }

@@ -103,11 +103,7 @@ pub trait ValueAccess: ErasedElems {
     /// Replaces the elements with `objects`. An object whose type the slot cannot hold becomes
     /// empty where the slot is optional and is dropped otherwise; a single field left without a
     /// value keeps the one it had.
-    fn store(
-        &self,
-        owner: &mut dyn Any,
-        objects: Vec<Option<Box<dyn Reflectable>>>,
-    ) -> Result<bool, FieldError>;
+    fn store(&self, owner: &mut dyn Any, objects: Vec<Option<Box<dyn Reflectable>>>) -> Result<bool, FieldError>;
 }
 
 impl<O, C, S> ValueAccess for FieldImpl<O, C, S>
@@ -133,10 +129,7 @@ where
         };
         self.access.with(owner, |container| {
             let elems = S::as_slice(container);
-            let elem = elems.get(index).ok_or(FieldError::OutOfRange {
-                index,
-                len: elems.len(),
-            })?;
+            let elem = elems.get(index).ok_or(FieldError::OutOfRange { index, len: elems.len() })?;
             f(elem.value());
             Ok(true)
         })
@@ -154,9 +147,7 @@ where
         self.access.modify(owner, |container| {
             let elems = S::as_mut_slice(container);
             let len = elems.len();
-            let elem = elems
-                .get_mut(index)
-                .ok_or(FieldError::OutOfRange { index, len })?;
+            let elem = elems.get_mut(index).ok_or(FieldError::OutOfRange { index, len })?;
             f(elem.value_mut());
             Ok(true)
         })
@@ -166,33 +157,22 @@ where
         let Some(owner) = owner_ref::<O>(owner) else {
             return false;
         };
-        self.access.with(owner, |container| {
-            S::as_slice(container)
-                .iter()
-                .for_each(|elem| f(elem.value()))
-        });
+        self.access.with(owner, |container| S::as_slice(container).iter().for_each(|elem| f(elem.value())));
         true
     }
 
-    fn store(
-        &self,
-        owner: &mut dyn Any,
-        objects: Vec<Option<Box<dyn Reflectable>>>,
-    ) -> Result<bool, FieldError> {
+    fn store(&self, owner: &mut dyn Any, objects: Vec<Option<Box<dyn Reflectable>>>) -> Result<bool, FieldError> {
         let Some(owner) = owner_mut::<O>(owner) else {
             return Ok(false);
         };
         let elems: Vec<S::Elem> = objects
             .into_iter()
-            .filter_map(|object| {
-                S::Elem::from_object(object).or_else(|| S::Elem::from_object(None))
-            })
+            .filter_map(|object| S::Elem::from_object(object).or_else(|| S::Elem::from_object(None)))
             .collect();
         if !S::ARRAY && elems.is_empty() {
             return Ok(true);
         }
-        self.access
-            .modify(owner, |container| S::store(container, elems))?;
+        self.access.modify(owner, |container| S::store(container, elems))?;
         Ok(true)
     }
 }

@@ -5,16 +5,15 @@
 //! anything is allocated.
 
 use super::{
-    elem_size, inline_or_dynamic, min_elem_size, read_elem, sum_static_sizes, type_ids, write_elem,
-    PlainError, PlainType, Reader, MAX_INLINE_SIZE,
+    elem_size, inline_or_dynamic, min_elem_size, read_elem, sum_static_sizes, type_ids, write_elem, PlainError,
+    PlainType, Reader, MAX_INLINE_SIZE,
 };
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
 fn write_count(count: usize, out: &mut Vec<u8>) {
-    let count =
-        u32::try_from(count).expect("a plain collection must have fewer than 2^32 elements");
+    let count = u32::try_from(count).expect("a plain collection must have fewer than 2^32 elements");
     out.extend_from_slice(&count.to_le_bytes());
 }
 
@@ -33,10 +32,7 @@ impl PlainType for String {
         let bytes = reader.take(reader.remaining())?;
         std::str::from_utf8(bytes)
             .map(str::to_owned)
-            .map_err(|_| PlainError::Invalid {
-                offset,
-                what: "string is not valid UTF-8",
-            })
+            .map_err(|_| PlainError::Invalid { offset, what: "string is not valid UTF-8" })
     }
 }
 
@@ -200,10 +196,7 @@ impl<T: PlainType> PlainType for Option<T> {
                 Ok(None)
             }
             1 => Ok(Some(read_elem(reader)?)),
-            _ => Err(PlainError::Invalid {
-                offset,
-                what: "Option tag is neither 0 nor 1",
-            }),
+            _ => Err(PlainError::Invalid { offset, what: "Option tag is neither 0 nor 1" }),
         }
     }
 }
@@ -243,18 +236,11 @@ impl<T: PlainType, const N: usize> PlainType for [T; N] {
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
         let offset = reader.offset();
         if N.saturating_mul(min_elem_size::<T>()) > reader.remaining() {
-            return Err(PlainError::LengthTooLarge {
-                offset,
-                claimed: N as u64,
-                available: reader.remaining(),
-            });
+            return Err(PlainError::LengthTooLarge { offset, claimed: N as u64, available: reader.remaining() });
         }
         let mut values = Vec::with_capacity(N);
         T::read_slice(reader, N, &mut values)?;
-        values.try_into().map_err(|_| PlainError::Invalid {
-            offset,
-            what: "array length mismatch",
-        })
+        values.try_into().map_err(|_| PlainError::Invalid { offset, what: "array length mismatch" })
     }
 }
 

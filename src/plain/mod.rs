@@ -66,11 +66,7 @@ pub trait PlainType: Sized + 'static {
 
     /// Reads `count` elements appended to `out`; the bulk counterpart of [`write_slice`](PlainType::write_slice).
     /// The caller has already checked that the input can hold `count` elements.
-    fn read_slice(
-        reader: &mut Reader<'_>,
-        count: usize,
-        out: &mut Vec<Self>,
-    ) -> Result<(), PlainError> {
+    fn read_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<Self>) -> Result<(), PlainError> {
         for _ in 0..count {
             out.push(read_elem(reader)?);
         }
@@ -129,10 +125,7 @@ pub fn read_elem<T: PlainType>(reader: &mut Reader<'_>) -> Result<T, PlainError>
     let start = reader.offset();
     let total = reader.read_u32()? as usize;
     if total < DYNAMIC_SIZE_PREFIX {
-        return Err(PlainError::Invalid {
-            offset: start,
-            what: "dynamic size smaller than its own prefix",
-        });
+        return Err(PlainError::Invalid { offset: start, what: "dynamic size smaller than its own prefix" });
     }
     let mut content = reader.sub_reader(total - DYNAMIC_SIZE_PREFIX)?;
     let value = T::read(&mut content)?;
@@ -149,10 +142,7 @@ pub fn skip_elem(reader: &mut Reader<'_>, static_size: Option<u32>) -> Result<()
             let start = reader.offset();
             let total = reader.read_u32()? as usize;
             if total < DYNAMIC_SIZE_PREFIX {
-                return Err(PlainError::Invalid {
-                    offset: start,
-                    what: "dynamic size smaller than its own prefix",
-                });
+                return Err(PlainError::Invalid { offset: start, what: "dynamic size smaller than its own prefix" });
             }
             reader.skip(total - DYNAMIC_SIZE_PREFIX)
         }

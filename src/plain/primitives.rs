@@ -88,10 +88,7 @@ impl PlainType for bool {
         match reader.take_array::<1>()?[0] {
             0 => Ok(false),
             1 => Ok(true),
-            _ => Err(PlainError::Invalid {
-                offset,
-                what: "bool byte is neither 0 nor 1",
-            }),
+            _ => Err(PlainError::Invalid { offset, what: "bool byte is neither 0 nor 1" }),
         }
     }
 }
@@ -108,10 +105,7 @@ impl PlainType for char {
     }
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
         let offset = reader.offset();
-        char::from_u32(u32::read(reader)?).ok_or(PlainError::Invalid {
-            offset,
-            what: "not a Unicode scalar value",
-        })
+        char::from_u32(u32::read(reader)?).ok_or(PlainError::Invalid { offset, what: "not a Unicode scalar value" })
     }
 }
 
@@ -131,10 +125,7 @@ impl PlainType for Duration {
         let secs = u64::read(reader)?;
         let nanos = u32::read(reader)?;
         if nanos >= 1_000_000_000 {
-            return Err(PlainError::Invalid {
-                offset,
-                what: "Duration nanoseconds out of range",
-            });
+            return Err(PlainError::Invalid { offset, what: "Duration nanoseconds out of range" });
         }
         Ok(Duration::new(secs, nanos))
     }

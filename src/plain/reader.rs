@@ -7,9 +7,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PlainError {
     /// The input ended before the value did.
-    #[error(
-        "unexpected end of input at byte {offset}: needed {needed} more bytes, {available} left"
-    )]
+    #[error("unexpected end of input at byte {offset}: needed {needed} more bytes, {available} left")]
     UnexpectedEnd {
         /// Absolute offset where the read started.
         offset: usize,
@@ -58,11 +56,7 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     /// A reader over `data`, reporting offsets from its start.
     pub fn new(data: &'a [u8]) -> Self {
-        Reader {
-            data,
-            pos: 0,
-            base: 0,
-        }
+        Reader { data, pos: 0, base: 0 }
     }
 
     /// Absolute offset of the next byte to read.
@@ -93,11 +87,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], PlainError> {
         if n > self.remaining() {
-            return Err(PlainError::UnexpectedEnd {
-                offset: self.offset(),
-                needed: n,
-                available: self.remaining(),
-            });
+            return Err(PlainError::UnexpectedEnd { offset: self.offset(), needed: n, available: self.remaining() });
         }
         let bytes = &self.data[self.pos..self.pos + n];
         self.pos += n;
@@ -132,11 +122,7 @@ impl<'a> Reader<'a> {
         let count = self.read_u32()? as usize;
         let needed = count.saturating_mul(min_elem_size.max(1));
         if needed > self.remaining() {
-            return Err(PlainError::LengthTooLarge {
-                offset,
-                claimed: count as u64,
-                available: self.remaining(),
-            });
+            return Err(PlainError::LengthTooLarge { offset, claimed: count as u64, available: self.remaining() });
         }
         Ok(count)
     }
@@ -145,11 +131,7 @@ impl<'a> Reader<'a> {
     pub fn sub_reader(&mut self, len: usize) -> Result<Reader<'a>, PlainError> {
         let base = self.offset();
         if len > self.remaining() {
-            return Err(PlainError::LengthTooLarge {
-                offset: base,
-                claimed: len as u64,
-                available: self.remaining(),
-            });
+            return Err(PlainError::LengthTooLarge { offset: base, claimed: len as u64, available: self.remaining() });
         }
         let data = self.take(len)?;
         Ok(Reader { data, pos: 0, base })
@@ -160,10 +142,7 @@ impl<'a> Reader<'a> {
         if self.is_empty() {
             Ok(())
         } else {
-            Err(PlainError::TrailingBytes {
-                offset: self.offset(),
-                left: self.remaining(),
-            })
+            Err(PlainError::TrailingBytes { offset: self.offset(), left: self.remaining() })
         }
     }
 }

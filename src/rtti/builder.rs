@@ -3,8 +3,8 @@
 use super::rtti_type::{BaseLink, Hooks};
 use super::{downcast_box, Reflectable, RttiError, RttiType};
 use crate::field::{
-    Accessor, Container, ElemInfo, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField,
-    Shape, SharedObject, ValueSlot,
+    Accessor, Container, ElemInfo, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape, SharedObject,
+    ValueSlot,
 };
 use crate::plain::{PlainType, MAX_INLINE_SIZE};
 use ahash::AHashMap;
@@ -113,22 +113,12 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     }
 
     /// `T` derives from `B` by embedding a `B` that `get`/`get_mut` reach.
-    pub fn base<B: Reflectable>(
-        mut self,
-        get: fn(&T) -> &B,
-        get_mut: fn(&mut T) -> &mut B,
-    ) -> Self {
+    pub fn base<B: Reflectable>(mut self, get: fn(&T) -> &B, get_mut: fn(&mut T) -> &mut B) -> Self {
         self.base = Some(BaseLink {
             rtti: B::rtti_static,
-            get: Box::new(move |object: &dyn Any| {
-                object
-                    .downcast_ref::<T>()
-                    .map(|t| get(t) as &dyn Reflectable)
-            }),
+            get: Box::new(move |object: &dyn Any| object.downcast_ref::<T>().map(|t| get(t) as &dyn Reflectable)),
             get_mut: Box::new(move |object: &mut dyn Any| {
-                object
-                    .downcast_mut::<T>()
-                    .map(|t| get_mut(t) as &mut dyn Reflectable)
+                object.downcast_mut::<T>().map(|t| get_mut(t) as &mut dyn Reflectable)
             }),
         });
         self
@@ -158,11 +148,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     where
         S::Elem: PlainType,
     {
-        self.push(
-            id,
-            name,
-            FieldAccess::Plain(Box::new(FieldImpl::<T, C, S>::new(access, fill))),
-        )
+        self.push(id, name, FieldAccess::Plain(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
     }
 
     /// Adds a reflectable-by-value field of any shape and accessor.
@@ -176,11 +162,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     where
         S::Elem: ValueSlot,
     {
-        self.push(
-            id,
-            name,
-            FieldAccess::Reflectable(Box::new(FieldImpl::<T, C, S>::new(access, fill))),
-        )
+        self.push(id, name, FieldAccess::Reflectable(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
     }
 
     /// Adds a pointer field of any shape and accessor.
@@ -194,11 +176,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     where
         S::Elem: PointerSlot,
     {
-        self.push(
-            id,
-            name,
-            FieldAccess::Pointer(Box::new(FieldImpl::<T, C, S>::new(access, fill))),
-        )
+        self.push(id, name, FieldAccess::Pointer(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
     }
 
     /// A plain member.
@@ -220,15 +198,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         get: impl Fn(&T) -> C + Send + Sync + 'static,
         set: impl Fn(&mut T, C) + Send + Sync + 'static,
     ) -> Self {
-        self.add_plain::<C, One>(
-            id,
-            name,
-            Accessor::Computed {
-                get: Box::new(get),
-                set: Box::new(set),
-            },
-            None,
-        )
+        self.add_plain::<C, One>(id, name, Accessor::Computed { get: Box::new(get), set: Box::new(set) }, None)
     }
 
     /// An array member (`Vec`, `[T; N]`, `SmallVec`) of plain elements.
@@ -242,12 +212,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     where
         C::Elem: PlainType + Default,
     {
-        self.add_plain::<C, C::Shape>(
-            id,
-            name,
-            Accessor::Direct { get, get_mut },
-            Some(C::Elem::default),
-        )
+        self.add_plain::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, Some(C::Elem::default))
     }
 
     /// A reflectable member stored by value (`T`, `Option<T>`, `Box<dyn Trait>`, ...).
@@ -301,34 +266,22 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     }
 
     /// Called before the object is encoded.
-    pub fn on_serialization_started(
-        mut self,
-        hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static,
-    ) -> Self {
+    pub fn on_serialization_started(mut self, hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static) -> Self {
         self.hooks.serialization_started = Some(typed_hook(hook));
         self
     }
     /// Called after the object is encoded.
-    pub fn on_serialization_ended(
-        mut self,
-        hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static,
-    ) -> Self {
+    pub fn on_serialization_ended(mut self, hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static) -> Self {
         self.hooks.serialization_ended = Some(typed_hook(hook));
         self
     }
     /// Called on a fresh object before its fields are decoded.
-    pub fn on_deserialization_started(
-        mut self,
-        hook: impl Fn(&mut T, &mut dyn Any) + Send + Sync + 'static,
-    ) -> Self {
+    pub fn on_deserialization_started(mut self, hook: impl Fn(&mut T, &mut dyn Any) + Send + Sync + 'static) -> Self {
         self.hooks.deserialization_started = Some(typed_hook_mut(hook));
         self
     }
     /// Called once the object and every object it points at are decoded (bases before derived).
-    pub fn on_deserialization_ended(
-        mut self,
-        hook: impl Fn(&mut T, &mut dyn Any) + Send + Sync + 'static,
-    ) -> Self {
+    pub fn on_deserialization_ended(mut self, hook: impl Fn(&mut T, &mut dyn Any) + Send + Sync + 'static) -> Self {
         self.hooks.deserialization_ended = Some(typed_hook_mut(hook));
         self
     }
@@ -360,11 +313,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             }
             if let ElemInfo::Plain(info) = field.elem_info() {
                 if let Some(size) = info.static_size.filter(|&size| size > MAX_INLINE_SIZE) {
-                    return Err(RttiError::StaticSizeTooLarge {
-                        type_name,
-                        field: field.name().to_owned(),
-                        size,
-                    });
+                    return Err(RttiError::StaticSizeTooLarge { type_name, field: field.name().to_owned(), size });
                 }
             }
         }
@@ -382,9 +331,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     }
 }
 
-fn typed_hook<T: 'static>(
-    hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static,
-) -> super::rtti_type::Hook {
+fn typed_hook<T: 'static>(hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static) -> super::rtti_type::Hook {
     Box::new(move |object, context| {
         if let Some(object) = object.downcast_ref::<T>() {
             hook(object, context)

@@ -45,9 +45,7 @@ impl dyn Reflectable {
 }
 
 /// Unboxes `object` as a `T`, or gives it back.
-pub fn downcast_box<T: Reflectable>(
-    object: Box<dyn Reflectable>,
-) -> Result<Box<T>, Box<dyn Reflectable>> {
+pub fn downcast_box<T: Reflectable>(object: Box<dyn Reflectable>) -> Result<Box<T>, Box<dyn Reflectable>> {
     if object.is::<T>() {
         let any: Box<dyn Any> = object;
         Ok(any.downcast().expect("type checked above"))
@@ -57,9 +55,7 @@ pub fn downcast_box<T: Reflectable>(
 }
 
 /// Turns a shared `Rc<dyn Reflectable>` into `Rc<T>`, or gives it back.
-pub fn downcast_rc<T: Reflectable>(
-    object: Rc<dyn Reflectable>,
-) -> Result<Rc<T>, Rc<dyn Reflectable>> {
+pub fn downcast_rc<T: Reflectable>(object: Rc<dyn Reflectable>) -> Result<Rc<T>, Rc<dyn Reflectable>> {
     if object.is::<T>() {
         let any: Rc<dyn Any> = object;
         Ok(any.downcast().expect("type checked above"))

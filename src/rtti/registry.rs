@@ -14,10 +14,28 @@ pub struct TypeRegistration {
 
 inventory::collect!(TypeRegistration);
 
-/// Submits a hand-declared type to the global registry.
+/// Submits a hand-declared type to the global registry (the derive does this by itself).
 ///
-/// ```ignore
-/// reflectable::register_type!(Texture);
+/// ```
+/// use once_cell::sync::Lazy;
+/// use reflectable::{Reflectable, RttiType, RttiTypeBuilder};
+///
+/// #[derive(Default)]
+/// struct Marker;
+///
+/// impl Reflectable for Marker {
+///     fn rtti(&self) -> &'static RttiType {
+///         Self::rtti_static()
+///     }
+///     fn rtti_static() -> &'static RttiType {
+///         static RTTI: Lazy<RttiType> =
+///             Lazy::new(|| RttiTypeBuilder::<Marker>::new(9300, "Marker").default_constructor().build().unwrap());
+///         &RTTI
+///     }
+/// }
+/// reflectable::register_type!(Marker);
+///
+/// assert!(reflectable::Registry::global().create(9300).unwrap().is::<Marker>());
 /// ```
 #[macro_export]
 macro_rules! register_type {

@@ -35,8 +35,7 @@ type BaseGetterMut = Box<dyn Fn(&mut dyn Any) -> Option<&mut dyn Reflectable> + 
 /// Makes a fresh default instance.
 pub(crate) type Constructor = Box<dyn Fn() -> Box<dyn Reflectable> + Send + Sync>;
 /// Puts a fresh object into a shared allocation of a family.
-pub(crate) type MakeShared =
-    fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
+pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
 
 /// Field lookup by ID: a dense table when IDs are small (the usual case), a map otherwise.
 enum FieldIndex {
@@ -89,11 +88,7 @@ impl RttiType {
         make_shared: MakeShared,
         hooks: Hooks,
     ) -> Self {
-        let max_id = fields
-            .iter()
-            .map(|field| field.id() as usize)
-            .max()
-            .unwrap_or(0);
+        let max_id = fields.iter().map(|field| field.id() as usize).max().unwrap_or(0);
         let by_id = if max_id < DENSE_FIELD_IDS {
             let mut table = vec![NO_FIELD; max_id + 1];
             for (index, field) in fields.iter().enumerate() {
@@ -101,32 +96,14 @@ impl RttiType {
             }
             FieldIndex::Dense(table)
         } else {
-            FieldIndex::Sparse(
-                fields
-                    .iter()
-                    .enumerate()
-                    .map(|(index, field)| (field.id(), index as u16))
-                    .collect(),
-            )
+            FieldIndex::Sparse(fields.iter().enumerate().map(|(index, field)| (field.id(), index as u16)).collect())
         };
         let by_name = fields
             .iter()
             .enumerate()
             .map(|(index, field)| (Cow::Owned(field.name().to_owned()), index as u16))
             .collect();
-        RttiType {
-            id,
-            name,
-            rust_type,
-            rust_name,
-            base,
-            fields,
-            by_id,
-            by_name,
-            create,
-            make_shared,
-            hooks,
-        }
+        RttiType { id, name, rust_type, rust_name, base, fields, by_id, by_name, create, make_shared, hooks }
     }
 
     /// The stable numeric type ID.
@@ -169,11 +146,7 @@ impl RttiType {
     #[inline]
     pub fn field_index(&self, id: u16) -> Option<usize> {
         match &self.by_id {
-            FieldIndex::Dense(table) => table
-                .get(id as usize)
-                .copied()
-                .filter(|&i| i != NO_FIELD)
-                .map(usize::from),
+            FieldIndex::Dense(table) => table.get(id as usize).copied().filter(|&i| i != NO_FIELD).map(usize::from),
             FieldIndex::Sparse(map) => map.get(&id).map(|&i| usize::from(i)),
         }
     }
@@ -184,9 +157,7 @@ impl RttiType {
     }
     /// The field named `name`, in O(1).
     pub fn field_by_name(&self, name: &str) -> Option<&RttiField> {
-        self.by_name
-            .get(name)
-            .map(|&index| &self.fields[usize::from(index)])
+        self.by_name.get(name).map(|&index| &self.fields[usize::from(index)])
     }
     /// `true` for abstract types (no constructor).
     pub fn is_abstract(&self) -> bool {
@@ -210,10 +181,7 @@ impl RttiType {
         self.base.as_ref().and_then(|base| (base.get)(object))
     }
     /// The base object embedded in `object`, mutably.
-    pub fn base_of_mut<'a>(
-        &self,
-        object: &'a mut dyn Reflectable,
-    ) -> Option<&'a mut dyn Reflectable> {
+    pub fn base_of_mut<'a>(&self, object: &'a mut dyn Reflectable) -> Option<&'a mut dyn Reflectable> {
         self.base.as_ref().and_then(|base| (base.get_mut)(object))
     }
     /// The type's hooks.
@@ -222,10 +190,7 @@ impl RttiType {
     }
     /// Calls `f` once per section of `object`'s type chain: the object's own type first, then
     /// each embedded base object with its type.
-    pub fn for_each_section(
-        object: &dyn Reflectable,
-        mut f: impl FnMut(&'static RttiType, &dyn Reflectable),
-    ) {
+    pub fn for_each_section(object: &dyn Reflectable, mut f: impl FnMut(&'static RttiType, &dyn Reflectable)) {
         let mut current = Some(object);
         while let Some(section) = current {
             let rtti = section.rtti();

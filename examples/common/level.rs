@@ -1,0 +1,312 @@
+//! A small game-level model shared by the examples: a scene tree (children as shared pointers,
+//! parents as `Weak`), polymorphic components, resources shared between many objects, and resource
+//! handles inside components. `build_level` makes a deterministic level of any size.
+#![allow(dead_code)]
+
+use reflectable::field::SKIP_REFERENCE_SEARCH;
+use reflectable::{reflect_trait, Reflectable};
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+/// A reference to an asset stored elsewhere (what a dependency scan looks for).
+#[derive(Reflectable, Default, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[rtti(id = 300_000)]
+pub struct ResourceHandle {
+    #[rtti(id = 1)]
+    pub uuid: u64,
+    #[rtti(id = 2)]
+    pub path: String,
+}
+
+impl ResourceHandle {
+    pub fn new(uuid: u64, path: impl Into<String>) -> Self {
+        ResourceHandle { uuid, path: path.into() }
+    }
+}
+
+#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
+#[rtti(id = 300_001)]
+pub struct Texture {
+    #[rtti(id = 1)]
+    pub name: String,
+    #[rtti(id = 2)]
+    pub width: u32,
+    #[rtti(id = 3)]
+    pub height: u32,
+    #[rtti(id = 4, reflectable)]
+    pub source: ResourceHandle,
+}
+
+#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
+#[rtti(id = 300_002)]
+pub struct Material {
+    #[rtti(id = 1)]
+    pub name: String,
+    #[rtti(id = 2)]
+    pub color: [f32; 4],
+    #[rtti(id = 3, reflectable)]
+    pub shader: ResourceHandle,
+    #[rtti(id = 4)]
+    pub textures: Vec<Rc<Texture>>,
+}
+
+#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
+#[rtti(id = 300_003)]
+pub struct Mesh {
+    #[rtti(id = 1)]
+    pub name: String,
+    #[rtti(id = 2)]
+    pub vertex_count: u32,
+    #[rtti(id = 3)]
+    pub bounds: [f32; 6],
+    #[rtti(id = 4, reflectable)]
+    pub source: ResourceHandle,
+}
+
+#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
+#[rtti(id = 300_004)]
+pub struct Transform {
+    #[rtti(id = 1)]
+    pub position: [f32; 3],
+    #[rtti(id = 2)]
+    pub rotation: [f32; 4],
+    #[rtti(id = 3)]
+    pub scale: [f32; 3],
+}
+
+/// Behaviour attached to a scene object.
+pub trait Component: Reflectable {
+    fn kind(&self) -> &'static str;
+}
+reflect_trait!(Component);
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 300_010, implements(Component))]
+pub struct MeshRenderer {
+    #[rtti(id = 1)]
+    pub mesh: Option<Rc<Mesh>>,
+    #[rtti(id = 2)]
+    pub materials: Vec<Rc<RefCell<Material>>>,
+    #[rtti(id = 3)]
+    pub cast_shadows: bool,
+}
+impl Component for MeshRenderer {
+    fn kind(&self) -> &'static str {
+        "mesh renderer"
+    }
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 300_011, implements(Component))]
+pub struct Light {
+    #[rtti(id = 1)]
+    pub color: [f32; 3],
+    #[rtti(id = 2)]
+    pub intensity: f32,
+    #[rtti(id = 3, reflectable)]
+    pub cookie: Option<ResourceHandle>,
+}
+impl Component for Light {
+    fn kind(&self) -> &'static str {
+        "light"
+    }
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 300_012, implements(Component))]
+pub struct AudioSource {
+    #[rtti(id = 1, reflectable)]
+    pub clip: ResourceHandle,
+    #[rtti(id = 2)]
+    pub volume: f32,
+    /// Editor-only preview: not a runtime dependency, so reference searches skip it.
+    #[rtti(id = 3, reflectable, flags = SKIP_REFERENCE_SEARCH)]
+    pub editor_preview: Option<ResourceHandle>,
+}
+impl Component for AudioSource {
+    fn kind(&self) -> &'static str {
+        "audio source"
+    }
+}
+
+/// Follows a scene object: a strong pointer back into the tree, so object -> camera -> object is
+/// a strong cycle.
+#[derive(Reflectable, Default)]
+#[rtti(id = 300_013, implements(Component))]
+pub struct Camera {
+    #[rtti(id = 1)]
+    pub fov: f32,
+    #[rtti(id = 2)]
+    pub target: Option<Rc<RefCell<SceneObject>>>,
+}
+impl Component for Camera {
+    fn kind(&self) -> &'static str {
+        "camera"
+    }
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 300_020)]
+pub struct SceneObject {
+    #[rtti(id = 1)]
+    pub name: String,
+    #[rtti(id = 2, reflectable)]
+    pub transform: Transform,
+    #[rtti(id = 3)]
+    pub components: Vec<Rc<RefCell<dyn Component>>>,
+    #[rtti(id = 4)]
+    pub children: Vec<Rc<RefCell<SceneObject>>>,
+    #[rtti(id = 5)]
+    pub parent: Weak<RefCell<SceneObject>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 300_030)]
+pub struct Level {
+    #[rtti(id = 1)]
+    pub name: String,
+    #[rtti(id = 2, reflectable)]
+    pub skybox: ResourceHandle,
+    #[rtti(id = 3)]
+    pub root: Option<Rc<RefCell<SceneObject>>>,
+}
+
+/// A deterministic pseudo-random sequence (xorshift), so every run builds the same level.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.max(1))
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// What `build_level` put into a level, to check a walk or a reload against.
+#[derive(Debug, Default)]
+pub struct LevelStats {
+    pub scene_objects: usize,
+    pub components: usize,
+    /// Every handle that a dependency scan must find (not the skipped editor previews).
+    pub dependencies: Vec<ResourceHandle>,
+    /// Distinct shared allocations reachable from the level.
+    pub shared_objects: usize,
+}
+
+/// Builds a level of `objects` scene objects in a tree (each child attached to a random earlier
+/// object), with 1 to 4 components each, drawing meshes, materials and textures from shared pools.
+pub fn build_level(objects: usize, seed: u64) -> (Level, LevelStats) {
+    let mut rng = Rng::new(seed);
+    let mut stats = LevelStats::default();
+    let pool = (objects / 50).clamp(2, 500);
+    let handle = |stats: &mut LevelStats, uuid: u64, path: String| {
+        let handle = ResourceHandle::new(uuid, path);
+        stats.dependencies.push(handle.clone());
+        handle
+    };
+
+    let textures: Vec<Rc<Texture>> = (0..pool)
+        .map(|i| {
+            Rc::new(Texture {
+                name: format!("texture_{i}"),
+                width: 256 << (i % 4),
+                height: 256 << (i % 3),
+                source: ResourceHandle::new(10_000 + i as u64, format!("textures/t{i}.png")),
+            })
+        })
+        .collect();
+    let materials: Vec<Rc<RefCell<Material>>> = (0..pool)
+        .map(|i| {
+            let textures = (0..1 + rng.below(3)).map(|_| textures[rng.below(textures.len())].clone()).collect();
+            Rc::new(RefCell::new(Material {
+                name: format!("material_{i}"),
+                color: [rng.unit(), rng.unit(), rng.unit(), 1.0],
+                shader: ResourceHandle::new(20_000 + i as u64, format!("shaders/s{}.hlsl", i % 7)),
+                textures,
+            }))
+        })
+        .collect();
+    let meshes: Vec<Rc<Mesh>> = (0..pool)
+        .map(|i| {
+            Rc::new(Mesh {
+                name: format!("mesh_{i}"),
+                vertex_count: 100 + rng.below(10_000) as u32,
+                bounds: [-1.0, -1.0, -1.0, 1.0, 1.0, 1.0],
+                source: ResourceHandle::new(30_000 + i as u64, format!("meshes/m{i}.fbx")),
+            })
+        })
+        .collect();
+
+    let mut scene: Vec<Rc<RefCell<SceneObject>>> = Vec::with_capacity(objects);
+    for i in 0..objects.max(1) {
+        let object = Rc::new(RefCell::new(SceneObject {
+            name: format!("object_{i}"),
+            transform: Transform {
+                position: [rng.unit() * 100.0, rng.unit() * 10.0, rng.unit() * 100.0],
+                rotation: [0.0, 0.0, 0.0, 1.0],
+                scale: [1.0; 3],
+            },
+            ..SceneObject::default()
+        }));
+        for _ in 0..1 + rng.below(4) {
+            let component: Rc<RefCell<dyn Component>> = match rng.below(4) {
+                0 => Rc::new(RefCell::new(MeshRenderer {
+                    mesh: Some(meshes[rng.below(meshes.len())].clone()),
+                    materials: (0..1 + rng.below(2)).map(|_| materials[rng.below(materials.len())].clone()).collect(),
+                    cast_shadows: rng.below(2) == 0,
+                })),
+                1 => Rc::new(RefCell::new(Light {
+                    color: [1.0, rng.unit(), rng.unit()],
+                    intensity: rng.unit() * 5.0,
+                    cookie: (rng.below(3) == 0)
+                        .then(|| handle(&mut stats, 40_000 + i as u64, format!("cookies/c{i}.png"))),
+                })),
+                2 => Rc::new(RefCell::new(AudioSource {
+                    clip: handle(&mut stats, 50_000 + i as u64, format!("audio/a{i}.ogg")),
+                    volume: rng.unit(),
+                    editor_preview: Some(ResourceHandle::new(60_000 + i as u64, format!("editor/p{i}.wav"))),
+                })),
+                _ => Rc::new(RefCell::new(Camera {
+                    fov: 60.0,
+                    // Follows its own object or an earlier one: a strong cycle or a cross link.
+                    target: Some(if i == 0 { object.clone() } else { scene[rng.below(i)].clone() }),
+                })),
+            };
+            object.borrow_mut().components.push(component);
+            stats.components += 1;
+        }
+        if i > 0 {
+            let parent = &scene[rng.below(i)];
+            object.borrow_mut().parent = Rc::downgrade(parent);
+            parent.borrow_mut().children.push(object.clone());
+        }
+        scene.push(object);
+    }
+    // Only pool items something points at are part of the level. Unused materials go first so
+    // that the textures only they referenced count as unused too.
+    let used = |strong_count: usize| strong_count > 1;
+    let materials: Vec<_> = materials.into_iter().filter(|m| used(Rc::strong_count(m))).collect();
+    let meshes: Vec<_> = meshes.into_iter().filter(|m| used(Rc::strong_count(m))).collect();
+    let textures: Vec<_> = textures.into_iter().filter(|t| used(Rc::strong_count(t))).collect();
+    stats.dependencies.extend(textures.iter().map(|t| t.source.clone()));
+    stats.dependencies.extend(materials.iter().map(|m| m.borrow().shader.clone()));
+    stats.dependencies.extend(meshes.iter().map(|m| m.source.clone()));
+    stats.scene_objects = scene.len();
+    stats.shared_objects = scene.len() + stats.components + textures.len() + materials.len() + meshes.len();
+    let level = Level {
+        name: format!("level of {objects}"),
+        skybox: handle(&mut stats, 1, "sky/day.hdr".into()),
+        root: scene.first().cloned(),
+    };
+    (level, stats)
+}

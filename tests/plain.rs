@@ -1,0 +1,219 @@
+//! Plain codecs: round trips of every plain type, exact byte layouts, and hostile input.
+
+use quickcheck::{quickcheck, TestResult};
+use reflectable::plain::{elem_size, read_elem, write_elem, PlainError, PlainType, Reader};
+use reflectable::PlainType;
+use smallvec::SmallVec;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::fmt::Debug;
+use std::time::Duration;
+
+fn encode<T: PlainType>(value: &T) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_elem(value, &mut out);
+    out
+}
+
+fn decode<T: PlainType>(bytes: &[u8]) -> Result<T, PlainError> {
+    let mut reader = Reader::new(bytes);
+    let value = read_elem(&mut reader)?;
+    reader.expect_end()?;
+    Ok(value)
+}
+
+/// Encodes, checks the size prediction, decodes, and checks the value comes back (compared by
+/// re-encoding, which also holds for NaN floats).
+fn round_trips<T: PlainType + Debug>(value: T) -> bool {
+    let bytes = encode(&value);
+    if bytes.len() != elem_size(&value) {
+        return false;
+    }
+    if let Some(size) = T::STATIC_SIZE {
+        if bytes.len() != size as usize {
+            return false;
+        }
+    }
+    match decode::<T>(&bytes) {
+        Ok(back) => encode(&back) == bytes,
+        Err(error) => panic!("{value:?} failed to decode: {error}"),
+    }
+}
+
+fn round_trips_eq<T: PlainType + Debug + PartialEq>(value: T) -> bool {
+    let bytes = encode(&value);
+    bytes.len() == elem_size(&value) && decode::<T>(&bytes).as_ref() == Ok(&value)
+}
+
+quickcheck! {
+    fn integers(unsigned: (u8, u16, u32, u64), signed: (u128, i8, i16, i32)) -> bool {
+        round_trips_eq((unsigned, signed))
+    }
+    fn more_numbers(wide: (i64, i128, f32, f64), other: (usize, isize, bool, char)) -> bool {
+        round_trips((wide, other))
+    }
+    fn durations(secs: u64, nanos: u32) -> bool {
+        round_trips_eq(Duration::new(secs / 2, nanos % 1_000_000_000))
+    }
+    fn strings(a: String, b: Vec<String>, c: Option<String>) -> bool {
+        round_trips_eq((a, b, c))
+    }
+    fn sequences(a: Vec<u32>, b: VecDeque<i16>, c: Vec<Vec<u8>>, d: Vec<f64>) -> bool {
+        round_trips_eq((a, b, c)) && round_trips(d)
+    }
+    fn maps(a: HashMap<u32, String>, b: BTreeMap<String, Vec<u16>>) -> bool {
+        round_trips_eq((a, b))
+    }
+    fn sets(a: HashSet<i64>, b: BTreeSet<String>) -> bool {
+        round_trips_eq((a, b))
+    }
+    fn options_and_boxes(a: Option<u32>, b: Option<Option<bool>>, c: Box<i32>, d: Vec<Option<u8>>) -> bool {
+        round_trips_eq((a, b, c, d))
+    }
+    fn arrays(a: u32, b: Vec<u8>) -> bool {
+        let small: [u32; 4] = [a, a.wrapping_add(1), 0, u32::MAX];
+        let large: [u64; 40] = std::array::from_fn(|i| i as u64 * u64::from(a));
+        let strings: [String; 2] = [a.to_string(), String::new()];
+        let smallvec: SmallVec<[u8; 4]> = SmallVec::from_vec(b);
+        round_trips_eq((small, strings)) && round_trips_eq(large) && round_trips_eq(smallvec)
+    }
+    fn derived(x: f32, y: f32, z: f32, tag: u8, name: String) -> bool {
+        round_trips(Vec3 { x, y, z })
+            && round_trips(vec![Vec3 { x, y, z }; tag as usize % 5])
+            && round_trips_eq(Named { tag, name, mode: if tag % 2 == 0 { Mode::Walk } else { Mode::Fly } })
+    }
+    fn random_bytes_never_panic(bytes: Vec<u8>) -> TestResult {
+        let _ = decode::<String>(&bytes);
+        let _ = decode::<Vec<String>>(&bytes);
+        let _ = decode::<HashMap<u32, Vec<u8>>>(&bytes);
+        let _ = decode::<BTreeMap<String, Option<char>>>(&bytes);
+        let _ = decode::<(bool, char, Duration, Vec<Vec3>)>(&bytes);
+        let _ = decode::<[String; 3]>(&bytes);
+        let _ = decode::<Named>(&bytes);
+        let _ = decode::<Vec<Mode>>(&bytes);
+        TestResult::passed()
+    }
+    fn mutated_encodings_never_panic(value: (Vec<String>, BTreeMap<u8, Vec<u16>>, Option<char>), flips: Vec<(usize, u8)>) -> bool {
+        let mut bytes = encode(&value);
+        for (position, mask) in flips {
+            if !bytes.is_empty() {
+                let len = bytes.len();
+                bytes[position % len] ^= mask;
+            }
+        }
+        let _ = decode::<(Vec<String>, BTreeMap<u8, Vec<u16>>, Option<char>)>(&bytes);
+        true
+    }
+}
+
+#[derive(PlainType, Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[plain(id = 1500, pod)]
+#[repr(C)]
+struct Vec3 {
+    x: f32,
+    y: f32,
+    z: f32,
+}
+
+#[derive(PlainType, Debug, Clone, Copy, PartialEq)]
+#[plain(id = 1501)]
+enum Mode {
+    Walk = 2,
+    Fly,
+}
+
+#[derive(PlainType, Debug, Clone, PartialEq)]
+#[plain(id = 1502)]
+struct Named {
+    tag: u8,
+    name: String,
+    mode: Mode,
+}
+
+#[derive(PlainType, Debug, Clone, Copy, PartialEq)]
+#[plain(id = 1503)]
+struct Pair(u16, bool);
+
+#[test]
+fn exact_layouts_are_little_endian() {
+    assert_eq!(encode(&0x0102_0304u32), [4, 3, 2, 1]);
+    assert_eq!(encode(&-2i16), [0xfe, 0xff]);
+    assert_eq!(encode(&1.0f32), 1.0f32.to_le_bytes());
+    assert_eq!(encode(&true), [1]);
+    assert_eq!(encode(&'A'), [0x41, 0, 0, 0]);
+    assert_eq!(encode(&usize::MAX), [0xff; 8]);
+    // Dynamic: u32 size counting itself, then the content.
+    assert_eq!(encode(&String::from("hi")), [6, 0, 0, 0, b'h', b'i']);
+    assert_eq!(encode(&vec![1u16, 2]), [12, 0, 0, 0, 2, 0, 0, 0, 1, 0, 2, 0]);
+    assert_eq!(
+        encode(&vec![String::from("a")]),
+        [13, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, b'a'],
+        "each dynamic element carries its own size"
+    );
+    // Static options are fixed-size: a tag then the value or zeros.
+    assert_eq!(encode(&Some(7u16)), [1, 7, 0]);
+    assert_eq!(encode(&None::<u16>), [0, 0, 0]);
+    assert_eq!(<Option<u16> as PlainType>::STATIC_SIZE, Some(3));
+    assert_eq!(encode(&None::<String>), [5, 0, 0, 0, 0]);
+    // Tuples and derived structs: fields in order.
+    assert_eq!(encode(&(1u8, 2u16)), [1, 2, 0]);
+    assert_eq!(encode(&Pair(0x0304, true)), [4, 3, 1]);
+    assert_eq!(<Pair as PlainType>::STATIC_SIZE, Some(3));
+    assert_eq!(encode(&Vec3 { x: 1.0, y: 0.0, z: 0.0 })[..4], 1.0f32.to_le_bytes());
+    assert_eq!(encode(&Mode::Fly), [3, 0, 0, 0]);
+    assert_eq!(<Named as PlainType>::STATIC_SIZE, None);
+    // Large fixed arrays become dynamic (the field header's size byte holds at most 255).
+    assert_eq!(<[u8; 255] as PlainType>::STATIC_SIZE, Some(255));
+    assert_eq!(<[u8; 256] as PlainType>::STATIC_SIZE, None);
+    assert_eq!(encode(&[7u8; 256]).len(), 4 + 256);
+}
+
+#[test]
+fn pod_bulk_copy_matches_field_by_field_encoding() {
+    let values: Vec<Vec3> = (0..100).map(|i| Vec3 { x: i as f32, y: -(i as f32), z: 0.5 }).collect();
+    let mut bulk = Vec::new();
+    Vec3::write_slice(&values, &mut bulk);
+    let mut one_by_one = Vec::new();
+    for value in &values {
+        value.write(&mut one_by_one);
+    }
+    assert_eq!(bulk, one_by_one);
+    // Read back from an odd offset: the input need not be aligned.
+    let mut shifted = vec![0u8];
+    shifted.extend_from_slice(&bulk);
+    let mut reader = Reader::new(&shifted);
+    reader.skip(1).unwrap();
+    let mut back = Vec::new();
+    Vec3::read_slice(&mut reader, values.len(), &mut back).unwrap();
+    assert_eq!(back, values);
+}
+
+#[test]
+fn hostile_counts_are_errors_not_allocations() {
+    // 20 bytes claiming 4 billion elements.
+    let mut bytes = vec![20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
+    bytes.resize(20, 0);
+    let error = decode::<Vec<u64>>(&bytes).unwrap_err();
+    assert_eq!(error, PlainError::LengthTooLarge { offset: 4, claimed: u32::MAX as u64, available: 12 });
+    assert!(decode::<Vec<String>>(&bytes).is_err());
+    assert!(decode::<HashMap<u8, u8>>(&bytes).is_err());
+    assert!(decode::<Vec<[u8; 0]>>(&bytes).is_err(), "zero-size elements still cost a byte each");
+    // A dynamic size larger than the input.
+    assert!(matches!(decode::<String>(&[0xff, 0xff, 0xff, 0x7f, b'a']), Err(PlainError::LengthTooLarge { .. })));
+    // A dynamic size smaller than its own prefix.
+    assert!(matches!(decode::<String>(&[2, 0, 0, 0]), Err(PlainError::Invalid { offset: 0, .. })));
+}
+
+#[test]
+fn invalid_values_are_errors_with_offsets() {
+    assert_eq!(decode::<bool>(&[2]), Err(PlainError::Invalid { offset: 0, what: "bool byte is neither 0 nor 1" }));
+    assert!(matches!(decode::<char>(&0xD800u32.to_le_bytes()), Err(PlainError::Invalid { .. })));
+    assert!(matches!(decode::<String>(&[6, 0, 0, 0, 0xff, 0xfe]), Err(PlainError::Invalid { offset: 4, .. })));
+    assert!(matches!(decode::<Option<u8>>(&[9, 0]), Err(PlainError::Invalid { .. })));
+    assert!(matches!(decode::<Mode>(&[0, 0, 0, 0]), Err(PlainError::Invalid { .. })));
+    let mut bytes = 5u64.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&2_000_000_000u32.to_le_bytes());
+    assert!(matches!(decode::<Duration>(&bytes), Err(PlainError::Invalid { offset: 0, .. })));
+    assert!(matches!(decode::<u32>(&[1, 2]), Err(PlainError::UnexpectedEnd { offset: 0, needed: 4, available: 2 })));
+    // Trailing bytes inside a dynamic element.
+    assert!(matches!(decode::<Vec<u8>>(&[10, 0, 0, 0, 1, 0, 0, 0, 7, 8]), Err(PlainError::TrailingBytes { .. })));
+}
