@@ -125,6 +125,7 @@
 pub mod field;
 pub mod plain;
 pub mod rtti;
+pub mod serializer;
 
 pub use reflectable_derive::{PlainType, Reflectable};
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};

@@ -12,6 +12,7 @@ struct TypeAttrs {
     is_abstract: bool,
     hooks: bool,
     implements: Vec<Path>,
+    extend: Option<Expr>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -45,13 +46,15 @@ fn parse_type_attrs(input: &DeriveInput) -> syn::Result<TypeAttrs> {
                 attrs.is_abstract = true;
             } else if meta.path.is_ident("hooks") {
                 attrs.hooks = true;
+            } else if meta.path.is_ident("extend") {
+                attrs.extend = Some(meta.value()?.parse()?);
             } else if meta.path.is_ident("implements") {
                 meta.parse_nested_meta(|inner| {
                     attrs.implements.push(inner.path);
                     Ok(())
                 })?;
             } else {
-                return Err(meta.error("expected `id`, `name`, `abstract`, `hooks` or `implements(...)`"));
+                return Err(meta.error("expected `id`, `name`, `abstract`, `hooks`, `extend` or `implements(...)`"));
             }
             Ok(())
         })?;
@@ -269,6 +272,9 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             .on_deserialization_started(|o: &mut #ident, c| #r::rtti::RttiHooks::on_deserialization_started(o, c))
             .on_deserialization_ended(|o: &mut #ident, c| #r::rtti::RttiHooks::on_deserialization_ended(o, c))
         });
+    }
+    if let Some(extend) = &attrs.extend {
+        steps.push(quote!(.extend(#extend)));
     }
     let implements = (!attrs.implements.is_empty()).then(|| {
         let traits = &attrs.implements;

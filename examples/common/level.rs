@@ -310,3 +310,155 @@ pub fn build_level(objects: usize, seed: u64) -> (Level, LevelStats) {
     };
     (level, stats)
 }
+
+/// Pairs the shared allocations of two graphs: a bijection proves both have the same sharing.
+#[derive(Default)]
+pub struct Identity {
+    forward: std::collections::HashMap<usize, usize>,
+    backward: std::collections::HashMap<usize, usize>,
+}
+
+impl Identity {
+    /// Records that `a` (first graph) corresponds to `b` (second graph). `Ok(true)` the first time
+    /// the pair is seen, `Ok(false)` after; an error when either side already maps elsewhere.
+    pub fn link(&mut self, a: usize, b: usize) -> Result<bool, String> {
+        match (self.forward.get(&a), self.backward.get(&b)) {
+            (Some(&b2), _) if b2 != b => Err(format!("{a:#x} maps to both {b2:#x} and {b:#x}")),
+            (_, Some(&a2)) if a2 != a => Err(format!("{b:#x} is the image of both {a2:#x} and {a:#x}")),
+            (Some(_), _) => Ok(false),
+            _ => {
+                self.forward.insert(a, b);
+                self.backward.insert(b, a);
+                Ok(true)
+            }
+        }
+    }
+
+    /// Distinct shared allocations paired so far.
+    pub fn len(&self) -> usize {
+        self.forward.len()
+    }
+}
+
+fn addr<T: ?Sized>(rc: &Rc<T>) -> usize {
+    Rc::as_ptr(rc) as *const () as usize
+}
+
+fn check(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(what())
+    }
+}
+
+/// Compares two levels value by value and checks that their sharing is the same (every shared
+/// allocation of one corresponds to exactly one of the other). Returns the number of distinct
+/// shared allocations.
+pub fn compare_levels(a: &Level, b: &Level) -> Result<usize, String> {
+    check(a.name == b.name && a.skybox == b.skybox, || "level header differs".into())?;
+    let mut identity = Identity::default();
+    let mut visited = std::collections::HashSet::new();
+    let mut pending = Vec::new();
+    match (&a.root, &b.root) {
+        (Some(x), Some(y)) => pending.push((x.clone(), y.clone())),
+        (None, None) => {}
+        _ => return Err("root presence differs".into()),
+    }
+    while let Some((x, y)) = pending.pop() {
+        identity.link(addr(&x), addr(&y))?;
+        if !visited.insert(addr(&x)) {
+            continue;
+        }
+        let (x, y) = (x.borrow(), y.borrow());
+        let name = x.name.clone();
+        check(x.name == y.name && x.transform == y.transform, || format!("{name}: header differs"))?;
+        match (x.parent.upgrade(), y.parent.upgrade()) {
+            (Some(px), Some(py)) => {
+                identity.link(addr(&px), addr(&py))?;
+            }
+            (None, None) => {}
+            _ => return Err(format!("{name}: parent presence differs")),
+        }
+        check(x.children.len() == y.children.len(), || format!("{name}: child count differs"))?;
+        pending.extend(x.children.iter().cloned().zip(y.children.iter().cloned()));
+        check(x.components.len() == y.components.len(), || format!("{name}: component count differs"))?;
+        for (cx, cy) in x.components.iter().zip(&y.components) {
+            if identity.link(addr(cx), addr(cy))? {
+                compare_components(&*cx.borrow(), &*cy.borrow(), &mut identity, &mut pending)
+                    .map_err(|e| format!("{name}: {e}"))?;
+            }
+        }
+    }
+    Ok(identity.len())
+}
+
+type Pending = Vec<(Rc<RefCell<SceneObject>>, Rc<RefCell<SceneObject>>)>;
+
+fn compare_components(
+    x: &dyn Component,
+    y: &dyn Component,
+    identity: &mut Identity,
+    pending: &mut Pending,
+) -> Result<(), String> {
+    check(x.rtti().id() == y.rtti().id(), || format!("component {} became {}", x.kind(), y.kind()))?;
+    if let (Some(x), Some(y)) = (x.downcast_ref::<MeshRenderer>(), y.downcast_ref::<MeshRenderer>()) {
+        check(x.cast_shadows == y.cast_shadows, || "cast_shadows differs".into())?;
+        match (&x.mesh, &y.mesh) {
+            (Some(mx), Some(my)) => {
+                identity.link(addr(mx), addr(my))?;
+                check(mx == my, || "mesh differs".into())?;
+            }
+            (None, None) => {}
+            _ => return Err("mesh presence differs".into()),
+        }
+        check(x.materials.len() == y.materials.len(), || "material count differs".into())?;
+        for (mx, my) in x.materials.iter().zip(&y.materials) {
+            if identity.link(addr(mx), addr(my))? {
+                let (mx, my) = (mx.borrow(), my.borrow());
+                check(mx.name == my.name && mx.color == my.color && mx.shader == my.shader, || {
+                    "material differs".into()
+                })?;
+                check(mx.textures.len() == my.textures.len(), || "texture count differs".into())?;
+                for (tx, ty) in mx.textures.iter().zip(&my.textures) {
+                    identity.link(addr(tx), addr(ty))?;
+                    check(tx == ty, || "texture differs".into())?;
+                }
+            }
+        }
+    } else if let (Some(x), Some(y)) = (x.downcast_ref::<Light>(), y.downcast_ref::<Light>()) {
+        check(x.color == y.color && x.intensity == y.intensity && x.cookie == y.cookie, || "light differs".into())?;
+    } else if let (Some(x), Some(y)) = (x.downcast_ref::<AudioSource>(), y.downcast_ref::<AudioSource>()) {
+        check(x.clip == y.clip && x.volume == y.volume && x.editor_preview == y.editor_preview, || {
+            "audio source differs".into()
+        })?;
+    } else if let (Some(x), Some(y)) = (x.downcast_ref::<Camera>(), y.downcast_ref::<Camera>()) {
+        check(x.fov == y.fov, || "camera differs".into())?;
+        match (&x.target, &y.target) {
+            (Some(tx), Some(ty)) => pending.push((tx.clone(), ty.clone())),
+            (None, None) => {}
+            _ => return Err("camera target presence differs".into()),
+        }
+    } else {
+        return Err(format!("unexpected component {}", x.kind()));
+    }
+    Ok(())
+}
+
+/// Breaks the level's strong cycles (cameras pointing back into the tree) so it can be dropped.
+pub fn break_cycles(level: &Level) {
+    let mut pending: Vec<Rc<RefCell<SceneObject>>> = level.root.iter().cloned().collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(object) = pending.pop() {
+        if !seen.insert(addr(&object)) {
+            continue;
+        }
+        let object = object.borrow();
+        for component in &object.components {
+            if let Some(camera) = component.borrow_mut().downcast_mut::<Camera>() {
+                camera.target = None;
+            }
+        }
+        pending.extend(object.children.iter().cloned());
+    }
+}

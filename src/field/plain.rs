@@ -10,8 +10,9 @@ pub trait PlainAccess: ErasedElems {
     fn info(&self) -> PlainInfo;
 
     /// Appends every element in element form (see [`crate::plain::write_elem`]); arrays of
-    /// plain-old-data go out in one bulk copy. `Ok(false)` when `owner` has the wrong type.
-    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<bool, FieldError>;
+    /// plain-old-data go out in one bulk copy. Returns the element count, `None` when `owner`
+    /// has the wrong type.
+    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<Option<usize>, FieldError>;
 
     /// Reads `count` elements (1 for a single field) and stores them in the field. The count is
     /// checked against the bytes left before anything is allocated.
@@ -30,9 +31,9 @@ where
         PlainInfo::of::<S::Elem>()
     }
 
-    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<bool, FieldError> {
+    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<Option<usize>, FieldError> {
         let Some(owner) = owner_ref::<O>(owner) else {
-            return Ok(false);
+            return Ok(None);
         };
         self.access.with(owner, |container| {
             let elems = S::as_slice(container);
@@ -44,7 +45,7 @@ where
                     declared: size,
                     written: (out.len() - start) / elems.len().max(1),
                 }),
-                _ => Ok(true),
+                _ => Ok(Some(elems.len())),
             }
         })
     }

@@ -104,6 +104,7 @@ trait ErasedShared {
     fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError>;
     fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError>;
     fn as_any(&self) -> &dyn Any;
+    fn clone_box(&self) -> Box<dyn ErasedShared>;
 }
 
 impl<H: SharedHandle> ErasedShared for H {
@@ -121,6 +122,16 @@ impl<H: SharedHandle> ErasedShared for H {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn clone_box(&self) -> Box<dyn ErasedShared> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for SharedObject {
+    /// Another strong handle to the same object.
+    fn clone(&self) -> Self {
+        SharedObject(self.0.clone_box())
     }
 }
 

@@ -109,6 +109,12 @@ impl<'a> Reader<'a> {
         self.take(n).map(|_| ())
     }
 
+    /// The next little-endian `u32`, without consuming it; `None` when fewer than 4 bytes remain.
+    #[inline]
+    pub fn peek_u32(&self) -> Option<u32> {
+        self.data.get(self.pos..self.pos + 4).map(|bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+
     /// Reads a little-endian `u32`.
     #[inline]
     pub fn read_u32(&mut self) -> Result<u32, PlainError> {

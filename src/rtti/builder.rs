@@ -1,7 +1,7 @@
 //! [`RttiTypeBuilder`]: declares a type's RTTI by hand, Banshee style. The derive uses it too.
 
 use super::rtti_type::{BaseLink, Hooks};
-use super::{downcast_box, Reflectable, RttiError, RttiType};
+use super::{downcast_box, Migration, Reflectable, RttiError, RttiType};
 use crate::field::{
     Accessor, Container, ElemInfo, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape, SharedObject,
     ValueSlot,
@@ -79,6 +79,7 @@ pub struct RttiTypeBuilder<T> {
     fields: Vec<RttiField>,
     create: Option<Box<dyn Fn() -> Box<dyn Reflectable> + Send + Sync>>,
     hooks: Hooks,
+    migrations: Vec<Migration>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -94,6 +95,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             fields: Vec::new(),
             create: None,
             hooks: Hooks::default(),
+            migrations: Vec::new(),
             _type: PhantomData,
         }
     }
@@ -286,6 +288,79 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         self
     }
 
+    /// Hands a stored plain field `field_id` of the old type `Old` to `migrate` when the type no
+    /// longer has that field, or has given it another type. A retyped field migrates without loss:
+    ///
+    /// ```
+    /// use reflectable::{Reflectable, RttiTypeBuilder};
+    ///
+    /// // Version 1 stored `position: [f32; 3]` as field 2; version 2 keeps a grid cell instead.
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9400, extend = Unit::migrations)]
+    /// struct Unit {
+    ///     #[rtti(id = 3)]
+    ///     grid: [i32; 2],
+    /// }
+    ///
+    /// impl Unit {
+    ///     fn migrations(builder: RttiTypeBuilder<Unit>) -> RttiTypeBuilder<Unit> {
+    ///         builder.migrate_plain::<[f32; 3]>(2, |unit, [x, _, z]| unit.grid = [x.round() as i32, z.round() as i32])
+    ///     }
+    /// }
+    /// assert!(Unit::rtti_static().migration(2).is_some());
+    /// ```
+    pub fn migrate_plain<Old: PlainType>(
+        mut self,
+        field_id: u16,
+        migrate: impl Fn(&mut T, Old) + Send + Sync + 'static,
+    ) -> Self {
+        self.migrations.push(Migration::plain::<T, Old>(field_id, false, move |object, values| {
+            if let Some(value) = values.into_iter().next() {
+                migrate(object, value)
+            }
+        }));
+        self
+    }
+
+    /// Like [`migrate_plain`](Self::migrate_plain) for a stored plain array field.
+    pub fn migrate_plain_array<Old: PlainType>(
+        mut self,
+        field_id: u16,
+        migrate: impl Fn(&mut T, Vec<Old>) + Send + Sync + 'static,
+    ) -> Self {
+        self.migrations.push(Migration::plain::<T, Old>(field_id, true, migrate));
+        self
+    }
+
+    /// Hands a stored reflectable field `field_id` (decoded as whatever type it was stored as;
+    /// `None` when empty or of a type this program lacks) to `migrate`.
+    pub fn migrate_reflectable(
+        mut self,
+        field_id: u16,
+        migrate: impl Fn(&mut T, Option<Box<dyn Reflectable>>) + Send + Sync + 'static,
+    ) -> Self {
+        self.migrations.push(Migration::reflectable::<T>(field_id, false, move |object, values| {
+            migrate(object, values.into_iter().next().flatten())
+        }));
+        self
+    }
+
+    /// Like [`migrate_reflectable`](Self::migrate_reflectable) for a stored array field.
+    pub fn migrate_reflectable_array(
+        mut self,
+        field_id: u16,
+        migrate: impl Fn(&mut T, Vec<Option<Box<dyn Reflectable>>>) + Send + Sync + 'static,
+    ) -> Self {
+        self.migrations.push(Migration::reflectable::<T>(field_id, true, migrate));
+        self
+    }
+
+    /// Applies `extend` to the builder: how `#[rtti(extend = path)]` adds migrations, hooks or
+    /// computed fields to a derived type.
+    pub fn extend(self, extend: impl FnOnce(Self) -> Self) -> Self {
+        extend(self)
+    }
+
     /// Checks the declaration and builds the descriptor.
     ///
     /// Fails on a duplicate field ID or name, or a plain field whose static size does not fit the
@@ -327,6 +402,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             self.create,
             make_shared::<T>,
             self.hooks,
+            self.migrations,
         ))
     }
 }

@@ -6,11 +6,13 @@
 //! descriptor records the chain and [`rtti_cast`] walks it.
 
 mod builder;
+mod migration;
 mod reflectable;
 mod registry;
 mod rtti_type;
 
 pub use builder::RttiTypeBuilder;
+pub use migration::{Migration, MigrationShape};
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
 pub use registry::{Registry, TypeRegistration};
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};

@@ -116,7 +116,8 @@ impl AsReflectable for dyn Reflectable {
 /// `Rc<RefCell<dyn Trait>>`, `Vec<Box<dyn Trait>>`, `Option<Arc<dyn Trait>>` and so on can then be
 /// iterated, read and written through RTTI. Each concrete type states that it implements the trait
 /// with `#[rtti(implements(Trait))]` (or [`register_trait_impl!`](crate::register_trait_impl)) so a
-/// decoder can put it into such fields.
+/// decoder can put it into such fields. `dyn Trait` also gets `is`, `downcast_ref` and
+/// `downcast_mut`.
 ///
 /// ```
 /// use reflectable::{reflect_trait, Reflectable};
@@ -138,6 +139,24 @@ macro_rules! reflect_trait {
             }
             fn declared() -> $crate::field::Declared {
                 $crate::field::Declared::Trait(::core::stringify!($trait))
+            }
+        }
+
+        impl dyn $trait {
+            /// `true` when the object's exact type is `T`.
+            #[allow(dead_code)]
+            pub fn is<T: $crate::Reflectable>(&self) -> bool {
+                <dyn $crate::Reflectable>::is::<T>(self)
+            }
+            /// The object as `&T` when its exact type is `T`.
+            #[allow(dead_code)]
+            pub fn downcast_ref<T: $crate::Reflectable>(&self) -> ::core::option::Option<&T> {
+                <dyn $crate::Reflectable>::downcast_ref::<T>(self)
+            }
+            /// The object as `&mut T` when its exact type is `T`.
+            #[allow(dead_code)]
+            pub fn downcast_mut<T: $crate::Reflectable>(&mut self) -> ::core::option::Option<&mut T> {
+                <dyn $crate::Reflectable>::downcast_mut::<T>(self)
             }
         }
 

@@ -1,6 +1,6 @@
 //! [`RttiType`]: the descriptor of one reflectable type.
 
-use super::{Reflectable, Registry};
+use super::{Migration, Reflectable, Registry};
 use crate::field::{Family, RttiField, SharedObject};
 use ahash::AHashMap;
 use std::any::{Any, TypeId};
@@ -61,6 +61,7 @@ pub struct RttiType {
     pub(crate) create: Option<Constructor>,
     pub(crate) make_shared: MakeShared,
     pub(crate) hooks: Hooks,
+    pub(crate) migrations: Vec<Migration>,
 }
 
 impl fmt::Debug for RttiType {
@@ -87,6 +88,7 @@ impl RttiType {
         create: Option<Constructor>,
         make_shared: MakeShared,
         hooks: Hooks,
+        migrations: Vec<Migration>,
     ) -> Self {
         let max_id = fields.iter().map(|field| field.id() as usize).max().unwrap_or(0);
         let by_id = if max_id < DENSE_FIELD_IDS {
@@ -103,7 +105,20 @@ impl RttiType {
             .enumerate()
             .map(|(index, field)| (Cow::Owned(field.name().to_owned()), index as u16))
             .collect();
-        RttiType { id, name, rust_type, rust_name, base, fields, by_id, by_name, create, make_shared, hooks }
+        RttiType {
+            id,
+            name,
+            rust_type,
+            rust_name,
+            base,
+            fields,
+            by_id,
+            by_name,
+            create,
+            make_shared,
+            hooks,
+            migrations,
+        }
     }
 
     /// The stable numeric type ID.
@@ -184,6 +199,10 @@ impl RttiType {
     pub fn base_of_mut<'a>(&self, object: &'a mut dyn Reflectable) -> Option<&'a mut dyn Reflectable> {
         self.base.as_ref().and_then(|base| (base.get_mut)(object))
     }
+    /// The migration handler for stored field `id`, if one is registered.
+    pub fn migration(&self, id: u16) -> Option<&Migration> {
+        self.migrations.iter().find(|migration| migration.field_id == id)
+    }
     /// The type's hooks.
     pub fn hooks(&self) -> &Hooks {
         &self.hooks
@@ -201,6 +220,14 @@ impl RttiType {
 }
 
 impl Hooks {
+    /// `true` when `on_deserialization_started` is set.
+    pub fn has_deserialization_started(&self) -> bool {
+        self.deserialization_started.is_some()
+    }
+    /// `true` when `on_deserialization_ended` is set.
+    pub fn has_deserialization_ended(&self) -> bool {
+        self.deserialization_ended.is_some()
+    }
     /// Calls `on_serialization_started`, if any.
     pub fn serialization_started(&self, object: &dyn Any, context: &mut dyn Any) {
         if let Some(hook) = &self.serialization_started {

@@ -1,0 +1,112 @@
+//! Migration handlers: what to do with a stored field the type no longer has, or has retyped.
+
+use super::Reflectable;
+use crate::plain::{read_elem, PlainError, PlainType, Reader};
+use std::any::Any;
+
+type PlainApply = Box<dyn Fn(&mut dyn Any, usize, &mut Reader<'_>) -> Result<(), PlainError> + Send + Sync>;
+type ReflectableApply = Box<dyn Fn(&mut dyn Any, Vec<Option<Box<dyn Reflectable>>>) + Send + Sync>;
+
+/// The stored shape a migration handler accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MigrationShape {
+    /// Plain elements of the old type's static size (`None` = dynamic).
+    Plain {
+        /// The old type's static size.
+        static_size: Option<u32>,
+        /// `true` for an array field.
+        array: bool,
+    },
+    /// Reflectable values embedded by value.
+    Reflectable {
+        /// `true` for an array field.
+        array: bool,
+    },
+}
+
+/// A handler for one stored field ID, registered with
+/// [`RttiTypeBuilder::migrate_plain`](super::RttiTypeBuilder::migrate_plain) and friends. A decoder
+/// calls it when the stored field's ID is unknown to the type, or known with another shape, and
+/// the stored shape is the one the handler expects.
+pub struct Migration {
+    pub(crate) field_id: u16,
+    shape: MigrationShape,
+    plain: Option<PlainApply>,
+    reflectable: Option<ReflectableApply>,
+}
+
+impl std::fmt::Debug for Migration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Migration").field("field_id", &self.field_id).field("shape", &self.shape).finish()
+    }
+}
+
+impl Migration {
+    /// A handler for a plain field stored as `Old` (`array`: a `Vec<Old>`).
+    pub(crate) fn plain<T: 'static, Old: PlainType>(
+        field_id: u16,
+        array: bool,
+        apply: impl Fn(&mut T, Vec<Old>) + Send + Sync + 'static,
+    ) -> Self {
+        Migration {
+            field_id,
+            shape: MigrationShape::Plain { static_size: Old::STATIC_SIZE, array },
+            plain: Some(Box::new(move |object, count, reader| {
+                let mut values = Vec::with_capacity(count);
+                if array {
+                    Old::read_slice(reader, count, &mut values)?;
+                } else {
+                    values.push(read_elem::<Old>(reader)?);
+                }
+                if let Some(object) = object.downcast_mut::<T>() {
+                    apply(object, values);
+                }
+                Ok(())
+            })),
+            reflectable: None,
+        }
+    }
+
+    /// A handler for reflectable values stored by value.
+    pub(crate) fn reflectable<T: 'static>(
+        field_id: u16,
+        array: bool,
+        apply: impl Fn(&mut T, Vec<Option<Box<dyn Reflectable>>>) + Send + Sync + 'static,
+    ) -> Self {
+        Migration {
+            field_id,
+            shape: MigrationShape::Reflectable { array },
+            plain: None,
+            reflectable: Some(Box::new(move |object, values| {
+                if let Some(object) = object.downcast_mut::<T>() {
+                    apply(object, values);
+                }
+            })),
+        }
+    }
+
+    /// The stored field ID it handles.
+    pub fn field_id(&self) -> u16 {
+        self.field_id
+    }
+
+    /// The stored shape it accepts.
+    pub fn shape(&self) -> MigrationShape {
+        self.shape
+    }
+
+    /// Reads `count` stored plain elements and hands them to the handler.
+    pub fn apply_plain(&self, object: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), PlainError> {
+        match &self.plain {
+            Some(apply) => apply(object, count, reader),
+            None => Ok(()),
+        }
+    }
+
+    /// Hands decoded reflectable values to the handler.
+    pub fn apply_reflectable(&self, object: &mut dyn Any, values: Vec<Option<Box<dyn Reflectable>>>) {
+        if let Some(apply) = &self.reflectable {
+            apply(object, values)
+        }
+    }
+}

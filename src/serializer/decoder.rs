@@ -1,0 +1,399 @@
+//! The decoder: rebuilds an object graph from a stream, sharing restored.
+//!
+//! An index pass finds every top-level object. Decoding starts at the root; a pointer to an object
+//! not built yet builds it in the pointer field's family. Objects behind `RefCell`/`Mutex`/`RwLock`
+//! are put in their shared allocation at once and filled from a queue later, so cycles close;
+//! objects behind immutable `Rc<T>`/`Arc<T>` are decoded completely first, then shared. Each object
+//! is decoded once; whatever the type model does not know is skipped.
+
+use super::error::{DecodeError, DecodeErrorKind};
+use super::format::{FieldHeader, WireKind, NULL_INSTANCE, NULL_TYPE_ID};
+use super::skip::{
+    base_section_follows, check_depth, corrupt, field_count, index, next_field, skip_fields, skip_sections,
+    type_header, IndexEntry, Stop,
+};
+use super::Limits;
+use crate::field::{ElemInfo, Family, FieldAccess, FieldError, RttiField, SharedObject};
+use crate::plain::Reader;
+use crate::rtti::{Migration, MigrationShape, Reflectable, Registry, RttiType};
+use smallvec::SmallVec;
+use std::any::Any;
+use std::collections::VecDeque;
+
+/// Build state of a top-level object.
+enum State {
+    /// Not reached yet.
+    Pending,
+    /// Being decoded (an immutable object on the current path).
+    Building,
+    /// Built and shared.
+    Ready(SharedObject),
+    /// Unknown or abstract type, or not representable: pointers to it become null.
+    Missing,
+    /// The root, returned by value: pointers to it become null.
+    Root,
+}
+
+pub(crate) struct Decoder<'d, 'c> {
+    data: &'d [u8],
+    registry: &'d Registry,
+    limits: Limits,
+    context: &'c mut dyn Any,
+    entries: Vec<IndexEntry>,
+    states: Vec<State>,
+    /// Shared objects created empty, waiting for their fields.
+    to_fill: VecDeque<(usize, SharedObject)>,
+    /// Shared objects whose `deserialization_ended` hooks run at the end.
+    to_finish: Vec<SharedObject>,
+    depth: usize,
+}
+
+/// Wraps a field error with where it happened.
+fn field_failure(reader: &Reader<'_>, error: FieldError) -> DecodeError {
+    match error {
+        FieldError::Plain(plain) => plain.into(),
+        other => DecodeError::new(reader.offset(), other),
+    }
+}
+
+impl<'d, 'c> Decoder<'d, 'c> {
+    pub(crate) fn new(
+        data: &'d [u8],
+        registry: &'d Registry,
+        limits: Limits,
+        context: &'c mut dyn Any,
+    ) -> Result<Self, DecodeError> {
+        let entries = index(data, &limits)?;
+        let states = entries.iter().map(|_| State::Pending).collect();
+        Ok(Decoder {
+            data,
+            registry,
+            limits,
+            context,
+            entries,
+            states,
+            to_fill: VecDeque::new(),
+            to_finish: Vec::new(),
+            depth: 0,
+        })
+    }
+
+    fn root_type(&self) -> Result<&'static RttiType, DecodeError> {
+        let entry = self.entries[0];
+        self.registry
+            .get(entry.type_id)
+            .filter(|rtti| !rtti.is_abstract())
+            .ok_or_else(|| DecodeError::new(entry.offset, DecodeErrorKind::UnknownRootType { type_id: entry.type_id }))
+    }
+
+    /// Decodes the graph with the root returned by value.
+    pub(crate) fn decode_boxed(mut self) -> Result<Box<dyn Reflectable>, DecodeError> {
+        let mut root = self.root_type()?.create().expect("checked not abstract");
+        self.states[0] = State::Root;
+        self.object_body(&mut *root, 0)?;
+        self.finish()?;
+        finish_hooks(&mut *root, self.context);
+        Ok(root)
+    }
+
+    /// Decodes the graph with the root in a shared allocation of `family`.
+    pub(crate) fn decode_shared(mut self, family: Family) -> Result<SharedObject, DecodeError> {
+        let rtti = self.root_type()?;
+        let root = rtti.make_shared(family, rtti.create().expect("checked not abstract")).ok();
+        let root = root.expect("a fresh object always fits its own type");
+        if family.is_mutable() {
+            self.states[0] = State::Ready(root.clone());
+            self.to_fill.push_back((0, root.clone()));
+            self.to_finish.push(root.clone());
+            self.finish()?;
+            Ok(root)
+        } else {
+            // Immutable roots are decoded before sharing, like any immutable object.
+            self.resolve(1, family)?;
+            self.finish()?;
+            match &self.states[0] {
+                State::Ready(shared) => Ok(shared.clone()),
+                _ => Err(DecodeError::new(
+                    self.entries[0].offset,
+                    DecodeErrorKind::UnknownRootType { type_id: rtti.id() },
+                )),
+            }
+        }
+    }
+
+    /// Fills queued objects, then runs the deferred end hooks.
+    fn finish(&mut self) -> Result<(), DecodeError> {
+        while let Some((index, shared)) = self.to_fill.pop_front() {
+            let mut result = Ok(());
+            shared
+                .write(|object| result = self.object_body(object, index))
+                .map_err(|error| DecodeError::new(self.entries[index].offset, error))?;
+            result?;
+        }
+        for shared in std::mem::take(&mut self.to_finish) {
+            let context = &mut *self.context;
+            shared.write(|object| finish_hooks(object, context)).map_err(|error| DecodeError::new(0, error))?;
+        }
+        Ok(())
+    }
+
+    /// Decodes top-level object `index` into `object` (a fresh instance of its type).
+    fn object_body(&mut self, object: &mut dyn Reflectable, index: usize) -> Result<(), DecodeError> {
+        let mut reader = Reader::new(self.data);
+        reader.skip(self.entries[index].offset)?;
+        let header = type_header(&mut reader)?;
+        self.sections(&mut reader, object, header.instance, false)
+    }
+
+    /// Decodes an object's sections (its first type header read) into `object`.
+    fn sections(
+        &mut self,
+        reader: &mut Reader<'_>,
+        object: &mut dyn Reflectable,
+        instance: u32,
+        embedded: bool,
+    ) -> Result<(), DecodeError> {
+        start_hooks(object, self.context);
+        let mut section: Option<&'static RttiType> = Some(object.rtti());
+        loop {
+            let stop = match section {
+                Some(rtti) => {
+                    let target = section_mut(object, rtti.id()).expect("section types come from the object's chain");
+                    self.fields(reader, rtti, target)?
+                }
+                None => skip_fields(reader, self.depth, &self.limits)?,
+            };
+            match stop {
+                Stop::Terminator if embedded => return Ok(()),
+                Stop::Terminator => return Err(corrupt(reader.offset(), "terminator outside an embedded object")),
+                Stop::End if embedded => return Err(corrupt(reader.offset(), "embedded object without a terminator")),
+                Stop::End => return Ok(()),
+                Stop::TypeHeader => {
+                    if !base_section_follows(reader, instance, embedded)? {
+                        return Ok(());
+                    }
+                    let header = type_header(reader)?;
+                    // A base the type no longer has is skipped.
+                    section = object.rtti().chain().find(|rtti| rtti.id() == header.type_id);
+                }
+            }
+        }
+    }
+
+    /// Decodes one section's fields.
+    fn fields(
+        &mut self,
+        reader: &mut Reader<'_>,
+        rtti: &'static RttiType,
+        object: &mut dyn Reflectable,
+    ) -> Result<Stop, DecodeError> {
+        loop {
+            let header = match next_field(reader)? {
+                Ok(header) => header,
+                Err(stop) => return Ok(stop),
+            };
+            match rtti.field(header.id).filter(|field| matches_wire(field, &header)) {
+                Some(field) => {
+                    self.field(reader, field, &header, object).map_err(|e| e.within(rtti.name(), Some(field.name())))?
+                }
+                None => match rtti.migration(header.id).filter(|migration| migration_accepts(migration, &header)) {
+                    Some(migration) => {
+                        self.migrate(reader, migration, &header, object).map_err(|e| e.within(rtti.name(), None))?
+                    }
+                    None => super::skip::skip_field(reader, &header, self.depth, &self.limits)?,
+                },
+            }
+        }
+    }
+
+    fn field(
+        &mut self,
+        reader: &mut Reader<'_>,
+        field: &RttiField,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        let count = field_count(reader, header)?;
+        match field.access() {
+            FieldAccess::Plain(access) => {
+                access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
+            }
+            FieldAccess::Reflectable(access) => {
+                let values = self.embedded_values(reader, count)?;
+                access.store(object, values).map_err(|error| field_failure(reader, error))?;
+            }
+            FieldAccess::Pointer(access) => {
+                let mut ids: SmallVec<[u32; 8]> = SmallVec::with_capacity(count);
+                for _ in 0..count {
+                    let offset = reader.offset();
+                    let id = reader.read_u32()?;
+                    if id as usize > self.entries.len() {
+                        return Err(DecodeError::new(
+                            offset,
+                            DecodeErrorKind::UnknownInstance { id, count: self.entries.len() },
+                        ));
+                    }
+                    if id != NULL_INSTANCE {
+                        self.resolve(id, access.family())?;
+                    }
+                    ids.push(id);
+                }
+                let targets: SmallVec<[Option<&SharedObject>; 8]> = ids.iter().map(|&id| self.ready(id)).collect();
+                access.store(object, &targets).map_err(|error| field_failure(reader, error))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn embedded_values(
+        &mut self,
+        reader: &mut Reader<'_>,
+        count: usize,
+    ) -> Result<Vec<Option<Box<dyn Reflectable>>>, DecodeError> {
+        self.depth += 1;
+        check_depth(reader, self.depth, &self.limits)?;
+        let mut values = Vec::with_capacity(count);
+        for _ in 0..count {
+            values.push(self.embedded(reader)?);
+        }
+        self.depth -= 1;
+        Ok(values)
+    }
+
+    /// One object embedded by value: `None` for an empty slot or a type this program lacks.
+    fn embedded(&mut self, reader: &mut Reader<'_>) -> Result<Option<Box<dyn Reflectable>>, DecodeError> {
+        let offset = reader.offset();
+        let header = type_header(reader)?;
+        if header.instance != 0 || header.base {
+            return Err(corrupt(offset, "an embedded object must start with instance 0 and no base bit"));
+        }
+        if header.type_id == NULL_TYPE_ID {
+            return Ok(None);
+        }
+        match self.registry.get(header.type_id).and_then(RttiType::create) {
+            Some(mut object) => {
+                self.sections(reader, &mut *object, 0, true)?;
+                finish_hooks(&mut *object, self.context);
+                Ok(Some(object))
+            }
+            None => {
+                skip_sections(reader, 0, true, self.depth, &self.limits)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Makes sure instance `id` is built (or known to be missing).
+    fn resolve(&mut self, id: u32, family: Family) -> Result<(), DecodeError> {
+        let index = id as usize - 1;
+        if !matches!(self.states[index], State::Pending) {
+            return Ok(());
+        }
+        let entry = self.entries[index];
+        let Some(object) = self.registry.get(entry.type_id).and_then(RttiType::create) else {
+            self.states[index] = State::Missing;
+            return Ok(());
+        };
+        let rtti = object.rtti();
+        if family.is_mutable() {
+            let shared = rtti.make_shared(family, object).ok().expect("a fresh object always fits its own type");
+            self.states[index] = State::Ready(shared.clone());
+            self.to_fill.push_back((index, shared.clone()));
+            self.to_finish.push(shared);
+        } else {
+            // Immutable pointees must be complete before they are shared.
+            let mut object = object;
+            self.states[index] = State::Building;
+            self.depth += 1;
+            check_depth(&Reader::new(&self.data[entry.offset..]), self.depth, &self.limits)
+                .map_err(|error| DecodeError { offset: entry.offset, ..error })?;
+            self.object_body(&mut *object, index)?;
+            self.depth -= 1;
+            finish_hooks(&mut *object, self.context);
+            let shared = rtti.make_shared(family, object).ok().expect("a fresh object always fits its own type");
+            self.states[index] = State::Ready(shared);
+        }
+        Ok(())
+    }
+
+    fn ready(&self, id: u32) -> Option<&SharedObject> {
+        match self.states.get((id as usize).checked_sub(1)?)? {
+            State::Ready(shared) => Some(shared),
+            _ => None,
+        }
+    }
+
+    /// Feeds a field the type no longer has (or has retyped) to its migration handler.
+    fn migrate(
+        &mut self,
+        reader: &mut Reader<'_>,
+        migration: &Migration,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        let count = field_count(reader, header)?;
+        match migration.shape() {
+            MigrationShape::Plain { .. } => migration.apply_plain(object, count, reader)?,
+            MigrationShape::Reflectable { .. } => {
+                let values = self.embedded_values(reader, count)?;
+                migration.apply_reflectable(object, values);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `true` when the stored field has the shape the current field expects.
+fn matches_wire(field: &RttiField, header: &FieldHeader) -> bool {
+    field.is_array() == header.array
+        && match (field.elem_info(), header.kind) {
+            (ElemInfo::Plain(info), WireKind::Plain(size)) => info.static_size.map(|size| size as u8) == size,
+            (ElemInfo::Reflectable(_), WireKind::Reflectable) | (ElemInfo::Pointer { .. }, WireKind::Pointer) => true,
+            _ => false,
+        }
+}
+
+/// `true` when a migration handler takes the stored field's shape.
+fn migration_accepts(migration: &Migration, header: &FieldHeader) -> bool {
+    match (migration.shape(), header.kind) {
+        (MigrationShape::Plain { static_size, array }, WireKind::Plain(size)) => {
+            array == header.array && static_size.map(|size| size as u8) == size
+        }
+        (MigrationShape::Reflectable { array }, WireKind::Reflectable) => array == header.array,
+        _ => false,
+    }
+}
+
+/// The section of `object` of type `type_id`: the object itself or an embedded base.
+fn section_mut(object: &mut dyn Reflectable, type_id: u32) -> Option<&mut dyn Reflectable> {
+    let mut current = object;
+    loop {
+        let rtti = current.rtti();
+        if rtti.id() == type_id {
+            return Some(current);
+        }
+        current = rtti.base_of_mut(current)?;
+    }
+}
+
+/// Calls `f` on each section of `object`, bases first.
+fn sections_base_first(object: &mut dyn Reflectable, mut f: impl FnMut(&'static RttiType, &mut dyn Reflectable)) {
+    let chain: SmallVec<[&'static RttiType; 4]> = object.rtti().chain().collect();
+    for rtti in chain.iter().rev() {
+        if let Some(section) = section_mut(object, rtti.id()) {
+            f(rtti, section);
+        }
+    }
+}
+
+fn start_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) {
+    if object.rtti().chain().any(|rtti| rtti.hooks().has_deserialization_started()) {
+        sections_base_first(object, |rtti, section| rtti.hooks().deserialization_started(section, context));
+    }
+}
+
+fn finish_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) {
+    if object.rtti().chain().any(|rtti| rtti.hooks().has_deserialization_ended()) {
+        sections_base_first(object, |rtti, section| rtti.hooks().deserialization_ended(section, context));
+    }
+}

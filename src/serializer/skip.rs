@@ -1,0 +1,217 @@
+//! Reading the stream's structure without a type model: headers, skipping fields, embedded objects
+//! and sections, and the index of top-level objects. The decoder skips whatever it does not
+//! understand with these, and builds its object table with [`index`].
+
+use super::error::{DecodeError, DecodeErrorKind};
+use super::format::{
+    FieldHeader, TypeHeader, WireKind, MAGIC, NULL_TYPE_ID, OBJECT_BIT, STREAM_HEADER_SIZE, VERSION, WORD_SIZE,
+};
+use super::Limits;
+use crate::plain::{skip_elem, Reader};
+
+/// Why a run of fields ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The input ended.
+    End,
+    /// A terminator was read.
+    Terminator,
+    /// A type header follows (not consumed).
+    TypeHeader,
+}
+
+pub(crate) fn corrupt(offset: usize, what: &'static str) -> DecodeError {
+    DecodeError::new(offset, DecodeErrorKind::Corrupt(what))
+}
+
+/// Checks the magic and version.
+pub(crate) fn stream_header(reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+    let found = &reader.rest()[..reader.remaining().min(STREAM_HEADER_SIZE)];
+    if found.len() < MAGIC.len() || found[..MAGIC.len()] != MAGIC {
+        return Err(DecodeError::new(0, DecodeErrorKind::BadMagic { found: found[..found.len().min(4)].to_vec() }));
+    }
+    reader.skip(MAGIC.len())?;
+    let version = reader.read_u32()?;
+    if version != VERSION {
+        return Err(DecodeError::new(MAGIC.len(), DecodeErrorKind::UnsupportedVersion { version }));
+    }
+    Ok(())
+}
+
+/// Reads a type header; the next word must have [`OBJECT_BIT`] set.
+pub(crate) fn type_header(reader: &mut Reader<'_>) -> Result<TypeHeader, DecodeError> {
+    let offset = reader.offset();
+    let meta = reader.read_u32()?;
+    if meta & OBJECT_BIT == 0 {
+        return Err(corrupt(offset, "expected a type header, found a field header"));
+    }
+    Ok(TypeHeader::unpack(meta, reader.read_u32()?))
+}
+
+/// Reads the next field header, or reports why the run of fields ends.
+#[inline]
+pub(crate) fn next_field(reader: &mut Reader<'_>) -> Result<Result<FieldHeader, Stop>, DecodeError> {
+    let Some(word) = reader.peek_u32() else {
+        return if reader.is_empty() {
+            Ok(Err(Stop::End))
+        } else {
+            Err(corrupt(reader.offset(), "stray bytes at the end of the stream"))
+        };
+    };
+    if word & OBJECT_BIT != 0 {
+        return Ok(Err(Stop::TypeHeader));
+    }
+    let offset = reader.offset();
+    reader.skip(WORD_SIZE)?;
+    match FieldHeader::unpack(word) {
+        Ok(Some(header)) => Ok(Ok(header)),
+        Ok(None) => Ok(Err(Stop::Terminator)),
+        Err(what) => Err(corrupt(offset, what)),
+    }
+}
+
+/// The element count of a field: read and checked against the bytes left for arrays, 1 otherwise.
+#[inline]
+pub(crate) fn field_count(reader: &mut Reader<'_>, header: &FieldHeader) -> Result<usize, DecodeError> {
+    if header.array {
+        Ok(reader.read_count(header.min_elem_size())?)
+    } else {
+        Ok(1)
+    }
+}
+
+/// Skips one field's data (its header already read).
+pub(crate) fn skip_field(
+    reader: &mut Reader<'_>,
+    header: &FieldHeader,
+    depth: usize,
+    limits: &Limits,
+) -> Result<(), DecodeError> {
+    let count = field_count(reader, header)?;
+    match header.kind {
+        WireKind::Plain(Some(size)) => reader.skip(usize::from(size) * count)?,
+        WireKind::Plain(None) => {
+            for _ in 0..count {
+                skip_elem(reader, None)?;
+            }
+        }
+        WireKind::Pointer => reader.skip(WORD_SIZE * count)?,
+        WireKind::Reflectable => {
+            for _ in 0..count {
+                skip_embedded(reader, depth + 1, limits)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Skips fields up to the next type header, terminator or end.
+pub(crate) fn skip_fields(reader: &mut Reader<'_>, depth: usize, limits: &Limits) -> Result<Stop, DecodeError> {
+    loop {
+        match next_field(reader)? {
+            Ok(header) => skip_field(reader, &header, depth, limits)?,
+            Err(stop) => return Ok(stop),
+        }
+    }
+}
+
+pub(crate) fn check_depth(reader: &Reader<'_>, depth: usize, limits: &Limits) -> Result<(), DecodeError> {
+    if depth > limits.max_depth {
+        Err(DecodeError::new(reader.offset(), DecodeErrorKind::TooDeep { limit: limits.max_depth }))
+    } else {
+        Ok(())
+    }
+}
+
+/// Skips an embedded object, header included.
+pub(crate) fn skip_embedded(reader: &mut Reader<'_>, depth: usize, limits: &Limits) -> Result<(), DecodeError> {
+    check_depth(reader, depth, limits)?;
+    let offset = reader.offset();
+    let header = type_header(reader)?;
+    if header.instance != 0 || header.base {
+        return Err(corrupt(offset, "an embedded object must start with instance 0 and no base bit"));
+    }
+    if header.type_id == NULL_TYPE_ID {
+        return Ok(());
+    }
+    skip_sections(reader, 0, true, depth, limits)
+}
+
+/// Skips the sections of an object whose first type header was read: fields, then base sections
+/// (type headers with the base bit and the same instance), up to its end. An embedded object
+/// (`embedded`) ends at its terminator, a top-level one at the next object's header or the end.
+pub(crate) fn skip_sections(
+    reader: &mut Reader<'_>,
+    instance: u32,
+    embedded: bool,
+    depth: usize,
+    limits: &Limits,
+) -> Result<(), DecodeError> {
+    loop {
+        match skip_fields(reader, depth, limits)? {
+            Stop::Terminator if embedded => return Ok(()),
+            Stop::Terminator => return Err(corrupt(reader.offset(), "terminator outside an embedded object")),
+            Stop::End if embedded => return Err(corrupt(reader.offset(), "embedded object without a terminator")),
+            Stop::End => return Ok(()),
+            Stop::TypeHeader => {
+                if !base_section_follows(reader, instance, embedded)? {
+                    return Ok(());
+                }
+                type_header(reader)?;
+            }
+        }
+    }
+}
+
+/// At a type header after an object's fields: `true` when it opens another base section of the
+/// same object, `false` when it opens the next top-level object. Anything else is corrupt.
+pub(crate) fn base_section_follows(reader: &Reader<'_>, instance: u32, embedded: bool) -> Result<bool, DecodeError> {
+    let meta = reader.peek_u32().unwrap_or(0);
+    let header = TypeHeader::unpack(meta, 0);
+    match (header.base, embedded) {
+        (true, _) if header.instance == instance => Ok(true),
+        (true, _) => Err(corrupt(reader.offset(), "base section of another instance")),
+        (false, true) => Err(corrupt(reader.offset(), "embedded object without a terminator")),
+        (false, false) => Ok(false),
+    }
+}
+
+/// Where a top-level object starts, and its type.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IndexEntry {
+    /// Offset of its first type header.
+    pub offset: usize,
+    /// Its type ID.
+    pub type_id: u32,
+}
+
+/// Finds every top-level object: instance IDs must run 1, 2, 3, ... Each entry costs at least 8
+/// input bytes, so the index never outgrows the input.
+pub(crate) fn index(data: &[u8], limits: &Limits) -> Result<Vec<IndexEntry>, DecodeError> {
+    let mut reader = Reader::new(data);
+    stream_header(&mut reader)?;
+    let mut entries = Vec::new();
+    while !reader.is_empty() {
+        let offset = reader.offset();
+        let header = type_header(&mut reader)?;
+        let expected = entries.len() as u32 + 1;
+        if header.base {
+            return Err(corrupt(offset, "base section without an object"));
+        }
+        if header.instance != expected {
+            return Err(DecodeError::new(
+                offset,
+                DecodeErrorKind::InstanceOutOfSequence { expected, found: header.instance },
+            ));
+        }
+        if header.type_id == NULL_TYPE_ID {
+            return Err(corrupt(offset, "top-level object with the null type"));
+        }
+        entries.push(IndexEntry { offset, type_id: header.type_id });
+        skip_sections(&mut reader, header.instance, false, 0, limits)?;
+    }
+    if entries.is_empty() {
+        return Err(DecodeError::new(reader.offset(), DecodeErrorKind::NoRoot));
+    }
+    Ok(entries)
+}
