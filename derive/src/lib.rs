@@ -10,7 +10,10 @@ use syn::{parse_macro_input, DeriveInput};
 /// Implements `Reflectable` and registers the type.
 ///
 /// Type attributes: `#[rtti(id = N)]` (required), `name = "..."`, `abstract`, `hooks` (wire the
-/// type's `RttiHooks` impl), `implements(Trait, ...)`.
+/// type's `RttiHooks` impl), `implements(Trait, ...)`, `extend = path` (a
+/// `fn(RttiTypeBuilder<Self>) -> RttiTypeBuilder<Self>` adding migrations, hooks or computed
+/// fields), `no_register` (keep the type out of the global registry, e.g. an old schema kept for
+/// tests).
 ///
 /// Field attributes: `#[rtti(id = N)]`, `#[rtti(skip)]` or `#[rtti(base)]` on every field, plus
 /// `name = "..."`, `flags = EXPR`, and a kind where it cannot be inferred: `reflectable` (a

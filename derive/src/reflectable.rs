@@ -13,6 +13,7 @@ struct TypeAttrs {
     hooks: bool,
     implements: Vec<Path>,
     extend: Option<Expr>,
+    no_register: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -46,6 +47,8 @@ fn parse_type_attrs(input: &DeriveInput) -> syn::Result<TypeAttrs> {
                 attrs.is_abstract = true;
             } else if meta.path.is_ident("hooks") {
                 attrs.hooks = true;
+            } else if meta.path.is_ident("no_register") {
+                attrs.no_register = true;
             } else if meta.path.is_ident("extend") {
                 attrs.extend = Some(meta.value()?.parse()?);
             } else if meta.path.is_ident("implements") {
@@ -54,7 +57,9 @@ fn parse_type_attrs(input: &DeriveInput) -> syn::Result<TypeAttrs> {
                     Ok(())
                 })?;
             } else {
-                return Err(meta.error("expected `id`, `name`, `abstract`, `hooks`, `extend` or `implements(...)`"));
+                return Err(meta.error(
+                    "expected `id`, `name`, `abstract`, `hooks`, `extend`, `no_register` or `implements(...)`",
+                ));
             }
             Ok(())
         })?;
@@ -281,6 +286,13 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         quote!(#r::register_trait_impl!(#ident => #(#traits),*);)
     });
 
+    let registration = (!attrs.no_register).then(|| {
+        quote! {
+            #r::__private::inventory::submit! {
+                #r::rtti::TypeRegistration { rtti: try_rtti }
+            }
+        }
+    });
     Ok(quote! {
         const _: () = {
             static RTTI: #r::__private::Lazy<
@@ -291,6 +303,7 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                     .build()
             });
 
+            #[allow(dead_code)]
             fn try_rtti() -> ::core::result::Result<&'static #r::RttiType, &'static #r::rtti::RttiError> {
                 RTTI.as_ref()
             }
@@ -304,8 +317,23 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 }
             }
 
-            #r::__private::inventory::submit! {
-                #r::rtti::TypeRegistration { rtti: try_rtti }
+            #registration
+
+            impl #r::field::ValueSlot for ::std::boxed::Box<#ident> {
+                fn declared() -> #r::field::Declared {
+                    <#ident as #r::field::ValueSlot>::declared()
+                }
+                fn value(&self) -> ::core::option::Option<&dyn #r::Reflectable> {
+                    ::core::option::Option::Some(&**self)
+                }
+                fn value_mut(&mut self) -> ::core::option::Option<&mut dyn #r::Reflectable> {
+                    ::core::option::Option::Some(&mut **self)
+                }
+                fn from_object(
+                    object: ::core::option::Option<::std::boxed::Box<dyn #r::Reflectable>>,
+                ) -> ::core::option::Option<Self> {
+                    #r::rtti::downcast_box::<#ident>(object?).ok()
+                }
             }
         };
         #implements

@@ -20,7 +20,7 @@ mod value;
 pub use access::{Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SmallVecShape, VecShape};
 pub use cast::{TraitCast, TraitCastFn};
 pub use plain::PlainAccess;
-pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle, SharedObject};
+pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle, SharedObject, UpcastFn};
 pub use value::{boxed_trait_object, ValueAccess, ValueSlot};
 
 use crate::plain::{PlainError, PlainType};

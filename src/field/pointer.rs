@@ -131,15 +131,19 @@ impl<H: SharedHandle> ErasedShared for H {
 impl Clone for SharedObject {
     /// Another strong handle to the same object.
     fn clone(&self) -> Self {
-        SharedObject(self.0.clone_box())
+        SharedObject(self.0.clone_box(), self.1)
     }
 }
+
+/// Converts a concrete handle (`&dyn Any` of e.g. `Rc<RefCell<T>>`) into its `dyn Reflectable`
+/// form, written into an `&mut Option<Rc<RefCell<dyn Reflectable>>>`.
+pub type UpcastFn = fn(&dyn Any, &mut dyn Any);
 
 /// A type-erased strong handle to a shared reflectable object.
 ///
 /// Holding one keeps the object alive. Two `SharedObject`s are the same object when their
 /// [`addr`](SharedObject::addr)s are equal.
-pub struct SharedObject(Box<dyn ErasedShared>);
+pub struct SharedObject(Box<dyn ErasedShared>, Option<UpcastFn>);
 
 impl fmt::Debug for SharedObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -150,7 +154,16 @@ impl fmt::Debug for SharedObject {
 impl SharedObject {
     /// Erases a strong handle.
     pub fn new<H: SharedHandle>(handle: H) -> Self {
-        SharedObject(Box::new(handle))
+        SharedObject(Box::new(handle), None)
+    }
+
+    /// Erases a handle to a concrete `T`, keeping the ability to cast it to the `dyn Reflectable`
+    /// form of its family (`Rc<dyn Reflectable>`, `Arc<Mutex<dyn Reflectable>>`, ...).
+    pub fn new_concrete<H: SharedHandle>(handle: H) -> Self
+    where
+        H::Pointee: Reflectable + Sized,
+    {
+        SharedObject(Box::new(handle), Some(upcast::<H::Pointee>))
     }
     /// Address of the shared allocation (the object's identity).
     pub fn addr(&self) -> usize {
@@ -182,11 +195,35 @@ impl SharedObject {
         if let Some(handle) = any.downcast_ref::<H>() {
             return Some(handle.clone());
         }
-        let cast = cast::find(any.type_id(), TypeId::of::<H>())?;
         let mut out: Option<H> = None;
-        cast.shared(any, &mut out);
+        match cast::find(any.type_id(), TypeId::of::<H>()) {
+            Some(cast) => cast.shared(any, &mut out),
+            None => {
+                if let Some(upcast) = self.1 {
+                    upcast(any, &mut out)
+                }
+            }
+        }
         out
     }
+}
+
+/// The [`UpcastFn`] of a concrete `T`: every family's handle to its `dyn Reflectable` form.
+fn upcast<T: Reflectable>(from: &dyn Any, out: &mut dyn Any) {
+    fn put<H: Clone + 'static, D: 'static>(from: &dyn Any, out: &mut dyn Any, coerce: fn(H) -> D) -> bool {
+        match (from.downcast_ref::<H>(), out.downcast_mut::<Option<D>>()) {
+            (Some(handle), Some(out)) => {
+                *out = Some(coerce(handle.clone()));
+                true
+            }
+            _ => false,
+        }
+    }
+    let _ = put(from, out, |h: Rc<T>| -> Rc<dyn Reflectable> { h })
+        || put(from, out, |h: Rc<RefCell<T>>| -> Rc<RefCell<dyn Reflectable>> { h })
+        || put(from, out, |h: Arc<T>| -> Arc<dyn Reflectable> { h })
+        || put(from, out, |h: Arc<Mutex<T>>| -> Arc<Mutex<dyn Reflectable>> { h })
+        || put(from, out, |h: Arc<RwLock<T>>| -> Arc<RwLock<dyn Reflectable>> { h });
 }
 
 /// A pointer field element: a strong handle, an `Option` of one, or a `Weak`.

@@ -431,10 +431,10 @@ fn make_shared<T: Reflectable>(
 ) -> Result<SharedObject, Box<dyn Reflectable>> {
     let value = *downcast_box::<T>(object)?;
     Ok(match family {
-        Family::Rc => SharedObject::new(Rc::new(value)),
-        Family::RcRefCell => SharedObject::new(Rc::new(RefCell::new(value))),
-        Family::Arc => SharedObject::new(Arc::new(value)),
-        Family::ArcMutex => SharedObject::new(Arc::new(Mutex::new(value))),
-        Family::ArcRwLock => SharedObject::new(Arc::new(RwLock::new(value))),
+        Family::Rc => SharedObject::new_concrete(Rc::new(value)),
+        Family::RcRefCell => SharedObject::new_concrete(Rc::new(RefCell::new(value))),
+        Family::Arc => SharedObject::new_concrete(Arc::new(value)),
+        Family::ArcMutex => SharedObject::new_concrete(Arc::new(Mutex::new(value))),
+        Family::ArcRwLock => SharedObject::new_concrete(Arc::new(RwLock::new(value))),
     })
 }

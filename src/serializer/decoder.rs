@@ -99,7 +99,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// Decodes the graph with the root in a shared allocation of `family`.
     pub(crate) fn decode_shared(mut self, family: Family) -> Result<SharedObject, DecodeError> {
         let rtti = self.root_type()?;
-        let root = rtti.make_shared(family, rtti.create().expect("checked not abstract")).ok();
+        let root = rtti.make_shared(family, rtti.create().expect("checked not abstract"));
         let root = root.expect("a fresh object always fits its own type");
         if family.is_mutable() {
             self.states[0] = State::Ready(root.clone());
@@ -296,7 +296,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         };
         let rtti = object.rtti();
         if family.is_mutable() {
-            let shared = rtti.make_shared(family, object).ok().expect("a fresh object always fits its own type");
+            let shared = rtti.make_shared(family, object).expect("a fresh object always fits its own type");
             self.states[index] = State::Ready(shared.clone());
             self.to_fill.push_back((index, shared.clone()));
             self.to_finish.push(shared);
@@ -310,7 +310,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             self.object_body(&mut *object, index)?;
             self.depth -= 1;
             finish_hooks(&mut *object, self.context);
-            let shared = rtti.make_shared(family, object).ok().expect("a fresh object always fits its own type");
+            let shared = rtti.make_shared(family, object).expect("a fresh object always fits its own type");
             self.states[index] = State::Ready(shared);
         }
         Ok(())

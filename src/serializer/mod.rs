@@ -167,7 +167,6 @@ impl<'r> BinarySerializer<'r> {
             Ok(())
         };
         let total = Encoder::new(Vec::new(), Some(&mut sink), threshold, self.limits, context).run(root)?.1;
-        drop(sink);
         if filled > 0 {
             flush(&buffer[..filled])?;
         }
