@@ -390,49 +390,67 @@ fn hooks_run_with_the_callers_context_bases_first() {
     );
 }
 
-/// Cycles through every mutable family.
+/// Cycles through every mutable family: `Rc<RefCell>` rings, and `Send + Sync` rings behind locks.
 #[derive(Reflectable, Default)]
 #[rtti(id = 410_040)]
 struct Ring {
     #[rtti(id = 1)]
     id: u32,
     #[rtti(id = 2)]
-    next_cell: Option<Rc<RefCell<Ring>>>,
+    next: Option<Rc<RefCell<Ring>>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 410_041)]
+struct SyncRing {
+    #[rtti(id = 1)]
+    id: u32,
+    #[rtti(id = 2)]
+    next_mutex: Option<Arc<Mutex<SyncRing>>>,
     #[rtti(id = 3)]
-    next_mutex: Option<Arc<Mutex<Ring>>>,
-    #[rtti(id = 4)]
-    next_rwlock: Option<Arc<RwLock<Ring>>>,
+    next_rwlock: Option<Arc<RwLock<SyncRing>>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 410_042)]
+struct Rings {
+    #[rtti(id = 1)]
+    cell: Option<Rc<RefCell<Ring>>>,
+    #[rtti(id = 2)]
+    mutex: Option<Arc<Mutex<SyncRing>>>,
+    #[rtti(id = 3)]
+    rwlock: Option<Arc<RwLock<SyncRing>>>,
 }
 
 #[test]
 fn strong_cycles_close_in_every_mutable_family() {
     // Rc<RefCell>: a -> b -> a.
-    let a = Rc::new(RefCell::new(Ring { id: 1, ..Ring::default() }));
-    let b = Rc::new(RefCell::new(Ring { id: 2, next_cell: Some(a.clone()), ..Ring::default() }));
-    a.borrow_mut().next_cell = Some(b.clone());
+    let a = Rc::new(RefCell::new(Ring { id: 1, next: None }));
+    let b = Rc::new(RefCell::new(Ring { id: 2, next: Some(a.clone()) }));
+    a.borrow_mut().next = Some(b.clone());
     // Arc<Mutex>: a self-loop. Arc<RwLock>: c -> d -> c.
-    let m = Arc::new(Mutex::new(Ring { id: 3, ..Ring::default() }));
+    let m = Arc::new(Mutex::new(SyncRing { id: 3, ..SyncRing::default() }));
     m.lock().unwrap().next_mutex = Some(m.clone());
-    let c = Arc::new(RwLock::new(Ring { id: 4, ..Ring::default() }));
-    let d = Arc::new(RwLock::new(Ring { id: 5, next_rwlock: Some(c.clone()), ..Ring::default() }));
+    let c = Arc::new(RwLock::new(SyncRing { id: 4, ..SyncRing::default() }));
+    let d = Arc::new(RwLock::new(SyncRing { id: 5, next_rwlock: Some(c.clone()), ..SyncRing::default() }));
     c.write().unwrap().next_rwlock = Some(d.clone());
-    let root = Ring { id: 0, next_cell: Some(a.clone()), next_mutex: Some(m.clone()), next_rwlock: Some(c.clone()) };
+    let root = Rings { cell: Some(a.clone()), mutex: Some(m.clone()), rwlock: Some(c.clone()) };
 
     let serializer = MemorySerializer::new();
-    let back: Ring = serializer.decode_as(&serializer.encode(&root).unwrap()).unwrap();
-    let a2 = back.next_cell.clone().unwrap();
-    let b2 = a2.borrow().next_cell.clone().unwrap();
+    let back: Rings = serializer.decode_as(&serializer.encode(&root).unwrap()).unwrap();
+    let a2 = back.cell.clone().unwrap();
+    let b2 = a2.borrow().next.clone().unwrap();
     assert_eq!((a2.borrow().id, b2.borrow().id), (1, 2));
-    assert!(Rc::ptr_eq(b2.borrow().next_cell.as_ref().unwrap(), &a2));
-    let m2 = back.next_mutex.clone().unwrap();
+    assert!(Rc::ptr_eq(b2.borrow().next.as_ref().unwrap(), &a2));
+    let m2 = back.mutex.clone().unwrap();
     assert!(Arc::ptr_eq(m2.lock().unwrap().next_mutex.as_ref().unwrap(), &m2));
-    let c2 = back.next_rwlock.clone().unwrap();
+    let c2 = back.rwlock.clone().unwrap();
     let d2 = c2.read().unwrap().next_rwlock.clone().unwrap();
     assert_eq!(d2.read().unwrap().id, 5);
     assert!(Arc::ptr_eq(d2.read().unwrap().next_rwlock.as_ref().unwrap(), &c2));
 
     for ring in [&a, &a2] {
-        ring.borrow_mut().next_cell = None;
+        ring.borrow_mut().next = None;
     }
     for ring in [&m, &m2] {
         ring.lock().unwrap().next_mutex = None;
@@ -486,7 +504,15 @@ fn streaming_sinks_produce_the_same_bytes() {
         let mut buffer = vec![0u8; size];
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         let total = serializer
-            .encode_to_buffer(Root::Object(&level), &mut buffer, &mut |chunk| Ok(chunks.push(chunk.to_vec())), &mut ())
+            .encode_to_buffer(
+                Root::Object(&level),
+                &mut buffer,
+                &mut |chunk| {
+                    chunks.push(chunk.to_vec());
+                    Ok(())
+                },
+                &mut (),
+            )
             .unwrap();
         assert_eq!(total as usize, expected.len());
         assert!(chunks.iter().all(|chunk| chunk.len() <= size));
