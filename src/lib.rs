@@ -114,6 +114,12 @@
 //! assert!(reflectable::rtti::rtti_create_by_name("Sensor").is_some());
 //! ```
 //!
+//! ## Saving and loading
+//!
+//! The [`serializer`] writes whole object graphs in the self-describing format of `FORMAT.md`:
+//! [`serializer::MemorySerializer`] to bytes, [`serializer::FileSerializer`] to files (atomically),
+//! [`serializer::BinarySerializer`] to any `io::Write` or a fixed buffer with a flush callback.
+//!
 //! ## Layout
 //!
 //! `plain` (codecs) ← `field` (field descriptors and dynamic access) ← `rtti` (type descriptors,
@@ -129,6 +135,11 @@ pub mod serializer;
 
 pub use reflectable_derive::{PlainType, Reflectable};
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};
+
+/// The README's examples, run as doctests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// Re-exported for `#[derive(PlainType)]` with `pod`: derive `bytemuck::Pod` alongside.
 pub use bytemuck;

@@ -1,0 +1,127 @@
+//! Files: a save that fails midway leaves the previous file byte-identical.
+
+#[path = "../examples/common/level.rs"]
+mod level;
+
+use reflectable::serializer::{write_atomically, BinarySerializer, EncodeError, FileSerializer, Root};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// A fresh folder under the system's temp folder, removed on drop.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("reflectable-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Folder(path)
+    }
+    fn entries(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Passes `left` bytes through, then fails every write.
+struct FailAfter<'a> {
+    inner: &'a mut dyn Write,
+    left: usize,
+}
+
+impl Write for FailAfter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            return Err(io::Error::other("disk full"));
+        }
+        let n = buf.len().min(self.left);
+        self.left -= n;
+        self.inner.write(&buf[..n])
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn save_failing_after(path: &Path, level: &level::Level, bytes: usize) -> Result<u64, EncodeError> {
+    let core = BinarySerializer::new().flush_threshold(512);
+    write_atomically(path, |writer| {
+        let mut failing = FailAfter { inner: writer, left: bytes };
+        core.encode_to_writer(Root::Object(level), &mut failing, &mut ())
+    })
+}
+
+#[test]
+fn a_save_failing_after_n_bytes_leaves_the_old_file_untouched() {
+    let folder = Folder::new("atomic");
+    let path = folder.0.join("level.bin");
+    let (old_level, _) = level::build_level(40, 1);
+    let serializer = FileSerializer::new();
+    serializer.encode(&old_level, &path).unwrap();
+    let old_bytes = std::fs::read(&path).unwrap();
+
+    let (new_level, _) = level::build_level(400, 2);
+    let new_size = BinarySerializer::new().encode_to_vec(Root::Object(&new_level), &mut ()).unwrap().len();
+    let mut failures = 0;
+    for n in (0..new_size).step_by(new_size / 97).chain([1, 7, new_size - 1]) {
+        let error = save_failing_after(&path, &new_level, n).unwrap_err();
+        assert!(matches!(error, EncodeError::Io(_)), "{error}");
+        assert_eq!(std::fs::read(&path).unwrap(), old_bytes, "failed after {n} bytes");
+        assert_eq!(folder.entries(), ["level.bin"], "no temporary file is left behind");
+        failures += 1;
+    }
+    assert!(failures > 90);
+
+    // The old file still loads; a save that succeeds replaces it.
+    let loaded: level::Level = serializer.decode_as(&path).unwrap();
+    level::compare_levels(&old_level, &loaded).unwrap();
+    save_failing_after(&path, &new_level, usize::MAX).unwrap();
+    let loaded_new: level::Level = serializer.decode_as(&path).unwrap();
+    level::compare_levels(&new_level, &loaded_new).unwrap();
+    assert_eq!(folder.entries(), ["level.bin"]);
+    for level in [&old_level, &new_level, &loaded, &loaded_new] {
+        level::break_cycles(level);
+    }
+}
+
+#[test]
+fn an_encode_error_midway_leaves_the_old_file_untouched() {
+    let folder = Folder::new("encode-error");
+    let path = folder.0.join("level.bin");
+    let (level, _) = level::build_level(100, 3);
+    let serializer = FileSerializer::new();
+    let size = serializer.encode(&level, &path).unwrap();
+    let old_bytes = std::fs::read(&path).unwrap();
+    assert_eq!(size as usize, old_bytes.len());
+
+    // An object borrowed mutably elsewhere cannot be read: the save fails partway through.
+    let object = level.root.as_ref().unwrap().borrow().children[0].clone();
+    let guard = object.borrow_mut();
+    let error = serializer.encode(&level, &path).unwrap_err();
+    assert!(matches!(error, EncodeError::Pointee { .. }), "{error}");
+    drop(guard);
+    assert_eq!(std::fs::read(&path).unwrap(), old_bytes);
+    assert_eq!(folder.entries(), ["level.bin"]);
+    level::break_cycles(&level);
+}
+
+#[test]
+fn saving_into_a_missing_folder_fails_without_creating_anything() {
+    let folder = Folder::new("missing");
+    let path = folder.0.join("nope").join("level.bin");
+    let (level, _) = level::build_level(5, 4);
+    assert!(matches!(FileSerializer::new().encode(&level, &path), Err(EncodeError::Io(_))));
+    assert!(folder.entries().is_empty());
+    assert!(FileSerializer::new().decode(&path).is_err());
+    level::break_cycles(&level);
+}

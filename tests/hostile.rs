@@ -1,0 +1,287 @@
+//! Truncated, corrupt and hostile input: every decoder path returns an error (or a valid value),
+//! never a panic, a hang, a stack overflow or an allocation the input does not justify.
+
+#[path = "../examples/common/level.rs"]
+mod level;
+
+use quickcheck::{quickcheck, TestResult};
+use reflectable::plain::PlainError;
+use reflectable::serializer::format::{FieldHeader, TypeHeader, WireKind, MAGIC, TERMINATOR, VERSION};
+use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
+use reflectable::Reflectable;
+use std::rc::Rc;
+
+#[derive(Reflectable, Default, Debug, PartialEq)]
+#[rtti(id = 430_000)]
+struct Door {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    hinges: Vec<u64>,
+    #[rtti(id = 3, reflectable)]
+    inner: Option<Box<Door>>,
+    #[rtti(id = 4)]
+    next: Option<Rc<Door>>,
+    #[rtti(id = 5)]
+    many: Vec<Option<Rc<Door>>>,
+}
+
+/// Has none of `Door`'s fields: everything in a `Door` stream is skipped when decoded as this.
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 430_001)]
+struct Empty {}
+
+struct Stream(Vec<u8>);
+
+impl Stream {
+    fn new() -> Self {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        Stream(bytes)
+    }
+    fn object(mut self, instance: u32, type_id: u32) -> Self {
+        TypeHeader { instance, base: false, type_id }.write(&mut self.0);
+        self
+    }
+    fn field(mut self, id: u16, kind: WireKind, array: bool) -> Self {
+        self.0.extend_from_slice(&FieldHeader { id, kind, array }.pack().to_le_bytes());
+        self
+    }
+    fn word(mut self, word: u32) -> Self {
+        self.0.extend_from_slice(&word.to_le_bytes());
+        self
+    }
+}
+
+fn serializer() -> MemorySerializer<'static> {
+    MemorySerializer::new()
+}
+
+fn door_chain(depth: usize) -> Door {
+    let mut door = Door { name: "leaf".into(), ..Door::default() };
+    for i in 0..depth {
+        door = Door {
+            name: format!("d{i}"),
+            hinges: vec![i as u64; i % 3],
+            inner: Some(Box::new(door)),
+            ..Door::default()
+        };
+    }
+    door
+}
+
+fn samples() -> Vec<Vec<u8>> {
+    let shared = Rc::new(door_chain(2));
+    let root = Door {
+        name: "root".into(),
+        hinges: vec![1, 2, 3],
+        inner: Some(Box::new(door_chain(3))),
+        next: Some(shared.clone()),
+        many: vec![Some(shared.clone()), None, Some(Rc::new(Door::default()))],
+    };
+    let (level, _) = level::build_level(20, 11);
+    let samples = vec![serializer().encode(&root).unwrap(), serializer().encode(&level).unwrap()];
+    level::break_cycles(&level);
+    samples
+}
+
+#[test]
+fn every_truncation_fails_cleanly() {
+    for bytes in samples() {
+        for len in 0..bytes.len() {
+            match serializer().decode(&bytes[..len]) {
+                Ok(_) => {}
+                Err(error) => assert!(error.offset <= len, "offset {} past the end {len}: {error}", error.offset),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
+    let bytes = Stream::new().object(1, 430_000).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).0;
+    assert_eq!(bytes.len(), 24);
+    let error = serializer().decode(&bytes).unwrap_err();
+    assert_eq!(
+        error.kind,
+        DecodeErrorKind::Plain(PlainError::LengthTooLarge { offset: 20, claimed: u32::MAX as u64, available: 0 })
+    );
+    assert_eq!(error.offset, 20);
+    // The same claim in a field the type does not know (skipped), and in pointer and embedded arrays.
+    let skipped = Stream::new().object(1, 430_001).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).0;
+    assert!(matches!(
+        serializer().decode(&skipped).unwrap_err().kind,
+        DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
+    ));
+    let pointers = Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(u32::MAX).0;
+    assert!(matches!(
+        serializer().decode(&pointers).unwrap_err().kind,
+        DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
+    ));
+    let embedded = Stream::new().object(1, 430_000).field(3, WireKind::Reflectable, true).word(u32::MAX).0;
+    assert!(serializer().decode(&embedded).is_err());
+}
+
+/// A megabyte of nested embedded objects: the depth limit stops it, known fields and skipped ones
+/// alike, long before the stack could overflow.
+#[test]
+fn maximal_nesting_hits_the_depth_limit() {
+    let mut stream = Stream::new().object(1, 430_000);
+    while stream.0.len() < 1 << 20 {
+        stream = stream.field(3, WireKind::Reflectable, false).object(0, 430_000);
+    }
+    let started = std::time::Instant::now();
+    for root_type in [430_000u32, 430_001] {
+        let mut bytes = stream.0.clone();
+        bytes[12..16].copy_from_slice(&root_type.to_le_bytes());
+        let error = serializer().decode(&bytes).unwrap_err();
+        assert_eq!(error.kind, DecodeErrorKind::TooDeep { limit: 128 }, "root type {root_type}");
+    }
+    assert!(started.elapsed().as_secs() < 10);
+    // Encoding refuses to write what decoding would refuse.
+    assert!(serializer().encode(&door_chain(200)).is_err());
+    assert!(serializer().encode(&door_chain(100)).is_ok());
+}
+
+#[test]
+fn pointer_cycles_and_self_references_in_the_stream_terminate() {
+    // 1 -> 1 (the root by value: null), 1 -> 2, 2 -> 3, 3 -> 2 and 3 -> 3, all immutable `Rc<Door>`.
+    let bytes = Stream::new()
+        .object(1, 430_000)
+        .field(4, WireKind::Pointer, false)
+        .word(1)
+        .field(5, WireKind::Pointer, true)
+        .word(3) // count
+        .word(2)
+        .word(2)
+        .word(1)
+        .object(2, 430_000)
+        .field(4, WireKind::Pointer, false)
+        .word(3)
+        .object(3, 430_000)
+        .field(4, WireKind::Pointer, false)
+        .word(2)
+        .field(5, WireKind::Pointer, true)
+        .word(2) // count
+        .word(1)
+        .word(3)
+        .0;
+    let door: Door = serializer().decode_as(&bytes).unwrap();
+    assert!(door.next.is_none(), "a pointer to the by-value root is null");
+    let two = door.many[0].clone().unwrap();
+    assert!(Rc::ptr_eq(&two, door.many[1].as_ref().unwrap()));
+    assert!(door.many[2].is_none());
+    let three = two.next.clone().unwrap();
+    assert!(three.next.is_none(), "an immutable cycle cannot exist in memory: the back edge is null");
+    assert_eq!(three.many.len(), 2);
+    assert!(three.many.iter().all(Option::is_none));
+}
+
+#[test]
+fn a_million_references_to_missing_objects_decode_quickly_as_nulls() {
+    let count = 1_000_000u32;
+    let mut stream = Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(count);
+    for id in 0..count {
+        stream.0.extend_from_slice(&(2 + id % 1000).to_le_bytes());
+    }
+    for instance in 2..1002 {
+        stream = stream.object(instance, 999_999); // a type nobody registered
+    }
+    let started = std::time::Instant::now();
+    let door: Door = serializer().decode_as(&stream.0).unwrap();
+    assert_eq!(door.many.len(), count as usize);
+    assert!(door.many.iter().all(Option::is_none));
+    assert!(started.elapsed().as_secs() < 10);
+
+    // References past the objects the stream holds are an error.
+    let bytes = Stream::new().object(1, 430_000).field(4, WireKind::Pointer, false).word(5).0;
+    let error = serializer().decode(&bytes).unwrap_err();
+    assert_eq!(error.kind, DecodeErrorKind::UnknownInstance { id: 5, count: 1 });
+    assert_eq!(error.offset, 20);
+}
+
+#[test]
+fn corrupt_structure_is_reported_with_its_offset() {
+    let reserved = Stream::new().object(1, 430_000).word(0x0001_00C0).0;
+    let error = serializer().decode(&reserved).unwrap_err();
+    assert_eq!((error.offset, error.kind), (16, DecodeErrorKind::Corrupt("reserved field header bits set")));
+
+    let sequence = Stream::new().object(2, 430_000).0;
+    let error = serializer().decode(&sequence).unwrap_err();
+    assert_eq!(error.kind, DecodeErrorKind::InstanceOutOfSequence { expected: 1, found: 2 });
+
+    let stray_terminator = Stream::new().object(1, 430_000).word(TERMINATOR).0;
+    assert!(matches!(serializer().decode(&stray_terminator).unwrap_err().kind, DecodeErrorKind::Corrupt(_)));
+
+    let unterminated = Stream::new().object(1, 430_000).field(3, WireKind::Reflectable, false).object(0, 430_000).0;
+    assert!(matches!(serializer().decode(&unterminated).unwrap_err().kind, DecodeErrorKind::Corrupt(_)));
+
+    let stray_bytes = [Stream::new().object(1, 430_000).0, vec![1, 2]].concat();
+    assert!(matches!(serializer().decode(&stray_bytes).unwrap_err().kind, DecodeErrorKind::Corrupt(_)));
+
+    let unknown_root = Stream::new().object(1, 999_999).0;
+    assert_eq!(
+        serializer().decode(&unknown_root).unwrap_err().kind,
+        DecodeErrorKind::UnknownRootType { type_id: 999_999 }
+    );
+
+    let wrong_root = Stream::new().object(1, 430_001).0;
+    assert!(matches!(
+        serializer().decode_as::<Door>(&wrong_root).unwrap_err().kind,
+        DecodeErrorKind::RootTypeMismatch { .. }
+    ));
+}
+
+#[test]
+fn errors_inside_fields_name_the_type_and_field() {
+    let bytes = Stream::new()
+        .object(1, 430_000)
+        .field(1, WireKind::Plain(None), false)
+        .word(6)
+        .0
+        .into_iter()
+        .chain([0xff, 0xfe])
+        .collect::<Vec<u8>>();
+    let error = serializer().decode(&bytes).unwrap_err();
+    assert_eq!(error.offset, 24);
+    assert_eq!(error.context.type_name.as_deref(), Some("Door"));
+    assert_eq!(error.context.field.as_deref(), Some("name"));
+    assert_eq!(
+        error.to_string(),
+        "decode error at byte 24 in Door.name: invalid data at byte 24: string is not valid UTF-8"
+    );
+}
+
+quickcheck! {
+    fn random_bytes_never_panic(body: Vec<u8>) -> bool {
+        let _ = serializer().decode(&body);
+        let _ = serializer().decode(&[Stream::new().0, body.clone()].concat());
+        let _ = serializer().decode(&[Stream::new().object(1, 430_000).0, body].concat());
+        true
+    }
+
+    fn mutated_encodings_never_panic(mutations: Vec<(u16, u8, u8)>) -> TestResult {
+        for mut bytes in samples() {
+            for &(position, value, how) in &mutations {
+                let at = position as usize % bytes.len();
+                match how % 4 {
+                    0 => bytes[at] = value,
+                    1 => bytes[at] ^= 1 << (value % 8),
+                    2 => bytes.insert(at, value),
+                    _ => { bytes.remove(at); }
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            if let Ok(root) = serializer().decode(&bytes) {
+                // Whatever decoded must encode again.
+                if let Some(level) = root.downcast_ref::<level::Level>() {
+                    let _ = serializer().encode(level);
+                    level::break_cycles(level);
+                }
+            }
+        }
+        TestResult::passed()
+    }
+}
