@@ -4,8 +4,8 @@
 use once_cell::sync::Lazy;
 use reflectable::field::{Declared, ElemInfo, Family, FieldError, FieldKind, SKIP_REFERENCE_SEARCH};
 use reflectable::rtti::{
-    downcast_box, rtti_cast, rtti_cast_mut, rtti_create, rtti_create_by_name, rtti_is_of_type, rtti_is_subclass,
-    RttiError,
+    downcast_arc, downcast_box, downcast_rc, rtti_cast, rtti_cast_mut, rtti_create, rtti_create_by_name,
+    rtti_is_of_type, rtti_is_subclass, RttiError,
 };
 use reflectable::{reflect_trait, PlainType, Reflectable, Registry, RttiType, RttiTypeBuilder};
 use smallvec::SmallVec;
@@ -639,4 +639,22 @@ fn oversized_static_plain_is_refused() {
         .build()
         .unwrap_err();
     assert_eq!(error, RttiError::StaticSizeTooLarge { type_name: "HasHuge".into(), field: "huge".into(), size: 300 });
+}
+
+#[test]
+fn shared_handles_downcast_to_their_concrete_type() {
+    let light: Rc<dyn Reflectable> = Rc::new(Light { intensity: 2.0 });
+    let light = downcast_rc::<Light>(light).unwrap();
+    assert_eq!(light.intensity, 2.0);
+    let mesh: Rc<dyn Reflectable> = Rc::new(Mesh::default());
+    let mesh = downcast_rc::<Light>(mesh).unwrap_err();
+    assert!(mesh.is::<Mesh>());
+
+    let light: Arc<dyn Reflectable + Send + Sync> = Arc::new(Light { intensity: 3.0 });
+    assert_eq!(downcast_arc::<Light>(light).unwrap().intensity, 3.0);
+    let mesh: Arc<dyn Reflectable + Send + Sync> = Arc::new(Mesh::default());
+    assert!(downcast_arc::<Light>(mesh).is_err());
+
+    let boxed: Box<dyn Reflectable> = Box::new(Light::default());
+    assert!(downcast_box::<Mesh>(boxed).unwrap_err().is::<Light>());
 }

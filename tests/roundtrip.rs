@@ -697,3 +697,49 @@ fn shared_object_handles_round_trip_as_roots() {
     let back: Rc<RefCell<Square>> = serializer.decode_shared(&bytes, &mut ()).unwrap();
     assert_eq!(back.borrow().side, 6.0);
 }
+
+#[test]
+fn decoding_from_a_reader_matches_decoding_from_a_slice() {
+    let dag = Dag { name: "read".into(), children: vec![Rc::new(Dag::default())] };
+    let bytes = MemorySerializer::new().encode(&dag).unwrap();
+    let mut reader = std::io::Cursor::new(bytes);
+    let back = BinarySerializer::new().decode_from_reader(&mut reader, &mut ()).unwrap();
+    assert_eq!(back.downcast_ref::<Dag>(), Some(&dag));
+}
+
+/// A hand-written plain type whose encoding breaks its own static size.
+#[derive(Default, Clone)]
+struct Liar(u8);
+
+impl reflectable::plain::PlainType for Liar {
+    const TYPE_ID: u32 = 1700;
+    const STATIC_SIZE: Option<u32> = Some(1);
+    fn size(&self) -> usize {
+        1
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&[self.0, self.0]);
+    }
+    fn read(reader: &mut reflectable::plain::Reader<'_>) -> Result<Self, reflectable::plain::PlainError> {
+        Ok(Liar(reader.take_array::<1>()?[0]))
+    }
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 410_080)]
+struct HoldsLiar {
+    #[rtti(id = 1)]
+    liar: Liar,
+}
+
+#[test]
+fn a_plain_value_larger_than_its_declared_size_is_an_encode_error() {
+    let error = MemorySerializer::new().encode(&HoldsLiar::default()).unwrap_err();
+    match error {
+        reflectable::serializer::EncodeError::Field { type_name, field, source } => {
+            assert_eq!((type_name.as_str(), field.as_str()), ("HoldsLiar", "liar"));
+            assert!(matches!(source, reflectable::field::FieldError::SizeMismatch { declared: 1, written: 2, .. }));
+        }
+        other => panic!("{other}"),
+    }
+}

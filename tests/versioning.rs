@@ -159,6 +159,9 @@ struct Player {
     /// New: keeps the constructor's default when loading v1 data.
     #[rtti(id = 11)]
     level: u16,
+    /// New: the best strength of v1's `history` (field 13), migrated from its embedded objects.
+    #[rtti(id = 15)]
+    best_strength: u8,
 }
 
 impl Default for Player {
@@ -173,13 +176,25 @@ impl Default for Player {
             companion: None,
             grid: [0, 0],
             level: 1,
+            best_strength: 0,
         }
     }
 }
 
 impl Player {
     fn migrations(builder: RttiTypeBuilder<Player>) -> RttiTypeBuilder<Player> {
-        builder.migrate_plain::<[f32; 3]>(2, |player, [x, _, z]| player.grid = [x.floor() as i32, z.floor() as i32])
+        builder
+            .migrate_plain::<[f32; 3]>(2, |player, [x, _, z]| player.grid = [x.floor() as i32, z.floor() as i32])
+            // The stored objects decode as today's `Stats` (same type ID), their old fields skipped.
+            .migrate_reflectable_array(13, |player, history| {
+                player.best_strength = history
+                    .iter()
+                    .flatten()
+                    .filter_map(|stats| stats.downcast_ref::<Stats>())
+                    .map(|stats| stats.strength)
+                    .max()
+                    .unwrap_or(0);
+            })
     }
 }
 
@@ -249,8 +264,9 @@ fn v1_data_loads_into_v2_types() {
         .collect();
     assert_eq!(names, [("sword".into(), 1, 1.5), ("potion".into(), 5, 1.5), ("sword".into(), 1, 1.5)]);
     assert!(Rc::ptr_eq(&player.inventory[0], &player.inventory[2]), "sharing survives the schema change");
-    // The retyped field is migrated by its handler.
+    // The retyped field is migrated by its handler, and so is a removed array of objects.
     assert_eq!(player.grid, [10, -4]);
+    assert_eq!(player.best_strength, 10);
     // A retyped field without a handler is skipped: the default stays.
     assert_eq!(player.nickname, 7);
     // Objects of removed types decode as null.

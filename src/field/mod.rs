@@ -462,6 +462,19 @@ impl RttiField {
     }
 }
 
+/// Element `index` of `elems`, or [`FieldError::OutOfRange`].
+#[inline]
+pub(crate) fn elem_at<E>(elems: &[E], index: usize) -> Result<&E, FieldError> {
+    elems.get(index).ok_or(FieldError::OutOfRange { index, len: elems.len() })
+}
+
+/// Mutable [`elem_at`].
+#[inline]
+pub(crate) fn elem_at_mut<E>(elems: &mut [E], index: usize) -> Result<&mut E, FieldError> {
+    let len = elems.len();
+    elems.get_mut(index).ok_or(FieldError::OutOfRange { index, len })
+}
+
 /// Downcasts an owner for a field implementation.
 #[inline]
 pub(crate) fn owner_ref<O: 'static>(owner: &dyn Any) -> Option<&O> {
@@ -536,8 +549,7 @@ where
             return Ok(false);
         };
         self.access.with(owner, |c| {
-            let elems = S::as_slice(c);
-            let elem = elems.get(index).ok_or(FieldError::OutOfRange { index, len: elems.len() })?;
+            let elem = elem_at(S::as_slice(c), index)?;
             f(elem);
             Ok(true)
         })
@@ -550,9 +562,7 @@ where
             return Ok(true);
         };
         self.access.modify(owner, |c| {
-            let elems = S::as_mut_slice(c);
-            let len = elems.len();
-            let slot = elems.get_mut(index).ok_or(FieldError::OutOfRange { index, len })?;
+            let slot = elem_at_mut(S::as_mut_slice(c), index)?;
             if let Some(value) = value.take() {
                 *slot = value;
             }

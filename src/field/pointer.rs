@@ -4,7 +4,7 @@
 //! `Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`, `Arc<RwLock<T>>`. `T` is a reflectable
 //! type or `dyn UserTrait` declared with [`reflect_trait!`](crate::reflect_trait).
 
-use super::{cast, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
+use super::{cast, elem_at, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
 use crate::rtti::{AsReflectable, Reflectable};
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
@@ -367,8 +367,7 @@ where
             return Ok(false);
         };
         self.access.with(owner, |container| {
-            let elems = S::as_slice(container);
-            let elem = elems.get(index).ok_or(FieldError::OutOfRange { index, len: elems.len() })?;
+            let elem = elem_at(S::as_slice(container), index)?;
             f(elem.handle().map(SharedObject::new));
             Ok(true)
         })

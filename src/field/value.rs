@@ -1,7 +1,7 @@
 //! Reflectable fields: another reflectable object stored by value, possibly polymorphic
 //! (`Box<dyn Reflectable>`, `Box<dyn UserTrait>`) or optional.
 
-use super::{cast, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
+use super::{cast, elem_at, elem_at_mut, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
 use crate::rtti::Reflectable;
 use std::any::{Any, TypeId};
 
@@ -128,8 +128,7 @@ where
             return Ok(false);
         };
         self.access.with(owner, |container| {
-            let elems = S::as_slice(container);
-            let elem = elems.get(index).ok_or(FieldError::OutOfRange { index, len: elems.len() })?;
+            let elem = elem_at(S::as_slice(container), index)?;
             f(elem.value());
             Ok(true)
         })
@@ -145,9 +144,7 @@ where
             return Ok(false);
         };
         self.access.modify(owner, |container| {
-            let elems = S::as_mut_slice(container);
-            let len = elems.len();
-            let elem = elems.get_mut(index).ok_or(FieldError::OutOfRange { index, len })?;
+            let elem = elem_at_mut(S::as_mut_slice(container), index)?;
             f(elem.value_mut());
             Ok(true)
         })

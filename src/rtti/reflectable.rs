@@ -29,6 +29,13 @@ impl std::fmt::Debug for dyn Reflectable {
     }
 }
 
+impl std::fmt::Debug for dyn Reflectable + Send + Sync {
+    /// As for `dyn Reflectable`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (self as &dyn Reflectable).fmt(f)
+    }
+}
+
 impl dyn Reflectable {
     /// `true` when the object's exact type is `T`.
     pub fn is<T: Reflectable>(&self) -> bool {

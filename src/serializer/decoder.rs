@@ -9,8 +9,8 @@
 use super::error::{DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, WireKind, NULL_INSTANCE, NULL_TYPE_ID};
 use super::skip::{
-    base_section_follows, check_depth, corrupt, field_count, index, next_field, skip_fields, skip_sections,
-    type_header, IndexEntry, Stop,
+    check_depth, corrupt, field_count, index, next_field, next_section, skip_fields, skip_sections, type_header,
+    IndexEntry, Stop,
 };
 use super::Limits;
 use crate::field::{ElemInfo, Family, FieldAccess, FieldError, RttiField, SharedObject};
@@ -163,19 +163,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 }
                 None => skip_fields(reader, self.depth, &self.limits)?,
             };
-            match stop {
-                Stop::Terminator if embedded => return Ok(()),
-                Stop::Terminator => return Err(corrupt(reader.offset(), "terminator outside an embedded object")),
-                Stop::End if embedded => return Err(corrupt(reader.offset(), "embedded object without a terminator")),
-                Stop::End => return Ok(()),
-                Stop::TypeHeader => {
-                    if !base_section_follows(reader, instance, embedded)? {
-                        return Ok(());
-                    }
-                    let header = type_header(reader)?;
-                    // A base the type no longer has is skipped.
-                    section = object.rtti().chain().find(|rtti| rtti.id() == header.type_id);
-                }
+            match next_section(reader, stop, instance, embedded)? {
+                // A base the type no longer has is skipped.
+                Some(header) => section = object.rtti().chain().find(|rtti| rtti.id() == header.type_id),
+                None => return Ok(()),
             }
         }
     }

@@ -148,31 +148,37 @@ pub(crate) fn skip_sections(
     limits: &Limits,
 ) -> Result<(), DecodeError> {
     loop {
-        match skip_fields(reader, depth, limits)? {
-            Stop::Terminator if embedded => return Ok(()),
-            Stop::Terminator => return Err(corrupt(reader.offset(), "terminator outside an embedded object")),
-            Stop::End if embedded => return Err(corrupt(reader.offset(), "embedded object without a terminator")),
-            Stop::End => return Ok(()),
-            Stop::TypeHeader => {
-                if !base_section_follows(reader, instance, embedded)? {
-                    return Ok(());
-                }
-                type_header(reader)?;
-            }
+        let stop = skip_fields(reader, depth, limits)?;
+        if next_section(reader, stop, instance, embedded)?.is_none() {
+            return Ok(());
         }
     }
 }
 
-/// At a type header after an object's fields: `true` when it opens another base section of the
-/// same object, `false` when it opens the next top-level object. Anything else is corrupt.
-pub(crate) fn base_section_follows(reader: &Reader<'_>, instance: u32, embedded: bool) -> Result<bool, DecodeError> {
-    let meta = reader.peek_u32().unwrap_or(0);
-    let header = TypeHeader::unpack(meta, 0);
-    match (header.base, embedded) {
-        (true, _) if header.instance == instance => Ok(true),
-        (true, _) => Err(corrupt(reader.offset(), "base section of another instance")),
-        (false, true) => Err(corrupt(reader.offset(), "embedded object without a terminator")),
-        (false, false) => Ok(false),
+/// What follows a run of an object's fields that ended at `stop`: `Some(header)` (consumed) when
+/// another base section of the same object opens; `None` when the object ends (at its terminator
+/// if embedded, else at the end or before the next top-level object's header). Anything else is
+/// corrupt.
+pub(crate) fn next_section(
+    reader: &mut Reader<'_>,
+    stop: Stop,
+    instance: u32,
+    embedded: bool,
+) -> Result<Option<TypeHeader>, DecodeError> {
+    match stop {
+        Stop::Terminator if embedded => Ok(None),
+        Stop::Terminator => Err(corrupt(reader.offset(), "terminator outside an embedded object")),
+        Stop::End if embedded => Err(corrupt(reader.offset(), "embedded object without a terminator")),
+        Stop::End => Ok(None),
+        Stop::TypeHeader => {
+            let header = TypeHeader::unpack(reader.peek_u32().unwrap_or(0), 0);
+            match (header.base, embedded) {
+                (true, _) if header.instance == instance => type_header(reader).map(Some),
+                (true, _) => Err(corrupt(reader.offset(), "base section of another instance")),
+                (false, true) => Err(corrupt(reader.offset(), "embedded object without a terminator")),
+                (false, false) => Ok(None),
+            }
+        }
     }
 }
 
