@@ -285,3 +285,107 @@ quickcheck! {
         TestResult::passed()
     }
 }
+
+static LIVE: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
+
+/// Counts its live instances.
+#[derive(Reflectable)]
+#[rtti(id = 430_010)]
+struct Counted {
+    #[rtti(id = 1)]
+    next: Option<Rc<std::cell::RefCell<Counted>>>,
+    #[rtti(id = 2)]
+    name: String,
+    #[rtti(id = 3)]
+    watch: std::rc::Weak<std::cell::RefCell<Counted>>,
+    #[rtti(id = 4)]
+    other: Option<Rc<std::cell::RefCell<Counted>>>,
+}
+
+impl Default for Counted {
+    fn default() -> Self {
+        LIVE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Counted { next: None, name: String::new(), watch: std::rc::Weak::new(), other: None }
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_failed_decode_frees_the_cycles_it_built() {
+    // 1 -> 2, 2 -> 3, 3 -> 2 (a cycle), then 3's name is not UTF-8: decoding fails after the cycle
+    // is closed.
+    let mut bytes = Stream::new()
+        .object(1, 430_010)
+        .field(1, WireKind::Pointer, false)
+        .word(2)
+        .object(2, 430_010)
+        .field(1, WireKind::Pointer, false)
+        .word(3)
+        .object(3, 430_010)
+        .field(1, WireKind::Pointer, false)
+        .word(2)
+        .field(2, WireKind::Plain(None), false)
+        .word(6)
+        .0;
+    bytes.extend_from_slice(&[0xff, 0xfe]);
+    assert!(serializer().decode(&bytes).is_err());
+    assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 0, "every object built was freed");
+    // The same graph without the bad bytes decodes, and break_cycles frees it.
+    let good = &bytes[..bytes.len() - 10];
+    let root: Counted = serializer().decode_as(good).unwrap();
+    assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 3);
+    reflectable::rtti::break_cycles(&root);
+    drop(root);
+    assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    // A successful decode that builds objects the result does not hold strongly: instance 2 is
+    // reached only through a weak pointer and points at itself; instances 3 and 4 are of another
+    // type than the field pointing at them expects, and form a cycle. All of them must be freed.
+    let bytes = Stream::new()
+        .object(1, 430_010)
+        .field(3, WireKind::Pointer, false)
+        .word(2)
+        .field(4, WireKind::Pointer, false)
+        .word(3)
+        .object(2, 430_010)
+        .field(1, WireKind::Pointer, false)
+        .word(2)
+        .object(3, 430_011)
+        .field(1, WireKind::Pointer, false)
+        .word(4)
+        .object(4, 430_011)
+        .field(1, WireKind::Pointer, false)
+        .word(3)
+        .0;
+    let root: Counted = serializer().decode_as(&bytes).unwrap();
+    assert!(root.watch.upgrade().is_none() && root.other.is_none());
+    assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 1, "only the root is alive");
+    drop(root);
+    assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+/// Another type, so a `Counted` field refuses it.
+#[derive(Reflectable)]
+#[rtti(id = 430_011)]
+struct CountedOther {
+    #[rtti(id = 1)]
+    next: Option<Rc<std::cell::RefCell<CountedOther>>>,
+}
+
+impl Default for CountedOther {
+    fn default() -> Self {
+        LIVE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        CountedOther { next: None }
+    }
+}
+
+impl Drop for CountedOther {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}

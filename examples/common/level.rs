@@ -447,18 +447,5 @@ fn compare_components(
 
 /// Breaks the level's strong cycles (cameras pointing back into the tree) so it can be dropped.
 pub fn break_cycles(level: &Level) {
-    let mut pending: Vec<Rc<RefCell<SceneObject>>> = level.root.iter().cloned().collect();
-    let mut seen = std::collections::HashSet::new();
-    while let Some(object) = pending.pop() {
-        if !seen.insert(addr(&object)) {
-            continue;
-        }
-        let object = object.borrow();
-        for component in &object.components {
-            if let Some(camera) = component.borrow_mut().downcast_mut::<Camera>() {
-                camera.target = None;
-            }
-        }
-        pending.extend(object.children.iter().cloned());
-    }
+    reflectable::rtti::break_cycles(level);
 }

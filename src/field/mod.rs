@@ -191,6 +191,8 @@ pub trait ErasedElems: Send + Sync {
     fn elem_type(&self) -> TypeId;
     /// Rust name of one element type.
     fn elem_type_name(&self) -> &'static str;
+    /// `size_of` one element: what each element of an array takes in its container.
+    fn elem_size(&self) -> usize;
     /// `true` for array forms.
     fn is_array(&self) -> bool;
     /// `true` for a getter/setter field.
@@ -290,6 +292,10 @@ impl RttiField {
     /// Rust name of one element's type.
     pub fn elem_type_name(&self) -> &'static str {
         self.erased().elem_type_name()
+    }
+    /// `size_of` one element.
+    pub fn elem_size(&self) -> usize {
+        self.erased().elem_size()
     }
     /// Kind-specific access (used by serializers).
     pub fn access(&self) -> &FieldAccess {
@@ -516,6 +522,9 @@ where
     }
     fn elem_type_name(&self) -> &'static str {
         std::any::type_name::<S::Elem>()
+    }
+    fn elem_size(&self) -> usize {
+        std::mem::size_of::<S::Elem>()
     }
     fn is_array(&self) -> bool {
         S::ARRAY

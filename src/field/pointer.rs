@@ -325,8 +325,9 @@ pub trait PointerAccess: ErasedElems {
     ) -> Result<bool, FieldError>;
     /// Replaces the elements with pointers to `targets` (`None` = null). A target the element type
     /// cannot point at is treated as null; a null that the element cannot hold is dropped from an
-    /// array, and leaves a single field as it was.
-    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<bool, FieldError>;
+    /// array, and leaves a single field as it was. Returns how many targets could not be held,
+    /// `None` when `owner` has the wrong type.
+    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<Option<usize>, FieldError>;
 }
 
 impl<O, C, S> PointerAccess for FieldImpl<O, C, S>
@@ -372,21 +373,23 @@ where
             Ok(true)
         })
     }
-    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<bool, FieldError> {
+    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<Option<usize>, FieldError> {
         let Some(owner) = owner_mut::<O>(owner) else {
-            return Ok(false);
+            return Ok(None);
         };
+        let mut refused = 0;
         let elems: Vec<S::Elem> = targets
             .iter()
             .filter_map(|target| {
                 let handle = target.and_then(SharedObject::cast::<<S::Elem as PointerSlot>::Handle>);
+                refused += usize::from(target.is_some() && handle.is_none());
                 S::Elem::from_handle(handle.as_ref())
             })
             .collect();
         if !S::ARRAY && elems.is_empty() {
-            return Ok(true);
+            return Ok(Some(refused));
         }
         self.access.modify(owner, |container| S::store(container, elems))?;
-        Ok(true)
+        Ok(Some(refused))
     }
 }

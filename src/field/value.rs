@@ -102,8 +102,13 @@ pub trait ValueAccess: ErasedElems {
     fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> bool;
     /// Replaces the elements with `objects`. An object whose type the slot cannot hold becomes
     /// empty where the slot is optional and is dropped otherwise; a single field left without a
-    /// value keeps the one it had.
-    fn store(&self, owner: &mut dyn Any, objects: Vec<Option<Box<dyn Reflectable>>>) -> Result<bool, FieldError>;
+    /// value keeps the one it had. Returns how many objects could not be held, `None` when
+    /// `owner` has the wrong type.
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        objects: Vec<Option<Box<dyn Reflectable>>>,
+    ) -> Result<Option<usize>, FieldError>;
 }
 
 impl<O, C, S> ValueAccess for FieldImpl<O, C, S>
@@ -158,18 +163,28 @@ where
         true
     }
 
-    fn store(&self, owner: &mut dyn Any, objects: Vec<Option<Box<dyn Reflectable>>>) -> Result<bool, FieldError> {
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        objects: Vec<Option<Box<dyn Reflectable>>>,
+    ) -> Result<Option<usize>, FieldError> {
         let Some(owner) = owner_mut::<O>(owner) else {
-            return Ok(false);
+            return Ok(None);
         };
+        let mut refused = 0;
         let elems: Vec<S::Elem> = objects
             .into_iter()
-            .filter_map(|object| S::Elem::from_object(object).or_else(|| S::Elem::from_object(None)))
+            .filter_map(|object| {
+                let present = object.is_some();
+                let slot = S::Elem::from_object(object);
+                refused += usize::from(present && slot.is_none());
+                slot.or_else(|| S::Elem::from_object(None))
+            })
             .collect();
         if !S::ARRAY && elems.is_empty() {
-            return Ok(true);
+            return Ok(Some(refused));
         }
         self.access.modify(owner, |container| S::store(container, elems))?;
-        Ok(true)
+        Ok(Some(refused))
     }
 }

@@ -191,7 +191,10 @@ impl<T: PlainType> PlainType for Option<T> {
         match reader.take_array::<1>()?[0] {
             0 => {
                 if let Some(n) = Self::STATIC_SIZE {
-                    reader.skip(n as usize - 1)?;
+                    let padding_offset = reader.offset();
+                    if reader.take(n as usize - 1)?.iter().any(|&byte| byte != 0) {
+                        return Err(PlainError::Invalid { offset: padding_offset, what: "None with nonzero padding" });
+                    }
                 }
                 Ok(None)
             }

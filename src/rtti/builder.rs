@@ -397,6 +397,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             self.name,
             TypeId::of::<T>(),
             std::any::type_name::<T>(),
+            std::mem::size_of::<T>(),
             self.base,
             self.fields,
             self.create,

@@ -31,6 +31,7 @@ pub enum MigrationShape {
 pub struct Migration {
     pub(crate) field_id: u16,
     shape: MigrationShape,
+    elem_size: usize,
     plain: Option<PlainApply>,
     reflectable: Option<ReflectableApply>,
 }
@@ -51,6 +52,7 @@ impl Migration {
         Migration {
             field_id,
             shape: MigrationShape::Plain { static_size: Old::STATIC_SIZE, array },
+            elem_size: std::mem::size_of::<Old>(),
             plain: Some(Box::new(move |object, count, reader| {
                 let mut values = Vec::with_capacity(count);
                 if array {
@@ -76,6 +78,7 @@ impl Migration {
         Migration {
             field_id,
             shape: MigrationShape::Reflectable { array },
+            elem_size: std::mem::size_of::<Option<Box<dyn Reflectable>>>(),
             plain: None,
             reflectable: Some(Box::new(move |object, values| {
                 if let Some(object) = object.downcast_mut::<T>() {
@@ -93,6 +96,11 @@ impl Migration {
     /// The stored shape it accepts.
     pub fn shape(&self) -> MigrationShape {
         self.shape
+    }
+
+    /// `size_of` one value the handler receives.
+    pub fn elem_size(&self) -> usize {
+        self.elem_size
     }
 
     /// Reads `count` stored plain elements and hands them to the handler.

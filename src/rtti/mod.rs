@@ -6,12 +6,14 @@
 //! descriptor records the chain and [`rtti_cast`] walks it.
 
 mod builder;
+pub(crate) mod graph;
 mod migration;
 mod reflectable;
 mod registry;
 mod rtti_type;
 
 pub use builder::RttiTypeBuilder;
+pub use graph::{break_cycles, clear_pointers, reachable_from_shared, reachable_shared};
 pub use migration::{Migration, MigrationShape};
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
 pub use registry::{Registry, TypeRegistration};

@@ -126,6 +126,10 @@ impl AsReflectable for dyn Reflectable {
 /// decoder can put it into such fields. `dyn Trait` also gets `is`, `downcast_ref` and
 /// `downcast_mut`.
 ///
+/// Fields use the trait object as `dyn Trait`; for thread-safe handles such as
+/// `Arc<Mutex<dyn Trait>>` shared across threads, make `Send` (and `Sync`) supertraits of the
+/// trait rather than writing `dyn Trait + Send`.
+///
 /// ```
 /// use reflectable::{reflect_trait, Reflectable};
 ///

@@ -54,6 +54,7 @@ pub struct RttiType {
     pub(crate) name: Cow<'static, str>,
     pub(crate) rust_type: TypeId,
     pub(crate) rust_name: &'static str,
+    pub(crate) size: usize,
     pub(crate) base: Option<BaseLink>,
     pub(crate) fields: Vec<RttiField>,
     by_id: FieldIndex,
@@ -83,6 +84,7 @@ impl RttiType {
         name: Cow<'static, str>,
         rust_type: TypeId,
         rust_name: &'static str,
+        size: usize,
         base: Option<BaseLink>,
         fields: Vec<RttiField>,
         create: Option<Constructor>,
@@ -110,6 +112,7 @@ impl RttiType {
             name,
             rust_type,
             rust_name,
+            size,
             base,
             fields,
             by_id,
@@ -136,6 +139,10 @@ impl RttiType {
     /// Rust path of the type.
     pub fn rust_name(&self) -> &'static str {
         self.rust_name
+    }
+    /// `size_of` the Rust type: what one instance takes before any heap data it owns.
+    pub fn instance_size(&self) -> usize {
+        self.size
     }
     /// The base type, if this type derives from one.
     pub fn base(&self) -> Option<&'static RttiType> {

@@ -15,7 +15,7 @@ use super::skip::{
 use super::Limits;
 use crate::field::{ElemInfo, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::Reader;
-use crate::rtti::{Migration, MigrationShape, Reflectable, Registry, RttiType};
+use crate::rtti::{clear_pointers, graph, Migration, MigrationShape, Reflectable, Registry, RttiType};
 use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
@@ -46,7 +46,20 @@ pub(crate) struct Decoder<'d, 'c> {
     /// Shared objects whose `deserialization_ended` hooks run at the end.
     to_finish: Vec<SharedObject>,
     depth: usize,
+    /// Bytes charged against the allocation budget so far.
+    allocated: usize,
+    budget: usize,
+    /// Set when an object may have been built that the result does not hold strongly (a target
+    /// a field refused, an object first reached through a `Weak`, objects handed to a migration):
+    /// such orphans are swept after decoding so their cycles cannot leak.
+    orphans_possible: bool,
 }
+
+/// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
+/// and the decoder's handles to it in its table and queues.
+const SHARED_OVERHEAD: usize = 96;
+/// What a boxed object costs beyond its instance.
+const BOXED_OVERHEAD: usize = 16;
 
 /// Wraps a field error with where it happened.
 fn field_failure(reader: &Reader<'_>, error: FieldError) -> DecodeError {
@@ -64,18 +77,33 @@ impl<'d, 'c> Decoder<'d, 'c> {
         context: &'c mut dyn Any,
     ) -> Result<Self, DecodeError> {
         let entries = index(data, &limits)?;
-        let states = entries.iter().map(|_| State::Pending).collect();
-        Ok(Decoder {
+        let mut decoder = Decoder {
             data,
             registry,
             limits,
             context,
-            entries,
-            states,
+            states: Vec::new(),
             to_fill: VecDeque::new(),
             to_finish: Vec::new(),
             depth: 0,
-        })
+            allocated: 0,
+            budget: limits.allocation_budget(data.len()),
+            orphans_possible: false,
+            entries,
+        };
+        let table = decoder.entries.len() * (std::mem::size_of::<IndexEntry>() + std::mem::size_of::<State>());
+        decoder.charge(data.len(), table)?;
+        decoder.states = decoder.entries.iter().map(|_| State::Pending).collect();
+        Ok(decoder)
+    }
+
+    /// Counts `bytes` against the allocation budget, before they are allocated.
+    fn charge(&mut self, offset: usize, bytes: usize) -> Result<(), DecodeError> {
+        self.allocated = self.allocated.saturating_add(bytes);
+        if self.allocated > self.budget {
+            return Err(DecodeError::new(offset, DecodeErrorKind::AllocationLimit { limit: self.budget }));
+        }
+        Ok(())
     }
 
     fn root_type(&self) -> Result<&'static RttiType, DecodeError> {
@@ -88,17 +116,63 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     /// Decodes the graph with the root returned by value.
     pub(crate) fn decode_boxed(mut self) -> Result<Box<dyn Reflectable>, DecodeError> {
-        let mut root = self.root_type()?.create().expect("checked not abstract");
-        self.states[0] = State::Root;
-        self.object_body(&mut *root, 0)?;
-        self.finish()?;
-        finish_hooks(&mut *root, self.context);
-        Ok(root)
+        let result = self.try_decode_boxed();
+        if result.is_err() {
+            self.release();
+        }
+        result
     }
 
     /// Decodes the graph with the root in a shared allocation of `family`.
     pub(crate) fn decode_shared(mut self, family: Family) -> Result<SharedObject, DecodeError> {
+        let result = self.try_decode_shared(family);
+        if result.is_err() {
+            self.release();
+        }
+        result
+    }
+
+    /// After a failure: empties the pointer fields of every changeable object built so far, so
+    /// that cycles among them cannot keep the abandoned graph alive.
+    fn release(&mut self) {
+        self.release_except(&Default::default());
+    }
+
+    /// Empties the pointer fields of every changeable object built that is not in `keep`.
+    fn release_except(&self, keep: &ahash::AHashSet<usize>) {
+        for state in &self.states {
+            if let State::Ready(shared) = state {
+                if !keep.contains(&shared.addr()) {
+                    let _ = shared.write(clear_pointers);
+                }
+            }
+        }
+    }
+
+    /// After success: releases built objects the result does not hold strongly, if there can be any.
+    fn sweep_orphans(&self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) {
+        if self.orphans_possible {
+            self.release_except(&graph::strongly_reachable(root, shared_root));
+        }
+    }
+
+    fn try_decode_boxed(&mut self) -> Result<Box<dyn Reflectable>, DecodeError> {
         let rtti = self.root_type()?;
+        self.charge(self.entries[0].offset, rtti.instance_size() + BOXED_OVERHEAD)?;
+        let mut root = rtti.create().expect("checked not abstract");
+        self.states[0] = State::Root;
+        self.object_body(&mut *root, 0)?;
+        self.finish()?;
+        finish_hooks(&mut *root, self.context);
+        self.sweep_orphans(Some(&*root), None);
+        Ok(root)
+    }
+
+    fn try_decode_shared(&mut self, family: Family) -> Result<SharedObject, DecodeError> {
+        let rtti = self.root_type()?;
+        if family.is_mutable() {
+            self.charge(self.entries[0].offset, rtti.instance_size() + SHARED_OVERHEAD)?;
+        }
         let root = rtti.make_shared(family, rtti.create().expect("checked not abstract"));
         let root = root.expect("a fresh object always fits its own type");
         if family.is_mutable() {
@@ -106,13 +180,17 @@ impl<'d, 'c> Decoder<'d, 'c> {
             self.to_fill.push_back((0, root.clone()));
             self.to_finish.push(root.clone());
             self.finish()?;
+            self.sweep_orphans(None, Some(&root));
             Ok(root)
         } else {
             // Immutable roots are decoded before sharing, like any immutable object.
             self.resolve(1, family)?;
             self.finish()?;
             match &self.states[0] {
-                State::Ready(shared) => Ok(shared.clone()),
+                State::Ready(shared) => {
+                    self.sweep_orphans(None, Some(shared));
+                    Ok(shared.clone())
+                }
                 _ => Err(DecodeError::new(
                     self.entries[0].offset,
                     DecodeErrorKind::UnknownRootType { type_id: rtti.id() },
@@ -204,14 +282,20 @@ impl<'d, 'c> Decoder<'d, 'c> {
         header: &FieldHeader,
         object: &mut dyn Reflectable,
     ) -> Result<(), DecodeError> {
-        let count = field_count(reader, header)?;
+        let count = field_count(reader, header, &self.limits)?;
+        if header.array {
+            // The container's storage, and for pointers the IDs and targets gathered first.
+            let scratch = if matches!(header.kind, WireKind::Pointer) { 12 } else { 0 };
+            self.charge(reader.offset(), count.saturating_mul(field.elem_size() + scratch))?;
+        }
         match field.access() {
             FieldAccess::Plain(access) => {
                 access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
             }
             FieldAccess::Reflectable(access) => {
                 let values = self.embedded_values(reader, count)?;
-                access.store(object, values).map_err(|error| field_failure(reader, error))?;
+                let refused = access.store(object, values).map_err(|error| field_failure(reader, error))?;
+                self.orphans_possible |= refused.unwrap_or(0) > 0;
             }
             FieldAccess::Pointer(access) => {
                 let mut ids: SmallVec<[u32; 8]> = SmallVec::with_capacity(count);
@@ -225,12 +309,15 @@ impl<'d, 'c> Decoder<'d, 'c> {
                         ));
                     }
                     if id != NULL_INSTANCE {
-                        self.resolve(id, access.family())?;
+                        let built = self.resolve(id, access.family())?;
+                        self.orphans_possible |= built && access.is_weak();
                     }
                     ids.push(id);
                 }
                 let targets: SmallVec<[Option<&SharedObject>; 8]> = ids.iter().map(|&id| self.ready(id)).collect();
-                access.store(object, &targets).map_err(|error| field_failure(reader, error))?;
+                let refused = access.store(object, &targets).map_err(|error| field_failure(reader, error))?;
+                drop(targets);
+                self.orphans_possible |= refused.unwrap_or(0) > 0;
             }
         }
         Ok(())
@@ -243,6 +330,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<Vec<Option<Box<dyn Reflectable>>>, DecodeError> {
         self.depth += 1;
         check_depth(reader, self.depth, &self.limits)?;
+        self.charge(reader.offset(), count.saturating_mul(std::mem::size_of::<Option<Box<dyn Reflectable>>>()))?;
         let mut values = Vec::with_capacity(count);
         for _ in 0..count {
             values.push(self.embedded(reader)?);
@@ -261,7 +349,11 @@ impl<'d, 'c> Decoder<'d, 'c> {
         if header.type_id == NULL_TYPE_ID {
             return Ok(None);
         }
-        match self.registry.get(header.type_id).and_then(RttiType::create) {
+        let rtti = self.registry.get(header.type_id);
+        if let Some(rtti) = rtti {
+            self.charge(offset, rtti.instance_size() + BOXED_OVERHEAD)?;
+        }
+        match rtti.and_then(RttiType::create) {
             Some(mut object) => {
                 self.sections(reader, &mut *object, 0, true)?;
                 finish_hooks(&mut *object, self.context);
@@ -274,16 +366,20 @@ impl<'d, 'c> Decoder<'d, 'c> {
         }
     }
 
-    /// Makes sure instance `id` is built (or known to be missing).
-    fn resolve(&mut self, id: u32, family: Family) -> Result<(), DecodeError> {
+    /// Makes sure instance `id` is built (or known to be missing); `true` when this call built it.
+    fn resolve(&mut self, id: u32, family: Family) -> Result<bool, DecodeError> {
         let index = id as usize - 1;
         if !matches!(self.states[index], State::Pending) {
-            return Ok(());
+            return Ok(false);
         }
         let entry = self.entries[index];
-        let Some(object) = self.registry.get(entry.type_id).and_then(RttiType::create) else {
+        let rtti = self.registry.get(entry.type_id);
+        if let Some(rtti) = rtti {
+            self.charge(entry.offset, rtti.instance_size() + SHARED_OVERHEAD)?;
+        }
+        let Some(object) = rtti.and_then(RttiType::create) else {
             self.states[index] = State::Missing;
-            return Ok(());
+            return Ok(false);
         };
         let rtti = object.rtti();
         if family.is_mutable() {
@@ -304,7 +400,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             let shared = rtti.make_shared(family, object).expect("a fresh object always fits its own type");
             self.states[index] = State::Ready(shared);
         }
-        Ok(())
+        Ok(true)
     }
 
     fn ready(&self, id: u32) -> Option<&SharedObject> {
@@ -322,11 +418,15 @@ impl<'d, 'c> Decoder<'d, 'c> {
         header: &FieldHeader,
         object: &mut dyn Reflectable,
     ) -> Result<(), DecodeError> {
-        let count = field_count(reader, header)?;
+        let count = field_count(reader, header, &self.limits)?;
         match migration.shape() {
-            MigrationShape::Plain { .. } => migration.apply_plain(object, count, reader)?,
+            MigrationShape::Plain { .. } => {
+                self.charge(reader.offset(), count.saturating_mul(migration.elem_size()))?;
+                migration.apply_plain(object, count, reader)?
+            }
             MigrationShape::Reflectable { .. } => {
                 let values = self.embedded_values(reader, count)?;
+                self.orphans_possible |= values.iter().any(Option::is_some);
                 migration.apply_reflectable(object, values);
             }
         }

@@ -71,6 +71,27 @@ pub enum DecodeErrorKind {
         /// The limit.
         limit: usize,
     },
+    /// The stream holds more objects than [`Limits::max_objects`](super::Limits::max_objects).
+    #[error("more than {limit} objects")]
+    TooManyObjects {
+        /// The limit.
+        limit: usize,
+    },
+    /// An array field is longer than [`Limits::max_array_len`](super::Limits::max_array_len).
+    #[error("array of {len} elements, over the limit of {limit}")]
+    ArrayTooLong {
+        /// The stored length.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Decoding would allocate more than the budget of
+    /// [`Limits::max_allocation`](super::Limits::max_allocation).
+    #[error("decoding needs more than the allocation budget of {limit} bytes")]
+    AllocationLimit {
+        /// The budget.
+        limit: usize,
+    },
     /// The root object's type is not registered, or is abstract.
     #[error("root object type {type_id} is unknown or abstract")]
     UnknownRootType {

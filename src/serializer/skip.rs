@@ -70,14 +70,23 @@ pub(crate) fn next_field(reader: &mut Reader<'_>) -> Result<Result<FieldHeader, 
     }
 }
 
-/// The element count of a field: read and checked against the bytes left for arrays, 1 otherwise.
+/// The element count of a field: for arrays read, then checked against the bytes left and the
+/// array length limit; 1 otherwise.
 #[inline]
-pub(crate) fn field_count(reader: &mut Reader<'_>, header: &FieldHeader) -> Result<usize, DecodeError> {
-    if header.array {
-        Ok(reader.read_count(header.min_elem_size())?)
-    } else {
-        Ok(1)
+pub(crate) fn field_count(
+    reader: &mut Reader<'_>,
+    header: &FieldHeader,
+    limits: &Limits,
+) -> Result<usize, DecodeError> {
+    if !header.array {
+        return Ok(1);
     }
+    let offset = reader.offset();
+    let len = reader.read_count(header.min_elem_size())?;
+    if len > limits.max_array_len {
+        return Err(DecodeError::new(offset, DecodeErrorKind::ArrayTooLong { len, limit: limits.max_array_len }));
+    }
+    Ok(len)
 }
 
 /// Skips one field's data (its header already read).
@@ -87,7 +96,7 @@ pub(crate) fn skip_field(
     depth: usize,
     limits: &Limits,
 ) -> Result<(), DecodeError> {
-    let count = field_count(reader, header)?;
+    let count = field_count(reader, header, limits)?;
     match header.kind {
         WireKind::Plain(Some(size)) => reader.skip(usize::from(size) * count)?,
         WireKind::Plain(None) => {
@@ -212,6 +221,9 @@ pub(crate) fn index(data: &[u8], limits: &Limits) -> Result<Vec<IndexEntry>, Dec
         }
         if header.type_id == NULL_TYPE_ID {
             return Err(corrupt(offset, "top-level object with the null type"));
+        }
+        if entries.len() == limits.max_objects {
+            return Err(DecodeError::new(offset, DecodeErrorKind::TooManyObjects { limit: limits.max_objects }));
         }
         entries.push(IndexEntry { offset, type_id: header.type_id });
         skip_sections(&mut reader, header.instance, false, 0, limits)?;
