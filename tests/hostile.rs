@@ -389,3 +389,35 @@ impl Drop for CountedOther {
         LIVE.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
+
+#[test]
+fn each_limit_has_its_own_error() {
+    use reflectable::serializer::{BinarySerializer, Limits};
+    let root = Door {
+        name: "root".into(),
+        hinges: vec![7; 100],
+        many: (0..10).map(|_| Some(Rc::new(Door::default()))).collect(),
+        ..Door::default()
+    };
+    let bytes = serializer().encode(&root).unwrap();
+    let decode =
+        |limits: Limits| BinarySerializer::new().limits(limits).decode(&bytes, &mut ()).map(drop).map_err(|e| e.kind);
+    assert_eq!(decode(Limits::default()), Ok(()));
+    assert_eq!(
+        decode(Limits { max_objects: 5, ..Limits::default() }),
+        Err(DecodeErrorKind::TooManyObjects { limit: 5 })
+    );
+    assert_eq!(
+        decode(Limits { max_array_len: 50, ..Limits::default() }),
+        Err(DecodeErrorKind::ArrayTooLong { len: 100, limit: 50 })
+    );
+    assert_eq!(
+        decode(Limits { max_allocation: Some(500), ..Limits::default() }),
+        Err(DecodeErrorKind::AllocationLimit { limit: 500 })
+    );
+    let nested = serializer().encode(&door_chain(10)).unwrap();
+    let error = BinarySerializer::new().limits(Limits { max_depth: 5, ..Limits::default() }).decode(&nested, &mut ());
+    assert_eq!(error.unwrap_err().kind, DecodeErrorKind::TooDeep { limit: 5 });
+    // The default budget follows the input size.
+    assert_eq!(Limits::default().allocation_budget(1000), 32 * 1000 + (1 << 20));
+}

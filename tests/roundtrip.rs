@@ -743,3 +743,39 @@ fn a_plain_value_larger_than_its_declared_size_is_an_encode_error() {
         other => panic!("{other}"),
     }
 }
+
+/// An immutable linked list far longer than the depth limit: built without recursion.
+#[derive(Reflectable, Default)]
+#[rtti(id = 410_090)]
+struct Cons {
+    #[rtti(id = 1)]
+    value: u32,
+    #[rtti(id = 2)]
+    next: Option<Rc<Cons>>,
+}
+
+#[test]
+fn long_immutable_chains_decode() {
+    let mut list: Option<Rc<Cons>> = None;
+    for value in (0..10_000).rev() {
+        list = Some(Rc::new(Cons { value, next: list }));
+    }
+    let root = Cons { value: u32::MAX, next: list };
+    let serializer = MemorySerializer::new();
+    let back: Cons = serializer.decode_as(&serializer.encode(&root).unwrap()).unwrap();
+    let mut count = 0;
+    let mut node = back.next.clone();
+    while let Some(current) = node {
+        assert_eq!(current.value, count);
+        count += 1;
+        node = current.next.clone();
+    }
+    assert_eq!(count, 10_000);
+    // Drop the lists iteratively: a recursive drop of 10,000 nodes could overflow a test thread.
+    for list in [root.next, back.next] {
+        let mut node = list;
+        while let Some(current) = node {
+            node = Rc::try_unwrap(current).ok().and_then(|mut cons| cons.next.take());
+        }
+    }
+}

@@ -33,7 +33,7 @@ pub fn reachable_shared(root: &dyn Reflectable) -> Vec<SharedObject> {
 
 /// [`reachable_shared`] from a root held in a shared allocation (listed first).
 pub fn reachable_from_shared(root: &SharedObject) -> Vec<SharedObject> {
-    Walk::new(true).from_shared(root).drain()
+    Walk::new(true).with_shared_root(root).drain()
 }
 
 /// Addresses of the shared objects reachable from `root` (or `shared_root`) through strong
@@ -47,7 +47,7 @@ pub(crate) fn strongly_reachable(
         walk.object(root);
     }
     if let Some(shared) = shared_root {
-        walk = walk.from_shared(shared);
+        walk = walk.with_shared_root(shared);
     }
     let walk = walk.drain_walk();
     walk.seen
@@ -64,7 +64,7 @@ impl Walk {
         Walk { seen: AHashSet::new(), found: Vec::new(), follow_weak }
     }
 
-    fn from_shared(mut self, root: &SharedObject) -> Self {
+    fn with_shared_root(mut self, root: &SharedObject) -> Self {
         if self.seen.insert(root.addr()) {
             self.found.push(root.clone());
         }

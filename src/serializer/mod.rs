@@ -50,7 +50,7 @@ pub use encoder::Root;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorContext};
 pub use file::{write_atomically, FileSerializer};
 
-use crate::field::SharedHandle;
+use crate::field::{SharedHandle, SharedObject};
 use crate::rtti::{downcast_box, Reflectable, Registry};
 use decoder::Decoder;
 use encoder::Encoder;
@@ -197,31 +197,23 @@ impl<'r> BinarySerializer<'r> {
 
     /// Decodes a graph, returning the root by value; `context` reaches the deserialization hooks.
     pub fn decode(&self, bytes: &[u8], context: &mut dyn Any) -> Result<Box<dyn Reflectable>, DecodeError> {
-        Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed()
+        Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(None)
     }
 
-    /// Decodes a graph whose root is a `T`.
+    /// Decodes a graph whose root is a `T`; a root of another type is refused before anything is
+    /// built.
     pub fn decode_as<T: Reflectable>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<T, DecodeError> {
-        let root = self.decode(bytes, context)?;
-        downcast_box::<T>(root).map(|root| *root).map_err(|root| {
-            DecodeError::new(
-                0,
-                DecodeErrorKind::RootTypeMismatch {
-                    expected: std::any::type_name::<T>(),
-                    found: root.rtti().name().to_owned(),
-                },
-            )
-        })
+        let expected = (T::rtti_static().id(), std::any::type_name::<T>());
+        let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(Some(expected))?;
+        Ok(*downcast_box::<T>(root).expect("the root type was checked"))
     }
 
     /// Decodes a graph with its root in a shared allocation `H` (e.g. `Rc<RefCell<Scene>>`), so
     /// pointers inside the graph to the root share it.
     pub fn decode_shared<H: SharedHandle>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<H, DecodeError> {
-        let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_shared(H::FAMILY)?;
-        root.cast::<H>().ok_or_else(|| {
-            let found = root.read(|root| root.rtti().name().to_owned()).unwrap_or_default();
-            DecodeError::new(0, DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<H>(), found })
-        })
+        let accepts = |root: &SharedObject| root.cast::<H>().is_some();
+        let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_shared(H::FAMILY, &accepts)?;
+        Ok(root.cast::<H>().expect("the root was checked"))
     }
 
     /// Reads `reader` to its end, then decodes.

@@ -78,6 +78,9 @@ pub struct Record {
     pub mode: Mode,
 }
 
+/// A hasher with a fixed seed: sample encodings (and so seeds and mutations) are the same every run.
+pub type Fixed = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
+
 /// Every field kind and form.
 #[derive(Reflectable, Default)]
 #[rtti(id = 700_010)]
@@ -89,11 +92,11 @@ pub struct Machine {
     #[rtti(id = 3)]
     pub records: Vec<Record>,
     #[rtti(id = 4)]
-    pub table: HashMap<String, Vec<u32>>,
+    pub table: HashMap<String, Vec<u32>, Fixed>,
     #[rtti(id = 5)]
     pub sorted: BTreeMap<u16, Option<String>>,
     #[rtti(id = 6)]
-    pub set: HashSet<u64>,
+    pub set: HashSet<u64, Fixed>,
     #[rtti(id = 7, array)]
     pub fixed: [i32; 4],
     #[rtti(id = 8)]
@@ -151,9 +154,9 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
         name: "root".into(),
         numbers: (1, -2, 3, -4, 0.5, 0.25, true, 'x'),
         records: vec![Record { id: 1, name: "r".into(), tags: vec!["a".into()], mode: Mode::Run }],
-        table: HashMap::from([("k".into(), vec![1, 2])]),
+        table: [("k".to_owned(), vec![1, 2]), ("j".to_owned(), vec![])].into_iter().collect(),
         sorted: BTreeMap::from([(1, Some("one".into())), (2, None)]),
-        set: HashSet::from([5, 6]),
+        set: [5, 6, 7].into_iter().collect(),
         fixed: [1, 2, 3, 4],
         small: SmallVec::from_slice(&[1, 2, 3]),
         modes: vec![Mode::Idle, Mode::Stop],

@@ -20,6 +20,8 @@ use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
 
+mod immutable;
+
 /// Build state of a top-level object.
 enum State {
     /// Not reached yet.
@@ -114,8 +116,25 @@ impl<'d, 'c> Decoder<'d, 'c> {
             .ok_or_else(|| DecodeError::new(entry.offset, DecodeErrorKind::UnknownRootType { type_id: entry.type_id }))
     }
 
-    /// Decodes the graph with the root returned by value.
-    pub(crate) fn decode_boxed(mut self) -> Result<Box<dyn Reflectable>, DecodeError> {
+    /// Decodes the graph with the root returned by value. With `expected`, a root of another type
+    /// is refused before anything is built.
+    pub(crate) fn decode_boxed(
+        mut self,
+        expected: Option<(u32, &'static str)>,
+    ) -> Result<Box<dyn Reflectable>, DecodeError> {
+        if let Some((type_id, rust_name)) = expected {
+            let entry = self.entries[0];
+            if entry.type_id != type_id {
+                let found = self
+                    .registry
+                    .get(entry.type_id)
+                    .map_or_else(|| format!("type {}", entry.type_id), |t| t.name().to_owned());
+                return Err(DecodeError::new(
+                    entry.offset,
+                    DecodeErrorKind::RootTypeMismatch { expected: rust_name, found },
+                ));
+            }
+        }
         let result = self.try_decode_boxed();
         if result.is_err() {
             self.release();
@@ -123,9 +142,21 @@ impl<'d, 'c> Decoder<'d, 'c> {
         result
     }
 
-    /// Decodes the graph with the root in a shared allocation of `family`.
-    pub(crate) fn decode_shared(mut self, family: Family) -> Result<SharedObject, DecodeError> {
-        let result = self.try_decode_shared(family);
+    /// Decodes the graph with the root in a shared allocation of `family`, refusing a root that
+    /// `accepts` does not take (checked before the root's fields are decoded where possible).
+    pub(crate) fn decode_shared(
+        mut self,
+        family: Family,
+        accepts: &dyn Fn(&SharedObject) -> bool,
+    ) -> Result<SharedObject, DecodeError> {
+        let result = self.try_decode_shared(family, accepts).and_then(|root| {
+            if accepts(&root) {
+                Ok(root)
+            } else {
+                let found = root.read(|root| root.rtti().name().to_owned()).unwrap_or_default();
+                Err(DecodeError::new(0, DecodeErrorKind::RootTypeMismatch { expected: "the requested handle", found }))
+            }
+        });
         if result.is_err() {
             self.release();
         }
@@ -168,13 +199,23 @@ impl<'d, 'c> Decoder<'d, 'c> {
         Ok(root)
     }
 
-    fn try_decode_shared(&mut self, family: Family) -> Result<SharedObject, DecodeError> {
+    fn try_decode_shared(
+        &mut self,
+        family: Family,
+        accepts: &dyn Fn(&SharedObject) -> bool,
+    ) -> Result<SharedObject, DecodeError> {
         let rtti = self.root_type()?;
         if family.is_mutable() {
             self.charge(self.entries[0].offset, rtti.instance_size() + SHARED_OVERHEAD)?;
         }
         let root = rtti.make_shared(family, rtti.create().expect("checked not abstract"));
         let root = root.expect("a fresh object always fits its own type");
+        if !accepts(&root) {
+            return Err(DecodeError::new(
+                self.entries[0].offset,
+                DecodeErrorKind::RootTypeMismatch { expected: "the requested handle", found: rtti.name().to_owned() },
+            ));
+        }
         if family.is_mutable() {
             self.states[0] = State::Ready(root.clone());
             self.to_fill.push_back((0, root.clone()));
@@ -388,17 +429,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
             self.to_fill.push_back((index, shared.clone()));
             self.to_finish.push(shared);
         } else {
-            // Immutable pointees must be complete before they are shared.
-            let mut object = object;
-            self.states[index] = State::Building;
-            self.depth += 1;
-            check_depth(&Reader::new(&self.data[entry.offset..]), self.depth, &self.limits)
-                .map_err(|error| DecodeError { offset: entry.offset, ..error })?;
-            self.object_body(&mut *object, index)?;
-            self.depth -= 1;
-            finish_hooks(&mut *object, self.context);
-            let shared = rtti.make_shared(family, object).expect("a fresh object always fits its own type");
-            self.states[index] = State::Ready(shared);
+            // Immutable pointees must be complete before they are shared: build it, and whatever
+            // immutable objects it needs, dependencies first.
+            self.build_immutable(index, family, object)?;
         }
         Ok(true)
     }

@@ -1,0 +1,194 @@
+//! Memory: hostile inputs decode (or fail) within 10x their size of peak heap, and no decode,
+//! failed or not, leaks. A counting global allocator measures both; the tests take turns through
+//! a lock so their counts do not mix.
+
+#[path = "../examples/common/level.rs"]
+mod level;
+
+#[path = "common/fuzz_model.rs"]
+mod fuzz_model;
+
+use reflectable::serializer::format::{FieldHeader, TypeHeader, WireKind, MAGIC, VERSION};
+use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
+use reflectable::Reflectable;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Counts the live heap bytes and their high-water mark of the thread that is measuring (other
+/// threads, such as the test harness's, would only add noise).
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn measuring() -> bool {
+    MEASURING.try_with(Cell::get).unwrap_or(false)
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator, which upholds the
+// `GlobalAlloc` contract; the counters are only bookkeeping.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if measuring() {
+            let now = CURRENT.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
+            PEAK.fetch_max(now, Ordering::SeqCst);
+        }
+        // SAFETY: same layout contract as our caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if measuring() {
+            CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
+        }
+        // SAFETY: `ptr` was allocated by `System` with this layout (see `alloc`).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+static TURN: Mutex<()> = Mutex::new(());
+
+/// Runs `f`, returning its result, the peak heap growth while it ran, and the bytes still held
+/// after it returned.
+fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, isize) {
+    CURRENT.store(1 << 40, Ordering::SeqCst);
+    PEAK.store(1 << 40, Ordering::SeqCst);
+    MEASURING.with(|flag| flag.set(true));
+    let result = f();
+    MEASURING.with(|flag| flag.set(false));
+    let peak = PEAK.load(Ordering::SeqCst) - (1 << 40);
+    let after = CURRENT.load(Ordering::SeqCst) as isize - (1 << 40);
+    (result, peak, after)
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 440_000)]
+struct Holder {
+    #[rtti(id = 1)]
+    many: Vec<Option<Rc<Holder>>>,
+    #[rtti(id = 2, reflectable)]
+    inner: Option<Box<Holder>>,
+    #[rtti(id = 3)]
+    values: Vec<u64>,
+}
+
+fn stream() -> Vec<u8> {
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    bytes
+}
+
+fn object(bytes: &mut Vec<u8>, instance: u32, type_id: u32) {
+    TypeHeader { instance, base: false, type_id }.write(bytes);
+}
+
+fn field(bytes: &mut Vec<u8>, id: u16, kind: WireKind, array: bool) {
+    bytes.extend_from_slice(&FieldHeader { id, kind, array }.pack().to_le_bytes());
+}
+
+fn word(bytes: &mut Vec<u8>, word: u32) {
+    bytes.extend_from_slice(&word.to_le_bytes());
+}
+
+/// Decodes `input`, checking it finishes within a second, peaks below 10x the input, and leaves
+/// nothing behind once the result is dropped.
+fn decode_bounded(name: &str, input: &[u8]) -> Result<(), DecodeErrorKind> {
+    let started = Instant::now();
+    let (result, peak, left) = measure(|| MemorySerializer::new().decode(input).map(drop).map_err(|e| e.kind));
+    let elapsed = started.elapsed();
+    println!(
+        "{name}: {} bytes in, peak {peak} bytes ({:.2}x), {elapsed:.2?}",
+        input.len(),
+        peak as f64 / input.len() as f64
+    );
+    assert!(peak < 10 * input.len(), "{name}: peak {peak} bytes for {} input bytes", input.len());
+    assert!(elapsed < Duration::from_secs(1), "{name}: took {elapsed:?}");
+    assert_eq!(left, 0, "{name}: {left} bytes leaked");
+    result
+}
+
+#[test]
+fn hostile_inputs_stay_within_ten_times_their_size() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // The registries are built on first use and stay: not part of any decode's footprint.
+    fuzz_model::sample_encodings().iter().for_each(|seed| fuzz_model::exercise(seed));
+
+    // 1 MB of maximal nesting.
+    let mut nested = stream();
+    object(&mut nested, 1, 440_000);
+    while nested.len() < 1 << 20 {
+        field(&mut nested, 2, WireKind::Reflectable, false);
+        object(&mut nested, 0, 440_000);
+    }
+    assert_eq!(decode_bounded("1 MB of nesting", &nested), Err(DecodeErrorKind::TooDeep { limit: 128 }));
+
+    // A claim of 2^32 elements (the count field holds 2^32 - 1).
+    let mut claim = stream();
+    object(&mut claim, 1, 440_000);
+    field(&mut claim, 3, WireKind::Plain(Some(8)), true);
+    word(&mut claim, u32::MAX);
+    assert!(matches!(decode_bounded("2^32 elements", &claim), Err(DecodeErrorKind::Plain(_))));
+
+    // Cycles and self-references among immutable objects: 1 -> 2..=1001, each pointing at itself
+    // and at the next.
+    let mut cycles = stream();
+    object(&mut cycles, 1, 440_000);
+    field(&mut cycles, 1, WireKind::Pointer, true);
+    word(&mut cycles, 1000);
+    (2..1002).for_each(|id| word(&mut cycles, id));
+    for id in 2..1002u32 {
+        object(&mut cycles, id, 440_000);
+        field(&mut cycles, 1, WireKind::Pointer, true);
+        word(&mut cycles, 3);
+        word(&mut cycles, id);
+        word(&mut cycles, if id == 1001 { 2 } else { id + 1 });
+        word(&mut cycles, 1);
+    }
+    decode_bounded("cycles and self-references", &cycles).unwrap();
+
+    // 10^6 references to objects whose type nobody registered.
+    let mut missing = stream();
+    object(&mut missing, 1, 440_000);
+    field(&mut missing, 1, WireKind::Pointer, true);
+    word(&mut missing, 1_000_000);
+    (0..1_000_000u32).for_each(|i| word(&mut missing, 2 + i % 1000));
+    (2..1002).for_each(|id| object(&mut missing, id, 999_999));
+    decode_bounded("10^6 missing objects", &missing).unwrap();
+}
+
+#[test]
+fn no_decode_leaks_whatever_the_input() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let seeds = fuzz_model::sample_encodings();
+    // First uses of lazily built statics (registry, casts) stay allocated: not a leak.
+    seeds.iter().for_each(|seed| fuzz_model::exercise(seed));
+    let mut rng = level::Rng::new(2024);
+    for round in 0..2000 {
+        let ops: Vec<u8> = (0..4 * (1 + round % 12)).map(|_| rng.next() as u8).collect();
+        let input = fuzz_model::mutate(&seeds[round % seeds.len()], &ops);
+        // A leak recurs on every run; a first-use lazy (a type's descriptor, a cast table) does not.
+        fuzz_model::exercise(&input);
+        let ((), _, left) = measure(|| fuzz_model::exercise(&input));
+        assert_eq!(left, 0, "round {round} leaked {left} bytes");
+    }
+    // A legitimate level with cycles, loaded and torn down.
+    let (original, _) = level::build_level(500, 8);
+    let bytes = MemorySerializer::new().encode(&original).unwrap();
+    level::break_cycles(&original);
+    let ((), peak, left) = measure(|| {
+        let loaded: level::Level = MemorySerializer::new().decode_as(&bytes).unwrap();
+        level::break_cycles(&loaded);
+    });
+    assert_eq!(left, 0);
+    println!("a 500-object level: {} bytes, peak {peak} bytes to load", bytes.len());
+}
