@@ -192,3 +192,19 @@ fn no_decode_leaks_whatever_the_input() {
     assert_eq!(left, 0);
     println!("a 500-object level: {} bytes, peak {peak} bytes to load", bytes.len());
 }
+
+#[test]
+fn fuzz_regressions_do_not_leak() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions/decode");
+    let mut replayed = 0;
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        let input = std::fs::read(&path).unwrap();
+        fuzz_model::exercise(&input);
+        let ((), _, left) = measure(|| fuzz_model::exercise(&input));
+        assert_eq!(left, 0, "{} leaked {left} bytes", path.display());
+        replayed += 1;
+    }
+    assert!(replayed >= 2);
+}
