@@ -378,17 +378,19 @@ where
             return Ok(None);
         };
         let mut refused = 0;
-        let elems: Vec<S::Elem> = targets
-            .iter()
-            .filter_map(|target| {
-                let handle = target.and_then(SharedObject::cast::<<S::Elem as PointerSlot>::Handle>);
-                refused += usize::from(target.is_some() && handle.is_none());
-                S::Elem::from_handle(handle.as_ref())
-            })
-            .collect();
-        if !S::ARRAY && elems.is_empty() {
+        let mut convert = |target: &Option<&SharedObject>| {
+            let handle = target.and_then(SharedObject::cast::<<S::Elem as PointerSlot>::Handle>);
+            refused += usize::from(target.is_some() && handle.is_none());
+            S::Elem::from_handle(handle.as_ref())
+        };
+        if !S::ARRAY {
+            // A single field: assign in place, no container to build.
+            if let Some(elem) = targets.first().and_then(&mut convert) {
+                self.access.modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem));
+            }
             return Ok(Some(refused));
         }
+        let elems: Vec<S::Elem> = targets.iter().filter_map(&mut convert).collect();
         self.access.modify(owner, |container| S::store(container, elems))?;
         Ok(Some(refused))
     }

@@ -172,18 +172,20 @@ where
             return Ok(None);
         };
         let mut refused = 0;
-        let elems: Vec<S::Elem> = objects
-            .into_iter()
-            .filter_map(|object| {
-                let present = object.is_some();
-                let slot = S::Elem::from_object(object);
-                refused += usize::from(present && slot.is_none());
-                slot.or_else(|| S::Elem::from_object(None))
-            })
-            .collect();
-        if !S::ARRAY && elems.is_empty() {
+        let mut convert = |object: Option<Box<dyn Reflectable>>| {
+            let present = object.is_some();
+            let slot = S::Elem::from_object(object);
+            refused += usize::from(present && slot.is_none());
+            slot.or_else(|| S::Elem::from_object(None))
+        };
+        if !S::ARRAY {
+            // A single field: assign in place, no container to build.
+            if let Some(elem) = objects.into_iter().next().and_then(&mut convert) {
+                self.access.modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem));
+            }
             return Ok(Some(refused));
         }
+        let elems: Vec<S::Elem> = objects.into_iter().filter_map(&mut convert).collect();
         self.access.modify(owner, |container| S::store(container, elems))?;
         Ok(Some(refused))
     }
