@@ -104,7 +104,6 @@ trait ErasedShared {
     fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError>;
     fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError>;
     fn as_any(&self) -> &dyn Any;
-    fn clone_box(&self) -> Box<dyn ErasedShared>;
 }
 
 impl<H: SharedHandle> ErasedShared for H {
@@ -123,16 +122,6 @@ impl<H: SharedHandle> ErasedShared for H {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn clone_box(&self) -> Box<dyn ErasedShared> {
-        Box::new(self.clone())
-    }
-}
-
-impl Clone for SharedObject {
-    /// Another strong handle to the same object.
-    fn clone(&self) -> Self {
-        SharedObject(self.0.clone_box(), self.1)
-    }
 }
 
 /// Converts a concrete handle (`&dyn Any` of e.g. `Rc<RefCell<T>>`) into its `dyn Reflectable`
@@ -142,8 +131,9 @@ pub type UpcastFn = fn(&dyn Any, &mut dyn Any);
 /// A type-erased strong handle to a shared reflectable object.
 ///
 /// Holding one keeps the object alive. Two `SharedObject`s are the same object when their
-/// [`addr`](SharedObject::addr)s are equal.
-pub struct SharedObject(Box<dyn ErasedShared>, Option<UpcastFn>);
+/// [`addr`](SharedObject::addr)s are equal. Cloning one is a reference-count increment.
+#[derive(Clone)]
+pub struct SharedObject(Rc<dyn ErasedShared>, Option<UpcastFn>);
 
 impl fmt::Debug for SharedObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -154,7 +144,7 @@ impl fmt::Debug for SharedObject {
 impl SharedObject {
     /// Erases a strong handle.
     pub fn new<H: SharedHandle>(handle: H) -> Self {
-        SharedObject(Box::new(handle), None)
+        SharedObject(Rc::new(handle), None)
     }
 
     /// Erases a handle to a concrete `T`, keeping the ability to cast it to the `dyn Reflectable`
@@ -163,7 +153,7 @@ impl SharedObject {
     where
         H::Pointee: Reflectable + Sized,
     {
-        SharedObject(Box::new(handle), Some(upcast::<H::Pointee>))
+        SharedObject(Rc::new(handle), Some(upcast::<H::Pointee>))
     }
     /// Address of the shared allocation (the object's identity).
     pub fn addr(&self) -> usize {

@@ -241,9 +241,12 @@ impl<T: PlainType, const N: usize> PlainType for [T; N] {
         if N.saturating_mul(min_elem_size::<T>()) > reader.remaining() {
             return Err(PlainError::LengthTooLarge { offset, claimed: N as u64, available: reader.remaining() });
         }
-        let mut values = Vec::with_capacity(N);
-        T::read_slice(reader, N, &mut values)?;
-        values.try_into().map_err(|_| PlainError::Invalid { offset, what: "array length mismatch" })
+        // Read into inline storage: no heap allocation per array.
+        let mut values: SmallVec<[T; N]> = SmallVec::new();
+        for _ in 0..N {
+            values.push(read_elem(reader)?);
+        }
+        values.into_inner().map_err(|_| PlainError::Invalid { offset, what: "array length mismatch" })
     }
 }
 

@@ -1,0 +1,173 @@
+//! Encode and decode time, and encoded size, for reflectable and its peers on every dataset, in
+//! one run. Run with `cargo bench --manifest-path benches/Cargo.toml`, then
+//! `python3 benches/report.py` to turn the results into `benches/RESULTS.md`.
+
+#[path = "../../examples/common/level.rs"]
+#[allow(dead_code)]
+mod level;
+
+use criterion::{BenchmarkGroup, Criterion, Throughput};
+use prost::Message;
+use reflectable::serializer::MemorySerializer;
+use reflectable::Reflectable;
+use reflectable_bench::minecraft::{players, Players};
+use reflectable_bench::prost_model::{PLogs, PMesh, PPlayers};
+use reflectable_bench::{logs, mesh, Logs, Mesh};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::hint::black_box;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// (dataset, peer, encoded bytes), written to `target/bench-sizes.json` for the report.
+static SIZES: Mutex<Vec<(String, String, usize)>> = Mutex::new(Vec::new());
+
+fn record(dataset: &str, peer: &str, bytes: usize) {
+    SIZES.lock().unwrap().push((dataset.into(), peer.into(), bytes));
+}
+
+type Group<'a> = BenchmarkGroup<'a, criterion::measurement::WallTime>;
+
+fn reflectable<T: Reflectable + PartialEq + std::fmt::Debug>(group: &mut Group<'_>, dataset: &str, value: &T) {
+    let serializer = MemorySerializer::new();
+    let bytes = serializer.encode(value).unwrap();
+    assert_eq!(&serializer.decode_as::<T>(&bytes).unwrap(), value, "reflectable round trip");
+    record(dataset, "reflectable", bytes.len());
+    group.bench_function("reflectable/encode", |b| b.iter(|| serializer.encode(black_box(value)).unwrap()));
+    group.bench_function("reflectable/decode", |b| b.iter(|| serializer.decode_as::<T>(black_box(&bytes)).unwrap()));
+}
+
+fn postcard<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
+    group: &mut Group<'_>,
+    dataset: &str,
+    value: &T,
+) {
+    let bytes = postcard::to_allocvec(value).unwrap();
+    assert_eq!(&postcard::from_bytes::<T>(&bytes).unwrap(), value, "postcard round trip");
+    record(dataset, "postcard", bytes.len());
+    group.bench_function("postcard/encode", |b| b.iter(|| postcard::to_allocvec(black_box(value)).unwrap()));
+    group.bench_function("postcard/decode", |b| b.iter(|| postcard::from_bytes::<T>(black_box(&bytes)).unwrap()));
+}
+
+fn bitcode<T: bitcode::Encode + for<'a> bitcode::Decode<'a> + PartialEq + std::fmt::Debug>(
+    group: &mut Group<'_>,
+    dataset: &str,
+    value: &T,
+) {
+    let bytes = bitcode::encode(value);
+    assert_eq!(&bitcode::decode::<T>(&bytes).unwrap(), value, "bitcode round trip");
+    record(dataset, "bitcode", bytes.len());
+    let mut buffer = bitcode::Buffer::new();
+    group.bench_function("bitcode/encode", |b| b.iter(|| buffer.encode(black_box(value)).len()));
+    group.bench_function("bitcode/decode", |b| b.iter(|| bitcode::decode::<T>(black_box(&bytes)).unwrap()));
+}
+
+fn prost<P: Message + Default + PartialEq>(group: &mut Group<'_>, dataset: &str, value: &P) {
+    let bytes = value.encode_to_vec();
+    assert!(&P::decode(bytes.as_slice()).unwrap() == value, "prost round trip");
+    record(dataset, "prost", bytes.len());
+    group.bench_function("prost/encode", |b| b.iter(|| black_box(value).encode_to_vec()));
+    group.bench_function("prost/decode", |b| b.iter(|| P::decode(black_box(bytes.as_slice())).unwrap()));
+}
+
+/// Copying as many bytes as reflectable writes: the physical limit.
+fn memcpy(group: &mut Group<'_>, dataset: &str, bytes: usize) {
+    let source = vec![0x5au8; bytes];
+    record(dataset, "memcpy", bytes);
+    group.bench_function("memcpy/copy", |b| b.iter(|| black_box(&source).clone()));
+}
+
+fn configure<'a>(c: &'a mut Criterion, name: &str, bytes: usize) -> Group<'a> {
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    group
+}
+
+fn datasets(c: &mut Criterion) {
+    let serializer = MemorySerializer::new();
+
+    let mesh: Mesh = mesh(1);
+    let size = serializer.encode(&mesh).unwrap().len();
+    let mut group = configure(c, "mesh", size);
+    reflectable(&mut group, "mesh", &mesh);
+    postcard(&mut group, "mesh", &mesh);
+    bitcode(&mut group, "mesh", &mesh);
+    prost(&mut group, "mesh", &PMesh::from(&mesh));
+    memcpy(&mut group, "mesh", size);
+    group.finish();
+
+    let logs: Logs = logs(2);
+    let size = serializer.encode(&logs).unwrap().len();
+    let mut group = configure(c, "log", size);
+    reflectable(&mut group, "log", &logs);
+    postcard(&mut group, "log", &logs);
+    bitcode(&mut group, "log", &logs);
+    prost(&mut group, "log", &PLogs::from(&logs));
+    memcpy(&mut group, "log", size);
+    group.finish();
+
+    let players: Players = players(3);
+    let size = serializer.encode(&players).unwrap().len();
+    let mut group = configure(c, "minecraft_savedata", size);
+    reflectable(&mut group, "minecraft_savedata", &players);
+    postcard(&mut group, "minecraft_savedata", &players);
+    bitcode(&mut group, "minecraft_savedata", &players);
+    prost(&mut group, "minecraft_savedata", &PPlayers::from(&players));
+    memcpy(&mut group, "minecraft_savedata", size);
+    group.finish();
+}
+
+/// The level graph (shared pointers, weak parents, cycles, polymorphic components) at growing
+/// sizes: the cost must grow linearly.
+fn level_graph(c: &mut Criterion) {
+    let serializer = MemorySerializer::new();
+    for objects in [1_000, 10_000, 100_000, 1_000_000] {
+        let (level, stats) = level::build_level(objects, 4);
+        let bytes = serializer.encode(&level).unwrap();
+        let decoded: level::Level = serializer.decode_as(&bytes).unwrap();
+        assert_eq!(level::compare_levels(&level, &decoded).unwrap(), stats.shared_objects);
+        level::break_cycles(&decoded);
+        let name = format!("level_{objects}");
+        record(&name, "reflectable", bytes.len());
+        let mut group = configure(c, &name, bytes.len());
+        if objects >= 100_000 {
+            group.sample_size(10).measurement_time(Duration::from_secs(if objects >= 1_000_000 { 90 } else { 15 }));
+        }
+        group.bench_function("reflectable/encode", |b| b.iter(|| serializer.encode(black_box(&level)).unwrap()));
+        // The decoded level's cycles are broken when it drops, outside the timed region.
+        group.bench_function("reflectable/decode", |b| {
+            b.iter_with_large_drop(|| Teardown(serializer.decode_as::<level::Level>(black_box(&bytes)).unwrap()))
+        });
+        memcpy(&mut group, &name, bytes.len());
+        group.finish();
+        level::break_cycles(&level);
+    }
+}
+
+/// A decoded level whose strong cycles are broken when it is dropped.
+struct Teardown(level::Level);
+
+impl Drop for Teardown {
+    fn drop(&mut self) {
+        level::break_cycles(&self.0);
+    }
+}
+
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    datasets(&mut criterion);
+    level_graph(&mut criterion);
+    criterion.final_summary();
+    let sizes: Vec<String> = SIZES
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(dataset, peer, bytes)| {
+            format!("  {{\"dataset\": \"{dataset}\", \"peer\": \"{peer}\", \"bytes\": {bytes}}}")
+        })
+        .collect();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-sizes.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, format!("[\n{}\n]\n", sizes.join(",\n"))).unwrap();
+}

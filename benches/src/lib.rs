@@ -1,0 +1,161 @@
+//! Benchmark datasets (shapes from the public rust_serialization_benchmark, see
+//! `../shared/BENCHMARKS.md`), generated from a fixed-seed RNG so every peer serializes exactly
+//! the same values.
+//!
+//! One model type per dataset carries the derives of every peer that can use it (reflectable,
+//! serde for postcard, bitcode); prost needs its own message types (`prost_model`), converted from
+//! the model outside the timed code.
+
+pub mod minecraft;
+pub mod prost_model;
+
+use reflectable::{PlainType, Reflectable};
+use serde::{Deserialize, Serialize};
+
+/// A deterministic xorshift generator.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.max(1))
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    /// A float in [0, 1).
+    pub fn unit_f32(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    pub fn unit_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn bool(&mut self) -> bool {
+        self.next_u64() & 1 == 1
+    }
+    pub fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
+        words[self.below(words.len())]
+    }
+}
+
+// ---- mesh ------------------------------------------------------------------------------------
+
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    PlainType,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
+#[plain(id = 5000, pod)]
+#[repr(C)]
+pub struct Vector3 {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+}
+
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    PlainType,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
+#[plain(id = 5001, pod)]
+#[repr(C)]
+pub struct Triangle {
+    pub v0: Vector3,
+    pub v1: Vector3,
+    pub v2: Vector3,
+    pub normal: Vector3,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Reflectable, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[rtti(id = 500_000, name = "MeshDataset")]
+pub struct Mesh {
+    #[rtti(id = 1)]
+    pub triangles: Vec<Triangle>,
+}
+
+pub const MESH_TRIANGLES: usize = 125_000;
+
+pub fn mesh(seed: u64) -> Mesh {
+    let mut rng = Rng::new(seed);
+    let mut v = || Vector3 { x: rng.unit_f32(), y: rng.unit_f32(), z: rng.unit_f32() };
+    Mesh { triangles: (0..MESH_TRIANGLES).map(|_| Triangle { v0: v(), v1: v(), v2: v(), normal: v() }).collect() }
+}
+
+// ---- log -------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, Default, PartialEq, PlainType, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[plain(id = 5010)]
+pub struct Log {
+    pub address: [u8; 4],
+    pub identity: String,
+    pub userid: String,
+    pub date: String,
+    pub request: String,
+    pub code: u16,
+    pub size: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Reflectable, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[rtti(id = 500_010)]
+pub struct Logs {
+    #[rtti(id = 1)]
+    pub logs: Vec<Log>,
+}
+
+pub const LOGS: usize = 10_000;
+
+pub fn logs(seed: u64) -> Logs {
+    const USERIDS: [&str; 9] = ["-", "alice", "bob", "carmen", "david", "eric", "frank", "george", "harry"];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const TIMEZONES: [&str; 4] = ["-0700", "-0500", "+0000", "+0900"];
+    const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+    const ROUTES: [&str; 7] = ["/", "/api/v1/users", "/login", "/logout", "/static/app.js", "/img/logo.png", "/search"];
+    const PROTOCOLS: [&str; 3] = ["HTTP/1.0", "HTTP/1.1", "HTTP/2.0"];
+    const CODES: [u16; 8] = [200, 204, 301, 304, 400, 403, 404, 500];
+    let mut rng = Rng::new(seed);
+    let logs = (0..LOGS)
+        .map(|_| Log {
+            address: (rng.next_u64() as u32).to_le_bytes(),
+            identity: "-".into(),
+            userid: rng.pick(&USERIDS).into(),
+            date: format!(
+                "{}/{}/{} {:02}:{:02}:{:02} {}",
+                1 + rng.below(28),
+                rng.pick(&MONTHS),
+                1970 + rng.below(60),
+                rng.below(24),
+                rng.below(60),
+                rng.below(60),
+                rng.pick(&TIMEZONES)
+            ),
+            request: format!("{} {} {}", rng.pick(&METHODS), rng.pick(&ROUTES), rng.pick(&PROTOCOLS)),
+            code: CODES[rng.below(CODES.len())],
+            size: rng.next_u64() % 100_000_000,
+        })
+        .collect();
+    Logs { logs }
+}
