@@ -4,6 +4,9 @@
 //! and pointer fields into shared objects (each visited once, however many fields share it, and
 //! cycles included), collects every `ResourceHandle`, and honours the `SKIP_REFERENCE_SEARCH` flag.
 //!
+//! The library packages the same walk as `reflectable::rtti::reachable_shared`; it is spelled out
+//! here to show the field API.
+//!
 //! Run with `cargo run --example collect_dependencies`.
 
 #[path = "common/level.rs"]

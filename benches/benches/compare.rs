@@ -2,17 +2,13 @@
 //! one run. Run with `cargo bench --manifest-path benches/Cargo.toml`, then
 //! `python3 benches/report.py` to turn the results into `benches/RESULTS.md`.
 
-#[path = "../../examples/common/level.rs"]
-#[allow(dead_code)]
-mod level;
-
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use prost::Message;
 use reflectable::serializer::MemorySerializer;
 use reflectable::Reflectable;
 use reflectable_bench::minecraft::{players, Players};
 use reflectable_bench::prost_model::{PLogs, PMesh, PPlayers};
-use reflectable_bench::{logs, mesh, Logs, Mesh};
+use reflectable_bench::{level, logs, mesh, Logs, Mesh};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::hint::black_box;
@@ -84,38 +80,35 @@ fn configure<'a>(c: &'a mut Criterion, name: &str, bytes: usize) -> Group<'a> {
     group
 }
 
+/// Every peer on one dataset: `value` for the model-based peers, `message` for prost.
+fn dataset<T, P>(c: &mut Criterion, name: &str, value: &T, message: &P)
+where
+    T: Reflectable
+        + Serialize
+        + DeserializeOwned
+        + bitcode::Encode
+        + for<'a> bitcode::Decode<'a>
+        + PartialEq
+        + std::fmt::Debug,
+    P: Message + Default + PartialEq,
+{
+    let size = MemorySerializer::new().encode(value).unwrap().len();
+    let mut group = configure(c, name, size);
+    reflectable(&mut group, name, value);
+    postcard(&mut group, name, value);
+    bitcode(&mut group, name, value);
+    prost(&mut group, name, message);
+    memcpy(&mut group, name, size);
+    group.finish();
+}
+
 fn datasets(c: &mut Criterion) {
-    let serializer = MemorySerializer::new();
-
     let mesh: Mesh = mesh(1);
-    let size = serializer.encode(&mesh).unwrap().len();
-    let mut group = configure(c, "mesh", size);
-    reflectable(&mut group, "mesh", &mesh);
-    postcard(&mut group, "mesh", &mesh);
-    bitcode(&mut group, "mesh", &mesh);
-    prost(&mut group, "mesh", &PMesh::from(&mesh));
-    memcpy(&mut group, "mesh", size);
-    group.finish();
-
+    dataset(c, "mesh", &mesh, &PMesh::from(&mesh));
     let logs: Logs = logs(2);
-    let size = serializer.encode(&logs).unwrap().len();
-    let mut group = configure(c, "log", size);
-    reflectable(&mut group, "log", &logs);
-    postcard(&mut group, "log", &logs);
-    bitcode(&mut group, "log", &logs);
-    prost(&mut group, "log", &PLogs::from(&logs));
-    memcpy(&mut group, "log", size);
-    group.finish();
-
+    dataset(c, "log", &logs, &PLogs::from(&logs));
     let players: Players = players(3);
-    let size = serializer.encode(&players).unwrap().len();
-    let mut group = configure(c, "minecraft_savedata", size);
-    reflectable(&mut group, "minecraft_savedata", &players);
-    postcard(&mut group, "minecraft_savedata", &players);
-    bitcode(&mut group, "minecraft_savedata", &players);
-    prost(&mut group, "minecraft_savedata", &PPlayers::from(&players));
-    memcpy(&mut group, "minecraft_savedata", size);
-    group.finish();
+    dataset(c, "minecraft_savedata", &players, &PPlayers::from(&players));
 }
 
 /// The level graph (shared pointers, weak parents, cycles, polymorphic components) at growing

@@ -12,36 +12,13 @@ pub mod prost_model;
 use reflectable::{PlainType, Reflectable};
 use serde::{Deserialize, Serialize};
 
-/// A deterministic xorshift generator.
-pub struct Rng(u64);
+/// The example level model (scene graph with shared pointers and cycles), and its generator's
+/// deterministic xorshift RNG, which every dataset here uses.
+#[path = "../../examples/common/level.rs"]
+#[allow(dead_code)]
+pub mod level;
 
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.max(1))
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    /// A float in [0, 1).
-    pub fn unit_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    pub fn unit_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    pub fn bool(&mut self) -> bool {
-        self.next_u64() & 1 == 1
-    }
-    pub fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
-        words[self.below(words.len())]
-    }
-}
+pub use level::Rng;
 
 // ---- mesh ------------------------------------------------------------------------------------
 
@@ -101,7 +78,7 @@ pub const MESH_TRIANGLES: usize = 125_000;
 
 pub fn mesh(seed: u64) -> Mesh {
     let mut rng = Rng::new(seed);
-    let mut v = || Vector3 { x: rng.unit_f32(), y: rng.unit_f32(), z: rng.unit_f32() };
+    let mut v = || Vector3 { x: rng.unit(), y: rng.unit(), z: rng.unit() };
     Mesh { triangles: (0..MESH_TRIANGLES).map(|_| Triangle { v0: v(), v1: v(), v2: v(), normal: v() }).collect() }
 }
 
@@ -139,7 +116,7 @@ pub fn logs(seed: u64) -> Logs {
     let mut rng = Rng::new(seed);
     let logs = (0..LOGS)
         .map(|_| Log {
-            address: (rng.next_u64() as u32).to_le_bytes(),
+            address: (rng.next() as u32).to_le_bytes(),
             identity: "-".into(),
             userid: rng.pick(&USERIDS).into(),
             date: format!(
@@ -154,7 +131,7 @@ pub fn logs(seed: u64) -> Logs {
             ),
             request: format!("{} {} {}", rng.pick(&METHODS), rng.pick(&ROUTES), rng.pick(&PROTOCOLS)),
             code: CODES[rng.below(CODES.len())],
-            size: rng.next_u64() % 100_000_000,
+            size: rng.next() % 100_000_000,
         })
         .collect();
     Logs { logs }

@@ -154,7 +154,7 @@ fn game_type(rng: &mut Rng) -> GameType {
 }
 
 fn item(rng: &mut Rng) -> Item {
-    Item { count: rng.next_u64() as i8, slot: rng.next_u64() as u8, id: rng.pick(&ITEMS).into() }
+    Item { count: rng.next() as i8, slot: rng.next() as u8, id: rng.pick(&ITEMS).into() }
 }
 
 fn entity(rng: &mut Rng) -> Entity {
@@ -162,15 +162,15 @@ fn entity(rng: &mut Rng) -> Entity {
         id: rng.pick(&ENTITIES).into(),
         pos: (rng.unit_f64(), rng.unit_f64(), rng.unit_f64()),
         motion: (rng.unit_f64(), rng.unit_f64(), rng.unit_f64()),
-        rotation: (rng.unit_f32(), rng.unit_f32()),
-        fall_distance: rng.unit_f32(),
-        fire: rng.next_u64() as u16,
-        air: rng.next_u64() as u16,
+        rotation: (rng.unit(), rng.unit()),
+        fall_distance: rng.unit(),
+        fire: rng.next() as u16,
+        air: rng.next() as u16,
         on_ground: rng.bool(),
         no_gravity: rng.bool(),
         invulnerable: rng.bool(),
-        portal_cooldown: rng.next_u64() as i32,
-        uuid: [rng.next_u64() as u32, rng.next_u64() as u32, rng.next_u64() as u32, rng.next_u64() as u32],
+        portal_cooldown: rng.next() as i32,
+        uuid: [rng.next() as u32, rng.next() as u32, rng.next() as u32, rng.next() as u32],
         custom_name: rng.bool().then(|| rng.pick(&NAMES).into()),
         glowing: rng.bool(),
         silent: rng.bool(),
@@ -182,28 +182,28 @@ fn player(rng: &mut Rng) -> Player {
     Player {
         game_type: game_type(rng),
         previous_game_type: game_type(rng),
-        score: rng.next_u64() as i64,
+        score: rng.next() as i64,
         dimension: rng.pick(&DIMENSIONS).into(),
-        selected_item_slot: rng.next_u64() as u32,
+        selected_item_slot: rng.next() as u32,
         selected_item: item(rng),
         spawn_dimension: rng.bool().then(|| rng.pick(&DIMENSIONS).into()),
-        spawn_x: rng.next_u64() as i64,
-        spawn_y: rng.next_u64() as i64,
-        spawn_z: rng.next_u64() as i64,
+        spawn_x: rng.next() as i64,
+        spawn_y: rng.next() as i64,
+        spawn_z: rng.next() as i64,
         spawn_forced: rng.bool().then(|| rng.bool()),
-        sleep_timer: rng.next_u64() as u16,
-        food_exhaustion_level: rng.unit_f32(),
-        food_saturation_level: rng.unit_f32(),
-        food_tick_timer: rng.next_u64() as u32,
-        xp_level: rng.next_u64() as u32,
-        xp_p: rng.unit_f32(),
-        xp_total: rng.next_u64() as i32,
-        xp_seed: rng.next_u64() as i32,
+        sleep_timer: rng.next() as u16,
+        food_exhaustion_level: rng.unit(),
+        food_saturation_level: rng.unit(),
+        food_tick_timer: rng.next() as u32,
+        xp_level: rng.next() as u32,
+        xp_p: rng.unit(),
+        xp_total: rng.next() as i32,
+        xp_seed: rng.next() as i32,
         inventory: (0..rng.below(40)).map(|_| item(rng)).collect(),
         ender_items: (0..rng.below(27)).map(|_| item(rng)).collect(),
         abilities: Abilities {
-            walk_speed: rng.unit_f32(),
-            fly_speed: rng.unit_f32(),
+            walk_speed: rng.unit(),
+            fly_speed: rng.unit(),
             may_fly: rng.bool(),
             flying: rng.bool(),
             invulnerable: rng.bool(),
@@ -211,9 +211,9 @@ fn player(rng: &mut Rng) -> Player {
             instabuild: rng.bool(),
         },
         entered_nether_position: rng.bool().then(|| (rng.unit_f64(), rng.unit_f64(), rng.unit_f64())),
-        root_vehicle: rng.bool().then(|| {
-            ([rng.next_u64() as u32, rng.next_u64() as u32, rng.next_u64() as u32, rng.next_u64() as u32], entity(rng))
-        }),
+        root_vehicle: rng
+            .bool()
+            .then(|| ([rng.next() as u32, rng.next() as u32, rng.next() as u32, rng.next() as u32], entity(rng))),
         shoulder_entity_left: rng.bool().then(|| entity(rng)),
         shoulder_entity_right: rng.bool().then(|| entity(rng)),
         seen_credits: rng.bool(),

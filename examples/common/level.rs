@@ -190,6 +190,16 @@ impl Rng {
     pub fn unit(&mut self) -> f32 {
         (self.next() >> 40) as f32 / (1u64 << 24) as f32
     }
+    /// A float in [0, 1) with 53 random bits.
+    pub fn unit_f64(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn bool(&mut self) -> bool {
+        self.next() & 1 == 1
+    }
+    pub fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
+        words[self.below(words.len())]
+    }
 }
 
 /// What `build_level` put into a level, to check a walk or a reload against.
