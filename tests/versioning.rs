@@ -303,3 +303,12 @@ fn the_global_registry_does_not_know_the_v1_only_types() {
     assert!(Registry::global().get(420_004).is_none());
     assert_eq!(Registry::global().get(420_001).unwrap().rust_name(), std::any::type_name::<Player>());
 }
+
+#[test]
+fn a_registry_mapping_the_root_id_to_another_rust_type_is_an_error_not_a_panic() {
+    // The v1 registry builds ID 420_001 as v1::Player; asking it for today's Player must fail cleanly.
+    let bytes = MemorySerializer::new().encode(&Player::default()).unwrap();
+    let registry = v1::registry();
+    let error = BinarySerializer::with_registry(&registry).decode_as::<Player>(&bytes, &mut ()).unwrap_err();
+    assert!(matches!(error.kind, reflectable::serializer::DecodeErrorKind::RootTypeMismatch { .. }), "{error}");
+}

@@ -39,6 +39,10 @@ pub const MAX_INLINE_SIZE: u32 = 255;
 /// `Option`, `Box`, arrays, tuples up to 8 and `SmallVec`. User structs and fieldless enums get it
 /// from `#[derive(PlainType)]`.
 ///
+/// Encoding a collection of 2^32 or more elements, or a dynamic value of 4 GiB or more, panics:
+/// the wire's `u32` counts and sizes cannot describe them. (An array *field* that long is an
+/// encode error instead.)
+///
 /// Contract: [`write`](PlainType::write) appends exactly [`size`](PlainType::size) bytes, and
 /// [`read`](PlainType::read) consumes exactly what `write` produced. For a static-size type `size`
 /// always equals `STATIC_SIZE`. Implementations must never panic on malformed input: return a

@@ -160,12 +160,12 @@ impl<'s, 'c> Encoder<'s, 'c> {
         })
     }
 
-    fn patch_count(&mut self, at: Option<usize>, count: usize) {
+    fn patch_count(&mut self, at: Option<usize>, count: usize) -> Result<(), EncodeError> {
         if let Some(at) = at {
-            // Counts fit: every element takes at least one byte of a buffer that fits in memory,
-            // and plain collections refuse more than 2^32 elements.
-            self.out[at..at + 4].copy_from_slice(&(count as u32).to_le_bytes());
+            let count = u32::try_from(count).map_err(|_| EncodeError::TooManyElements { count })?;
+            self.out[at..at + 4].copy_from_slice(&count.to_le_bytes());
         }
+        Ok(())
     }
 
     fn field(&mut self, rtti: &RttiType, field: &RttiField, owner: &dyn Reflectable) -> Result<(), EncodeError> {
@@ -179,7 +179,7 @@ impl<'s, 'c> Encoder<'s, 'c> {
                     .write(owner, &mut self.out)
                     .map_err(|source| field_error(rtti.name(), field.name(), source))?
                     .unwrap_or(0);
-                self.patch_count(at, count);
+                self.patch_count(at, count)?;
             }
             FieldAccess::Reflectable(access) => {
                 let header = FieldHeader { id: field.id(), kind: WireKind::Reflectable, array };
@@ -205,7 +205,7 @@ impl<'s, 'c> Encoder<'s, 'c> {
                 });
                 self.depth -= 1;
                 result?;
-                self.patch_count(at, count);
+                self.patch_count(at, count)?;
             }
             FieldAccess::Pointer(access) => {
                 let header = FieldHeader { id: field.id(), kind: WireKind::Pointer, array };
@@ -225,7 +225,7 @@ impl<'s, 'c> Encoder<'s, 'c> {
                     self.out.extend_from_slice(&id.to_le_bytes());
                 });
                 result?;
-                self.patch_count(at, count);
+                self.patch_count(at, count)?;
             }
         }
         Ok(())

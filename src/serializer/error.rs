@@ -175,6 +175,12 @@ pub enum EncodeError {
         #[source]
         source: FieldError,
     },
+    /// An array field holds more elements than a `u32` count can describe.
+    #[error("an array field of {count} elements: counts have 32 bits")]
+    TooManyElements {
+        /// Its length.
+        count: usize,
+    },
     /// A shared object could not be read (borrowed mutably elsewhere, or a poisoned lock).
     #[error("cannot read instance {instance}: {source}")]
     Pointee {

@@ -203,9 +203,12 @@ impl<'r> BinarySerializer<'r> {
     /// Decodes a graph whose root is a `T`; a root of another type is refused before anything is
     /// built.
     pub fn decode_as<T: Reflectable>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<T, DecodeError> {
-        let expected = (T::rtti_static().id(), std::any::type_name::<T>());
+        let expected = (std::any::TypeId::of::<T>(), std::any::type_name::<T>());
         let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(Some(expected))?;
-        Ok(*downcast_box::<T>(root).expect("the root type was checked"))
+        downcast_box::<T>(root).map(|root| *root).map_err(|root| {
+            let found = root.rtti().name().to_owned();
+            DecodeError::new(0, DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found })
+        })
     }
 
     /// Decodes a graph with its root in a shared allocation `H` (e.g. `Rc<RefCell<Scene>>`), so

@@ -116,19 +116,18 @@ impl<'d, 'c> Decoder<'d, 'c> {
             .ok_or_else(|| DecodeError::new(entry.offset, DecodeErrorKind::UnknownRootType { type_id: entry.type_id }))
     }
 
-    /// Decodes the graph with the root returned by value. With `expected`, a root of another type
-    /// is refused before anything is built.
+    /// Decodes the graph with the root returned by value. With `expected` (a Rust type and its
+    /// name), a root the registry would build as another Rust type is refused before anything is
+    /// built.
     pub(crate) fn decode_boxed(
         mut self,
-        expected: Option<(u32, &'static str)>,
+        expected: Option<(std::any::TypeId, &'static str)>,
     ) -> Result<Box<dyn Reflectable>, DecodeError> {
-        if let Some((type_id, rust_name)) = expected {
+        if let Some((rust_type, rust_name)) = expected {
             let entry = self.entries[0];
-            if entry.type_id != type_id {
-                let found = self
-                    .registry
-                    .get(entry.type_id)
-                    .map_or_else(|| format!("type {}", entry.type_id), |t| t.name().to_owned());
+            let stored = self.registry.get(entry.type_id);
+            if stored.map(RttiType::rust_type) != Some(rust_type) {
+                let found = stored.map_or_else(|| format!("type {}", entry.type_id), |t| t.name().to_owned());
                 return Err(DecodeError::new(
                     entry.offset,
                     DecodeErrorKind::RootTypeMismatch { expected: rust_name, found },
