@@ -21,7 +21,8 @@ PEERS = ["reflectable", "prost", "postcard", "bitcode", "memcpy"]
 
 
 def estimate(group, peer, op):
-    path = os.path.join(CRITERION, group, peer, op, "new", "estimates.json")
+    # Criterion turns the "/" of a function ID into "_" in its folder names.
+    path = os.path.join(CRITERION, group, f"{peer}_{op}", "new", "estimates.json")
     if not os.path.exists(path):
         return None
     with open(path) as f:
