@@ -66,6 +66,36 @@ fn prost<P: Message + Default + PartialEq>(group: &mut Group<'_>, dataset: &str,
     group.bench_function("prost/decode", |b| b.iter(|| P::decode(black_box(bytes.as_slice())).unwrap()));
 }
 
+/// bevy_reflect's reflection serializer (the reflection peer) over postcard: typed serializer and
+/// deserializer, then `FromReflect` to the concrete type, as bevy scenes do.
+fn bevy<T>(group: &mut Group<'_>, dataset: &str, value: &T)
+where
+    T: bevy_reflect::Reflect
+        + bevy_reflect::FromReflect
+        + bevy_reflect::GetTypeRegistration
+        + PartialEq
+        + std::fmt::Debug,
+{
+    use bevy_reflect::serde::{TypedReflectDeserializer, TypedReflectSerializer};
+    use serde::de::DeserializeSeed;
+    let mut registry = bevy_reflect::TypeRegistry::default();
+    registry.register::<T>();
+    let registration = registry.get(std::any::TypeId::of::<T>()).expect("registered");
+    let encode =
+        |value: &T| postcard::to_allocvec(&TypedReflectSerializer::new(value.as_partial_reflect(), &registry)).unwrap();
+    let decode = |bytes: &[u8]| {
+        let reflected = TypedReflectDeserializer::new(registration, &registry)
+            .deserialize(&mut postcard::Deserializer::from_bytes(bytes))
+            .unwrap();
+        T::from_reflect(reflected.as_ref()).unwrap()
+    };
+    let bytes = encode(value);
+    assert_eq!(&decode(&bytes), value, "bevy_reflect round trip");
+    record(dataset, "bevy_reflect", bytes.len());
+    group.bench_function("bevy_reflect/encode", |b| b.iter(|| encode(black_box(value))));
+    group.bench_function("bevy_reflect/decode", |b| b.iter(|| decode(black_box(&bytes))));
+}
+
 /// Copying as many bytes as reflectable writes: the physical limit.
 fn memcpy(group: &mut Group<'_>, dataset: &str, bytes: usize) {
     let source = vec![0x5au8; bytes];
@@ -88,6 +118,9 @@ where
         + DeserializeOwned
         + bitcode::Encode
         + for<'a> bitcode::Decode<'a>
+        + bevy_reflect::Reflect
+        + bevy_reflect::FromReflect
+        + bevy_reflect::GetTypeRegistration
         + PartialEq
         + std::fmt::Debug,
     P: Message + Default + PartialEq,
@@ -98,6 +131,7 @@ where
     postcard(&mut group, name, value);
     bitcode(&mut group, name, value);
     prost(&mut group, name, message);
+    bevy(&mut group, name, value);
     memcpy(&mut group, name, size);
     group.finish();
 }

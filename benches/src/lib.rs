@@ -33,6 +33,7 @@ pub use level::Rng;
     Deserialize,
     bitcode::Encode,
     bitcode::Decode,
+    bevy_reflect::Reflect,
     bytemuck::Pod,
     bytemuck::Zeroable,
 )]
@@ -55,6 +56,7 @@ pub struct Vector3 {
     Deserialize,
     bitcode::Encode,
     bitcode::Decode,
+    bevy_reflect::Reflect,
     bytemuck::Pod,
     bytemuck::Zeroable,
 )]
@@ -67,7 +69,18 @@ pub struct Triangle {
     pub normal: Vector3,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Reflectable, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Reflectable,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[rtti(id = 500_000, name = "MeshDataset")]
 pub struct Mesh {
     #[rtti(id = 1)]
@@ -84,7 +97,18 @@ pub fn mesh(seed: u64) -> Mesh {
 
 // ---- log -------------------------------------------------------------------------------------
 
-#[derive(Clone, Debug, Default, PartialEq, PlainType, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    PlainType,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[plain(id = 5010)]
 pub struct Log {
     pub address: [u8; 4],
@@ -96,7 +120,18 @@ pub struct Log {
     pub size: u64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Reflectable, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Reflectable,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[rtti(id = 500_010)]
 pub struct Logs {
     #[rtti(id = 1)]

@@ -6,7 +6,17 @@ use reflectable::{PlainType, Reflectable};
 use serde::{Deserialize, Serialize};
 
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, PlainType, Serialize, Deserialize, bitcode::Encode, bitcode::Decode,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    PlainType,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
 )]
 #[plain(id = 5100)]
 pub enum GameType {
@@ -17,7 +27,18 @@ pub enum GameType {
     Spectator,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, PlainType, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    PlainType,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[plain(id = 5101)]
 pub struct Item {
     pub count: i8,
@@ -25,7 +46,18 @@ pub struct Item {
     pub id: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, PlainType, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    PlainType,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[plain(id = 5102)]
 pub struct Abilities {
     pub walk_speed: f32,
@@ -37,7 +69,18 @@ pub struct Abilities {
     pub instabuild: bool,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, PlainType, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    PlainType,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[plain(id = 5103)]
 pub struct Entity {
     pub id: String,
@@ -58,7 +101,18 @@ pub struct Entity {
     pub has_visual_fire: bool,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, PlainType, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    PlainType,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[plain(id = 5104)]
 pub struct RecipeBook {
     pub recipes: Vec<String>,
@@ -73,7 +127,18 @@ pub struct RecipeBook {
     pub is_smoker_gui_open: bool,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Reflectable, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Reflectable,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[rtti(id = 500_100)]
 pub struct Player {
     #[rtti(id = 1)]
@@ -134,7 +199,18 @@ pub struct Player {
     pub recipe_book: RecipeBook,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Reflectable, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Reflectable,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    bevy_reflect::Reflect,
+)]
 #[rtti(id = 500_101)]
 pub struct Players {
     #[rtti(id = 1, reflectable)]
