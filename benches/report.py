@@ -17,7 +17,7 @@ CRITERION = os.path.join(HERE, "target", "criterion")
 SIZES = os.path.join(HERE, "target", "bench-sizes.json")
 OUT = os.path.join(HERE, "RESULTS.md")
 DATASETS = ["mesh", "log", "minecraft_savedata", "level_1000", "level_10000", "level_100000", "level_1000000"]
-PEERS = ["reflectable", "prost", "postcard", "bitcode", "bevy_reflect", "memcpy"]
+PEERS = ["reflectable", "prost", "postcard", "bitcode", "bevy_reflect", "fory", "memcpy"]
 
 
 def estimate(group, peer, op):

@@ -96,6 +96,20 @@ where
     group.bench_function("bevy_reflect/decode", |b| b.iter(|| decode(black_box(&bytes))));
 }
 
+/// Apache Fory in compatible mode (the closest peer: field-level schema evolution).
+fn fory<T: fory::Serializer<Target = T> + PartialEq + std::fmt::Debug>(
+    group: &mut Group<'_>,
+    dataset: &str,
+    value: &T,
+) {
+    let fory = reflectable_bench::fory();
+    let bytes = fory.serialize(value).unwrap();
+    assert_eq!(&fory.deserialize::<T>(&bytes).unwrap(), value, "fory round trip");
+    record(dataset, "fory", bytes.len());
+    group.bench_function("fory/encode", |b| b.iter(|| fory.serialize(black_box(value)).unwrap()));
+    group.bench_function("fory/decode", |b| b.iter(|| fory.deserialize::<T>(black_box(&bytes)).unwrap()));
+}
+
 /// Copying as many bytes as reflectable writes: the physical limit.
 fn memcpy(group: &mut Group<'_>, dataset: &str, bytes: usize) {
     let source = vec![0x5au8; bytes];
@@ -121,6 +135,7 @@ where
         + bevy_reflect::Reflect
         + bevy_reflect::FromReflect
         + bevy_reflect::GetTypeRegistration
+        + fory::Serializer<Target = T>
         + PartialEq
         + std::fmt::Debug,
     P: Message + Default + PartialEq,
@@ -132,6 +147,7 @@ where
     bitcode(&mut group, name, value);
     prost(&mut group, name, message);
     bevy(&mut group, name, value);
+    fory(&mut group, name, value);
     memcpy(&mut group, name, size);
     group.finish();
 }

@@ -34,6 +34,7 @@ pub use level::Rng;
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
     bytemuck::Pod,
     bytemuck::Zeroable,
 )]
@@ -57,6 +58,7 @@ pub struct Vector3 {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
     bytemuck::Pod,
     bytemuck::Zeroable,
 )]
@@ -80,6 +82,7 @@ pub struct Triangle {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[rtti(id = 500_000, name = "MeshDataset")]
 pub struct Mesh {
@@ -108,6 +111,7 @@ pub fn mesh(seed: u64) -> Mesh {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[plain(id = 5010)]
 pub struct Log {
@@ -131,6 +135,7 @@ pub struct Log {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[rtti(id = 500_010)]
 pub struct Logs {
@@ -170,4 +175,24 @@ pub fn logs(seed: u64) -> Logs {
         })
         .collect();
     Logs { logs }
+}
+
+/// A Fory instance (compatible mode, so fields are versioned like reflectable's) with every
+/// dataset type registered.
+pub fn fory() -> fory::Fory {
+    use minecraft::*;
+    let mut fory = fory::Fory::builder().xlang(false).compatible(true).build();
+    fory.register::<Vector3>(1).unwrap();
+    fory.register::<Triangle>(2).unwrap();
+    fory.register::<Mesh>(3).unwrap();
+    fory.register::<Log>(4).unwrap();
+    fory.register::<Logs>(5).unwrap();
+    fory.register::<GameType>(6).unwrap();
+    fory.register::<Item>(7).unwrap();
+    fory.register::<Abilities>(8).unwrap();
+    fory.register::<Entity>(9).unwrap();
+    fory.register::<RecipeBook>(10).unwrap();
+    fory.register::<Player>(11).unwrap();
+    fory.register::<Players>(12).unwrap();
+    fory
 }

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyEnum,
 )]
 #[plain(id = 5100)]
 pub enum GameType {
@@ -38,6 +39,7 @@ pub enum GameType {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[plain(id = 5101)]
 pub struct Item {
@@ -57,6 +59,7 @@ pub struct Item {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[plain(id = 5102)]
 pub struct Abilities {
@@ -80,6 +83,7 @@ pub struct Abilities {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[plain(id = 5103)]
 pub struct Entity {
@@ -112,6 +116,7 @@ pub struct Entity {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[plain(id = 5104)]
 pub struct RecipeBook {
@@ -138,6 +143,7 @@ pub struct RecipeBook {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[rtti(id = 500_100)]
 pub struct Player {
@@ -210,6 +216,7 @@ pub struct Player {
     bitcode::Encode,
     bitcode::Decode,
     bevy_reflect::Reflect,
+    fory::ForyStruct,
 )]
 #[rtti(id = 500_101)]
 pub struct Players {
