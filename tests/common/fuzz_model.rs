@@ -8,6 +8,7 @@
 use crate::level;
 use reflectable::field::SharedObject;
 use reflectable::plain::{read_elem, write_elem, Reader};
+use reflectable::rtti::break_cycles;
 use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer};
 use reflectable::{reflect_trait, PlainType, Reflectable};
 use smallvec::SmallVec;
@@ -190,7 +191,7 @@ pub fn sample_encodings() -> Vec<Vec<u8>> {
         .into_iter()
         .map(|value| {
             let bytes = serializer.encode(&*value).expect("samples encode");
-            clear_pointers(&*value);
+            break_cycles(&*value);
             bytes
         })
         .collect()
@@ -203,7 +204,7 @@ pub fn exercise(bytes: &[u8]) {
     let serializer = MemorySerializer::new();
     if let Ok(root) = serializer.decode(bytes) {
         let _ = serializer.encode(&*root);
-        clear_pointers(&*root);
+        break_cycles(&*root);
     }
     if let Ok(root) = serializer.decode_shared::<Rc<RefCell<Machine>>>(bytes) {
         let _ = serializer.encode_shared(&root);
@@ -218,7 +219,7 @@ pub fn exercise(bytes: &[u8]) {
     let _ = serializer.decode_shared::<Rc<Spring>>(bytes);
     let tight = Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096) };
     if let Ok(root) = BinarySerializer::new().limits(tight).decode(bytes, &mut ()) {
-        clear_pointers(&*root);
+        break_cycles(&*root);
     }
 }
 
@@ -282,11 +283,6 @@ pub fn plain_round_trips(data: &[u8]) {
     check::<BTreeMap<u8, String>>(data, false);
     check::<HashMap<u16, Vec<u8>>>(data, false);
     check::<HashSet<i32>>(data, false);
-}
-
-/// Frees decoded cycles: the library's RTTI-driven teardown.
-pub fn clear_pointers(root: &dyn Reflectable) {
-    reflectable::rtti::break_cycles(root);
 }
 
 fn clear_shared(root: &SharedObject) {

@@ -141,21 +141,14 @@ impl<'d, 'c> Decoder<'d, 'c> {
         result
     }
 
-    /// Decodes the graph with the root in a shared allocation of `family`, refusing a root that
-    /// `accepts` does not take (checked before the root's fields are decoded where possible).
+    /// Decodes the graph with the root in a shared allocation of `family`, refusing, before
+    /// anything else is decoded, a root that `accepts` does not take.
     pub(crate) fn decode_shared(
         mut self,
         family: Family,
         accepts: &dyn Fn(&SharedObject) -> bool,
     ) -> Result<SharedObject, DecodeError> {
-        let result = self.try_decode_shared(family, accepts).and_then(|root| {
-            if accepts(&root) {
-                Ok(root)
-            } else {
-                let found = root.read(|root| root.rtti().name().to_owned()).unwrap_or_default();
-                Err(DecodeError::new(0, DecodeErrorKind::RootTypeMismatch { expected: "the requested handle", found }))
-            }
-        });
+        let result = self.try_decode_shared(family, accepts);
         if result.is_err() {
             self.release();
         }
