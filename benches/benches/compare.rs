@@ -6,8 +6,9 @@ use criterion::{BenchmarkGroup, Criterion, Throughput};
 use prost::Message;
 use reflectable::serializer::MemorySerializer;
 use reflectable::Reflectable;
+use reflectable_bench::level_peers::{self, FLevel, FlatLevel, TLevel};
 use reflectable_bench::minecraft::{players, Players};
-use reflectable_bench::prost_model::{PLogs, PMesh, PPlayers};
+use reflectable_bench::prost_model::{PLevel, PLogs, PMesh, PPlayers};
 use reflectable_bench::{level, logs, mesh, Logs, Mesh};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -30,7 +31,9 @@ fn reflectable<T: Reflectable + PartialEq + std::fmt::Debug>(group: &mut Group<'
     assert_eq!(&serializer.decode_as::<T>(&bytes).unwrap(), value, "reflectable round trip");
     record(dataset, "reflectable", bytes.len());
     group.bench_function("reflectable/encode", |b| b.iter(|| serializer.encode(black_box(value)).unwrap()));
-    group.bench_function("reflectable/decode", |b| b.iter(|| serializer.decode_as::<T>(black_box(&bytes)).unwrap()));
+    group.bench_function("reflectable/decode", |b| {
+        b.iter_with_large_drop(|| serializer.decode_as::<T>(black_box(&bytes)).unwrap())
+    });
 }
 
 fn postcard<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
@@ -42,7 +45,9 @@ fn postcard<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
     assert_eq!(&postcard::from_bytes::<T>(&bytes).unwrap(), value, "postcard round trip");
     record(dataset, "postcard", bytes.len());
     group.bench_function("postcard/encode", |b| b.iter(|| postcard::to_allocvec(black_box(value)).unwrap()));
-    group.bench_function("postcard/decode", |b| b.iter(|| postcard::from_bytes::<T>(black_box(&bytes)).unwrap()));
+    group.bench_function("postcard/decode", |b| {
+        b.iter_with_large_drop(|| postcard::from_bytes::<T>(black_box(&bytes)).unwrap())
+    });
 }
 
 fn bitcode<T: bitcode::Encode + for<'a> bitcode::Decode<'a> + PartialEq + std::fmt::Debug>(
@@ -55,7 +60,9 @@ fn bitcode<T: bitcode::Encode + for<'a> bitcode::Decode<'a> + PartialEq + std::f
     record(dataset, "bitcode", bytes.len());
     let mut buffer = bitcode::Buffer::new();
     group.bench_function("bitcode/encode", |b| b.iter(|| buffer.encode(black_box(value)).len()));
-    group.bench_function("bitcode/decode", |b| b.iter(|| bitcode::decode::<T>(black_box(&bytes)).unwrap()));
+    group.bench_function("bitcode/decode", |b| {
+        b.iter_with_large_drop(|| bitcode::decode::<T>(black_box(&bytes)).unwrap())
+    });
 }
 
 fn prost<P: Message + Default + PartialEq>(group: &mut Group<'_>, dataset: &str, value: &P) {
@@ -63,7 +70,8 @@ fn prost<P: Message + Default + PartialEq>(group: &mut Group<'_>, dataset: &str,
     assert!(&P::decode(bytes.as_slice()).unwrap() == value, "prost round trip");
     record(dataset, "prost", bytes.len());
     group.bench_function("prost/encode", |b| b.iter(|| black_box(value).encode_to_vec()));
-    group.bench_function("prost/decode", |b| b.iter(|| P::decode(black_box(bytes.as_slice())).unwrap()));
+    group
+        .bench_function("prost/decode", |b| b.iter_with_large_drop(|| P::decode(black_box(bytes.as_slice())).unwrap()));
 }
 
 /// bevy_reflect's reflection serializer (the reflection peer) over postcard: typed serializer and
@@ -93,7 +101,7 @@ where
     assert_eq!(&decode(&bytes), value, "bevy_reflect round trip");
     record(dataset, "bevy_reflect", bytes.len());
     group.bench_function("bevy_reflect/encode", |b| b.iter(|| encode(black_box(value))));
-    group.bench_function("bevy_reflect/decode", |b| b.iter(|| decode(black_box(&bytes))));
+    group.bench_function("bevy_reflect/decode", |b| b.iter_with_large_drop(|| decode(black_box(&bytes))));
 }
 
 /// Apache Fory in compatible mode (the closest peer: field-level schema evolution).
@@ -107,7 +115,9 @@ fn fory<T: fory::Serializer<Target = T> + PartialEq + std::fmt::Debug>(
     assert_eq!(&fory.deserialize::<T>(&bytes).unwrap(), value, "fory round trip");
     record(dataset, "fory", bytes.len());
     group.bench_function("fory/encode", |b| b.iter(|| fory.serialize(black_box(value)).unwrap()));
-    group.bench_function("fory/decode", |b| b.iter(|| fory.deserialize::<T>(black_box(&bytes)).unwrap()));
+    group.bench_function("fory/decode", |b| {
+        b.iter_with_large_drop(|| fory.deserialize::<T>(black_box(&bytes)).unwrap())
+    });
 }
 
 /// Copying as many bytes as reflectable writes: the physical limit.
@@ -152,20 +162,37 @@ where
     group.finish();
 }
 
+/// Whether the command line's filters (criterion's positional arguments, read here as plain
+/// substrings) select `dataset`: a filtered run skips building the data it will not measure.
+fn selected(dataset: &str) -> bool {
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    filters.is_empty() || filters.iter().any(|f| dataset.contains(f.as_str()) || f.starts_with(&format!("{dataset}/")))
+}
+
 fn datasets(c: &mut Criterion) {
-    let mesh: Mesh = mesh(1);
-    dataset(c, "mesh", &mesh, &PMesh::from(&mesh));
-    let logs: Logs = logs(2);
-    dataset(c, "log", &logs, &PLogs::from(&logs));
-    let players: Players = players(3);
-    dataset(c, "minecraft_savedata", &players, &PPlayers::from(&players));
+    if selected("mesh") {
+        let mesh: Mesh = mesh(1);
+        dataset(c, "mesh", &mesh, &PMesh::from(&mesh));
+    }
+    if selected("log") {
+        let logs: Logs = logs(2);
+        dataset(c, "log", &logs, &PLogs::from(&logs));
+    }
+    if selected("minecraft_savedata") {
+        let players: Players = players(3);
+        dataset(c, "minecraft_savedata", &players, &PPlayers::from(&players));
+    }
 }
 
 /// The level graph (shared pointers, weak parents, cycles, polymorphic components) at growing
-/// sizes: the cost must grow linearly.
+/// sizes: the cost must grow linearly. Fory keeps the sharing; the other peers get the level as a
+/// tree with the shared data duplicated (`level_peers`).
 fn level_graph(c: &mut Criterion) {
     let serializer = MemorySerializer::new();
     for objects in [1_000, 10_000, 100_000, 1_000_000] {
+        if !selected(&format!("level_{objects}")) {
+            continue;
+        }
         let (level, stats) = level::build_level(objects, 4);
         let bytes = serializer.encode(&level).unwrap();
         let decoded: level::Level = serializer.decode_as(&bytes).unwrap();
@@ -175,17 +202,41 @@ fn level_graph(c: &mut Criterion) {
         record(&name, "reflectable", bytes.len());
         let mut group = configure(c, &name, bytes.len());
         if objects >= 100_000 {
-            group.sample_size(10).measurement_time(Duration::from_secs(if objects >= 1_000_000 { 90 } else { 15 }));
+            group.sample_size(10).measurement_time(Duration::from_secs(if objects >= 1_000_000 { 60 } else { 15 }));
         }
         group.bench_function("reflectable/encode", |b| b.iter(|| serializer.encode(black_box(&level)).unwrap()));
         // The decoded level's cycles are broken when it drops, outside the timed region.
         group.bench_function("reflectable/decode", |b| {
             b.iter_with_large_drop(|| Teardown(serializer.decode_as::<level::Level>(black_box(&bytes)).unwrap()))
         });
+        let tree = level_peers::tree(&level);
+        fory_level(&mut group, &name, &level, &tree, stats.shared_objects);
+        postcard(&mut group, &name, &tree);
+        prost(&mut group, &name, &PLevel::from(&tree));
+        bitcode(&mut group, &name, &FlatLevel::from(&tree));
+        // bevy_reflect takes minutes per 1M-object round trip; its ratio is clear from 100k.
+        if objects < 1_000_000 {
+            bevy(&mut group, &name, &tree);
+        }
         memcpy(&mut group, &name, bytes.len());
         group.finish();
         level::break_cycles(&level);
     }
+}
+
+/// Fory with reference tracking on the level as a shared graph; checked against the tree form
+/// and the number of distinct shared allocations of the reflectable level.
+fn fory_level(group: &mut Group<'_>, dataset: &str, level: &level::Level, tree: &TLevel, shared: usize) {
+    let fory = level_peers::fory();
+    let value = level_peers::fory_level(level);
+    let bytes = fory.serialize(&value).unwrap();
+    let decoded: FLevel = fory.deserialize(&bytes).unwrap();
+    assert_eq!(level_peers::fory_tree(&decoded), (tree.clone(), shared), "fory round trip");
+    record(dataset, "fory", bytes.len());
+    group.bench_function("fory/encode", |b| b.iter(|| fory.serialize(black_box(&value)).unwrap()));
+    group.bench_function("fory/decode", |b| {
+        b.iter_with_large_drop(|| fory.deserialize::<FLevel>(black_box(&bytes)).unwrap())
+    });
 }
 
 /// A decoded level whose strong cycles are broken when it is dropped.

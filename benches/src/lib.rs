@@ -6,6 +6,7 @@
 //! serde for postcard, bitcode); prost needs its own message types (`prost_model`), converted from
 //! the model outside the timed code.
 
+pub mod level_peers;
 pub mod minecraft;
 pub mod prost_model;
 

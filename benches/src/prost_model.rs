@@ -360,3 +360,213 @@ impl From<&Players> for PPlayers {
         PPlayers { players: players.players.iter().map(PPlayer::from).collect() }
     }
 }
+
+// ---- level graph, as a tree (prost cannot share messages) -------------------------------------
+
+use crate::level_peers::{TComponent, THandle, TLevel, TMaterial, TMesh, TObject};
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PHandle {
+    #[prost(uint64, tag = "1")]
+    pub uuid: u64,
+    #[prost(string, tag = "2")]
+    pub path: String,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PTexture {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(uint32, tag = "2")]
+    pub width: u32,
+    #[prost(uint32, tag = "3")]
+    pub height: u32,
+    #[prost(message, optional, tag = "4")]
+    pub source: Option<PHandle>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PMaterial {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(float, repeated, tag = "2")]
+    pub color: Vec<f32>,
+    #[prost(message, optional, tag = "3")]
+    pub shader: Option<PHandle>,
+    #[prost(message, repeated, tag = "4")]
+    pub textures: Vec<PTexture>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PLevelMesh {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(uint32, tag = "2")]
+    pub vertex_count: u32,
+    #[prost(float, repeated, tag = "3")]
+    pub bounds: Vec<f32>,
+    #[prost(message, optional, tag = "4")]
+    pub source: Option<PHandle>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PTransform {
+    #[prost(float, repeated, tag = "1")]
+    pub position: Vec<f32>,
+    #[prost(float, repeated, tag = "2")]
+    pub rotation: Vec<f32>,
+    #[prost(float, repeated, tag = "3")]
+    pub scale: Vec<f32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PMeshRenderer {
+    #[prost(message, optional, tag = "1")]
+    pub mesh: Option<PLevelMesh>,
+    #[prost(message, repeated, tag = "2")]
+    pub materials: Vec<PMaterial>,
+    #[prost(bool, tag = "3")]
+    pub cast_shadows: bool,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PLight {
+    #[prost(float, repeated, tag = "1")]
+    pub color: Vec<f32>,
+    #[prost(float, tag = "2")]
+    pub intensity: f32,
+    #[prost(message, optional, tag = "3")]
+    pub cookie: Option<PHandle>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PAudioSource {
+    #[prost(message, optional, tag = "1")]
+    pub clip: Option<PHandle>,
+    #[prost(float, tag = "2")]
+    pub volume: f32,
+    #[prost(message, optional, tag = "3")]
+    pub editor_preview: Option<PHandle>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PCamera {
+    #[prost(float, tag = "1")]
+    pub fov: f32,
+    #[prost(uint32, optional, tag = "2")]
+    pub target: Option<u32>,
+}
+
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum PComponentKind {
+    #[prost(message, tag = "1")]
+    MeshRenderer(PMeshRenderer),
+    #[prost(message, tag = "2")]
+    Light(PLight),
+    #[prost(message, tag = "3")]
+    AudioSource(PAudioSource),
+    #[prost(message, tag = "4")]
+    Camera(PCamera),
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PComponent {
+    #[prost(oneof = "PComponentKind", tags = "1, 2, 3, 4")]
+    pub kind: Option<PComponentKind>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PObject {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(message, optional, tag = "2")]
+    pub transform: Option<PTransform>,
+    #[prost(message, repeated, tag = "3")]
+    pub components: Vec<PComponent>,
+    #[prost(message, repeated, tag = "4")]
+    pub children: Vec<PObject>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PLevel {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(message, optional, tag = "2")]
+    pub skybox: Option<PHandle>,
+    #[prost(message, optional, tag = "3")]
+    pub root: Option<PObject>,
+}
+
+fn handle(h: &THandle) -> Option<PHandle> {
+    Some(PHandle { uuid: h.uuid, path: h.path.clone() })
+}
+
+fn mesh(m: &TMesh) -> PLevelMesh {
+    PLevelMesh {
+        name: m.name.clone(),
+        vertex_count: m.vertex_count,
+        bounds: m.bounds.to_vec(),
+        source: handle(&m.source),
+    }
+}
+
+fn material(m: &TMaterial) -> PMaterial {
+    PMaterial {
+        name: m.name.clone(),
+        color: m.color.to_vec(),
+        shader: handle(&m.shader),
+        textures: m
+            .textures
+            .iter()
+            .map(|t| PTexture { name: t.name.clone(), width: t.width, height: t.height, source: handle(&t.source) })
+            .collect(),
+    }
+}
+
+fn object(o: &TObject) -> PObject {
+    PObject {
+        name: o.name.clone(),
+        transform: Some(PTransform {
+            position: o.transform.position.to_vec(),
+            rotation: o.transform.rotation.to_vec(),
+            scale: o.transform.scale.to_vec(),
+        }),
+        components: o
+            .components
+            .iter()
+            .map(|c| PComponent {
+                kind: Some(match c {
+                    TComponent::MeshRenderer { mesh: m, materials, cast_shadows } => {
+                        PComponentKind::MeshRenderer(PMeshRenderer {
+                            mesh: m.as_ref().map(mesh),
+                            materials: materials.iter().map(material).collect(),
+                            cast_shadows: *cast_shadows,
+                        })
+                    }
+                    TComponent::Light { color, intensity, cookie } => PComponentKind::Light(PLight {
+                        color: color.to_vec(),
+                        intensity: *intensity,
+                        cookie: cookie.as_ref().and_then(handle),
+                    }),
+                    TComponent::AudioSource { clip, volume, editor_preview } => {
+                        PComponentKind::AudioSource(PAudioSource {
+                            clip: handle(clip),
+                            volume: *volume,
+                            editor_preview: editor_preview.as_ref().and_then(handle),
+                        })
+                    }
+                    TComponent::Camera { fov, target } => {
+                        PComponentKind::Camera(PCamera { fov: *fov, target: *target })
+                    }
+                }),
+            })
+            .collect(),
+        children: o.children.iter().map(object).collect(),
+    }
+}
+
+impl From<&TLevel> for PLevel {
+    fn from(level: &TLevel) -> Self {
+        PLevel { name: level.name.clone(), skybox: handle(&level.skybox), root: level.root.as_ref().map(object) }
+    }
+}

@@ -1,7 +1,7 @@
 //! Plain fields: values copied through their [`PlainType`] codec.
 
 use super::{owner_mut, owner_ref, ErasedElems, FieldError, FieldImpl, PlainInfo, Shape};
-use crate::plain::{min_elem_size, read_elem, PlainError, PlainType, Reader};
+use crate::plain::{min_elem_size, read_elem, write_elem, PlainError, PlainType, Reader};
 use std::any::Any;
 
 /// Access to a plain field's values in their wire form.
@@ -38,7 +38,13 @@ where
         self.access.with(owner, |container| {
             let elems = S::as_slice(container);
             let start = out.len();
-            S::Elem::write_slice(elems, out);
+            if S::ARRAY {
+                S::Elem::write_slice(elems, out);
+            } else {
+                // One element: its fixed-size write inlines, where a bulk copy of a slice whose
+                // length is only known at run time costs a `memcpy` call.
+                elems.iter().for_each(|elem| write_elem(elem, out));
+            }
             match S::Elem::STATIC_SIZE {
                 Some(size) if out.len() - start != size as usize * elems.len() => Err(FieldError::SizeMismatch {
                     type_name: std::any::type_name::<S::Elem>(),

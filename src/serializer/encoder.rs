@@ -14,6 +14,7 @@ use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
 use ahash::AHashMap;
 use std::any::Any;
+use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
 use std::io;
 
@@ -233,18 +234,21 @@ impl<'s, 'c> Encoder<'s, 'c> {
 
     /// The instance ID of the object at `identity`, queueing it when first seen.
     fn instance_for(&mut self, identity: usize, handle: &dyn Fn() -> Option<SharedObject>) -> Result<u32, EncodeError> {
-        if let Some(&id) = self.ids.get(&identity) {
-            return Ok(id);
+        // One hash per pointer: the entry serves both the lookup and the insertion.
+        match self.ids.entry(identity) {
+            Entry::Occupied(known) => Ok(*known.get()),
+            Entry::Vacant(slot) => {
+                let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
+                let id = self.next_id;
+                if id > MAX_INSTANCE_ID {
+                    return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID });
+                }
+                self.next_id += 1;
+                slot.insert(id);
+                self.queue.push_back(shared);
+                Ok(id)
+            }
         }
-        let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
-        let id = self.next_id;
-        if id > MAX_INSTANCE_ID {
-            return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID });
-        }
-        self.next_id += 1;
-        self.ids.insert(identity, id);
-        self.queue.push_back(shared);
-        Ok(id)
     }
 }
 
