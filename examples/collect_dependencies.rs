@@ -54,7 +54,7 @@ impl Walk {
                         });
                     }
                     FieldAccess::Pointer(pointers) => {
-                        pointers.for_each(section, &mut |identity, handle| {
+                        pointers.for_each(section, &mut |identity, _only_pointer, handle| {
                             if let Some(identity) = identity {
                                 if self.visited.insert(identity) {
                                     self.pending.extend(handle());

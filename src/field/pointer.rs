@@ -49,6 +49,9 @@ pub trait SharedHandle: Clone + 'static {
     fn addr(&self) -> usize;
     /// A weak handle to the same allocation.
     fn downgrade(&self) -> Self::Weak;
+    /// `true` when this handle is the only pointer to its object (no other strong handle, no
+    /// `Weak`): a graph walk cannot meet the object again, so it need not remember it.
+    fn is_only_pointer(&self) -> bool;
     /// The strong handle, if the object is still alive.
     fn upgrade(weak: &Self::Weak) -> Option<Self>;
     /// Runs `f` on the pointee (borrowing the `RefCell` or taking the lock).
@@ -69,6 +72,10 @@ macro_rules! shared_handle {
             }
             fn downgrade(&self) -> $weak {
                 <$strong>::downgrade(self)
+            }
+            #[inline]
+            fn is_only_pointer(&self) -> bool {
+                <$strong>::strong_count(self) == 1 && <$strong>::weak_count(self) == 0
             }
             fn upgrade(weak: &$weak) -> Option<Self> {
                 weak.upgrade()
@@ -226,6 +233,9 @@ pub trait PointerSlot: 'static + Sized {
     fn handle(&self) -> Option<Self::Handle>;
     /// Identity of the target; `None` when null or dead.
     fn addr(&self) -> Option<usize>;
+    /// `true` when this element is the only pointer to its target (see
+    /// [`SharedHandle::is_only_pointer`]); always `false` for a `Weak`.
+    fn is_only_pointer(&self) -> bool;
     /// An element pointing at `target` (`None` = null). `None` when it cannot hold that.
     fn from_handle(target: Option<&Self::Handle>) -> Option<Self>;
 }
@@ -243,6 +253,10 @@ macro_rules! pointer_slots {
             fn addr(&self) -> Option<usize> {
                 Some(SharedHandle::addr(self))
             }
+            #[inline]
+            fn is_only_pointer(&self) -> bool {
+                SharedHandle::is_only_pointer(self)
+            }
             fn from_handle(target: Option<&Self>) -> Option<Self> {
                 target.cloned()
             }
@@ -259,6 +273,10 @@ macro_rules! pointer_slots {
             fn addr(&self) -> Option<usize> {
                 self.as_ref().map(SharedHandle::addr)
             }
+            #[inline]
+            fn is_only_pointer(&self) -> bool {
+                self.as_ref().is_some_and(SharedHandle::is_only_pointer)
+            }
             fn from_handle(target: Option<&$strong>) -> Option<Self> {
                 Some(target.cloned())
             }
@@ -273,6 +291,9 @@ macro_rules! pointer_slots {
             #[inline]
             fn addr(&self) -> Option<usize> {
                 (self.strong_count() > 0).then(|| self.as_ptr() as *const () as usize)
+            }
+            fn is_only_pointer(&self) -> bool {
+                false
             }
             /// A null target cannot be expressed for an unsized pointee (`Weak::new` needs
             /// `Sized`), so the field keeps its value.
@@ -291,9 +312,10 @@ pointer_slots! {
     Arc<RwLock<U>>, sync::Weak<RwLock<U>>;
 }
 
-/// Called per pointer element with the target's identity (`None` = null or dead) and a way to take
-/// a strong handle to it.
-pub type PointerVisitor<'a> = dyn FnMut(Option<usize>, &dyn Fn() -> Option<SharedObject>) + 'a;
+/// Called per pointer element with the target's identity (`None` = null or dead), whether the
+/// element is the only pointer to it (see [`SharedHandle::is_only_pointer`]) and a way to take a
+/// strong handle to it.
+pub type PointerVisitor<'a> = dyn FnMut(Option<usize>, bool, &dyn Fn() -> Option<SharedObject>) + 'a;
 
 /// Access to a pointer field.
 pub trait PointerAccess: ErasedElems {
@@ -303,8 +325,9 @@ pub trait PointerAccess: ErasedElems {
     fn family(&self) -> Family;
     /// `true` for `Weak` elements.
     fn is_weak(&self) -> bool;
-    /// Calls `f` for every element with the target's identity (`None` = null or dead) and a way to
-    /// take a strong handle to it. `false` when `owner` has the wrong type.
+    /// Calls `f` for every element with the target's identity (`None` = null or dead), whether it
+    /// is the only pointer to it, and a way to take a strong handle to it. `false` when `owner` has
+    /// the wrong type.
     fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> bool;
     /// Passes a strong handle to element `index`'s target (`None` when null or dead) to `f`.
     fn shared(
@@ -343,7 +366,7 @@ where
         };
         self.access.with(owner, |container| {
             for elem in S::as_slice(container) {
-                f(elem.addr(), &|| elem.handle().map(SharedObject::new));
+                f(elem.addr(), elem.is_only_pointer(), &|| elem.handle().map(SharedObject::new));
             }
         });
         true

@@ -99,8 +99,9 @@ impl Walk {
                         });
                     }
                     FieldAccess::Pointer(pointers) if self.follow_weak || !pointers.is_weak() => {
-                        pointers.for_each(section, &mut |identity, handle| {
-                            if identity.is_some_and(|identity| self.seen.insert(identity)) {
+                        pointers.for_each(section, &mut |identity, only_pointer, handle| {
+                            // An object behind its only pointer cannot be met again.
+                            if identity.is_some_and(|identity| only_pointer || self.seen.insert(identity)) {
                                 self.found.extend(handle());
                             }
                         });

@@ -214,10 +214,10 @@ impl<'s, 'c> Encoder<'s, 'c> {
                 let at = self.count_placeholder(array);
                 let mut count = 0;
                 let mut result = Ok(());
-                access.for_each(owner, &mut |identity, handle| {
+                access.for_each(owner, &mut |identity, only_pointer, handle| {
                     count += 1;
                     let id = match identity {
-                        Some(identity) => self.instance_for(identity, handle).unwrap_or_else(|error| {
+                        Some(identity) => self.instance_for(identity, only_pointer, handle).unwrap_or_else(|error| {
                             result = Err(error);
                             NULL_INSTANCE
                         }),
@@ -232,23 +232,35 @@ impl<'s, 'c> Encoder<'s, 'c> {
         Ok(())
     }
 
-    /// The instance ID of the object at `identity`, queueing it when first seen.
-    fn instance_for(&mut self, identity: usize, handle: &dyn Fn() -> Option<SharedObject>) -> Result<u32, EncodeError> {
-        // One hash per pointer: the entry serves both the lookup and the insertion.
-        match self.ids.entry(identity) {
-            Entry::Occupied(known) => Ok(*known.get()),
-            Entry::Vacant(slot) => {
-                let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
-                let id = self.next_id;
-                if id > MAX_INSTANCE_ID {
-                    return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID });
-                }
-                self.next_id += 1;
-                slot.insert(id);
-                self.queue.push_back(shared);
-                Ok(id)
+    /// The instance ID of the object at `identity`, queueing it when first seen. An object behind
+    /// its only pointer is never met again, so it stays out of the identity map: the map holds
+    /// only objects that are really shared, which keeps its memory and hashing small.
+    fn instance_for(
+        &mut self,
+        identity: usize,
+        only_pointer: bool,
+        handle: &dyn Fn() -> Option<SharedObject>,
+    ) -> Result<u32, EncodeError> {
+        let slot = if only_pointer {
+            None
+        } else {
+            // One hash per pointer: the entry serves both the lookup and the insertion.
+            match self.ids.entry(identity) {
+                Entry::Occupied(known) => return Ok(*known.get()),
+                Entry::Vacant(slot) => Some(slot),
             }
+        };
+        let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
+        let id = self.next_id;
+        if id > MAX_INSTANCE_ID {
+            return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID });
         }
+        self.next_id += 1;
+        if let Some(slot) = slot {
+            slot.insert(id);
+        }
+        self.queue.push_back(shared);
+        Ok(id)
     }
 }
 
