@@ -18,6 +18,15 @@ SIZES = os.path.join(HERE, "target", "bench-sizes.json")
 OUT = os.path.join(HERE, "RESULTS.md")
 DATASETS = ["mesh", "log", "minecraft_savedata", "level_1000", "level_10000", "level_100000", "level_1000000"]
 PEERS = ["reflectable", "prost", "postcard", "bitcode", "bevy_reflect", "fory", "memcpy"]
+# How each peer holds the level graph (see benches/src/level_peers.rs).
+LEVEL_FORMS = {
+    "reflectable": "shared graph",
+    "fory": "shared graph (camera targets as indices)",
+    "postcard": "tree, shared data duplicated",
+    "prost": "tree, shared data duplicated",
+    "bevy_reflect": "tree, shared data duplicated",
+    "bitcode": "flattened tree, shared data duplicated",
+}
 
 
 def estimate(group, peer, op):
@@ -71,6 +80,9 @@ def main():
         "Ratios are reflectable / peer from the same run (below 1.0: reflectable is faster or smaller).",
         "For memcpy, the ratio compares with copying as many bytes as reflectable writes.",
         "Criterion's HTML plots are in `benches/target/criterion/report/index.html`.",
+        "Every decode drops its result outside the timed region. On the level graph, peers that cannot",
+        "share pointers serialize a tree with the shared data duplicated (marked in the tables);",
+        "bevy_reflect is left out at 1M objects (minutes per round trip).",
         "",
     ]
     for dataset in DATASETS:
@@ -92,7 +104,8 @@ def main():
             if enc is None:
                 continue
             size = sizes.get((dataset, peer))
-            lines.append(f"| {peer} | {fmt_time(enc)} | {fmt_time(dec)} | {size if size is not None else '-'} "
+            label = f"{peer} ({LEVEL_FORMS[peer]})" if dataset.startswith("level_") and peer in LEVEL_FORMS else peer
+            lines.append(f"| {label} | {fmt_time(enc)} | {fmt_time(dec)} | {size if size is not None else '-'} "
                          f"| {ratio(ours_enc, enc)} | {ratio(ours_dec, dec)} | {ratio(ours_size, size)} |")
         lines.append("")
     levels = [(n, estimate(f"level_{n}", "reflectable", "encode"), estimate(f"level_{n}", "reflectable", "decode"))
