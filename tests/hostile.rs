@@ -367,6 +367,41 @@ fn a_failed_decode_frees_the_cycles_it_built() {
     assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 1, "only the root is alive");
     drop(root);
     assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    // Orphans found from the stream's strong pointers alone (no refused target, no hook): 2 and 4
+    // form a cycle reached only through the root's weak pointer, so they are freed; 5, first
+    // reached through 2's weak pointer, is then held strongly by 3 (held by the root) and keeps its
+    // strong pointer to itself.
+    let bytes = Stream::new()
+        .object(1, 430_010)
+        .field(3, WireKind::Pointer, false)
+        .word(2)
+        .field(1, WireKind::Pointer, false)
+        .word(3)
+        .object(2, 430_010)
+        .field(1, WireKind::Pointer, false)
+        .word(4)
+        .field(3, WireKind::Pointer, false)
+        .word(5)
+        .object(3, 430_010)
+        .field(1, WireKind::Pointer, false)
+        .word(5)
+        .object(4, 430_010)
+        .field(1, WireKind::Pointer, false)
+        .word(2)
+        .object(5, 430_010)
+        .field(1, WireKind::Pointer, false)
+        .word(5)
+        .0;
+    let root: Counted = serializer().decode_as(&bytes).unwrap();
+    assert!(root.watch.upgrade().is_none(), "the weak-only cycle was freed");
+    let kept = root.next.as_ref().expect("instance 3").borrow().next.clone().expect("instance 5");
+    assert!(Rc::ptr_eq(kept.borrow().next.as_ref().expect("its pointer to itself"), &kept));
+    assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 3, "the root, 3 and 5");
+    drop(kept);
+    reflectable::rtti::break_cycles(&root);
+    drop(root);
+    assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
 
 /// Another type, so a `Counted` field refuses it.

@@ -1,6 +1,6 @@
 //! [`RttiTypeBuilder`]: declares a type's RTTI by hand, Banshee style. The derive uses it too.
 
-use super::rtti_type::{BaseLink, Hooks};
+use super::rtti_type::{BaseLink, Constructor, Hooks};
 use super::{downcast_box, Migration, Reflectable, RttiError, RttiType};
 use crate::field::{
     Accessor, Container, ElemInfo, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape, SharedObject,
@@ -77,7 +77,7 @@ pub struct RttiTypeBuilder<T> {
     name: Cow<'static, str>,
     base: Option<BaseLink>,
     fields: Vec<RttiField>,
-    create: Option<Box<dyn Fn() -> Box<dyn Reflectable> + Send + Sync>>,
+    create: Option<Constructor>,
     hooks: Hooks,
     migrations: Vec<Migration>,
     _type: PhantomData<fn() -> T>,
@@ -110,7 +110,12 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
 
     /// Fresh instances come from `create`.
     pub fn constructor(mut self, create: impl Fn() -> T + Send + Sync + 'static) -> Self {
-        self.create = Some(Box::new(move || Box::new(create())));
+        let create = Arc::new(create);
+        let boxed = create.clone();
+        self.create = Some(Constructor {
+            boxed: Box::new(move || Box::new(boxed())),
+            shared: Box::new(move |family| shared_of(family, create())),
+        });
         self
     }
 
@@ -430,12 +435,16 @@ fn make_shared<T: Reflectable>(
     family: Family,
     object: Box<dyn Reflectable>,
 ) -> Result<SharedObject, Box<dyn Reflectable>> {
-    let value = *downcast_box::<T>(object)?;
-    Ok(match family {
+    Ok(shared_of(family, *downcast_box::<T>(object)?))
+}
+
+/// `value` in a shared allocation of `family`.
+fn shared_of<T: Reflectable>(family: Family, value: T) -> SharedObject {
+    match family {
         Family::Rc => SharedObject::new_concrete(Rc::new(value)),
         Family::RcRefCell => SharedObject::new_concrete(Rc::new(RefCell::new(value))),
         Family::Arc => SharedObject::new_concrete(Arc::new(value)),
         Family::ArcMutex => SharedObject::new_concrete(Arc::new(Mutex::new(value))),
         Family::ArcRwLock => SharedObject::new_concrete(Arc::new(RwLock::new(value))),
-    })
+    }
 }

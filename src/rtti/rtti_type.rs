@@ -32,8 +32,12 @@ pub(crate) struct BaseLink {
 
 type BaseGetter = Box<dyn Fn(&dyn Any) -> Option<&dyn Reflectable> + Send + Sync>;
 type BaseGetterMut = Box<dyn Fn(&mut dyn Any) -> Option<&mut dyn Reflectable> + Send + Sync>;
-/// Makes a fresh default instance.
-pub(crate) type Constructor = Box<dyn Fn() -> Box<dyn Reflectable> + Send + Sync>;
+/// Makes fresh default instances: boxed, or straight into a shared allocation of a family (no
+/// intermediate box to allocate, move out of and free).
+pub(crate) struct Constructor {
+    pub(crate) boxed: Box<dyn Fn() -> Box<dyn Reflectable> + Send + Sync>,
+    pub(crate) shared: Box<dyn Fn(Family) -> SharedObject + Send + Sync>,
+}
 /// Puts a fresh object into a shared allocation of a family.
 pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
 
@@ -187,7 +191,12 @@ impl RttiType {
     }
     /// A fresh default instance; `None` for abstract types.
     pub fn create(&self) -> Option<Box<dyn Reflectable>> {
-        self.create.as_ref().map(|create| create())
+        self.create.as_ref().map(|create| (create.boxed)())
+    }
+    /// A fresh default instance in a shared allocation of `family` (`Rc<RefCell<T>>` and so on);
+    /// `None` for abstract types.
+    pub fn create_shared(&self, family: Family) -> Option<SharedObject> {
+        self.create.as_ref().map(|create| (create.shared)(family))
     }
     /// Puts a freshly created object of this type into a shared allocation of `family`
     /// (`Rc<RefCell<T>>` and so on), or gives it back when it is not of this type.

@@ -51,7 +51,7 @@ impl Decoder<'_, '_> {
             }
             let (current, family, mut object, _) = stack.pop().expect("the loop saw a frame");
             self.object_body(&mut *object, current)?;
-            finish_hooks(&mut *object, self.context);
+            self.hooks_ran |= finish_hooks(&mut *object, self.context);
             let rtti = object.rtti();
             let shared = rtti.make_shared(family, object).expect("a fresh object always fits its own type");
             self.states[current] = State::Ready(shared);

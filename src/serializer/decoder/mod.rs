@@ -21,6 +21,9 @@ use std::any::Any;
 use std::collections::VecDeque;
 
 mod immutable;
+mod orphans;
+
+use orphans::StrongEdges;
 
 /// Build state of a top-level object.
 enum State {
@@ -45,16 +48,26 @@ pub(crate) struct Decoder<'d, 'c> {
     states: Vec<State>,
     /// Shared objects created empty, waiting for their fields.
     to_fill: VecDeque<(usize, SharedObject)>,
-    /// Shared objects whose `deserialization_ended` hooks run at the end.
+    /// Shared objects whose `deserialization_ended` hooks run at the end (only types that have
+    /// such hooks: the others need no second visit).
     to_finish: Vec<SharedObject>,
     depth: usize,
     /// Bytes charged against the allocation budget so far.
     allocated: usize,
     budget: usize,
-    /// Set when an object may have been built that the result does not hold strongly (a target
-    /// a field refused, an object first reached through a `Weak`, objects handed to a migration):
-    /// such orphans are swept after decoding so their cycles cannot leak.
+    /// Set when an object may have been built that the result does not hold strongly and the
+    /// stream's pointers cannot tell (a target a field refused, objects handed to a migration):
+    /// the finished graph is walked and such orphans are swept so their cycles cannot leak.
     orphans_possible: bool,
+    /// Set when an object was first reached through a `Weak`: it may be an orphan, which the
+    /// recorded strong pointers tell (at most one edge per 4 input bytes).
+    weak_built: bool,
+    strong_edges: StrongEdges,
+    /// Instance index of the top-level object being filled (owner of the pointers read).
+    current: usize,
+    /// Set when a deserialization hook ran: hooks can change pointers, so only a walk of the
+    /// finished graph knows what it holds.
+    hooks_ran: bool,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -91,6 +104,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
             allocated: 0,
             budget: limits.allocation_budget(data.len()),
             orphans_possible: false,
+            weak_built: false,
+            strong_edges: StrongEdges::default(),
+            current: 0,
+            hooks_ran: false,
             entries,
         };
         let table = decoder.entries.len() * (std::mem::size_of::<IndexEntry>() + std::mem::size_of::<State>());
@@ -174,8 +191,15 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     /// After success: releases built objects the result does not hold strongly, if there can be any.
     fn sweep_orphans(&self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) {
-        if self.orphans_possible {
+        if self.orphans_possible || (self.weak_built && self.hooks_ran) {
             self.release_except(&graph::strongly_reachable(root, shared_root));
+        } else if self.weak_built {
+            let reached = self.strong_edges.reachable_from_root(self.states.len());
+            for (state, reached) in self.states.iter().zip(reached) {
+                if let (State::Ready(shared), false) = (state, reached) {
+                    let _ = shared.write(clear_pointers);
+                }
+            }
         }
     }
 
@@ -186,7 +210,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.states[0] = State::Root;
         self.object_body(&mut *root, 0)?;
         self.finish()?;
-        finish_hooks(&mut *root, self.context);
+        self.hooks_ran |= finish_hooks(&mut *root, self.context);
         self.sweep_orphans(Some(&*root), None);
         Ok(root)
     }
@@ -211,7 +235,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         if family.is_mutable() {
             self.states[0] = State::Ready(root.clone());
             self.to_fill.push_back((0, root.clone()));
-            self.to_finish.push(root.clone());
+            if has_end_hooks(rtti) {
+                self.to_finish.push(root.clone());
+            }
             self.finish()?;
             self.sweep_orphans(None, Some(&root));
             Ok(root)
@@ -243,7 +269,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         }
         for shared in std::mem::take(&mut self.to_finish) {
             let context = &mut *self.context;
-            shared.write(|object| finish_hooks(object, context)).map_err(|error| DecodeError::new(0, error))?;
+            let ran =
+                shared.write(|object| finish_hooks(object, context)).map_err(|error| DecodeError::new(0, error))?;
+            self.hooks_ran |= ran;
         }
         Ok(())
     }
@@ -253,7 +281,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let mut reader = Reader::new(self.data);
         reader.skip(self.entries[index].offset)?;
         let header = type_header(&mut reader)?;
-        self.sections(&mut reader, object, header.instance, false)
+        let outer = std::mem::replace(&mut self.current, index);
+        let result = self.sections(&mut reader, object, header.instance, false);
+        self.current = outer;
+        result
     }
 
     /// Decodes an object's sections (its first type header read) into `object`.
@@ -264,7 +295,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         instance: u32,
         embedded: bool,
     ) -> Result<(), DecodeError> {
-        start_hooks(object, self.context);
+        self.hooks_ran |= start_hooks(object, self.context);
         let mut section: Option<&'static RttiType> = Some(object.rtti());
         loop {
             let stop = match section {
@@ -343,7 +374,11 @@ impl<'d, 'c> Decoder<'d, 'c> {
                     }
                     if id != NULL_INSTANCE {
                         let built = self.resolve(id, access.family())?;
-                        self.orphans_possible |= built && access.is_weak();
+                        if access.is_weak() {
+                            self.weak_built |= built;
+                        } else {
+                            self.strong_edges.push(self.current, id as usize - 1);
+                        }
                     }
                     ids.push(id);
                 }
@@ -389,7 +424,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         match rtti.and_then(RttiType::create) {
             Some(mut object) => {
                 self.sections(reader, &mut *object, 0, true)?;
-                finish_hooks(&mut *object, self.context);
+                self.hooks_ran |= finish_hooks(&mut *object, self.context);
                 Ok(Some(object))
             }
             None => {
@@ -410,20 +445,21 @@ impl<'d, 'c> Decoder<'d, 'c> {
         if let Some(rtti) = rtti {
             self.charge(entry.offset, rtti.instance_size() + SHARED_OVERHEAD)?;
         }
-        let Some(object) = rtti.and_then(RttiType::create) else {
+        let Some(rtti) = rtti.filter(|rtti| !rtti.is_abstract()) else {
             self.states[index] = State::Missing;
             return Ok(false);
         };
-        let rtti = object.rtti();
         if family.is_mutable() {
-            let shared = rtti.make_shared(family, object).expect("a fresh object always fits its own type");
+            let shared = rtti.create_shared(family).expect("checked not abstract");
             self.states[index] = State::Ready(shared.clone());
             self.to_fill.push_back((index, shared.clone()));
-            self.to_finish.push(shared);
+            if has_end_hooks(rtti) {
+                self.to_finish.push(shared);
+            }
         } else {
             // Immutable pointees must be complete before they are shared: build it, and whatever
             // immutable objects it needs, dependencies first.
-            self.build_immutable(index, family, object)?;
+            self.build_immutable(index, family, rtti.create().expect("checked not abstract"))?;
         }
         Ok(true)
     }
@@ -502,14 +538,25 @@ fn sections_base_first(object: &mut dyn Reflectable, mut f: impl FnMut(&'static 
     }
 }
 
-fn start_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) {
-    if object.rtti().chain().any(|rtti| rtti.hooks().has_deserialization_started()) {
+/// Runs the `deserialization_started` hooks, bases first; `true` when there were any.
+fn start_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -> bool {
+    let any = object.rtti().chain().any(|rtti| rtti.hooks().has_deserialization_started());
+    if any {
         sections_base_first(object, |rtti, section| rtti.hooks().deserialization_started(section, context));
     }
+    any
 }
 
-fn finish_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) {
-    if object.rtti().chain().any(|rtti| rtti.hooks().has_deserialization_ended()) {
+/// `true` when `rtti` or one of its bases has a `deserialization_ended` hook.
+fn has_end_hooks(rtti: &'static RttiType) -> bool {
+    rtti.chain().any(|rtti| rtti.hooks().has_deserialization_ended())
+}
+
+/// Runs the `deserialization_ended` hooks, bases first; `true` when there were any.
+fn finish_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -> bool {
+    let any = has_end_hooks(object.rtti());
+    if any {
         sections_base_first(object, |rtti, section| rtti.hooks().deserialization_ended(section, context));
     }
+    any
 }
