@@ -206,30 +206,63 @@ pub(crate) fn index(data: &[u8], limits: &Limits) -> Result<Vec<IndexEntry>, Dec
     let mut reader = Reader::new(data);
     stream_header(&mut reader)?;
     let mut entries = Vec::new();
-    while !reader.is_empty() {
-        let offset = reader.offset();
-        let header = type_header(&mut reader)?;
-        let expected = entries.len() as u32 + 1;
-        if header.base {
-            return Err(corrupt(offset, "base section without an object"));
-        }
-        if header.instance != expected {
-            return Err(DecodeError::new(
-                offset,
-                DecodeErrorKind::InstanceOutOfSequence { expected, found: header.instance },
-            ));
-        }
-        if header.type_id == NULL_TYPE_ID {
-            return Err(corrupt(offset, "top-level object with the null type"));
-        }
-        if entries.len() == limits.max_objects {
-            return Err(DecodeError::new(offset, DecodeErrorKind::TooManyObjects { limit: limits.max_objects }));
-        }
-        entries.push(IndexEntry { offset, type_id: header.type_id });
-        skip_sections(&mut reader, header.instance, false, 0, limits)?;
-    }
+    index_rest(&mut reader, &mut entries, limits)?;
     if entries.is_empty() {
         return Err(DecodeError::new(reader.offset(), DecodeErrorKind::NoRoot));
     }
     Ok(entries)
+}
+
+/// The root's entry alone (its type header checked, its body not read), so that a stream whose
+/// root points at nothing can be decoded without a pass over the root first.
+pub(crate) fn root_entry(data: &[u8], limits: &Limits) -> Result<IndexEntry, DecodeError> {
+    let mut reader = Reader::new(data);
+    stream_header(&mut reader)?;
+    if reader.is_empty() {
+        return Err(DecodeError::new(reader.offset(), DecodeErrorKind::NoRoot));
+    }
+    let mut entries = Vec::new();
+    next_entry(&mut reader, &mut entries, limits)?;
+    Ok(entries[0])
+}
+
+/// Indexes the top-level objects from `reader` to the end, after those in `entries`.
+pub(crate) fn index_rest(
+    reader: &mut Reader<'_>,
+    entries: &mut Vec<IndexEntry>,
+    limits: &Limits,
+) -> Result<(), DecodeError> {
+    while !reader.is_empty() {
+        let header = next_entry(reader, entries, limits)?;
+        skip_sections(reader, header.instance, false, 0, limits)?;
+    }
+    Ok(())
+}
+
+/// Reads and checks a top-level object's type header and appends its entry.
+fn next_entry(
+    reader: &mut Reader<'_>,
+    entries: &mut Vec<IndexEntry>,
+    limits: &Limits,
+) -> Result<TypeHeader, DecodeError> {
+    let offset = reader.offset();
+    let header = type_header(reader)?;
+    let expected = entries.len() as u32 + 1;
+    if header.base {
+        return Err(corrupt(offset, "base section without an object"));
+    }
+    if header.instance != expected {
+        return Err(DecodeError::new(
+            offset,
+            DecodeErrorKind::InstanceOutOfSequence { expected, found: header.instance },
+        ));
+    }
+    if header.type_id == NULL_TYPE_ID {
+        return Err(corrupt(offset, "top-level object with the null type"));
+    }
+    if entries.len() == limits.max_objects {
+        return Err(DecodeError::new(offset, DecodeErrorKind::TooManyObjects { limit: limits.max_objects }));
+    }
+    entries.push(IndexEntry { offset, type_id: header.type_id });
+    Ok(header)
 }

@@ -9,11 +9,11 @@
 use super::error::{DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, WireKind, NULL_INSTANCE, NULL_TYPE_ID};
 use super::skip::{
-    check_depth, corrupt, field_count, index, next_field, next_section, skip_fields, skip_sections, type_header,
-    IndexEntry, Stop,
+    check_depth, corrupt, field_count, index, index_rest, next_field, next_section, root_entry, skip_fields,
+    skip_sections, type_header, IndexEntry, Stop,
 };
 use super::Limits;
-use crate::field::{ElemInfo, Family, FieldAccess, FieldError, RttiField, SharedObject};
+use crate::field::{ElemInfo, Family, FieldAccess, FieldError, RttiField, SharedObject, ValueAccess};
 use crate::plain::Reader;
 use crate::rtti::{clear_pointers, graph, Migration, MigrationShape, Reflectable, Registry, RttiType};
 use smallvec::SmallVec;
@@ -65,6 +65,10 @@ pub(crate) struct Decoder<'d, 'c> {
     strong_edges: StrongEdges,
     /// Instance index of the top-level object being filled (owner of the pointers read).
     current: usize,
+    /// Whether `entries` holds every top-level object (at first it holds the root only).
+    indexed: bool,
+    /// Where the root ended, once it is decoded.
+    root_end: Option<usize>,
     /// Set when a deserialization hook ran: hooks can change pointers, so only a walk of the
     /// finished graph knows what it holds.
     hooks_ran: bool,
@@ -91,7 +95,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         limits: Limits,
         context: &'c mut dyn Any,
     ) -> Result<Self, DecodeError> {
-        let entries = index(data, &limits)?;
+        // Only the root at first: the rest of the index is built when a pointer needs it, or after
+        // the root is decoded (then from the root's end, not over the root again).
+        let entries = vec![root_entry(data, &limits)?];
         let mut decoder = Decoder {
             data,
             registry,
@@ -108,12 +114,33 @@ impl<'d, 'c> Decoder<'d, 'c> {
             strong_edges: StrongEdges::default(),
             current: 0,
             hooks_ran: false,
+            indexed: false,
+            root_end: None,
             entries,
         };
-        let table = decoder.entries.len() * (std::mem::size_of::<IndexEntry>() + std::mem::size_of::<State>());
-        decoder.charge(data.len(), table)?;
-        decoder.states = decoder.entries.iter().map(|_| State::Pending).collect();
+        decoder.states.push(State::Pending);
         Ok(decoder)
+    }
+
+    /// Indexes every top-level object (once): before the first pointer is resolved, or at the end
+    /// for the objects after the root, so a corrupt tail is reported either way.
+    fn complete_index(&mut self) -> Result<(), DecodeError> {
+        if self.indexed {
+            return Ok(());
+        }
+        self.indexed = true;
+        match self.root_end {
+            Some(end) => {
+                let mut reader = Reader::new(self.data);
+                reader.skip(end)?;
+                index_rest(&mut reader, &mut self.entries, &self.limits)?;
+            }
+            None => self.entries = index(self.data, &self.limits)?,
+        }
+        let table = self.entries.len() * (std::mem::size_of::<IndexEntry>() + std::mem::size_of::<State>());
+        self.charge(self.data.len(), table)?;
+        self.states.resize_with(self.entries.len(), || State::Pending);
+        Ok(())
     }
 
     /// Counts `bytes` against the allocation budget, before they are allocated.
@@ -267,6 +294,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 .map_err(|error| DecodeError::new(self.entries[index].offset, error))?;
             result?;
         }
+        self.complete_index()?;
         for shared in std::mem::take(&mut self.to_finish) {
             let context = &mut *self.context;
             let ran =
@@ -284,6 +312,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let outer = std::mem::replace(&mut self.current, index);
         let result = self.sections(&mut reader, object, header.instance, false);
         self.current = outer;
+        if index == 0 {
+            self.root_end = Some(reader.offset());
+        }
         result
     }
 
@@ -357,11 +388,17 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
             }
             FieldAccess::Reflectable(access) => {
+                if !header.array && self.embedded_in_place(reader, &**access, object)? {
+                    return Ok(());
+                }
                 let values = self.embedded_values(reader, count)?;
                 let refused = access.store(object, values).map_err(|error| field_failure(reader, error))?;
                 self.orphans_possible |= refused.unwrap_or(0) > 0;
             }
             FieldAccess::Pointer(access) => {
+                if count > 0 {
+                    self.complete_index()?;
+                }
                 let mut ids: SmallVec<[u32; 8]> = SmallVec::with_capacity(count);
                 for _ in 0..count {
                     let offset = reader.offset();
@@ -407,6 +444,35 @@ impl<'d, 'c> Decoder<'d, 'c> {
         Ok(values)
     }
 
+    /// A single by-value field whose current value has exactly the stream's type is decoded into
+    /// that value, without a box to build and move out of. `false` (nothing read) otherwise.
+    fn embedded_in_place(
+        &mut self,
+        reader: &mut Reader<'_>,
+        access: &dyn ValueAccess,
+        object: &mut dyn Reflectable,
+    ) -> Result<bool, DecodeError> {
+        let mut peek = reader.clone();
+        let header = type_header(&mut peek)?;
+        if header.instance != 0 || header.base || header.type_id == NULL_TYPE_ID {
+            return Ok(false);
+        }
+        let mut result = Ok(false);
+        let found = access.with_value_mut(object, 0, &mut |value| {
+            let Some(value) = value.filter(|value| value.rtti().id() == header.type_id) else { return };
+            self.depth += 1;
+            result = check_depth(reader, self.depth, &self.limits).and_then(|()| {
+                *reader = peek.clone();
+                self.sections(reader, value, 0, true)?;
+                self.hooks_ran |= finish_hooks(value, self.context);
+                Ok(true)
+            });
+            self.depth -= 1;
+        });
+        found.map_err(|error| field_failure(reader, error))?;
+        result
+    }
+
     /// One object embedded by value: `None` for an empty slot or a type this program lacks.
     fn embedded(&mut self, reader: &mut Reader<'_>) -> Result<Option<Box<dyn Reflectable>>, DecodeError> {
         let offset = reader.offset();
@@ -436,6 +502,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     /// Makes sure instance `id` is built (or known to be missing); `true` when this call built it.
     fn resolve(&mut self, id: u32, family: Family) -> Result<bool, DecodeError> {
+        self.complete_index()?;
         let index = id as usize - 1;
         if !matches!(self.states[index], State::Pending) {
             return Ok(false);
