@@ -312,3 +312,60 @@ fn a_registry_mapping_the_root_id_to_another_rust_type_is_an_error_not_a_panic()
     let error = BinarySerializer::with_registry(&registry).decode_as::<Player>(&bytes, &mut ()).unwrap_err();
     assert!(matches!(error.kind, reflectable::serializer::DecodeErrorKind::RootTypeMismatch { .. }), "{error}");
 }
+
+/// A by-value object in a single field is decoded into the owner's fresh value (FORMAT.md,
+/// decoding rule 2): a field the stream lacks keeps what the owner's constructor put there. In an
+/// array, each element starts from its own type's constructor.
+mod in_place {
+    use reflectable::Reflectable;
+
+    /// The old shape of `Inner`: no `b` yet.
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 420_101, name = "Inner", no_register)]
+    pub struct OldInner {
+        #[rtti(id = 1)]
+        pub a: u32,
+    }
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 420_100, name = "Owner", no_register)]
+    pub struct OldOwner {
+        #[rtti(id = 1, reflectable)]
+        pub inner: OldInner,
+        #[rtti(id = 2, reflectable)]
+        pub many: Vec<OldInner>,
+    }
+
+    #[derive(Reflectable, Default, Debug, PartialEq)]
+    #[rtti(id = 420_101, name = "Inner")]
+    pub struct Inner {
+        #[rtti(id = 1)]
+        pub a: u32,
+        #[rtti(id = 2)]
+        pub b: u32,
+    }
+
+    #[derive(Reflectable, Debug, PartialEq)]
+    #[rtti(id = 420_100, name = "Owner")]
+    pub struct Owner {
+        #[rtti(id = 1, reflectable)]
+        pub inner: Inner,
+        #[rtti(id = 2, reflectable)]
+        pub many: Vec<Inner>,
+    }
+
+    impl Default for Owner {
+        fn default() -> Self {
+            Owner { inner: Inner { a: 0, b: 7 }, many: Vec::new() }
+        }
+    }
+}
+
+#[test]
+fn a_by_value_field_missing_a_member_keeps_the_owners_default() {
+    use in_place::*;
+    let old = OldOwner { inner: OldInner { a: 5 }, many: vec![OldInner { a: 6 }] };
+    let bytes = MemorySerializer::new().encode(&old).unwrap();
+    let new: Owner = MemorySerializer::new().decode_as(&bytes).unwrap();
+    assert_eq!(new, Owner { inner: Inner { a: 5, b: 7 }, many: vec![Inner { a: 6, b: 0 }] });
+}
