@@ -455,99 +455,80 @@ fn ft_handle(h: &FHandle) -> THandle {
     THandle { uuid: h.uuid, path: h.path.clone() }
 }
 
+/// Distinct allocations met while converting a Fory level back to a tree.
+type Seen = std::collections::HashSet<usize>;
+
+fn ft_texture(t: &Rc<FTexture>, seen: &mut Seen) -> TTexture {
+    seen.insert(address(t));
+    TTexture { name: t.name.clone(), width: t.width, height: t.height, source: ft_handle(&t.source) }
+}
+
+fn ft_material(m: &Rc<RefCell<FMaterial>>, seen: &mut Seen) -> TMaterial {
+    seen.insert(address(m));
+    let m = m.borrow();
+    TMaterial {
+        name: m.name.clone(),
+        color: m.color,
+        shader: ft_handle(&m.shader),
+        textures: m.textures.iter().map(|t| ft_texture(t, seen)).collect(),
+    }
+}
+
+fn ft_mesh(m: &Rc<FMesh>, seen: &mut Seen) -> TMesh {
+    seen.insert(address(m));
+    TMesh { name: m.name.clone(), vertex_count: m.vertex_count, bounds: m.bounds, source: ft_handle(&m.source) }
+}
+
+fn ft_component(c: &Rc<dyn FComponent>, seen: &mut Seen) -> TComponent {
+    seen.insert(address(c));
+    let any = c.as_any();
+    if let Some(r) = any.downcast_ref::<FMeshRenderer>() {
+        TComponent::MeshRenderer {
+            mesh: r.mesh.as_ref().map(|m| ft_mesh(m, seen)),
+            materials: r.materials.iter().map(|m| ft_material(m, seen)).collect(),
+            cast_shadows: r.cast_shadows,
+        }
+    } else if let Some(l) = any.downcast_ref::<FLight>() {
+        TComponent::Light { color: l.color, intensity: l.intensity, cookie: l.cookie.as_ref().map(ft_handle) }
+    } else if let Some(a) = any.downcast_ref::<FAudioSource>() {
+        TComponent::AudioSource {
+            clip: ft_handle(&a.clip),
+            volume: a.volume,
+            editor_preview: a.editor_preview.as_ref().map(ft_handle),
+        }
+    } else if let Some(c) = any.downcast_ref::<FCamera>() {
+        TComponent::Camera { fov: c.fov, target: c.target }
+    } else {
+        panic!("unknown component {c:?}")
+    }
+}
+
+/// A scene object and its subtree, checking each parent pointer on the way.
+fn ft_object(o: &Rc<RefCell<FObject>>, parent: Option<&Rc<RefCell<FObject>>>, seen: &mut Seen) -> TObject {
+    seen.insert(address(o));
+    let b = o.borrow();
+    let up = b.parent.upgrade();
+    assert_eq!(up.as_ref().map(address), parent.map(address), "{}: parent pointer differs", b.name);
+    TObject {
+        name: b.name.clone(),
+        transform: TTransform {
+            position: b.transform.position,
+            rotation: b.transform.rotation,
+            scale: b.transform.scale,
+        },
+        components: b.components.iter().map(|c| ft_component(c, seen)).collect(),
+        children: b.children.iter().map(|c| ft_object(c, Some(o), seen)).collect(),
+    }
+}
+
 /// A Fory level as a tree, and the number of distinct allocations behind its shared pointers
 /// (objects, components, materials, meshes, textures), to check a decoded graph.
 pub fn fory_tree(level: &FLevel) -> (TLevel, usize) {
-    let mut seen = std::collections::HashSet::new();
-    fn object(
-        o: &Rc<RefCell<FObject>>,
-        parent: Option<&Rc<RefCell<FObject>>>,
-        seen: &mut std::collections::HashSet<usize>,
-    ) -> TObject {
-        seen.insert(address(o));
-        let b = o.borrow();
-        let up = b.parent.upgrade();
-        assert_eq!(up.as_ref().map(address), parent.map(address), "{}: parent pointer differs", b.name);
-        let components = b
-            .components
-            .iter()
-            .map(|c| {
-                seen.insert(address(c));
-                let any = c.as_any();
-                if let Some(r) = any.downcast_ref::<FMeshRenderer>() {
-                    TComponent::MeshRenderer {
-                        mesh: r.mesh.as_ref().map(|m| {
-                            seen.insert(address(m));
-                            TMesh {
-                                name: m.name.clone(),
-                                vertex_count: m.vertex_count,
-                                bounds: m.bounds,
-                                source: ft_handle(&m.source),
-                            }
-                        }),
-                        materials: r
-                            .materials
-                            .iter()
-                            .map(|m| {
-                                seen.insert(address(m));
-                                let m = m.borrow();
-                                TMaterial {
-                                    name: m.name.clone(),
-                                    color: m.color,
-                                    shader: ft_handle(&m.shader),
-                                    textures: m
-                                        .textures
-                                        .iter()
-                                        .map(|t| {
-                                            seen.insert(address(t));
-                                            TTexture {
-                                                name: t.name.clone(),
-                                                width: t.width,
-                                                height: t.height,
-                                                source: ft_handle(&t.source),
-                                            }
-                                        })
-                                        .collect(),
-                                }
-                            })
-                            .collect(),
-                        cast_shadows: r.cast_shadows,
-                    }
-                } else if let Some(l) = any.downcast_ref::<FLight>() {
-                    TComponent::Light {
-                        color: l.color,
-                        intensity: l.intensity,
-                        cookie: l.cookie.as_ref().map(ft_handle),
-                    }
-                } else if let Some(a) = any.downcast_ref::<FAudioSource>() {
-                    TComponent::AudioSource {
-                        clip: ft_handle(&a.clip),
-                        volume: a.volume,
-                        editor_preview: a.editor_preview.as_ref().map(ft_handle),
-                    }
-                } else if let Some(c) = any.downcast_ref::<FCamera>() {
-                    TComponent::Camera { fov: c.fov, target: c.target }
-                } else {
-                    panic!("unknown component {c:?}")
-                }
-            })
-            .collect();
-        let children = b.children.iter().map(|c| object(c, Some(o), seen)).collect();
-        TObject {
-            name: b.name.clone(),
-            transform: TTransform {
-                position: b.transform.position,
-                rotation: b.transform.rotation,
-                scale: b.transform.scale,
-            },
-            components,
-            children,
-        }
-    }
+    let mut seen = Seen::new();
     let tree = TLevel {
         name: level.name.clone(),
         skybox: ft_handle(&level.skybox),
-        root: level.root.as_ref().map(|r| object(r, None, &mut seen)),
+        root: level.root.as_ref().map(|r| ft_object(r, None, &mut seen)),
     };
     (tree, seen.len())
 }
