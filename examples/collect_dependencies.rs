@@ -46,7 +46,7 @@ impl Walk {
             for field in rtti.fields().iter().filter(|field| !field.has_flag(SKIP_REFERENCE_SEARCH)) {
                 match field.access() {
                     FieldAccess::Plain(_) => {}
-                    FieldAccess::Reflectable(values) => {
+                    FieldAccess::Embedded(values) => {
                         values.for_each(section, &mut |value| {
                             if let Some(value) = value {
                                 self.object(value);

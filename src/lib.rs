@@ -11,7 +11,7 @@
 //! Fields have unique numeric IDs and one of three kinds ([`field::FieldKind`]), each also as an
 //! array (`Vec`, `[T; N]`, `SmallVec`):
 //! - **plain**: a value copied through a [`plain::PlainType`] codec;
-//! - **reflectable**: another reflectable object stored by value (`T`, `Option<T>`,
+//! - **embedded**: another reflectable object stored by value (`T`, `Option<T>`,
 //!   `Box<dyn Reflectable>`, `Box<dyn YourTrait>`);
 //! - **pointer**: a shared pointer (`Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`,
 //!   `Arc<RwLock<T>>`, their `Weak`s, `Option` of each; `T` may be `dyn YourTrait`).
@@ -67,8 +67,8 @@
 //! ```
 //!
 //! The derive infers the kind of a field from its type: `Rc`/`Arc`/`Weak` (in an `Option` or an
-//! array) are pointers, `Box<dyn Trait>` is a reflectable value, anything else is plain. Say
-//! `#[rtti(id = N, reflectable)]` for a reflectable type stored by value, `plain` to store a whole
+//! array) are pointers, `Box<dyn Trait>` is embedded, anything else is plain. Say
+//! `#[rtti(id = N, embedded)]` for a reflectable type stored by value (an embedded object), `plain` to store a whole
 //! `Vec` as one plain value, and `array` to make a plain `[T; N]` an array field. `flags = EXPR`
 //! sets field flags such as [`field::SKIP_REFERENCE_SEARCH`]. On the type, `hooks` wires an
 //! [`rtti::RttiHooks`] impl and `implements(Trait, ...)` lets decoders put the type into

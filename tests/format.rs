@@ -14,7 +14,7 @@ struct Door {
     name: String,
     #[rtti(id = 3)]
     hinges: Vec<u16>,
-    #[rtti(id = 4, reflectable)]
+    #[rtti(id = 4, embedded)]
     frame: Frame,
     #[rtti(id = 5)]
     lock: Option<Rc<Lock>>,
@@ -107,7 +107,7 @@ fn base_sections_follow_the_derived_fields() {
 #[derive(Reflectable, Default, Debug, PartialEq)]
 #[rtti(id = 1004)]
 struct Slots {
-    #[rtti(id = 1, reflectable)]
+    #[rtti(id = 1, embedded)]
     frame: Option<Frame>,
     #[rtti(id = 2)]
     lock: Option<Rc<Lock>>,

@@ -18,7 +18,7 @@ struct Door {
     name: String,
     #[rtti(id = 2)]
     hinges: Vec<u64>,
-    #[rtti(id = 3, reflectable)]
+    #[rtti(id = 3, embedded)]
     inner: Option<Box<Door>>,
     #[rtti(id = 4)]
     next: Option<Rc<Door>>,
@@ -118,7 +118,7 @@ fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
         serializer().decode(&pointers).unwrap_err().kind,
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
     ));
-    let embedded = Stream::new().object(1, 430_000).field(3, WireKind::Reflectable, true).word(u32::MAX).0;
+    let embedded = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, true).word(u32::MAX).0;
     assert!(serializer().decode(&embedded).is_err());
 }
 
@@ -128,7 +128,7 @@ fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
 fn maximal_nesting_hits_the_depth_limit() {
     let mut stream = Stream::new().object(1, 430_000);
     while stream.0.len() < 1 << 20 {
-        stream = stream.field(3, WireKind::Reflectable, false).object(0, 430_000);
+        stream = stream.field(3, WireKind::Embedded, false).object(0, 430_000);
     }
     let started = std::time::Instant::now();
     for root_type in [430_000u32, 430_001] {
@@ -213,7 +213,7 @@ fn corrupt_structure_is_reported_with_its_offset() {
     let stray_terminator = Stream::new().object(1, 430_000).word(TERMINATOR).0;
     assert!(matches!(serializer().decode(&stray_terminator).unwrap_err().kind, DecodeErrorKind::Corrupt(_)));
 
-    let unterminated = Stream::new().object(1, 430_000).field(3, WireKind::Reflectable, false).object(0, 430_000).0;
+    let unterminated = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, false).object(0, 430_000).0;
     assert!(matches!(serializer().decode(&unterminated).unwrap_err().kind, DecodeErrorKind::Corrupt(_)));
 
     let stray_bytes = [Stream::new().object(1, 430_000).0, vec![1, 2]].concat();

@@ -76,7 +76,7 @@ fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, isize) {
 struct Holder {
     #[rtti(id = 1)]
     many: Vec<Option<Rc<Holder>>>,
-    #[rtti(id = 2, reflectable)]
+    #[rtti(id = 2, embedded)]
     inner: Option<Box<Holder>>,
     #[rtti(id = 3)]
     values: Vec<u64>,
@@ -127,7 +127,7 @@ fn hostile_inputs_stay_within_ten_times_their_size() {
     let mut nested = stream();
     object(&mut nested, 1, 440_000);
     while nested.len() < 1 << 20 {
-        field(&mut nested, 2, WireKind::Reflectable, false);
+        field(&mut nested, 2, WireKind::Embedded, false);
         object(&mut nested, 0, 440_000);
     }
     assert_eq!(decode_bounded("1 MB of nesting", &nested), Err(DecodeErrorKind::TooDeep { limit: 128 }));

@@ -160,19 +160,19 @@ struct Zoo {
     #[rtti(id = 9)]
     matrix: [f32; 4],
     // reflectable by value
-    #[rtti(id = 20, reflectable)]
+    #[rtti(id = 20, embedded)]
     light: Light,
-    #[rtti(id = 21, reflectable)]
+    #[rtti(id = 21, embedded)]
     maybe_light: Option<Light>,
     #[rtti(id = 22)]
     any: Option<Box<dyn Reflectable>>,
     #[rtti(id = 23)]
     component: Option<Box<dyn Component>>,
-    #[rtti(id = 24, reflectable)]
+    #[rtti(id = 24, embedded)]
     lights: Vec<Light>,
-    #[rtti(id = 25, reflectable)]
+    #[rtti(id = 25, embedded)]
     light_pair: [Light; 2],
-    #[rtti(id = 26, reflectable)]
+    #[rtti(id = 26, embedded)]
     light_small: SmallVec<[Light; 2]>,
     #[rtti(id = 27)]
     boxed_components: Vec<Box<dyn Component>>,
@@ -219,9 +219,9 @@ fn field_metadata() {
     assert_eq!(kinds("fixed"), (FieldKind::Plain, true));
     assert_eq!(kinds("matrix"), (FieldKind::Plain, false));
     assert_eq!(kinds("whole"), (FieldKind::Plain, false));
-    assert_eq!(kinds("light"), (FieldKind::Reflectable, false));
-    assert_eq!(kinds("component"), (FieldKind::Reflectable, false));
-    assert_eq!(kinds("boxed_components"), (FieldKind::Reflectable, true));
+    assert_eq!(kinds("light"), (FieldKind::Embedded, false));
+    assert_eq!(kinds("component"), (FieldKind::Embedded, false));
+    assert_eq!(kinds("boxed_components"), (FieldKind::Embedded, true));
     assert_eq!(kinds("rc"), (FieldKind::Pointer, false));
     assert_eq!(kinds("components"), (FieldKind::Pointer, true));
     assert_eq!(kinds("small_ptrs"), (FieldKind::Pointer, true));
@@ -235,7 +235,7 @@ fn field_metadata() {
         other => panic!("{other:?}"),
     }
     match field("light").elem_info() {
-        ElemInfo::Reflectable(Declared::Type(rtti)) => assert_eq!(rtti().id(), 200_010),
+        ElemInfo::Embedded(Declared::Type(rtti)) => assert_eq!(rtti().id(), 200_010),
         other => panic!("{other:?}"),
     }
     match field("components").elem_info() {
@@ -306,7 +306,7 @@ fn reflectable_fields_borrow_and_set() {
     let mut zoo = Zoo::default();
     let light = field("light");
     light
-        .with_reflectable_mut(&mut zoo, 0, |value| {
+        .with_embedded_mut(&mut zoo, 0, |value| {
             let value = value.unwrap();
             value.rtti().field_by_name("intensity").unwrap().set(value, 2.5f32).unwrap();
         })
@@ -316,12 +316,12 @@ fn reflectable_fields_borrow_and_set() {
     assert_eq!(zoo.light.intensity, 4.0);
 
     let maybe = field("maybe_light");
-    assert!(maybe.with_reflectable(&zoo, 0, |value| value.is_none()).unwrap());
+    assert!(maybe.with_embedded(&zoo, 0, |value| value.is_none()).unwrap());
     maybe.set(&mut zoo, Some(Light { intensity: 1.0 })).unwrap();
-    assert_eq!(maybe.with_reflectable(&zoo, 0, |value| value.unwrap().rtti().id()).unwrap(), 200_010);
+    assert_eq!(maybe.with_embedded(&zoo, 0, |value| value.unwrap().rtti().id()).unwrap(), 200_010);
 
     field("any").set(&mut zoo, Some(Box::new(Mesh::default()) as Box<dyn Reflectable>)).unwrap();
-    assert_eq!(field("any").with_reflectable(&zoo, 0, |v| v.unwrap().rtti().name().to_owned()).unwrap(), "Mesh");
+    assert_eq!(field("any").with_embedded(&zoo, 0, |v| v.unwrap().rtti().name().to_owned()).unwrap(), "Mesh");
     field("component").set(&mut zoo, Some(Box::new(Light { intensity: 3.0 }) as Box<dyn Component>)).unwrap();
     assert_eq!(zoo.component.as_ref().unwrap().describe(), "light 3");
 
@@ -330,7 +330,7 @@ fn reflectable_fields_borrow_and_set() {
     lights.set_elem(&mut zoo, 1, Light { intensity: 9.0 }).unwrap();
     assert_eq!(zoo.lights, [Light { intensity: 0.0 }, Light { intensity: 9.0 }]);
     let pair = field("light_pair");
-    pair.with_reflectable_mut(&mut zoo, 1, |value| {
+    pair.with_embedded_mut(&mut zoo, 1, |value| {
         value.unwrap().downcast_mut::<Light>().unwrap().intensity = 6.0;
     })
     .unwrap();
@@ -345,7 +345,7 @@ fn reflectable_fields_borrow_and_set() {
     assert_eq!(boxed.resize(&mut zoo, 1), Err(FieldError::NoDefault));
     zoo.boxed_components.push(Box::new(Light::default()));
     boxed.set_elem(&mut zoo, 0, Box::new(Mesh::default()) as Box<dyn Component>).unwrap();
-    assert_eq!(boxed.with_reflectable(&zoo, 0, |v| v.unwrap().rtti().id()).unwrap(), 200_011);
+    assert_eq!(boxed.with_embedded(&zoo, 0, |v| v.unwrap().rtti().id()).unwrap(), 200_011);
 }
 
 #[test]

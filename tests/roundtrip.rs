@@ -154,23 +154,23 @@ fn every_plain_type_round_trips() {
 #[derive(Reflectable, Default)]
 #[rtti(id = 410_020)]
 struct Kinds {
-    #[rtti(id = 1, reflectable)]
+    #[rtti(id = 1, embedded)]
     square: Square,
-    #[rtti(id = 2, reflectable)]
+    #[rtti(id = 2, embedded)]
     maybe: Option<Circle>,
     #[rtti(id = 3)]
     any: Option<Box<dyn Reflectable>>,
     #[rtti(id = 4)]
     shape: Option<Box<dyn Shape>>,
-    #[rtti(id = 5, reflectable)]
+    #[rtti(id = 5, embedded)]
     squares: Vec<Square>,
-    #[rtti(id = 6, reflectable)]
+    #[rtti(id = 6, embedded)]
     pair: [Circle; 2],
-    #[rtti(id = 7, reflectable)]
+    #[rtti(id = 7, embedded)]
     small: SmallVec<[Square; 2]>,
     #[rtti(id = 8)]
     shapes: Vec<Box<dyn Shape>>,
-    #[rtti(id = 9, reflectable)]
+    #[rtti(id = 9, embedded)]
     chain: Option<Box<Kinds>>,
     #[rtti(id = 20)]
     rc: Option<Rc<Square>>,

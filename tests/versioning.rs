@@ -45,7 +45,7 @@ mod v1 {
         /// Holds an `OldBuff`, a type v2 dropped.
         #[rtti(id = 6)]
         pub buff: Option<Box<dyn Reflectable>>,
-        #[rtti(id = 7, reflectable)]
+        #[rtti(id = 7, embedded)]
         pub stats: Stats,
         /// v2 makes this a `u32` without a migration.
         #[rtti(id = 8)]
@@ -56,7 +56,7 @@ mod v1 {
         /// Removed in v2: a dynamic plain array, a reflectable array, a pointer.
         #[rtti(id = 12)]
         pub tags: Vec<String>,
-        #[rtti(id = 13, reflectable)]
+        #[rtti(id = 13, embedded)]
         pub history: Vec<Stats>,
         #[rtti(id = 14)]
         pub rival: Option<Rc<RefCell<Player>>>,
@@ -145,7 +145,7 @@ struct Player {
     inventory: Vec<Rc<RefCell<Item>>>,
     #[rtti(id = 6)]
     buff: Option<Box<dyn Reflectable>>,
-    #[rtti(id = 7, reflectable)]
+    #[rtti(id = 7, embedded)]
     stats: Stats,
     /// Was a `String`.
     #[rtti(id = 8)]
@@ -186,7 +186,7 @@ impl Player {
         builder
             .migrate_plain::<[f32; 3]>(2, |player, [x, _, z]| player.grid = [x.floor() as i32, z.floor() as i32])
             // The stored objects decode as today's `Stats` (same type ID), their old fields skipped.
-            .migrate_reflectable_array(13, |player, history| {
+            .migrate_embedded_array(13, |player, history| {
                 player.best_strength = history
                     .iter()
                     .flatten()
@@ -330,9 +330,9 @@ mod in_place {
     #[derive(Reflectable, Default)]
     #[rtti(id = 420_100, name = "Owner", no_register)]
     pub struct OldOwner {
-        #[rtti(id = 1, reflectable)]
+        #[rtti(id = 1, embedded)]
         pub inner: OldInner,
-        #[rtti(id = 2, reflectable)]
+        #[rtti(id = 2, embedded)]
         pub many: Vec<OldInner>,
     }
 
@@ -348,9 +348,9 @@ mod in_place {
     #[derive(Reflectable, Debug, PartialEq)]
     #[rtti(id = 420_100, name = "Owner")]
     pub struct Owner {
-        #[rtti(id = 1, reflectable)]
+        #[rtti(id = 1, embedded)]
         pub inner: Inner,
-        #[rtti(id = 2, reflectable)]
+        #[rtti(id = 2, embedded)]
         pub many: Vec<Inner>,
     }
 

@@ -220,7 +220,7 @@ pub struct Player {
 )]
 #[rtti(id = 500_101)]
 pub struct Players {
-    #[rtti(id = 1, reflectable)]
+    #[rtti(id = 1, embedded)]
     pub players: Vec<Player>,
 }
 

@@ -16,8 +16,8 @@ use syn::{parse_macro_input, DeriveInput};
 /// tests).
 ///
 /// Field attributes: `#[rtti(id = N)]`, `#[rtti(skip)]` or `#[rtti(base)]` on every field, plus
-/// `name = "..."`, `flags = EXPR`, and a kind where it cannot be inferred: `reflectable` (a
-/// reflectable value), `plain` (a whole container as one plain value), `array` (a plain `[T; N]`
+/// `name = "..."`, `flags = EXPR`, and a kind where it cannot be inferred: `embedded` (a
+/// reflectable object stored by value), `plain` (a whole container as one plain value), `array` (a plain `[T; N]`
 /// as an array field), `pointer`.
 #[proc_macro_derive(Reflectable, attributes(rtti))]
 pub fn derive_reflectable(input: TokenStream) -> TokenStream {

@@ -19,7 +19,7 @@ struct TypeAttrs {
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Plain,
-    Reflectable,
+    Embedded,
     Pointer,
 }
 
@@ -82,8 +82,8 @@ fn parse_field_attrs(field: &syn::Field) -> syn::Result<FieldAttrs> {
                 attrs.skip = true;
             } else if path.is_ident("base") {
                 attrs.base = true;
-            } else if path.is_ident("reflectable") {
-                attrs.kind = Some(Kind::Reflectable);
+            } else if path.is_ident("embedded") {
+                attrs.kind = Some(Kind::Embedded);
             } else if path.is_ident("pointer") {
                 attrs.kind = Some(Kind::Pointer);
             } else if path.is_ident("plain") {
@@ -93,7 +93,7 @@ fn parse_field_attrs(field: &syn::Field) -> syn::Result<FieldAttrs> {
                 attrs.array = true;
             } else {
                 return Err(meta.error(
-                    "expected `id`, `name`, `flags`, `skip`, `base`, `reflectable`, `pointer`, `plain` or `array`",
+                    "expected `id`, `name`, `flags`, `skip`, `base`, `embedded`, `pointer`, `plain` or `array`",
                 ));
             }
             Ok(())
@@ -161,7 +161,7 @@ fn infer_kind(elem: &Type) -> Kind {
     if is_pointer(elem) {
         Kind::Pointer
     } else if is_boxed_trait_object(elem) {
-        Kind::Reflectable
+        Kind::Embedded
     } else {
         Kind::Plain
     }
@@ -241,7 +241,7 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         };
         let method = match kind {
             Kind::Plain => quote!(add_plain),
-            Kind::Reflectable => quote!(add_reflectable),
+            Kind::Embedded => quote!(add_embedded),
             Kind::Pointer => quote!(add_pointer),
         };
         let (shape, fill) = if as_array {
@@ -319,9 +319,9 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 
             #registration
 
-            impl #r::field::ValueSlot for ::std::boxed::Box<#ident> {
+            impl #r::field::EmbeddedSlot for ::std::boxed::Box<#ident> {
                 fn declared() -> #r::field::Declared {
-                    <#ident as #r::field::ValueSlot>::declared()
+                    <#ident as #r::field::EmbeddedSlot>::declared()
                 }
                 fn value(&self) -> ::core::option::Option<&dyn #r::Reflectable> {
                     ::core::option::Option::Some(&**self)

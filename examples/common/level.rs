@@ -33,7 +33,7 @@ pub struct Texture {
     pub width: u32,
     #[rtti(id = 3)]
     pub height: u32,
-    #[rtti(id = 4, reflectable)]
+    #[rtti(id = 4, embedded)]
     pub source: ResourceHandle,
 }
 
@@ -44,7 +44,7 @@ pub struct Material {
     pub name: String,
     #[rtti(id = 2)]
     pub color: [f32; 4],
-    #[rtti(id = 3, reflectable)]
+    #[rtti(id = 3, embedded)]
     pub shader: ResourceHandle,
     #[rtti(id = 4)]
     pub textures: Vec<Rc<Texture>>,
@@ -59,7 +59,7 @@ pub struct Mesh {
     pub vertex_count: u32,
     #[rtti(id = 3)]
     pub bounds: [f32; 6],
-    #[rtti(id = 4, reflectable)]
+    #[rtti(id = 4, embedded)]
     pub source: ResourceHandle,
 }
 
@@ -103,7 +103,7 @@ pub struct Light {
     pub color: [f32; 3],
     #[rtti(id = 2)]
     pub intensity: f32,
-    #[rtti(id = 3, reflectable)]
+    #[rtti(id = 3, embedded)]
     pub cookie: Option<ResourceHandle>,
 }
 impl Component for Light {
@@ -115,12 +115,12 @@ impl Component for Light {
 #[derive(Reflectable, Default, Debug)]
 #[rtti(id = 300_012, implements(Component))]
 pub struct AudioSource {
-    #[rtti(id = 1, reflectable)]
+    #[rtti(id = 1, embedded)]
     pub clip: ResourceHandle,
     #[rtti(id = 2)]
     pub volume: f32,
     /// Editor-only preview: not a runtime dependency, so reference searches skip it.
-    #[rtti(id = 3, reflectable, flags = SKIP_REFERENCE_SEARCH)]
+    #[rtti(id = 3, embedded, flags = SKIP_REFERENCE_SEARCH)]
     pub editor_preview: Option<ResourceHandle>,
 }
 impl Component for AudioSource {
@@ -150,7 +150,7 @@ impl Component for Camera {
 pub struct SceneObject {
     #[rtti(id = 1)]
     pub name: String,
-    #[rtti(id = 2, reflectable)]
+    #[rtti(id = 2, embedded)]
     pub transform: Transform,
     #[rtti(id = 3)]
     pub components: Vec<Rc<RefCell<dyn Component>>>,
@@ -165,7 +165,7 @@ pub struct SceneObject {
 pub struct Level {
     #[rtti(id = 1)]
     pub name: String,
-    #[rtti(id = 2, reflectable)]
+    #[rtti(id = 2, embedded)]
     pub skybox: ResourceHandle,
     #[rtti(id = 3)]
     pub root: Option<Rc<RefCell<SceneObject>>>,

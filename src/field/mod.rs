@@ -4,7 +4,7 @@
 //! | kind | element types | file |
 //! |---|---|---|
 //! | [`FieldKind::Plain`] | any [`PlainType`] | `plain.rs` |
-//! | [`FieldKind::Reflectable`] | `T: Reflectable`, `Box<dyn Reflectable>`, `Box<dyn UserTrait>`, `Option` of these | `value.rs` |
+//! | [`FieldKind::Embedded`] | `T: Reflectable`, `Box<dyn Reflectable>`, `Box<dyn UserTrait>`, `Option` of these | `embedded.rs` |
 //! | [`FieldKind::Pointer`] | `Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`, `Arc<RwLock<T>>`, their `Weak`s, `Option` of the strong ones; `T` may be `dyn UserTrait` | `pointer.rs` |
 //!
 //! A field reaches its storage through an [`Accessor`] (a real member, or a getter/setter pair for
@@ -13,15 +13,15 @@
 
 mod access;
 mod cast;
+mod embedded;
 mod plain;
 mod pointer;
-mod value;
 
 pub use access::{Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SmallVecShape, VecShape};
 pub use cast::{TraitCast, TraitCastFn};
+pub use embedded::{boxed_trait_object, EmbeddedAccess, EmbeddedSlot};
 pub use plain::PlainAccess;
 pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle, SharedObject, UpcastFn};
-pub use value::{boxed_trait_object, ValueAccess, ValueSlot};
 
 use crate::plain::{PlainError, PlainType};
 use crate::rtti::{Reflectable, RttiType};
@@ -40,7 +40,7 @@ pub enum FieldKind {
     /// Copied through a [`PlainType`] codec.
     Plain,
     /// Another reflectable object stored by value.
-    Reflectable,
+    Embedded,
     /// A shared pointer to a reflectable object; identity and sharing are preserved.
     Pointer,
 }
@@ -94,8 +94,8 @@ impl PlainInfo {
 pub enum ElemInfo {
     /// A plain value.
     Plain(PlainInfo),
-    /// A reflectable value.
-    Reflectable(Declared),
+    /// An embedded object (a reflectable object stored by value).
+    Embedded(Declared),
     /// A shared pointer of the given family; `weak` for `Weak` handles.
     Pointer {
         /// What it points at.
@@ -211,8 +211,8 @@ pub trait ErasedElems: Send + Sync {
 pub enum FieldAccess {
     /// A plain field.
     Plain(Box<dyn PlainAccess>),
-    /// A reflectable-by-value field.
-    Reflectable(Box<dyn ValueAccess>),
+    /// An embedded field.
+    Embedded(Box<dyn EmbeddedAccess>),
     /// A reflectable-pointer field.
     Pointer(Box<dyn PointerAccess>),
 }
@@ -267,7 +267,7 @@ impl RttiField {
     pub fn kind(&self) -> FieldKind {
         match self.access {
             FieldAccess::Plain(_) => FieldKind::Plain,
-            FieldAccess::Reflectable(_) => FieldKind::Reflectable,
+            FieldAccess::Embedded(_) => FieldKind::Embedded,
             FieldAccess::Pointer(_) => FieldKind::Pointer,
         }
     }
@@ -283,7 +283,7 @@ impl RttiField {
     pub fn elem_info(&self) -> ElemInfo {
         match &self.access {
             FieldAccess::Plain(access) => ElemInfo::Plain(access.info()),
-            FieldAccess::Reflectable(access) => ElemInfo::Reflectable(access.declared()),
+            FieldAccess::Embedded(access) => ElemInfo::Embedded(access.declared()),
             FieldAccess::Pointer(access) => {
                 ElemInfo::Pointer { declared: access.declared(), family: access.family(), weak: access.is_weak() }
             }
@@ -308,10 +308,10 @@ impl RttiField {
             _ => None,
         }
     }
-    /// The by-value access, if this is a reflectable field.
-    pub fn as_reflectable(&self) -> Option<&dyn ValueAccess> {
+    /// The embedded access, if this is an embedded field.
+    pub fn as_embedded(&self) -> Option<&dyn EmbeddedAccess> {
         match &self.access {
-            FieldAccess::Reflectable(access) => Some(access.as_ref()),
+            FieldAccess::Embedded(access) => Some(access.as_ref()),
             _ => None,
         }
     }
@@ -326,7 +326,7 @@ impl RttiField {
     fn erased(&self) -> &dyn ErasedElems {
         match &self.access {
             FieldAccess::Plain(access) => access.as_ref(),
-            FieldAccess::Reflectable(access) => access.as_ref(),
+            FieldAccess::Embedded(access) => access.as_ref(),
             FieldAccess::Pointer(access) => access.as_ref(),
         }
     }
@@ -366,7 +366,7 @@ impl RttiField {
     }
 
     /// Runs `f` on element `index` as `&dyn Any` (the element's own Rust type: a plain value, a
-    /// reflectable value or slot, or a pointer handle).
+    /// embedded object or its slot, or a pointer handle).
     pub fn with_elem<R>(
         &self,
         owner: &dyn Reflectable,
@@ -402,28 +402,28 @@ impl RttiField {
         self.set_elem(owner, 0, value)
     }
 
-    /// Borrows element `index` of a reflectable field (`None` for an empty `Option`).
-    pub fn with_reflectable<R>(
+    /// Borrows element `index` of an embedded field (`None` for an empty `Option`).
+    pub fn with_embedded<R>(
         &self,
         owner: &dyn Reflectable,
         index: usize,
         f: impl FnOnce(Option<&dyn Reflectable>) -> R,
     ) -> Result<R, FieldError> {
-        let access = self.as_reflectable().ok_or_else(|| self.wrong_kind())?;
+        let access = self.as_embedded().ok_or_else(|| self.wrong_kind())?;
         let mut f = Some(f);
         let mut result = None;
         let found = access.with_value(owner, index, &mut |value| result = f.take().map(|f| f(value)));
         self.check(found, result)
     }
 
-    /// Mutably borrows element `index` of a reflectable field.
-    pub fn with_reflectable_mut<R>(
+    /// Mutably borrows element `index` of an embedded field.
+    pub fn with_embedded_mut<R>(
         &self,
         owner: &mut dyn Reflectable,
         index: usize,
         f: impl FnOnce(Option<&mut dyn Reflectable>) -> R,
     ) -> Result<R, FieldError> {
-        let access = self.as_reflectable().ok_or_else(|| self.wrong_kind())?;
+        let access = self.as_embedded().ok_or_else(|| self.wrong_kind())?;
         let mut f = Some(f);
         let mut result = None;
         let found = access.with_value_mut(owner, index, &mut |value| result = f.take().map(|f| f(value)));

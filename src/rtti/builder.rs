@@ -3,8 +3,8 @@
 use super::rtti_type::{BaseLink, Constructor, Hooks};
 use super::{downcast_box, Migration, Reflectable, RttiError, RttiType};
 use crate::field::{
-    Accessor, Container, ElemInfo, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape, SharedObject,
-    ValueSlot,
+    Accessor, Container, ElemInfo, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
+    SharedObject,
 };
 use crate::plain::{PlainType, MAX_INLINE_SIZE};
 use ahash::AHashMap;
@@ -158,8 +158,8 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         self.push(id, name, FieldAccess::Plain(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
     }
 
-    /// Adds a reflectable-by-value field of any shape and accessor.
-    pub fn add_reflectable<C: 'static, S: Shape<C>>(
+    /// Adds an embedded field of any shape and accessor.
+    pub fn add_embedded<C: 'static, S: Shape<C>>(
         self,
         id: u16,
         name: impl Into<Cow<'static, str>>,
@@ -167,9 +167,9 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         fill: Option<fn() -> S::Elem>,
     ) -> Self
     where
-        S::Elem: ValueSlot,
+        S::Elem: EmbeddedSlot,
     {
-        self.push(id, name, FieldAccess::Reflectable(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
+        self.push(id, name, FieldAccess::Embedded(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
     }
 
     /// Adds a pointer field of any shape and accessor.
@@ -222,19 +222,19 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         self.add_plain::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, Some(C::Elem::default))
     }
 
-    /// A reflectable member stored by value (`T`, `Option<T>`, `Box<dyn Trait>`, ...).
-    pub fn reflectable<C: ValueSlot>(
+    /// An embedded member: a reflectable object stored by value (`T`, `Option<T>`, `Box<dyn Trait>`, ...).
+    pub fn reflectable<C: EmbeddedSlot>(
         self,
         id: u16,
         name: impl Into<Cow<'static, str>>,
         get: fn(&T) -> &C,
         get_mut: fn(&mut T) -> &mut C,
     ) -> Self {
-        self.add_reflectable::<C, One>(id, name, Accessor::Direct { get, get_mut }, None)
+        self.add_embedded::<C, One>(id, name, Accessor::Direct { get, get_mut }, None)
     }
 
-    /// An array member of reflectable values.
-    pub fn reflectable_array<C: Container>(
+    /// An array member of embedded objects.
+    pub fn embedded_array<C: Container>(
         self,
         id: u16,
         name: impl Into<Cow<'static, str>>,
@@ -242,9 +242,9 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         get_mut: fn(&mut T) -> &mut C,
     ) -> Self
     where
-        C::Elem: ValueSlot,
+        C::Elem: EmbeddedSlot,
     {
-        self.add_reflectable::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, None)
+        self.add_embedded::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, None)
     }
 
     /// A shared-pointer member (`Rc<T>`, `Option<Rc<RefCell<dyn Trait>>>`, `Weak<...>`, ...).
@@ -337,26 +337,26 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         self
     }
 
-    /// Hands a stored reflectable field `field_id` (decoded as whatever type it was stored as;
+    /// Hands a stored embedded field `field_id` (decoded as whatever type it was stored as;
     /// `None` when empty or of a type this program lacks) to `migrate`.
-    pub fn migrate_reflectable(
+    pub fn migrate_embedded(
         mut self,
         field_id: u16,
         migrate: impl Fn(&mut T, Option<Box<dyn Reflectable>>) + Send + Sync + 'static,
     ) -> Self {
-        self.migrations.push(Migration::reflectable::<T>(field_id, false, move |object, values| {
+        self.migrations.push(Migration::embedded::<T>(field_id, false, move |object, values| {
             migrate(object, values.into_iter().next().flatten())
         }));
         self
     }
 
-    /// Like [`migrate_reflectable`](Self::migrate_reflectable) for a stored array field.
-    pub fn migrate_reflectable_array(
+    /// Like [`migrate_embedded`](Self::migrate_embedded) for a stored array field.
+    pub fn migrate_embedded_array(
         mut self,
         field_id: u16,
         migrate: impl Fn(&mut T, Vec<Option<Box<dyn Reflectable>>>) + Send + Sync + 'static,
     ) -> Self {
-        self.migrations.push(Migration::reflectable::<T>(field_id, true, migrate));
+        self.migrations.push(Migration::embedded::<T>(field_id, true, migrate));
         self
     }
 

@@ -91,7 +91,7 @@ impl Walk {
             for field in rtti.fields() {
                 match field.access() {
                     FieldAccess::Plain(_) => {}
-                    FieldAccess::Reflectable(values) => {
+                    FieldAccess::Embedded(values) => {
                         values.for_each(section, &mut |value| {
                             if let Some(value) = value {
                                 self.object(value);
@@ -125,7 +125,7 @@ pub fn clear_pointers(object: &mut dyn Reflectable) {
                     let targets: &[Option<&SharedObject>] = if field.is_array() { &[] } else { &[None] };
                     let _ = pointers.store(current, targets);
                 }
-                FieldAccess::Reflectable(values) => {
+                FieldAccess::Embedded(values) => {
                     for index in 0..field.len(current).unwrap_or(0) {
                         let _ = values.with_value_mut(current, index, &mut |value| {
                             if let Some(value) = value {

@@ -5,7 +5,7 @@ use crate::plain::{read_elem, PlainError, PlainType, Reader};
 use std::any::Any;
 
 type PlainApply = Box<dyn Fn(&mut dyn Any, usize, &mut Reader<'_>) -> Result<(), PlainError> + Send + Sync>;
-type ReflectableApply = Box<dyn Fn(&mut dyn Any, Vec<Option<Box<dyn Reflectable>>>) + Send + Sync>;
+type EmbeddedApply = Box<dyn Fn(&mut dyn Any, Vec<Option<Box<dyn Reflectable>>>) + Send + Sync>;
 
 /// The stored shape a migration handler accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,8 +17,8 @@ pub enum MigrationShape {
         /// `true` for an array field.
         array: bool,
     },
-    /// Reflectable values embedded by value.
-    Reflectable {
+    /// Embedded objects.
+    Embedded {
         /// `true` for an array field.
         array: bool,
     },
@@ -33,7 +33,7 @@ pub struct Migration {
     shape: MigrationShape,
     elem_size: usize,
     plain: Option<PlainApply>,
-    reflectable: Option<ReflectableApply>,
+    embedded: Option<EmbeddedApply>,
 }
 
 impl std::fmt::Debug for Migration {
@@ -65,22 +65,22 @@ impl Migration {
                 }
                 Ok(())
             })),
-            reflectable: None,
+            embedded: None,
         }
     }
 
-    /// A handler for reflectable values stored by value.
-    pub(crate) fn reflectable<T: 'static>(
+    /// A handler for embedded objects.
+    pub(crate) fn embedded<T: 'static>(
         field_id: u16,
         array: bool,
         apply: impl Fn(&mut T, Vec<Option<Box<dyn Reflectable>>>) + Send + Sync + 'static,
     ) -> Self {
         Migration {
             field_id,
-            shape: MigrationShape::Reflectable { array },
+            shape: MigrationShape::Embedded { array },
             elem_size: std::mem::size_of::<Option<Box<dyn Reflectable>>>(),
             plain: None,
-            reflectable: Some(Box::new(move |object, values| {
+            embedded: Some(Box::new(move |object, values| {
                 if let Some(object) = object.downcast_mut::<T>() {
                     apply(object, values);
                 }
@@ -111,9 +111,9 @@ impl Migration {
         }
     }
 
-    /// Hands decoded reflectable values to the handler.
-    pub fn apply_reflectable(&self, object: &mut dyn Any, values: Vec<Option<Box<dyn Reflectable>>>) {
-        if let Some(apply) = &self.reflectable {
+    /// Hands decoded embedded objects to the handler.
+    pub fn apply_embedded(&self, object: &mut dyn Any, values: Vec<Option<Box<dyn Reflectable>>>) {
+        if let Some(apply) = &self.embedded {
             apply(object, values)
         }
     }

@@ -171,7 +171,7 @@ macro_rules! reflect_trait {
             }
         }
 
-        impl $crate::field::ValueSlot for ::std::boxed::Box<dyn $trait> {
+        impl $crate::field::EmbeddedSlot for ::std::boxed::Box<dyn $trait> {
             fn declared() -> $crate::field::Declared {
                 <dyn $trait as $crate::rtti::AsReflectable>::declared()
             }

@@ -182,8 +182,8 @@ impl<'s, 'c> Encoder<'s, 'c> {
                     .unwrap_or(0);
                 self.patch_count(at, count)?;
             }
-            FieldAccess::Reflectable(access) => {
-                let header = FieldHeader { id: field.id(), kind: WireKind::Reflectable, array };
+            FieldAccess::Embedded(access) => {
+                let header = FieldHeader { id: field.id(), kind: WireKind::Embedded, array };
                 self.out.extend_from_slice(&header.pack().to_le_bytes());
                 let at = self.count_placeholder(array);
                 if self.depth >= self.limits.max_depth {

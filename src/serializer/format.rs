@@ -30,8 +30,8 @@ pub const NULL_INSTANCE: u32 = 0;
 
 /// Field header bit 1: an array (a `u32` count follows the header).
 pub const FIELD_ARRAY: u32 = 1 << 1;
-/// Field header bit 2: reflectable values embedded by value.
-pub const FIELD_REFLECTABLE: u32 = 1 << 2;
+/// Field header bit 2: embedded objects (reflectable objects stored by value).
+pub const FIELD_EMBEDDED: u32 = 1 << 2;
 /// Field header bit 3: terminator closing an embedded object.
 pub const FIELD_TERMINATOR: u32 = 1 << 3;
 /// Field header bit 4: pointers (instance IDs).
@@ -83,7 +83,7 @@ pub enum WireKind {
     /// Plain elements: `Some(size)` static, `None` dynamic.
     Plain(Option<u8>),
     /// Embedded reflectable objects.
-    Reflectable,
+    Embedded,
     /// Instance IDs.
     Pointer,
 }
@@ -109,7 +109,7 @@ impl FieldHeader {
         let kind = match self.kind {
             WireKind::Plain(Some(size)) => u32::from(size) << FIELD_SIZE_SHIFT,
             WireKind::Plain(None) => FIELD_DYNAMIC,
-            WireKind::Reflectable => FIELD_REFLECTABLE,
+            WireKind::Embedded => FIELD_EMBEDDED,
             WireKind::Pointer => FIELD_POINTER,
         };
         (u32::from(self.id) << FIELD_ID_SHIFT) | kind | (u32::from(self.array) * FIELD_ARRAY)
@@ -127,11 +127,11 @@ impl FieldHeader {
             return Err("reserved field header bits set");
         }
         let size = (word >> FIELD_SIZE_SHIFT) as u8;
-        let kind_bits = word & (FIELD_REFLECTABLE | FIELD_POINTER | FIELD_DYNAMIC);
+        let kind_bits = word & (FIELD_EMBEDDED | FIELD_POINTER | FIELD_DYNAMIC);
         let kind = match kind_bits {
             0 => WireKind::Plain(Some(size)),
             FIELD_DYNAMIC if size == 0 => WireKind::Plain(None),
-            FIELD_REFLECTABLE if size == 0 => WireKind::Reflectable,
+            FIELD_EMBEDDED if size == 0 => WireKind::Embedded,
             FIELD_POINTER if size == 0 => WireKind::Pointer,
             _ => return Err("field header kind bits conflict"),
         };
@@ -143,7 +143,7 @@ impl FieldHeader {
         match self.kind {
             WireKind::Plain(Some(size)) => usize::from(size).max(1),
             WireKind::Plain(None) | WireKind::Pointer => WORD_SIZE,
-            WireKind::Reflectable => TYPE_HEADER_SIZE,
+            WireKind::Embedded => TYPE_HEADER_SIZE,
         }
     }
 }
@@ -158,7 +158,7 @@ mod tests {
             WireKind::Plain(Some(0)),
             WireKind::Plain(Some(255)),
             WireKind::Plain(None),
-            WireKind::Reflectable,
+            WireKind::Embedded,
             WireKind::Pointer,
         ] {
             for array in [false, true] {
@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn corrupt_field_headers_are_rejected() {
-        assert!(FieldHeader::unpack(FIELD_REFLECTABLE | FIELD_POINTER).is_err());
+        assert!(FieldHeader::unpack(FIELD_EMBEDDED | FIELD_POINTER).is_err());
         assert!(FieldHeader::unpack(FIELD_DYNAMIC | (3 << FIELD_SIZE_SHIFT)).is_err());
         assert!(FieldHeader::unpack(FIELD_RESERVED).is_err());
         assert!(FieldHeader::unpack(TERMINATOR | FIELD_ARRAY).is_err());

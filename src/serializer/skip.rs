@@ -105,7 +105,7 @@ pub(crate) fn skip_field(
             }
         }
         WireKind::Pointer => reader.skip(WORD_SIZE * count)?,
-        WireKind::Reflectable => {
+        WireKind::Embedded => {
             for _ in 0..count {
                 skip_embedded(reader, depth + 1, limits)?;
             }

@@ -56,7 +56,7 @@ pub struct Motor {
     pub gear: Gear,
     #[rtti(id = 1)]
     pub rpm: u32,
-    #[rtti(id = 2, reflectable)]
+    #[rtti(id = 2, embedded)]
     pub spare: Option<Box<Motor>>,
 }
 impl Gadget for Motor {}
@@ -104,19 +104,19 @@ pub struct Machine {
     pub small: SmallVec<[u16; 2]>,
     #[rtti(id = 9)]
     pub modes: Vec<Mode>,
-    #[rtti(id = 20, reflectable)]
+    #[rtti(id = 20, embedded)]
     pub spring: Spring,
-    #[rtti(id = 21, reflectable)]
+    #[rtti(id = 21, embedded)]
     pub maybe_spring: Option<Spring>,
     #[rtti(id = 22)]
     pub gadget: Option<Box<dyn Gadget>>,
     #[rtti(id = 23)]
     pub any: Option<Box<dyn Reflectable>>,
-    #[rtti(id = 24, reflectable)]
+    #[rtti(id = 24, embedded)]
     pub springs: Vec<Spring>,
     #[rtti(id = 25)]
     pub gadgets: Vec<Box<dyn Gadget>>,
-    #[rtti(id = 26, reflectable)]
+    #[rtti(id = 26, embedded)]
     pub motor: Option<Box<Motor>>,
     #[rtti(id = 40)]
     pub rc: Option<Rc<Spring>>,

@@ -44,7 +44,7 @@ impl Parts {
                         access.write(current, &mut out).expect("plain write");
                         self.plain += out.len();
                     }
-                    FieldAccess::Reflectable(access) => {
+                    FieldAccess::Embedded(access) => {
                         access.for_each(current, &mut |value| match value {
                             Some(value) => self.object(value, true, pending, seen),
                             None => self.type_headers += 8,

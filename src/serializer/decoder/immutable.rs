@@ -122,7 +122,7 @@ impl Decoder<'_, '_> {
                         }
                     }
                 }
-                Some(FieldAccess::Reflectable(_)) => {
+                Some(FieldAccess::Embedded(_)) => {
                     for _ in 0..field_count(reader, &header, &self.limits)? {
                         check_depth(reader, depth + 1, &self.limits)?;
                         let offset = reader.offset();

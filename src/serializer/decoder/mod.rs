@@ -13,7 +13,7 @@ use super::skip::{
     skip_sections, type_header, IndexEntry, Stop,
 };
 use super::Limits;
-use crate::field::{ElemInfo, Family, FieldAccess, FieldError, RttiField, SharedObject, ValueAccess};
+use crate::field::{ElemInfo, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::Reader;
 use crate::rtti::{clear_pointers, graph, Migration, MigrationShape, Reflectable, Registry, RttiType};
 use smallvec::SmallVec;
@@ -387,7 +387,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             FieldAccess::Plain(access) => {
                 access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
             }
-            FieldAccess::Reflectable(access) => {
+            FieldAccess::Embedded(access) => {
                 if !header.array && self.embedded_in_place(reader, &**access, object)? {
                     return Ok(());
                 }
@@ -449,7 +449,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
     fn embedded_in_place(
         &mut self,
         reader: &mut Reader<'_>,
-        access: &dyn ValueAccess,
+        access: &dyn EmbeddedAccess,
         object: &mut dyn Reflectable,
     ) -> Result<bool, DecodeError> {
         let mut peek = reader.clone();
@@ -552,10 +552,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 self.charge(reader.offset(), count.saturating_mul(migration.elem_size()))?;
                 migration.apply_plain(object, count, reader)?
             }
-            MigrationShape::Reflectable { .. } => {
+            MigrationShape::Embedded { .. } => {
                 let values = self.embedded_values(reader, count)?;
                 self.orphans_possible |= values.iter().any(Option::is_some);
-                migration.apply_reflectable(object, values);
+                migration.apply_embedded(object, values);
             }
         }
         Ok(())
@@ -567,7 +567,7 @@ fn matches_wire(field: &RttiField, header: &FieldHeader) -> bool {
     field.is_array() == header.array
         && match (field.elem_info(), header.kind) {
             (ElemInfo::Plain(info), WireKind::Plain(size)) => info.static_size.map(|size| size as u8) == size,
-            (ElemInfo::Reflectable(_), WireKind::Reflectable) | (ElemInfo::Pointer { .. }, WireKind::Pointer) => true,
+            (ElemInfo::Embedded(_), WireKind::Embedded) | (ElemInfo::Pointer { .. }, WireKind::Pointer) => true,
             _ => false,
         }
 }
@@ -578,7 +578,7 @@ fn migration_accepts(migration: &Migration, header: &FieldHeader) -> bool {
         (MigrationShape::Plain { static_size, array }, WireKind::Plain(size)) => {
             array == header.array && static_size.map(|size| size as u8) == size
         }
-        (MigrationShape::Reflectable { array }, WireKind::Reflectable) => array == header.array,
+        (MigrationShape::Embedded { array }, WireKind::Embedded) => array == header.array,
         _ => false,
     }
 }

@@ -1,15 +1,15 @@
-//! Reflectable fields: another reflectable object stored by value, possibly polymorphic
+//! Embedded fields: another reflectable object stored by value inside its owner, possibly polymorphic
 //! (`Box<dyn Reflectable>`, `Box<dyn UserTrait>`) or optional.
 
 use super::{cast, elem_at, elem_at_mut, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
 use crate::rtti::Reflectable;
 use std::any::{Any, TypeId};
 
-/// A type that can hold one reflectable value by value.
+/// A type that can hold one embedded object (a reflectable object stored by value).
 ///
 /// Implemented for every `T: Reflectable`, for `Box<dyn Reflectable>`, for `Option` of any slot,
 /// and, through [`reflect_trait!`](crate::reflect_trait), for `Box<dyn UserTrait>`.
-pub trait ValueSlot: 'static + Sized {
+pub trait EmbeddedSlot: 'static + Sized {
     /// What the slot declares it holds.
     fn declared() -> Declared;
     /// The held object (`None` for an empty `Option`).
@@ -20,7 +20,7 @@ pub trait ValueSlot: 'static + Sized {
     fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self>;
 }
 
-impl<T: Reflectable> ValueSlot for T {
+impl<T: Reflectable> EmbeddedSlot for T {
     fn declared() -> Declared {
         Declared::Type(T::rtti_static)
     }
@@ -36,7 +36,7 @@ impl<T: Reflectable> ValueSlot for T {
     }
 }
 
-impl<T: ValueSlot> ValueSlot for Option<T> {
+impl<T: EmbeddedSlot> EmbeddedSlot for Option<T> {
     fn declared() -> Declared {
         T::declared()
     }
@@ -54,7 +54,7 @@ impl<T: ValueSlot> ValueSlot for Option<T> {
     }
 }
 
-impl ValueSlot for Box<dyn Reflectable> {
+impl EmbeddedSlot for Box<dyn Reflectable> {
     fn declared() -> Declared {
         Declared::Trait("Reflectable")
     }
@@ -69,7 +69,7 @@ impl ValueSlot for Box<dyn Reflectable> {
     }
 }
 
-/// The [`ValueSlot::from_object`] of `Box<dyn UserTrait>`: finds the cast registered for the
+/// The [`EmbeddedSlot::from_object`] of `Box<dyn UserTrait>`: finds the cast registered for the
 /// object's concrete type. Used by [`reflect_trait!`](crate::reflect_trait).
 pub fn boxed_trait_object<B: 'static>(object: Option<Box<dyn Reflectable>>) -> Option<B> {
     let object = object?;
@@ -80,8 +80,8 @@ pub fn boxed_trait_object<B: 'static>(object: Option<Box<dyn Reflectable>>) -> O
     out
 }
 
-/// Access to a reflectable-by-value field.
-pub trait ValueAccess: ErasedElems {
+/// Access to an embedded field.
+pub trait EmbeddedAccess: ErasedElems {
     /// What the elements are declared to be.
     fn declared(&self) -> Declared;
     /// Runs `f` on element `index`. `Ok(false)` when `owner` has the wrong type.
@@ -111,12 +111,12 @@ pub trait ValueAccess: ErasedElems {
     ) -> Result<Option<usize>, FieldError>;
 }
 
-impl<O, C, S> ValueAccess for FieldImpl<O, C, S>
+impl<O, C, S> EmbeddedAccess for FieldImpl<O, C, S>
 where
     O: 'static,
     C: 'static,
     S: Shape<C>,
-    S::Elem: ValueSlot,
+    S::Elem: EmbeddedSlot,
     Self: Send + Sync,
 {
     fn declared(&self) -> Declared {
