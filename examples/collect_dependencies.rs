@@ -13,7 +13,7 @@
 mod level;
 
 use level::{build_level, ResourceHandle};
-use reflectable::field::{FieldAccess, SharedObject, SKIP_REFERENCE_SEARCH};
+use reflectable::field::{FieldAccess, FieldError, SharedObject, SKIP_REFERENCE_SEARCH};
 use reflectable::{Reflectable, RttiType};
 use std::collections::HashSet;
 
@@ -27,31 +27,33 @@ struct Walk {
 
 impl Walk {
     /// Visits `root` and everything reachable from it.
-    fn run(root: &dyn Reflectable) -> Walk {
+    fn run(root: &dyn Reflectable) -> Result<Walk, FieldError> {
         let mut walk = Walk::default();
-        walk.object(root);
+        walk.object(root)?;
         while let Some(shared) = walk.pending.pop() {
-            shared.read(|object| walk.object(object)).expect("pointee is not borrowed during the walk");
+            shared.read(|object| walk.object(object)).expect("pointee is not borrowed during the walk")?;
         }
-        walk
+        Ok(walk)
     }
 
     /// Every field of every section (own type and embedded bases) of `object`.
-    fn object(&mut self, object: &dyn Reflectable) {
+    fn object(&mut self, object: &dyn Reflectable) -> Result<(), FieldError> {
         if let Some(handle) = object.downcast_ref::<ResourceHandle>() {
             self.handles.push(handle.clone());
-            return;
+            return Ok(());
         }
-        RttiType::for_each_section(object, |rtti, section| {
+        for (rtti, section) in RttiType::sections(object) {
             for field in rtti.fields().iter().filter(|field| !field.has_flag(SKIP_REFERENCE_SEARCH)) {
                 match field.access() {
                     FieldAccess::Plain(_) => {}
                     FieldAccess::Embedded(values) => {
+                        let mut result = Ok(());
                         values.for_each(section, &mut |value| {
-                            if let Some(value) = value {
-                                self.object(value);
+                            if let (Some(value), Ok(())) = (value, &result) {
+                                result = self.object(value);
                             }
-                        });
+                        })?;
+                        result?;
                     }
                     FieldAccess::Pointer(pointers) => {
                         pointers.for_each(section, &mut |identity, _only_pointer, handle| {
@@ -60,17 +62,18 @@ impl Walk {
                                     self.pending.extend(handle());
                                 }
                             }
-                        });
+                        })?;
                     }
                 }
             }
-        });
+        }
+        Ok(())
     }
 }
 
 fn main() {
     let (level, expected) = build_level(200, 7);
-    let walk = Walk::run(&level);
+    let walk = Walk::run(&level).expect("every field belongs to the section it is read from");
 
     let mut found = walk.handles.clone();
     found.sort();

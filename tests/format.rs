@@ -133,11 +133,11 @@ fn nulls_are_explicit() {
 #[test]
 fn wrong_magic_and_version_are_rejected() {
     let error = MemorySerializer::new().decode(b"JUNKJUNK").unwrap_err();
-    assert_eq!(error.kind, DecodeErrorKind::BadMagic { found: b"JUNK".to_vec() });
+    assert_eq!(*error.kind(), DecodeErrorKind::BadMagic { found: b"JUNK".to_vec() });
     let mut bytes = DOOR.to_vec();
     bytes[4] = 2;
     let error = MemorySerializer::new().decode(&bytes).unwrap_err();
-    assert_eq!((error.offset, error.kind), (4, DecodeErrorKind::UnsupportedVersion { version: 2 }));
+    assert_eq!((error.offset(), error.kind()), (Some(4), &DecodeErrorKind::UnsupportedVersion { version: 2 }));
     let error = MemorySerializer::new().decode(&DOOR[..8]).unwrap_err();
-    assert_eq!(error.kind, DecodeErrorKind::NoRoot);
+    assert_eq!(*error.kind(), DecodeErrorKind::NoRoot);
 }

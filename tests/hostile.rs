@@ -6,8 +6,8 @@ mod level;
 
 use quickcheck::{quickcheck, TestResult};
 use reflectable::plain::PlainError;
-use reflectable::serializer::format::{FieldHeader, TypeHeader, WireKind, MAGIC, TERMINATOR, VERSION};
-use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
+use reflectable::serializer::format::{FieldHeader, TypeHeader, WireKind, FIELD_TERMINATOR, MAGIC, VERSION};
+use reflectable::serializer::{DecodeErrorKind, ErrorFrame, MemorySerializer};
 use reflectable::Reflectable;
 use std::rc::Rc;
 
@@ -44,7 +44,7 @@ impl Stream {
         self
     }
     fn field(mut self, id: u16, kind: WireKind, array: bool) -> Self {
-        self.0.extend_from_slice(&FieldHeader { id, kind, array }.pack().to_le_bytes());
+        self.0.extend_from_slice(&FieldHeader::new(id, kind, array).pack().to_le_bytes());
         self
     }
     fn word(mut self, word: u32) -> Self {
@@ -91,7 +91,11 @@ fn every_truncation_fails_cleanly() {
         for len in 0..bytes.len() {
             match serializer().decode(&bytes[..len]) {
                 Ok(_) => {}
-                Err(error) => assert!(error.offset <= len, "offset {} past the end {len}: {error}", error.offset),
+                Err(error) => assert!(
+                    error.offset().is_some_and(|offset| offset <= len),
+                    "offset {:?} past the end {len}: {error}",
+                    error.offset()
+                ),
             }
         }
     }
@@ -103,19 +107,19 @@ fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
     assert_eq!(bytes.len(), 24);
     let error = serializer().decode(&bytes).unwrap_err();
     assert_eq!(
-        error.kind,
+        *error.kind(),
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { offset: 20, claimed: u32::MAX as u64, available: 0 })
     );
-    assert_eq!(error.offset, 20);
+    assert_eq!(error.offset(), Some(20));
     // The same claim in a field the type does not know (skipped), and in pointer and embedded arrays.
     let skipped = Stream::new().object(1, 430_001).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).0;
     assert!(matches!(
-        serializer().decode(&skipped).unwrap_err().kind,
+        serializer().decode(&skipped).unwrap_err().kind(),
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
     ));
     let pointers = Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(u32::MAX).0;
     assert!(matches!(
-        serializer().decode(&pointers).unwrap_err().kind,
+        serializer().decode(&pointers).unwrap_err().kind(),
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
     ));
     let embedded = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, true).word(u32::MAX).0;
@@ -135,7 +139,7 @@ fn maximal_nesting_hits_the_depth_limit() {
         let mut bytes = stream.0.clone();
         bytes[12..16].copy_from_slice(&root_type.to_le_bytes());
         let error = serializer().decode(&bytes).unwrap_err();
-        assert_eq!(error.kind, DecodeErrorKind::TooDeep { limit: 128 }, "root type {root_type}");
+        assert_eq!(*error.kind(), DecodeErrorKind::TooDeep { limit: 128 }, "root type {root_type}");
     }
     assert!(started.elapsed().as_secs() < 10);
     // Encoding refuses to write what decoding would refuse.
@@ -196,38 +200,38 @@ fn a_million_references_to_missing_objects_decode_quickly_as_nulls() {
     // References past the objects the stream holds are an error.
     let bytes = Stream::new().object(1, 430_000).field(4, WireKind::Pointer, false).word(5).0;
     let error = serializer().decode(&bytes).unwrap_err();
-    assert_eq!(error.kind, DecodeErrorKind::UnknownInstance { id: 5, count: 1 });
-    assert_eq!(error.offset, 20);
+    assert_eq!(*error.kind(), DecodeErrorKind::UnknownInstance { id: 5, count: 1 });
+    assert_eq!(error.offset(), Some(20));
 }
 
 #[test]
 fn corrupt_structure_is_reported_with_its_offset() {
     let reserved = Stream::new().object(1, 430_000).word(0x0001_00C0).0;
     let error = serializer().decode(&reserved).unwrap_err();
-    assert_eq!((error.offset, error.kind), (16, DecodeErrorKind::Corrupt("reserved field header bits set")));
+    assert_eq!((error.offset(), error.kind()), (Some(16), &DecodeErrorKind::Corrupt("reserved field header bits set")));
 
     let sequence = Stream::new().object(2, 430_000).0;
     let error = serializer().decode(&sequence).unwrap_err();
-    assert_eq!(error.kind, DecodeErrorKind::InstanceOutOfSequence { expected: 1, found: 2 });
+    assert_eq!(*error.kind(), DecodeErrorKind::InstanceOutOfSequence { expected: 1, found: 2 });
 
-    let stray_terminator = Stream::new().object(1, 430_000).word(TERMINATOR).0;
-    assert!(matches!(serializer().decode(&stray_terminator).unwrap_err().kind, DecodeErrorKind::Corrupt(_)));
+    let stray_terminator = Stream::new().object(1, 430_000).word(FIELD_TERMINATOR).0;
+    assert!(matches!(serializer().decode(&stray_terminator).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
 
     let unterminated = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, false).object(0, 430_000).0;
-    assert!(matches!(serializer().decode(&unterminated).unwrap_err().kind, DecodeErrorKind::Corrupt(_)));
+    assert!(matches!(serializer().decode(&unterminated).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
 
     let stray_bytes = [Stream::new().object(1, 430_000).0, vec![1, 2]].concat();
-    assert!(matches!(serializer().decode(&stray_bytes).unwrap_err().kind, DecodeErrorKind::Corrupt(_)));
+    assert!(matches!(serializer().decode(&stray_bytes).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
 
     let unknown_root = Stream::new().object(1, 999_999).0;
     assert_eq!(
-        serializer().decode(&unknown_root).unwrap_err().kind,
+        serializer().decode(&unknown_root).unwrap_err().into_kind(),
         DecodeErrorKind::UnknownRootType { type_id: 999_999 }
     );
 
     let wrong_root = Stream::new().object(1, 430_001).0;
     assert!(matches!(
-        serializer().decode_as::<Door>(&wrong_root).unwrap_err().kind,
+        serializer().decode_as::<Door>(&wrong_root).unwrap_err().kind(),
         DecodeErrorKind::RootTypeMismatch { .. }
     ));
 }
@@ -243,9 +247,8 @@ fn errors_inside_fields_name_the_type_and_field() {
         .chain([0xff, 0xfe])
         .collect::<Vec<u8>>();
     let error = serializer().decode(&bytes).unwrap_err();
-    assert_eq!(error.offset, 24);
-    assert_eq!(error.context.type_name.as_deref(), Some("Door"));
-    assert_eq!(error.context.field.as_deref(), Some("name"));
+    assert_eq!(error.offset(), Some(24));
+    assert_eq!(error.context()[0], ErrorFrame { type_name: "Door", field: Some("name") });
     assert_eq!(
         error.to_string(),
         "decode error at byte 24 in Door.name: invalid data at byte 24: string is not valid UTF-8"
@@ -435,8 +438,9 @@ fn each_limit_has_its_own_error() {
         ..Door::default()
     };
     let bytes = serializer().encode(&root).unwrap();
-    let decode =
-        |limits: Limits| BinarySerializer::new().limits(limits).decode(&bytes, &mut ()).map(drop).map_err(|e| e.kind);
+    let decode = |limits: Limits| {
+        BinarySerializer::new().limits(limits).decode(&bytes, &mut ()).map(drop).map_err(|e| e.into_kind())
+    };
     assert_eq!(decode(Limits::default()), Ok(()));
     assert_eq!(
         decode(Limits { max_objects: 5, ..Limits::default() }),
@@ -452,7 +456,7 @@ fn each_limit_has_its_own_error() {
     );
     let nested = serializer().encode(&door_chain(10)).unwrap();
     let error = BinarySerializer::new().limits(Limits { max_depth: 5, ..Limits::default() }).decode(&nested, &mut ());
-    assert_eq!(error.unwrap_err().kind, DecodeErrorKind::TooDeep { limit: 5 });
+    assert_eq!(error.unwrap_err().into_kind(), DecodeErrorKind::TooDeep { limit: 5 });
     // The default budget follows the input size.
     assert_eq!(Limits::default().allocation_budget(1000), 32 * 1000 + (1 << 20));
 }

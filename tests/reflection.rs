@@ -2,7 +2,7 @@
 //! field kind and array form, trait-object fields, computed fields.
 
 use once_cell::sync::Lazy;
-use reflectable::field::{Declared, ElemInfo, Family, FieldError, FieldKind, SKIP_REFERENCE_SEARCH};
+use reflectable::field::{Declared, ElemShape, Family, FieldError, FieldKind, SKIP_REFERENCE_SEARCH};
 use reflectable::rtti::{
     downcast_arc, downcast_box, downcast_rc, rtti_cast, rtti_cast_mut, rtti_create, rtti_create_by_name,
     rtti_is_of_type, rtti_is_subclass, RttiError,
@@ -79,11 +79,11 @@ fn rtti_cast_walks_embedded_bases() {
 
     // Fields of every section, reached through the descriptor chain.
     let mut names = Vec::new();
-    RttiType::for_each_section(&rt, |rtti, section| {
+    for (rtti, section) in RttiType::sections(&rt) {
         for field in rtti.fields() {
             names.push(format!("{}.{}={}", rtti.name(), field.name(), field.len(section).unwrap()));
         }
-    });
+    }
     assert_eq!(names, ["RenderTexture.samples=1", "Texture.width=1", "Texture.height=1", "Resource.path=1"]);
 }
 
@@ -226,26 +226,26 @@ fn field_metadata() {
     assert_eq!(kinds("components"), (FieldKind::Pointer, true));
     assert_eq!(kinds("small_ptrs"), (FieldKind::Pointer, true));
 
-    match field("position").elem_info() {
-        ElemInfo::Plain(info) => assert_eq!((info.type_id, info.static_size), (1000, Some(12))),
+    match field("position").shape().elem {
+        ElemShape::Plain(info) => assert_eq!((info.type_id, info.static_size), (1000, Some(12))),
         other => panic!("{other:?}"),
     }
-    match field("name").elem_info() {
-        ElemInfo::Plain(info) => assert_eq!(info.static_size, None),
+    match field("name").shape().elem {
+        ElemShape::Plain(info) => assert_eq!(info.static_size, None),
         other => panic!("{other:?}"),
     }
-    match field("light").elem_info() {
-        ElemInfo::Embedded(Declared::Type(rtti)) => assert_eq!(rtti().id(), 200_010),
+    match field("light").shape().elem {
+        ElemShape::Embedded(Declared::Type(rtti)) => assert_eq!(rtti().id(), 200_010),
         other => panic!("{other:?}"),
     }
-    match field("components").elem_info() {
-        ElemInfo::Pointer { declared: Declared::Trait(name), family, weak } => {
+    match field("components").shape().elem {
+        ElemShape::Pointer { declared: Declared::Trait(name), family, weak } => {
             assert_eq!((name, family, weak), ("Component", Family::RcRefCell, false))
         }
         other => panic!("{other:?}"),
     }
-    match field("weak").elem_info() {
-        ElemInfo::Pointer { family, weak, .. } => {
+    match field("weak").shape().elem {
+        ElemShape::Pointer { family, weak, .. } => {
             assert_eq!((family, weak), (Family::RcRefCell, true))
         }
         other => panic!("{other:?}"),

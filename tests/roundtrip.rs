@@ -296,7 +296,7 @@ fn a_shared_root_keeps_pointers_to_itself() {
     let (level, _) = level::build_level(50, 9);
     let root = level.root.clone().unwrap();
     let serializer = MemorySerializer::new();
-    let bytes = serializer.encode_shared(&root).unwrap();
+    let bytes = serializer.encode(&root).unwrap();
     let back: Rc<RefCell<level::SceneObject>> = serializer.decode_shared(&bytes).unwrap();
     let child = back.borrow().children[0].clone();
     assert!(Rc::ptr_eq(&child.borrow().parent.upgrade().unwrap(), &back), "a child's weak parent is the root");
@@ -486,7 +486,7 @@ fn immutable_dags_are_decoded_before_they_are_shared() {
 
     // A shared immutable root too.
     let shared = Rc::new(root);
-    let back: Rc<Dag> = serializer.decode_shared(&serializer.encode_shared(&shared).unwrap()).unwrap();
+    let back: Rc<Dag> = serializer.decode_shared(&serializer.encode(&shared).unwrap()).unwrap();
     assert_eq!(*back, *shared);
 }
 
@@ -654,10 +654,10 @@ quickcheck! {
             nodes[from as usize % nodes.len()].borrow_mut().weak = target;
         }
         let serializer = MemorySerializer::new();
-        let bytes = serializer.encode_shared(&nodes[0]).unwrap();
+        let bytes = serializer.encode(&nodes[0]).unwrap();
         let back: Rc<RefCell<Node>> = serializer.decode_shared(&bytes).unwrap();
         let result = same_graph(&nodes[0], &back);
-        let again = serializer.encode_shared(&back).unwrap();
+        let again = serializer.encode(&back).unwrap();
         drop_graph(&reachable(&back));
         drop_graph(&nodes);
         match result {
@@ -681,7 +681,7 @@ fn random_graphs_without_dangling_weak_links_always_compare_equal() {
         let weak: Vec<(u8, u8)> = (0..rng.below(n)).map(|_| (rng.below(n) as u8, rng.below(n) as u8)).collect();
         let nodes = build_graph(&values, &edges, &weak);
         let serializer = MemorySerializer::new();
-        let back: Rc<RefCell<Node>> = serializer.decode_shared(&serializer.encode_shared(&nodes[0]).unwrap()).unwrap();
+        let back: Rc<RefCell<Node>> = serializer.decode_shared(&serializer.encode(&nodes[0]).unwrap()).unwrap();
         let pairs = same_graph(&nodes[0], &back).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert!(pairs >= n, "seed {seed}: every node is paired");
         drop_graph(&reachable(&back));
@@ -737,7 +737,7 @@ fn a_plain_value_larger_than_its_declared_size_is_an_encode_error() {
     let error = MemorySerializer::new().encode(&HoldsLiar::default()).unwrap_err();
     match error {
         reflectable::serializer::EncodeError::Field { type_name, field, source } => {
-            assert_eq!((type_name.as_str(), field.as_str()), ("HoldsLiar", "liar"));
+            assert_eq!((type_name, field), ("HoldsLiar", "liar"));
             assert!(matches!(source, reflectable::field::FieldError::SizeMismatch { declared: 1, written: 2, .. }));
         }
         other => panic!("{other}"),

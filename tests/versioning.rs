@@ -310,7 +310,7 @@ fn a_registry_mapping_the_root_id_to_another_rust_type_is_an_error_not_a_panic()
     let bytes = MemorySerializer::new().encode(&Player::default()).unwrap();
     let registry = v1::registry();
     let error = BinarySerializer::with_registry(&registry).decode_as::<Player>(&bytes, &mut ()).unwrap_err();
-    assert!(matches!(error.kind, reflectable::serializer::DecodeErrorKind::RootTypeMismatch { .. }), "{error}");
+    assert!(matches!(error.kind(), reflectable::serializer::DecodeErrorKind::RootTypeMismatch { .. }), "{error}");
 }
 
 /// A by-value object in a single field is decoded into the owner's fresh value (FORMAT.md,

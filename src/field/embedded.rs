@@ -84,31 +84,26 @@ pub fn boxed_trait_object<B: 'static>(object: Option<Box<dyn Reflectable>>) -> O
 pub trait EmbeddedAccess: ErasedElems {
     /// What the elements are declared to be.
     fn declared(&self) -> Declared;
-    /// Runs `f` on element `index`. `Ok(false)` when `owner` has the wrong type.
+    /// Runs `f` on element `index`.
     fn with_value(
         &self,
         owner: &dyn Any,
         index: usize,
         f: &mut dyn FnMut(Option<&dyn Reflectable>),
-    ) -> Result<bool, FieldError>;
+    ) -> Result<(), FieldError>;
     /// Runs `f` on element `index`, mutably.
     fn with_value_mut(
         &self,
         owner: &mut dyn Any,
         index: usize,
         f: &mut dyn FnMut(Option<&mut dyn Reflectable>),
-    ) -> Result<bool, FieldError>;
+    ) -> Result<(), FieldError>;
     /// Runs `f` on every element in order (one accessor call for the whole field).
-    fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> bool;
+    fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> Result<(), FieldError>;
     /// Replaces the elements with `objects`. An object whose type the slot cannot hold becomes
     /// empty where the slot is optional and is dropped otherwise; a single field left without a
-    /// value keeps the one it had. Returns how many objects could not be held, `None` when
-    /// `owner` has the wrong type.
-    fn store(
-        &self,
-        owner: &mut dyn Any,
-        objects: Vec<Option<Box<dyn Reflectable>>>,
-    ) -> Result<Option<usize>, FieldError>;
+    /// value keeps the one it had. Returns how many objects could not be held.
+    fn store(&self, owner: &mut dyn Any, objects: Vec<Option<Box<dyn Reflectable>>>) -> Result<usize, FieldError>;
 }
 
 impl<O, C, S> EmbeddedAccess for FieldImpl<O, C, S>
@@ -128,14 +123,10 @@ where
         owner: &dyn Any,
         index: usize,
         f: &mut dyn FnMut(Option<&dyn Reflectable>),
-    ) -> Result<bool, FieldError> {
-        let Some(owner) = owner_ref::<O>(owner) else {
-            return Ok(false);
-        };
-        self.access.with(owner, |container| {
-            let elem = elem_at(S::as_slice(container), index)?;
-            f(elem.value());
-            Ok(true)
+    ) -> Result<(), FieldError> {
+        self.access.with(owner_ref::<O>(owner)?, |container| {
+            f(elem_at(S::as_slice(container), index)?.value());
+            Ok(())
         })
     }
 
@@ -144,33 +135,21 @@ where
         owner: &mut dyn Any,
         index: usize,
         f: &mut dyn FnMut(Option<&mut dyn Reflectable>),
-    ) -> Result<bool, FieldError> {
-        let Some(owner) = owner_mut::<O>(owner) else {
-            return Ok(false);
-        };
-        self.access.modify(owner, |container| {
-            let elem = elem_at_mut(S::as_mut_slice(container), index)?;
-            f(elem.value_mut());
-            Ok(true)
+    ) -> Result<(), FieldError> {
+        self.access.modify(owner_mut::<O>(owner)?, |container| {
+            f(elem_at_mut(S::as_mut_slice(container), index)?.value_mut());
+            Ok(())
         })
     }
 
-    fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> bool {
-        let Some(owner) = owner_ref::<O>(owner) else {
-            return false;
-        };
+    fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> Result<(), FieldError> {
+        let owner = owner_ref::<O>(owner)?;
         self.access.with(owner, |container| S::as_slice(container).iter().for_each(|elem| f(elem.value())));
-        true
+        Ok(())
     }
 
-    fn store(
-        &self,
-        owner: &mut dyn Any,
-        objects: Vec<Option<Box<dyn Reflectable>>>,
-    ) -> Result<Option<usize>, FieldError> {
-        let Some(owner) = owner_mut::<O>(owner) else {
-            return Ok(None);
-        };
+    fn store(&self, owner: &mut dyn Any, objects: Vec<Option<Box<dyn Reflectable>>>) -> Result<usize, FieldError> {
+        let owner = owner_mut::<O>(owner)?;
         let mut refused = 0;
         let mut convert = |object: Option<Box<dyn Reflectable>>| {
             let present = object.is_some();
@@ -183,10 +162,10 @@ where
             if let Some(elem) = objects.into_iter().next().and_then(&mut convert) {
                 self.access.modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem));
             }
-            return Ok(Some(refused));
+            return Ok(refused);
         }
         let elems: Vec<S::Elem> = objects.into_iter().filter_map(&mut convert).collect();
         self.access.modify(owner, |container| S::store(container, elems))?;
-        Ok(Some(refused))
+        Ok(refused)
     }
 }

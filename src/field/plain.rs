@@ -10,13 +10,12 @@ pub trait PlainAccess: ErasedElems {
     fn info(&self) -> PlainInfo;
 
     /// Appends every element in element form (see [`crate::plain::write_elem`]); arrays of
-    /// plain-old-data go out in one bulk copy. Returns the element count, `None` when `owner`
-    /// has the wrong type.
-    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<Option<usize>, FieldError>;
+    /// plain-old-data go out in one bulk copy. Returns the element count.
+    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<usize, FieldError>;
 
     /// Reads `count` elements (1 for a single field) and stores them in the field. The count is
     /// checked against the bytes left before anything is allocated.
-    fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<bool, FieldError>;
+    fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), FieldError>;
 }
 
 impl<O, C, S> PlainAccess for FieldImpl<O, C, S>
@@ -31,11 +30,8 @@ where
         PlainInfo::of::<S::Elem>()
     }
 
-    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<Option<usize>, FieldError> {
-        let Some(owner) = owner_ref::<O>(owner) else {
-            return Ok(None);
-        };
-        self.access.with(owner, |container| {
+    fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<usize, FieldError> {
+        self.access.with(owner_ref::<O>(owner)?, |container| {
             let elems = S::as_slice(container);
             let start = out.len();
             if S::ARRAY {
@@ -51,15 +47,13 @@ where
                     declared: size,
                     written: (out.len() - start) / elems.len().max(1),
                 }),
-                _ => Ok(Some(elems.len())),
+                _ => Ok(elems.len()),
             }
         })
     }
 
-    fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<bool, FieldError> {
-        let Some(owner) = owner_mut::<O>(owner) else {
-            return Ok(false);
-        };
+    fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), FieldError> {
+        let owner = owner_mut::<O>(owner)?;
         if count.saturating_mul(min_elem_size::<S::Elem>()) > reader.remaining() {
             return Err(PlainError::LengthTooLarge {
                 offset: reader.offset(),
@@ -71,11 +65,10 @@ where
         if !S::ARRAY && count == 1 {
             let value = read_elem::<S::Elem>(reader)?;
             self.access.modify(owner, |container| S::as_mut_slice(container)[0] = value);
-            return Ok(true);
+            return Ok(());
         }
         let mut elems = Vec::with_capacity(count);
         S::Elem::read_slice(reader, count, &mut elems)?;
-        self.access.modify(owner, |container| S::store(container, elems))?;
-        Ok(true)
+        self.access.modify(owner, |container| S::store(container, elems))
     }
 }

@@ -28,9 +28,6 @@ pub enum Family {
 }
 
 impl Family {
-    /// Every family, in declaration order.
-    pub const ALL: [Family; 5] = [Family::Rc, Family::RcRefCell, Family::Arc, Family::ArcMutex, Family::ArcRwLock];
-
     /// `true` when the pointee can be changed through the handle (`RefCell` or a lock).
     pub fn is_mutable(self) -> bool {
         matches!(self, Family::RcRefCell | Family::ArcMutex | Family::ArcRwLock)
@@ -326,21 +323,14 @@ pub trait PointerAccess: ErasedElems {
     /// `true` for `Weak` elements.
     fn is_weak(&self) -> bool;
     /// Calls `f` for every element with the target's identity (`None` = null or dead), whether it
-    /// is the only pointer to it, and a way to take a strong handle to it. `false` when `owner` has
-    /// the wrong type.
-    fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> bool;
-    /// Passes a strong handle to element `index`'s target (`None` when null or dead) to `f`.
-    fn shared(
-        &self,
-        owner: &dyn Any,
-        index: usize,
-        f: &mut dyn FnMut(Option<SharedObject>),
-    ) -> Result<bool, FieldError>;
+    /// is the only pointer to it, and a way to take a strong handle to it.
+    fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError>;
+    /// A strong handle to element `index`'s target (`None` when null or dead).
+    fn shared(&self, owner: &dyn Any, index: usize) -> Result<Option<SharedObject>, FieldError>;
     /// Replaces the elements with pointers to `targets` (`None` = null). A target the element type
     /// cannot point at is treated as null; a null that the element cannot hold is dropped from an
-    /// array, and leaves a single field as it was. Returns how many targets could not be held,
-    /// `None` when `owner` has the wrong type.
-    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<Option<usize>, FieldError>;
+    /// array, and leaves a single field as it was. Returns how many targets could not be held.
+    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<usize, FieldError>;
 }
 
 impl<O, C, S> PointerAccess for FieldImpl<O, C, S>
@@ -360,36 +350,21 @@ where
     fn is_weak(&self) -> bool {
         S::Elem::WEAK
     }
-    fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> bool {
-        let Some(owner) = owner_ref::<O>(owner) else {
-            return false;
-        };
-        self.access.with(owner, |container| {
+    fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError> {
+        self.access.with(owner_ref::<O>(owner)?, |container| {
             for elem in S::as_slice(container) {
                 f(elem.addr(), elem.is_only_pointer(), &|| elem.handle().map(SharedObject::new));
             }
         });
-        true
+        Ok(())
     }
-    fn shared(
-        &self,
-        owner: &dyn Any,
-        index: usize,
-        f: &mut dyn FnMut(Option<SharedObject>),
-    ) -> Result<bool, FieldError> {
-        let Some(owner) = owner_ref::<O>(owner) else {
-            return Ok(false);
-        };
-        self.access.with(owner, |container| {
-            let elem = elem_at(S::as_slice(container), index)?;
-            f(elem.handle().map(SharedObject::new));
-            Ok(true)
+    fn shared(&self, owner: &dyn Any, index: usize) -> Result<Option<SharedObject>, FieldError> {
+        self.access.with(owner_ref::<O>(owner)?, |container| {
+            Ok(elem_at(S::as_slice(container), index)?.handle().map(SharedObject::new))
         })
     }
-    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<Option<usize>, FieldError> {
-        let Some(owner) = owner_mut::<O>(owner) else {
-            return Ok(None);
-        };
+    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<usize, FieldError> {
+        let owner = owner_mut::<O>(owner)?;
         let mut refused = 0;
         let mut convert = |target: &Option<&SharedObject>| {
             let handle = target.and_then(SharedObject::cast::<<S::Elem as PointerSlot>::Handle>);
@@ -401,10 +376,10 @@ where
             if let Some(elem) = targets.first().and_then(&mut convert) {
                 self.access.modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem));
             }
-            return Ok(Some(refused));
+            return Ok(refused);
         }
         let elems: Vec<S::Elem> = targets.iter().filter_map(&mut convert).collect();
         self.access.modify(owner, |container| S::store(container, elems))?;
-        Ok(Some(refused))
+        Ok(refused)
     }
 }

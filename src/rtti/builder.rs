@@ -3,7 +3,7 @@
 use super::rtti_type::{BaseLink, Constructor, Hooks};
 use super::{downcast_box, Migration, Reflectable, RttiError, RttiType};
 use crate::field::{
-    Accessor, Container, ElemInfo, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
+    Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
     SharedObject,
 };
 use crate::plain::{PlainType, MAX_INLINE_SIZE};
@@ -391,7 +391,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
                     second: field.id(),
                 });
             }
-            if let ElemInfo::Plain(info) = field.elem_info() {
+            if let ElemShape::Plain(info) = field.shape().elem {
                 if let Some(size) = info.static_size.filter(|&size| size > MAX_INLINE_SIZE) {
                     return Err(RttiError::StaticSizeTooLarge { type_name, field: field.name().to_owned(), size });
                 }

@@ -2,8 +2,9 @@
 //! reference cycles (which `Rc`/`Arc` cannot free on their own).
 
 use super::{Reflectable, RttiType};
-use crate::field::{FieldAccess, SharedObject};
+use crate::field::{FieldAccess, FieldError, SharedHandle, SharedObject};
 use ahash::AHashSet;
+use smallvec::SmallVec;
 
 /// Every shared object reachable from `root` through pointer fields (strong, and `Weak`s whose
 /// target is alive), each once, in breadth-first order. An object borrowed mutably elsewhere is
@@ -27,7 +28,7 @@ use ahash::AHashSet;
 /// ```
 pub fn reachable_shared(root: &dyn Reflectable) -> Vec<SharedObject> {
     let mut walk = Walk::new(true);
-    walk.object(root);
+    walk.root(root);
     walk.drain()
 }
 
@@ -44,7 +45,7 @@ pub(crate) fn strongly_reachable(
 ) -> AHashSet<usize> {
     let mut walk = Walk::new(false);
     if let Some(root) = root {
-        walk.object(root);
+        walk.root(root);
     }
     if let Some(shared) = shared_root {
         walk = walk.with_shared_root(shared);
@@ -52,6 +53,11 @@ pub(crate) fn strongly_reachable(
     let walk = walk.drain_walk();
     walk.seen
 }
+
+/// Why a field of a section's own type cannot refuse the section as its owner: the descriptor's
+/// fields were built for that Rust type (a `Reflectable` impl returning another type's descriptor
+/// breaks this, and is a bug in that impl).
+const OWN_FIELDS: &str = "a section's own fields accept it as their owner";
 
 struct Walk {
     seen: AHashSet<usize>,
@@ -80,23 +86,30 @@ impl Walk {
         let mut next = 0;
         while next < self.found.len() {
             let shared = self.found[next].clone();
-            let _ = shared.read(|object| self.object(object));
+            // An object borrowed mutably elsewhere is listed, but its pointers cannot be read.
+            let _borrowed_elsewhere = shared.read(|object| self.root(object)).is_err();
             next += 1;
         }
         self
     }
 
-    fn object(&mut self, object: &dyn Reflectable) {
-        RttiType::for_each_section(object, |rtti, section| {
+    fn root(&mut self, object: &dyn Reflectable) {
+        self.object(object).expect(OWN_FIELDS);
+    }
+
+    fn object(&mut self, object: &dyn Reflectable) -> Result<(), FieldError> {
+        for (rtti, section) in RttiType::sections(object) {
             for field in rtti.fields() {
                 match field.access() {
                     FieldAccess::Plain(_) => {}
                     FieldAccess::Embedded(values) => {
+                        let mut result = Ok(());
                         values.for_each(section, &mut |value| {
-                            if let Some(value) = value {
-                                self.object(value);
+                            if let (Some(value), Ok(())) = (value, &result) {
+                                result = self.object(value);
                             }
-                        });
+                        })?;
+                        result?;
                     }
                     FieldAccess::Pointer(pointers) if self.follow_weak || !pointers.is_weak() => {
                         pointers.for_each(section, &mut |identity, only_pointer, handle| {
@@ -104,41 +117,48 @@ impl Walk {
                             if identity.is_some_and(|identity| only_pointer || self.seen.insert(identity)) {
                                 self.found.extend(handle());
                             }
-                        });
+                        })?;
                     }
                     FieldAccess::Pointer(_) => {}
                 }
             }
-        });
+        }
+        Ok(())
     }
 }
 
 /// Empties every pointer field of `object` and of the objects it holds by value: arrays become
-/// empty and optional pointers `None`; a non-optional pointer keeps its value.
-pub fn clear_pointers(object: &mut dyn Reflectable) {
-    let mut section = Some(object);
-    while let Some(current) = section {
-        let rtti = current.rtti();
+/// empty and optional pointers `None`. A non-optional pointer keeps its value, and so does a
+/// fixed-size array of pointers (`[Rc<T>; N]`), which cannot be emptied.
+pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
+    let chain: SmallVec<[&'static RttiType; 4]> = object.rtti().chain().collect();
+    for (index, rtti) in chain.into_iter().enumerate() {
+        let section = RttiType::section_mut(object, index).expect("the chain came from the object");
         for field in rtti.fields() {
             match field.access() {
                 FieldAccess::Pointer(pointers) => {
                     let targets: &[Option<&SharedObject>] = if field.is_array() { &[] } else { &[None] };
-                    let _ = pointers.store(current, targets);
+                    match pointers.store(section, targets) {
+                        Ok(_) | Err(FieldError::FixedLength { .. }) => {}
+                        Err(error) => return Err(error.in_field(field.name())),
+                    }
                 }
                 FieldAccess::Embedded(values) => {
-                    for index in 0..field.len(current).unwrap_or(0) {
-                        let _ = values.with_value_mut(current, index, &mut |value| {
+                    for index in 0..values.len(section)? {
+                        let mut result = Ok(());
+                        values.with_value_mut(section, index, &mut |value| {
                             if let Some(value) = value {
-                                clear_pointers(value);
+                                result = clear_pointers(value);
                             }
-                        });
+                        })?;
+                        result?;
                     }
                 }
                 FieldAccess::Plain(_) => {}
             }
         }
-        section = rtti.base_of_mut(current);
     }
+    Ok(())
 }
 
 /// Breaks every reference cycle reachable from `root`: clears the pointer fields of each
@@ -165,7 +185,45 @@ pub fn clear_pointers(object: &mut dyn Reflectable) {
 /// assert_eq!(Rc::strong_count(&a), 2, "only `a` and `root` hold it now");
 /// ```
 pub fn break_cycles(root: &dyn Reflectable) {
-    for shared in reachable_shared(root) {
-        let _ = shared.write(clear_pointers);
+    clear_all(reachable_shared(root));
+}
+
+/// [`break_cycles`] for a graph whose root lives in a shared allocation (`Rc<RefCell<Scene>>`,
+/// `Arc<Mutex<Scene>>`, ...): the root's own pointers are cleared too. This is how a decoded
+/// graph with a shared root is torn down; it never recurses, however long its chains.
+///
+/// ```
+/// use reflectable::rtti::break_cycles_shared;
+/// use reflectable::Reflectable;
+/// use std::cell::RefCell;
+/// use std::rc::Rc;
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9602)]
+/// struct Scene {
+///     #[rtti(id = 1)]
+///     me: Option<Rc<RefCell<Scene>>>,
+/// }
+///
+/// let scene = Rc::new(RefCell::new(Scene::default()));
+/// scene.borrow_mut().me = Some(scene.clone());
+/// break_cycles_shared(&scene);
+/// assert_eq!(Rc::strong_count(&scene), 1);
+/// ```
+pub fn break_cycles_shared<H: SharedHandle>(root: &H) {
+    clear_all(reachable_from_shared(&SharedObject::new(root.clone())));
+}
+
+/// Clears the pointers of every object in `objects` that can be changed. Immutable pointees
+/// (`Rc<T>`, `Arc<T>`) and objects borrowed elsewhere keep theirs: there is nothing to clear
+/// through a shared reference.
+fn clear_all(objects: Vec<SharedObject>) {
+    objects.iter().for_each(clear_shared);
+}
+
+/// Clears the pointers of one shared object, if it can be changed (see [`clear_all`]).
+pub(crate) fn clear_shared(shared: &SharedObject) {
+    if let Ok(result) = shared.write(clear_pointers) {
+        result.expect(OWN_FIELDS);
     }
 }

@@ -1,28 +1,12 @@
 //! Migration handlers: what to do with a stored field the type no longer has, or has retyped.
 
 use super::Reflectable;
+use crate::field::{PlainInfo, WireKind, WireShape};
 use crate::plain::{read_elem, PlainError, PlainType, Reader};
 use std::any::Any;
 
 type PlainApply = Box<dyn Fn(&mut dyn Any, usize, &mut Reader<'_>) -> Result<(), PlainError> + Send + Sync>;
 type EmbeddedApply = Box<dyn Fn(&mut dyn Any, Vec<Option<Box<dyn Reflectable>>>) + Send + Sync>;
-
-/// The stored shape a migration handler accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MigrationShape {
-    /// Plain elements of the old type's static size (`None` = dynamic).
-    Plain {
-        /// The old type's static size.
-        static_size: Option<u32>,
-        /// `true` for an array field.
-        array: bool,
-    },
-    /// Embedded objects.
-    Embedded {
-        /// `true` for an array field.
-        array: bool,
-    },
-}
 
 /// A handler for one stored field ID, registered with
 /// [`RttiTypeBuilder::migrate_plain`](super::RttiTypeBuilder::migrate_plain) and friends. A decoder
@@ -30,7 +14,7 @@ pub enum MigrationShape {
 /// the stored shape is the one the handler expects.
 pub struct Migration {
     pub(crate) field_id: u16,
-    shape: MigrationShape,
+    shape: WireShape,
     elem_size: usize,
     plain: Option<PlainApply>,
     embedded: Option<EmbeddedApply>,
@@ -51,7 +35,7 @@ impl Migration {
     ) -> Self {
         Migration {
             field_id,
-            shape: MigrationShape::Plain { static_size: Old::STATIC_SIZE, array },
+            shape: WireShape { kind: WireKind::plain(PlainInfo::of::<Old>()), array },
             elem_size: std::mem::size_of::<Old>(),
             plain: Some(Box::new(move |object, count, reader| {
                 let mut values = Vec::with_capacity(count);
@@ -77,7 +61,7 @@ impl Migration {
     ) -> Self {
         Migration {
             field_id,
-            shape: MigrationShape::Embedded { array },
+            shape: WireShape { kind: WireKind::Embedded, array },
             elem_size: std::mem::size_of::<Option<Box<dyn Reflectable>>>(),
             plain: None,
             embedded: Some(Box::new(move |object, values| {
@@ -93,8 +77,8 @@ impl Migration {
         self.field_id
     }
 
-    /// The stored shape it accepts.
-    pub fn shape(&self) -> MigrationShape {
+    /// The stored shape it accepts: a stored field whose header has exactly this shape.
+    pub fn wire_shape(&self) -> WireShape {
         self.shape
     }
 

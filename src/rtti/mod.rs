@@ -13,8 +13,8 @@ mod registry;
 mod rtti_type;
 
 pub use builder::RttiTypeBuilder;
-pub use graph::{break_cycles, clear_pointers, reachable_from_shared, reachable_shared};
-pub use migration::{Migration, MigrationShape};
+pub use graph::{break_cycles, break_cycles_shared, clear_pointers, reachable_from_shared, reachable_shared};
+pub use migration::Migration;
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
 pub use registry::{Registry, TypeRegistration};
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
@@ -118,23 +118,11 @@ pub fn rtti_is_subclass<Base: Reflectable>(object: &dyn Reflectable) -> bool {
 /// `object` viewed as a `T`: the object itself when it is one, or the embedded base object of type
 /// `T` when it derives from `T`.
 pub fn rtti_cast<T: Reflectable>(object: &dyn Reflectable) -> Option<&T> {
-    let mut current = object;
-    loop {
-        if let Some(found) = current.downcast_ref::<T>() {
-            return Some(found);
-        }
-        current = current.rtti().base_of(current)?;
-    }
+    RttiType::sections(object).find_map(|(_, section)| section.downcast_ref::<T>())
 }
 
 /// Mutable [`rtti_cast`].
 pub fn rtti_cast_mut<T: Reflectable>(object: &mut dyn Reflectable) -> Option<&mut T> {
-    let mut current = object;
-    loop {
-        if current.is::<T>() {
-            return current.downcast_mut::<T>();
-        }
-        let rtti = current.rtti();
-        current = rtti.base_of_mut(current)?;
-    }
+    let index = object.rtti().chain().position(|rtti| rtti.rust_type() == std::any::TypeId::of::<T>())?;
+    RttiType::section_mut(object, index)?.downcast_mut::<T>()
 }

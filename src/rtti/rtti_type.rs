@@ -223,15 +223,23 @@ impl RttiType {
     pub fn hooks(&self) -> &Hooks {
         &self.hooks
     }
-    /// Calls `f` once per section of `object`'s type chain: the object's own type first, then
-    /// each embedded base object with its type.
-    pub fn for_each_section(object: &dyn Reflectable, mut f: impl FnMut(&'static RttiType, &dyn Reflectable)) {
-        let mut current = Some(object);
-        while let Some(section) = current {
-            let rtti = section.rtti();
-            f(rtti, section);
-            current = rtti.base_of(section);
+    /// The sections of `object`: its own type with the object itself first, then each embedded
+    /// base object with its type. (Rust has no inheritance: a derived type embeds its base.)
+    pub fn sections(object: &dyn Reflectable) -> impl Iterator<Item = (&'static RttiType, &dyn Reflectable)> {
+        std::iter::successors(Some((object.rtti(), object)), |&(rtti, section)| {
+            rtti.base_of(section).map(|base| (base.rtti(), base))
+        })
+    }
+
+    /// Section number `index` of `object`, mutably: 0 is the object itself, 1 its embedded base,
+    /// 2 the base's base, and so on. `None` past the end of the chain.
+    pub fn section_mut(object: &mut dyn Reflectable, index: usize) -> Option<&mut dyn Reflectable> {
+        let mut current = object;
+        for _ in 0..index {
+            let rtti = current.rtti();
+            current = rtti.base_of_mut(current)?;
         }
+        Some(current)
     }
 }
 

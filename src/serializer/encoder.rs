@@ -6,10 +6,9 @@
 //! Total work is linear in the graph (one hash lookup per pointer, no rescans).
 
 use super::error::EncodeError;
-use super::format::{
-    FieldHeader, TypeHeader, WireKind, MAGIC, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, TERMINATOR, VERSION,
-};
-use super::Limits;
+use super::format::{FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID};
+use super::wire::write_stream_header;
+use super::{Limits, Root};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
 use ahash::AHashMap;
@@ -17,27 +16,6 @@ use std::any::Any;
 use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
 use std::io;
-
-/// The object a stream starts from.
-pub enum Root<'a> {
-    /// An object owned by the caller. Pointers back to it cannot be expressed; save it through
-    /// [`Root::Shared`] if the graph points at it.
-    Object(&'a dyn Reflectable),
-    /// An object in a shared allocation: pointers to it inside the graph resolve to the root.
-    Shared(SharedObject),
-}
-
-impl<'a> From<&'a dyn Reflectable> for Root<'a> {
-    fn from(object: &'a dyn Reflectable) -> Self {
-        Root::Object(object)
-    }
-}
-
-impl From<SharedObject> for Root<'_> {
-    fn from(shared: SharedObject) -> Self {
-        Root::Shared(shared)
-    }
-}
 
 /// Receives finished chunks of the stream.
 pub(crate) type Sink<'s> = &'s mut dyn FnMut(&[u8]) -> io::Result<()>;
@@ -54,6 +32,9 @@ pub(crate) struct Encoder<'s, 'c> {
     depth: usize,
     limits: Limits,
     context: &'c mut dyn Any,
+    /// Address of a root passed by reference: a shared object at that address is the root met
+    /// again through a pointer, which the stream cannot express.
+    root_by_reference: Option<*const ()>,
 }
 
 impl<'s, 'c> Encoder<'s, 'c> {
@@ -77,15 +58,18 @@ impl<'s, 'c> Encoder<'s, 'c> {
             depth: 0,
             limits,
             context,
+            root_by_reference: None,
         }
     }
 
     /// Writes the whole graph; returns what is left in the buffer and the total bytes produced.
     pub(crate) fn run(mut self, root: Root<'_>) -> Result<(Vec<u8>, u64), EncodeError> {
-        self.out.extend_from_slice(&MAGIC);
-        self.out.extend_from_slice(&VERSION.to_le_bytes());
+        write_stream_header(&mut self.out);
         match root {
-            Root::Object(object) => self.object(object, 1)?,
+            Root::Object(object) => {
+                self.root_by_reference = Some(object as *const dyn Reflectable as *const ());
+                self.object(object, 1)?
+            }
             Root::Shared(shared) => {
                 self.ids.insert(shared.addr(), 1);
                 self.shared_object(&shared, 1)?;
@@ -110,7 +94,14 @@ impl<'s, 'c> Encoder<'s, 'c> {
     fn shared_object(&mut self, shared: &SharedObject, id: u32) -> Result<(), EncodeError> {
         let mut result = Ok(());
         shared
-            .read(|object| result = self.object(object, id))
+            .read(|object| {
+                result = match self.root_by_reference {
+                    Some(root) if std::ptr::eq(object as *const dyn Reflectable as *const (), root) => {
+                        Err(EncodeError::RootBehindPointer { type_name: object.rtti().name() })
+                    }
+                    _ => self.object(object, id),
+                }
+            })
             .map_err(|source| EncodeError::Pointee { instance: id, source })?;
         result
     }
@@ -129,24 +120,19 @@ impl<'s, 'c> Encoder<'s, 'c> {
     /// Every section of `object` (its own type, then each base), each with its type header and
     /// fields. `instance` is 0 for an object embedded by value, which then ends with a terminator.
     fn object(&mut self, object: &dyn Reflectable, instance: u32) -> Result<(), EncodeError> {
-        let mut section = Some(object);
-        let mut base = false;
-        while let Some(current) = section {
-            let rtti = current.rtti();
-            TypeHeader { instance, base, type_id: rtti.id() }.write(&mut self.out);
-            rtti.hooks().serialization_started(current, self.context);
+        for (base, (rtti, section)) in RttiType::sections(object).enumerate() {
+            TypeHeader { instance, base: base > 0, type_id: rtti.id() }.write(&mut self.out);
+            rtti.hooks().serialization_started(section, self.context);
             for field in rtti.fields() {
-                self.field(rtti, field, current)?;
+                self.field(field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
                 if instance != 0 {
                     self.maybe_flush()?;
                 }
             }
-            rtti.hooks().serialization_ended(current, self.context);
-            section = rtti.base_of(current);
-            base = true;
+            rtti.hooks().serialization_ended(section, self.context);
         }
         if instance == 0 {
-            self.out.extend_from_slice(&TERMINATOR.to_le_bytes());
+            self.out.extend_from_slice(&FIELD_TERMINATOR.to_le_bytes());
         } else {
             self.maybe_flush()?;
         }
@@ -169,30 +155,22 @@ impl<'s, 'c> Encoder<'s, 'c> {
         Ok(())
     }
 
-    fn field(&mut self, rtti: &RttiType, field: &RttiField, owner: &dyn Reflectable) -> Result<(), EncodeError> {
-        let array = field.is_array();
-        match field.access() {
-            FieldAccess::Plain(access) => {
-                let kind = WireKind::Plain(access.info().static_size.map(|size| size as u8));
-                self.out.extend_from_slice(&FieldHeader { id: field.id(), kind, array }.pack().to_le_bytes());
-                let at = self.count_placeholder(array);
-                let count = access
-                    .write(owner, &mut self.out)
-                    .map_err(|source| field_error(rtti.name(), field.name(), source))?
-                    .unwrap_or(0);
-                self.patch_count(at, count)?;
-            }
+    /// One field: its header (from the shape computed when the type was built), the count of an
+    /// array, then the elements.
+    fn field(&mut self, field: &RttiField, owner: &dyn Reflectable) -> Result<(), FieldFailure> {
+        let header = FieldHeader { id: field.id(), shape: field.wire_shape() };
+        self.out.extend_from_slice(&header.pack().to_le_bytes());
+        let at = self.count_placeholder(header.shape.array);
+        let count = match field.access() {
+            FieldAccess::Plain(access) => access.write(owner, &mut self.out)?,
             FieldAccess::Embedded(access) => {
-                let header = FieldHeader { id: field.id(), kind: WireKind::Embedded, array };
-                self.out.extend_from_slice(&header.pack().to_le_bytes());
-                let at = self.count_placeholder(array);
                 if self.depth >= self.limits.max_depth {
-                    return Err(EncodeError::TooDeep { limit: self.limits.max_depth });
+                    return Err(EncodeError::TooDeep { limit: self.limits.max_depth }.into());
                 }
                 self.depth += 1;
                 let mut count = 0;
                 let mut result = Ok(());
-                access.for_each(owner, &mut |value| {
+                let visited = access.for_each(owner, &mut |value| {
                     count += 1;
                     if result.is_ok() {
                         result = match value {
@@ -205,13 +183,11 @@ impl<'s, 'c> Encoder<'s, 'c> {
                     }
                 });
                 self.depth -= 1;
+                visited?;
                 result?;
-                self.patch_count(at, count)?;
+                count
             }
             FieldAccess::Pointer(access) => {
-                let header = FieldHeader { id: field.id(), kind: WireKind::Pointer, array };
-                self.out.extend_from_slice(&header.pack().to_le_bytes());
-                let at = self.count_placeholder(array);
                 let mut count = 0;
                 let mut result = Ok(());
                 access.for_each(owner, &mut |identity, only_pointer, handle| {
@@ -224,12 +200,12 @@ impl<'s, 'c> Encoder<'s, 'c> {
                         None => NULL_INSTANCE,
                     };
                     self.out.extend_from_slice(&id.to_le_bytes());
-                });
+                })?;
                 result?;
-                self.patch_count(at, count)?;
+                count
             }
-        }
-        Ok(())
+        };
+        Ok(self.patch_count(at, count)?)
     }
 
     /// The instance ID of the object at `identity`, queueing it when first seen. An object behind
@@ -264,6 +240,30 @@ impl<'s, 'c> Encoder<'s, 'c> {
     }
 }
 
-fn field_error(type_name: &str, field: &str, source: FieldError) -> EncodeError {
-    EncodeError::Field { type_name: type_name.to_owned(), field: field.to_owned(), source }
+/// Why one field could not be written: its own access failed (the caller names the field), or
+/// something inside it that already carries its context.
+enum FieldFailure {
+    Access(FieldError),
+    Encode(EncodeError),
+}
+
+impl From<FieldError> for FieldFailure {
+    fn from(error: FieldError) -> Self {
+        FieldFailure::Access(error)
+    }
+}
+
+impl From<EncodeError> for FieldFailure {
+    fn from(error: EncodeError) -> Self {
+        FieldFailure::Encode(error)
+    }
+}
+
+impl FieldFailure {
+    fn within(self, type_name: &'static str, field: &'static str) -> EncodeError {
+        match self {
+            FieldFailure::Access(source) => EncodeError::Field { type_name, field, source },
+            FieldFailure::Encode(error) => error,
+        }
+    }
 }

@@ -1,32 +1,18 @@
 //! Encode and decode errors.
+//!
+//! [`DecodeError`] travels through every `?` of the decode loop, so it is one pointer: a box of
+//! what went wrong, where, and the path of (type, field) frames pushed as it bubbles up. Its
+//! constructors are `#[cold]`, keeping the error path out of the hot code.
 
 use crate::field::FieldError;
 use crate::plain::PlainError;
 use std::fmt;
+use std::io;
 use thiserror::Error;
 
-/// Where in the type model an error happened.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ErrorContext {
-    /// Name of the type being decoded, if known.
-    pub type_name: Option<String>,
-    /// Name (or ID) of the field being decoded, if known.
-    pub field: Option<String>,
-}
-
-impl fmt::Display for ErrorContext {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.type_name, &self.field) {
-            (Some(type_name), Some(field)) => write!(f, " in {type_name}.{field}"),
-            (Some(type_name), None) => write!(f, " in {type_name}"),
-            (None, Some(field)) => write!(f, " in field {field}"),
-            (None, None) => Ok(()),
-        }
-    }
-}
-
 /// Why decoding failed.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum DecodeErrorKind {
     /// The input does not start with the format's magic bytes.
     #[error("not a reflectable stream: magic bytes {found:02x?}")]
@@ -45,7 +31,7 @@ pub enum DecodeErrorKind {
     NoRoot,
     /// A plain value, count or header could not be read.
     #[error(transparent)]
-    Plain(#[from] PlainError),
+    Plain(PlainError),
     /// The structure is inconsistent.
     #[error("corrupt stream: {0}")]
     Corrupt(&'static str),
@@ -106,43 +92,149 @@ pub enum DecodeErrorKind {
         /// The stored type's name.
         found: String,
     },
-    /// Writing a decoded value into a field failed.
+    /// Writing a decoded value into a field failed. (A plain value that fails to decode is
+    /// [`DecodeErrorKind::Plain`], whichever way it was read.)
     #[error(transparent)]
-    Field(#[from] FieldError),
+    Field(FieldError),
     /// Reading the input failed.
     #[error("I/O error: {0}")]
-    Io(String),
+    Io(#[source] io::Error),
 }
 
-/// Decoding failed: what, at which byte offset, and in which type and field.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("decode error at byte {offset}{context}: {kind}")]
-pub struct DecodeError {
-    /// Byte offset into the input where the problem was found.
-    pub offset: usize,
-    /// The type and field being decoded, where known.
-    pub context: ErrorContext,
-    /// What went wrong.
-    pub kind: DecodeErrorKind,
+/// Kinds compare by their fields; I/O errors compare by their [`io::ErrorKind`].
+impl PartialEq for DecodeErrorKind {
+    fn eq(&self, other: &Self) -> bool {
+        use DecodeErrorKind::*;
+        match (self, other) {
+            (BadMagic { found: a }, BadMagic { found: b }) => a == b,
+            (UnsupportedVersion { version: a }, UnsupportedVersion { version: b }) => a == b,
+            (NoRoot, NoRoot) => true,
+            (Plain(a), Plain(b)) => a == b,
+            (Corrupt(a), Corrupt(b)) => a == b,
+            (InstanceOutOfSequence { expected: a, found: b }, InstanceOutOfSequence { expected: c, found: d }) => {
+                (a, b) == (c, d)
+            }
+            (UnknownInstance { id: a, count: b }, UnknownInstance { id: c, count: d }) => (a, b) == (c, d),
+            (TooDeep { limit: a }, TooDeep { limit: b }) => a == b,
+            (TooManyObjects { limit: a }, TooManyObjects { limit: b }) => a == b,
+            (ArrayTooLong { len: a, limit: b }, ArrayTooLong { len: c, limit: d }) => (a, b) == (c, d),
+            (AllocationLimit { limit: a }, AllocationLimit { limit: b }) => a == b,
+            (UnknownRootType { type_id: a }, UnknownRootType { type_id: b }) => a == b,
+            (RootTypeMismatch { expected: a, found: b }, RootTypeMismatch { expected: c, found: d }) => {
+                (a, b) == (c, d)
+            }
+            (Field(a), Field(b)) => a == b,
+            (Io(a), Io(b)) => a.kind() == b.kind(),
+            _ => false,
+        }
+    }
+}
+
+/// One step of the path to where a decode failed: a type, and the field of it being decoded
+/// (`None` where the field is not one the type declares, e.g. a migrated one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorFrame {
+    /// The type's name.
+    pub type_name: &'static str,
+    /// The field's name.
+    pub field: Option<&'static str>,
+}
+
+/// Decoding failed: what, at which byte offset, and along which path of types and fields.
+pub struct DecodeError(Box<Inner>);
+
+struct Inner {
+    kind: DecodeErrorKind,
+    offset: Option<usize>,
+    /// Innermost frame first.
+    context: Vec<ErrorFrame>,
 }
 
 impl DecodeError {
-    /// An error at `offset` with no type context yet.
-    pub fn new(offset: usize, kind: impl Into<DecodeErrorKind>) -> Self {
-        DecodeError { offset, context: ErrorContext::default(), kind: kind.into() }
+    /// An error of `kind` at `offset` (`None` where no input position applies).
+    #[cold]
+    #[inline(never)]
+    pub fn new(kind: DecodeErrorKind, offset: impl Into<Option<usize>>) -> Self {
+        DecodeError(Box::new(Inner { kind, offset: offset.into(), context: Vec::new() }))
     }
 
-    /// Adds the type and field names if none are set yet (the innermost context wins).
-    pub(crate) fn within(mut self, type_name: &str, field: Option<&str>) -> Self {
-        if self.context.type_name.is_none() {
-            self.context.type_name = Some(type_name.to_owned());
-            self.context.field = field.map(str::to_owned);
-        }
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeErrorKind {
+        &self.0.kind
+    }
+
+    /// What went wrong, by value.
+    pub fn into_kind(self) -> DecodeErrorKind {
+        self.0.kind
+    }
+
+    /// Byte offset into the input where the problem was found, where one applies.
+    pub fn offset(&self) -> Option<usize> {
+        self.0.offset
+    }
+
+    /// The types and fields being decoded, innermost first.
+    pub fn context(&self) -> &[ErrorFrame] {
+        &self.0.context
+    }
+
+    /// Adds the frame of an enclosing type and field as the error bubbles up.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn within(mut self, type_name: &'static str, field: Option<&'static str>) -> Self {
+        self.0.context.push(ErrorFrame { type_name, field });
+        self
+    }
+
+    /// Sets the offset if none is known yet.
+    #[cold]
+    pub(crate) fn at(mut self, offset: usize) -> Self {
+        self.0.offset.get_or_insert(offset);
         self
     }
 }
 
+/// The structure is inconsistent at `offset`.
+#[cold]
+pub(crate) fn corrupt(offset: usize, what: &'static str) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::Corrupt(what), offset)
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeError")
+            .field("kind", &self.0.kind)
+            .field("offset", &self.0.offset)
+            .field("context", &self.0.context)
+            .finish()
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("decode error")?;
+        if let Some(offset) = self.0.offset {
+            write!(f, " at byte {offset}")?;
+        }
+        for (n, frame) in self.0.context.iter().rev().enumerate() {
+            f.write_str(if n == 0 { " in " } else { " > " })?;
+            f.write_str(frame.type_name)?;
+            if let Some(field) = frame.field {
+                write!(f, ".{field}")?;
+            }
+        }
+        write!(f, ": {}", self.0.kind)
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0.kind)
+    }
+}
+
 impl From<PlainError> for DecodeError {
+    #[cold]
     fn from(error: PlainError) -> Self {
         let offset = match &error {
             PlainError::UnexpectedEnd { offset, .. }
@@ -150,12 +242,25 @@ impl From<PlainError> for DecodeError {
             | PlainError::LengthTooLarge { offset, .. }
             | PlainError::TrailingBytes { offset, .. } => *offset,
         };
-        DecodeError::new(offset, error)
+        DecodeError::new(DecodeErrorKind::Plain(error), offset)
+    }
+}
+
+/// The one route from a field error to a decode error: a plain value that failed to decode is a
+/// [`DecodeErrorKind::Plain`] at its own offset; anything else is [`DecodeErrorKind::Field`].
+impl From<FieldError> for DecodeError {
+    #[cold]
+    fn from(error: FieldError) -> Self {
+        match error {
+            FieldError::Plain(plain) => plain.into(),
+            other => DecodeError::new(DecodeErrorKind::Field(other), None),
+        }
     }
 }
 
 /// Encoding failed.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// More objects than instance IDs can number.
     #[error("more than {limit} objects: instance IDs have 30 bits")]
@@ -168,9 +273,9 @@ pub enum EncodeError {
     #[error("cannot encode {type_name}.{field}: {source}")]
     Field {
         /// The type.
-        type_name: String,
+        type_name: &'static str,
         /// The field.
-        field: String,
+        field: &'static str,
         /// The cause.
         #[source]
         source: FieldError,
@@ -196,7 +301,36 @@ pub enum EncodeError {
         /// The limit.
         limit: usize,
     },
+    /// The root was passed by reference, but a pointer in the graph leads back to it: written as
+    /// a second object, the pointer would load as a copy. Pass the root's shared handle
+    /// (`&Rc<RefCell<T>>`, `&Arc<Mutex<T>>`, ...) instead.
+    #[error(
+        "a pointer in the graph leads back to the root `{type_name}`, which was passed by reference; \
+         pass its shared handle (e.g. `&Rc<RefCell<{type_name}>>`) so pointers to it resolve to the root"
+    )]
+    RootBehindPointer {
+        /// The root's type.
+        type_name: &'static str,
+    },
     /// The sink failed.
     #[error("I/O error while encoding: {0}")]
-    Io(#[from] std::io::Error),
+    Io(#[from] io::Error),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decode_error_is_one_pointer_wide() {
+        assert!(std::mem::size_of::<DecodeError>() <= 16);
+        assert_eq!(std::mem::size_of::<Result<(), DecodeError>>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn the_context_reads_outermost_first() {
+        let error = corrupt(24, "bad").within("Frame", Some("width")).within("Door", Some("frame"));
+        assert_eq!(error.to_string(), "decode error at byte 24 in Door.frame > Frame.width: corrupt stream: bad");
+        assert_eq!(error.context()[0], ErrorFrame { type_name: "Frame", field: Some("width") });
+    }
 }

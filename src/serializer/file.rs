@@ -1,6 +1,6 @@
 //! Files: saving never destroys the previous file if anything fails midway.
 
-use super::{BinarySerializer, DecodeError, DecodeErrorKind, EncodeError, Root};
+use super::{AsRoot, BinarySerializer, DecodeError, DecodeErrorKind, EncodeError};
 use crate::field::SharedHandle;
 use crate::rtti::Reflectable;
 use std::fs::{self, File, OpenOptions};
@@ -73,19 +73,10 @@ impl<'r> FileSerializer<'r> {
         FileSerializer { core }
     }
 
-    /// Saves the graph from `root` to `path`, atomically (see [`write_atomically`]). Returns the
-    /// file size.
-    pub fn encode(&self, root: &dyn Reflectable, path: impl AsRef<Path>) -> Result<u64, EncodeError> {
-        self.encode_root(Root::Object(root), path)
-    }
-
-    /// Saves the graph from a root held in a shared allocation.
-    pub fn encode_shared<H: SharedHandle>(&self, root: &H, path: impl AsRef<Path>) -> Result<u64, EncodeError> {
-        self.encode_root(Root::shared(root), path)
-    }
-
-    fn encode_root(&self, root: Root<'_>, path: impl AsRef<Path>) -> Result<u64, EncodeError> {
-        write_atomically(path.as_ref(), |writer| self.core.encode_to_writer(root, writer, &mut ()))
+    /// Saves the graph from `root` (an object by reference, or the shared handle a root lives
+    /// in; see [`AsRoot`]) to `path`, atomically (see [`write_atomically`]). Returns the file size.
+    pub fn encode<R: AsRoot + ?Sized>(&self, root: &R, path: impl AsRef<Path>) -> Result<u64, EncodeError> {
+        write_atomically(path.as_ref(), |writer| self.core.encode_to_writer(root.as_root(), writer, &mut ()))
     }
 
     /// Loads a graph, the root by value.
@@ -104,6 +95,10 @@ impl<'r> FileSerializer<'r> {
     }
 }
 
+/// The file's bytes; an error names the path and keeps the I/O error's kind.
 fn read(path: &Path) -> Result<Vec<u8>, DecodeError> {
-    fs::read(path).map_err(|error| DecodeError::new(0, DecodeErrorKind::Io(format!("{}: {error}", path.display()))))
+    fs::read(path).map_err(|error| {
+        let error = io::Error::new(error.kind(), format!("{}: {error}", path.display()));
+        DecodeError::new(DecodeErrorKind::Io(error), None)
+    })
 }

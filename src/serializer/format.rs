@@ -1,5 +1,8 @@
 //! The wire format's constants and header layouts, defined once for the encoder and the decoder.
-//! `FORMAT.md` at the repository root is the specification these follow.
+//! `FORMAT.md` at the repository root is the specification these follow; how the headers are read
+//! in sequence (the grammar) is the crate-internal `wire` module.
+
+pub use crate::field::{WireKind, WireShape};
 
 /// First four bytes of every stream.
 pub const MAGIC: [u8; 4] = *b"RFLB";
@@ -32,7 +35,8 @@ pub const NULL_INSTANCE: u32 = 0;
 pub const FIELD_ARRAY: u32 = 1 << 1;
 /// Field header bit 2: embedded objects (reflectable objects stored by value).
 pub const FIELD_EMBEDDED: u32 = 1 << 2;
-/// Field header bit 3: terminator closing an embedded object.
+/// Field header bit 3: the terminator closing an embedded object. The whole terminator word is
+/// exactly this value.
 pub const FIELD_TERMINATOR: u32 = 1 << 3;
 /// Field header bit 4: pointers (instance IDs).
 pub const FIELD_POINTER: u32 = 1 << 4;
@@ -77,42 +81,31 @@ impl TypeHeader {
     }
 }
 
-/// What a field header says its data is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WireKind {
-    /// Plain elements: `Some(size)` static, `None` dynamic.
-    Plain(Option<u8>),
-    /// Embedded reflectable objects.
-    Embedded,
-    /// Instance IDs.
-    Pointer,
-}
-
 /// A decoded field header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FieldHeader {
     /// Field ID.
     pub id: u16,
-    /// Data kind.
-    pub kind: WireKind,
-    /// `true` when a count and several elements follow.
-    pub array: bool,
+    /// What the field's data is.
+    pub shape: WireShape,
 }
 
-/// The header word that closes an embedded object.
-pub const TERMINATOR: u32 = FIELD_TERMINATOR;
-
 impl FieldHeader {
+    /// A header for field `id` holding `kind` elements, an array when `array`.
+    pub fn new(id: u16, kind: WireKind, array: bool) -> Self {
+        FieldHeader { id, shape: WireShape { kind, array } }
+    }
+
     /// The header word.
     #[inline]
     pub fn pack(&self) -> u32 {
-        let kind = match self.kind {
+        let kind = match self.shape.kind {
             WireKind::Plain(Some(size)) => u32::from(size) << FIELD_SIZE_SHIFT,
             WireKind::Plain(None) => FIELD_DYNAMIC,
             WireKind::Embedded => FIELD_EMBEDDED,
             WireKind::Pointer => FIELD_POINTER,
         };
-        (u32::from(self.id) << FIELD_ID_SHIFT) | kind | (u32::from(self.array) * FIELD_ARRAY)
+        (u32::from(self.id) << FIELD_ID_SHIFT) | kind | (u32::from(self.shape.array) * FIELD_ARRAY)
     }
 
     /// Parses a header word with [`OBJECT_BIT`] clear. `Ok(None)` is the terminator; `Err` names
@@ -121,7 +114,7 @@ impl FieldHeader {
     pub fn unpack(word: u32) -> Result<Option<Self>, &'static str> {
         debug_assert_eq!(word & OBJECT_BIT, 0);
         if word & FIELD_TERMINATOR != 0 {
-            return if word == TERMINATOR { Ok(None) } else { Err("terminator with other bits set") };
+            return if word == FIELD_TERMINATOR { Ok(None) } else { Err("terminator with other bits set") };
         }
         if word & FIELD_RESERVED != 0 {
             return Err("reserved field header bits set");
@@ -135,16 +128,7 @@ impl FieldHeader {
             FIELD_POINTER if size == 0 => WireKind::Pointer,
             _ => return Err("field header kind bits conflict"),
         };
-        Ok(Some(FieldHeader { id: (word >> FIELD_ID_SHIFT) as u16, kind, array: word & FIELD_ARRAY != 0 }))
-    }
-
-    /// Fewest bytes one element of this field occupies, never zero (for checking counts).
-    pub fn min_elem_size(&self) -> usize {
-        match self.kind {
-            WireKind::Plain(Some(size)) => usize::from(size).max(1),
-            WireKind::Plain(None) | WireKind::Pointer => WORD_SIZE,
-            WireKind::Embedded => TYPE_HEADER_SIZE,
-        }
+        Ok(Some(FieldHeader::new((word >> FIELD_ID_SHIFT) as u16, kind, word & FIELD_ARRAY != 0)))
     }
 }
 
@@ -163,13 +147,13 @@ mod tests {
         ] {
             for array in [false, true] {
                 for id in [0, 1, 0x1234, u16::MAX] {
-                    let header = FieldHeader { id, kind, array };
+                    let header = FieldHeader::new(id, kind, array);
                     assert_eq!(header.pack() & OBJECT_BIT, 0);
                     assert_eq!(FieldHeader::unpack(header.pack()), Ok(Some(header)));
                 }
             }
         }
-        assert_eq!(FieldHeader::unpack(TERMINATOR), Ok(None));
+        assert_eq!(FieldHeader::unpack(FIELD_TERMINATOR), Ok(None));
         let header = TypeHeader { instance: MAX_INSTANCE_ID, base: true, type_id: 7 };
         assert_eq!(TypeHeader::unpack(header.meta(), 7), header);
         assert_eq!(TypeHeader { instance: 1, base: false, type_id: 0 }.meta(), 0b101);
@@ -180,6 +164,6 @@ mod tests {
         assert!(FieldHeader::unpack(FIELD_EMBEDDED | FIELD_POINTER).is_err());
         assert!(FieldHeader::unpack(FIELD_DYNAMIC | (3 << FIELD_SIZE_SHIFT)).is_err());
         assert!(FieldHeader::unpack(FIELD_RESERVED).is_err());
-        assert!(FieldHeader::unpack(TERMINATOR | FIELD_ARRAY).is_err());
+        assert!(FieldHeader::unpack(FIELD_TERMINATOR | FIELD_ARRAY).is_err());
     }
 }

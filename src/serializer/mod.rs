@@ -44,11 +44,19 @@ mod encoder;
 mod error;
 mod file;
 pub mod format;
+mod index;
+mod limits;
+mod root;
+mod shortcuts;
 mod skip;
+mod wire;
 
-pub use encoder::Root;
-pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorContext};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
 pub use file::{write_atomically, FileSerializer};
+pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE};
+pub use root::AsRoot;
+pub use root::Root;
+pub use shortcuts::{from_slice, from_slice_shared, load, load_shared, save, to_vec};
 
 use crate::field::{SharedHandle, SharedObject};
 use crate::rtti::{downcast_box, Reflectable, Registry};
@@ -57,53 +65,12 @@ use encoder::Encoder;
 use std::any::Any;
 use std::io;
 
-/// Limits the decoder enforces on untrusted input (the encoder also refuses to nest deeper than
-/// `max_depth`). Each violation is its own [`DecodeErrorKind`]. `SECURITY.md` explains the
-/// threat model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Deepest nesting of objects embedded by value, and of immutable pointees decoded inside
-    /// each other. Bounds the decoder's stack use. Default 128.
-    pub max_depth: usize,
-    /// Most top-level objects a stream may hold. Default 2^26.
-    pub max_objects: usize,
-    /// Most elements one array field may hold. Default 2^28.
-    pub max_array_len: usize,
-    /// Most bytes the decoder may allocate for objects and array storage; `None` allows
-    /// [`ALLOCATION_PER_INPUT_BYTE`] times the input size plus [`ALLOCATION_BASE`].
-    pub max_allocation: Option<usize>,
-}
-
-/// Default allocation budget per input byte.
-pub const ALLOCATION_PER_INPUT_BYTE: usize = 32;
-/// Default allocation budget independent of the input size.
-pub const ALLOCATION_BASE: usize = 1 << 20;
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_depth: 128, max_objects: 1 << 26, max_array_len: 1 << 28, max_allocation: None }
-    }
-}
-
-impl Limits {
-    /// The allocation budget for an input of `input_len` bytes.
-    pub fn allocation_budget(&self, input_len: usize) -> usize {
-        self.max_allocation
-            .unwrap_or_else(|| input_len.saturating_mul(ALLOCATION_PER_INPUT_BYTE).saturating_add(ALLOCATION_BASE))
-    }
-}
-
 /// Default flush threshold of the streaming encoder.
 pub const DEFAULT_FLUSH_THRESHOLD: usize = 64 * 1024;
 
-impl Root<'static> {
-    /// A root held in a shared allocation, so pointers to it inside the graph resolve to it.
-    pub fn shared<H: SharedHandle>(handle: &H) -> Self {
-        Root::Shared(crate::field::SharedObject::new(handle.clone()))
-    }
-}
-
 /// The serializer core: a registry to create objects from, limits, and the streaming threshold.
+/// Every call takes a `context` that reaches the types' serialization hooks; pass `&mut ()` when
+/// there is none, or use [`MemorySerializer`] / [`FileSerializer`], which do.
 #[derive(Clone, Copy)]
 pub struct BinarySerializer<'r> {
     registry: &'r Registry,
@@ -207,7 +174,7 @@ impl<'r> BinarySerializer<'r> {
         let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(Some(expected))?;
         downcast_box::<T>(root).map(|root| *root).map_err(|root| {
             let found = root.rtti().name().to_owned();
-            DecodeError::new(0, DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found })
+            DecodeError::new(DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found }, None)
         })
     }
 
@@ -225,15 +192,21 @@ impl<'r> BinarySerializer<'r> {
         reader: &mut dyn io::Read,
         context: &mut dyn Any,
     ) -> Result<Box<dyn Reflectable>, DecodeError> {
-        let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .map_err(|error| DecodeError::new(bytes.len(), DecodeErrorKind::Io(error.to_string())))?;
-        self.decode(&bytes, context)
+        self.decode(&read_all(reader)?, context)
     }
 }
 
-/// Encodes to and decodes from memory.
+/// Everything `reader` holds; an I/O error at the offset where reading stopped.
+fn read_all(reader: &mut dyn io::Read) -> Result<Vec<u8>, DecodeError> {
+    let mut bytes = Vec::new();
+    match reader.read_to_end(&mut bytes) {
+        Ok(_) => Ok(bytes),
+        Err(error) => Err(DecodeError::new(DecodeErrorKind::Io(error), bytes.len())),
+    }
+}
+
+/// Encodes to and decodes from memory, through the global registry or a configured core, with no
+/// hook context.
 #[derive(Clone, Copy, Default)]
 pub struct MemorySerializer<'r> {
     core: BinarySerializer<'r>,
@@ -252,14 +225,15 @@ impl<'r> MemorySerializer<'r> {
         MemorySerializer { core }
     }
 
-    /// Encodes the graph from `root`.
-    pub fn encode(&self, root: &dyn Reflectable) -> Result<Vec<u8>, EncodeError> {
-        self.core.encode_to_vec(Root::Object(root), &mut ())
+    /// A serializer decoding through `registry`.
+    pub fn with_registry(registry: &'r Registry) -> Self {
+        MemorySerializer { core: BinarySerializer::with_registry(registry) }
     }
 
-    /// Encodes the graph from a root held in a shared allocation.
-    pub fn encode_shared<H: SharedHandle>(&self, root: &H) -> Result<Vec<u8>, EncodeError> {
-        self.core.encode_to_vec(Root::shared(root), &mut ())
+    /// Encodes the graph from `root`: an object by reference (`&level`), or the shared handle a
+    /// root lives in (`&Rc<RefCell<Scene>>`), so that pointers back to it resolve to the root.
+    pub fn encode<R: AsRoot + ?Sized>(&self, root: &R) -> Result<Vec<u8>, EncodeError> {
+        self.core.encode_to_vec(root.as_root(), &mut ())
     }
 
     /// Decodes a graph, the root by value.
@@ -277,7 +251,12 @@ impl<'r> MemorySerializer<'r> {
         self.core.decode_shared(bytes, &mut ())
     }
 
-    /// The core, for contexts and streaming sinks.
+    /// Reads `reader` to its end, then decodes.
+    pub fn decode_from_reader(&self, reader: &mut dyn io::Read) -> Result<Box<dyn Reflectable>, DecodeError> {
+        self.core.decode_from_reader(reader, &mut ())
+    }
+
+    /// The core, for hook contexts and streaming sinks.
     pub fn core(&self) -> &BinarySerializer<'r> {
         &self.core
     }

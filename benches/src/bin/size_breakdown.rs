@@ -6,7 +6,7 @@
 
 use reflectable::field::FieldAccess;
 use reflectable::serializer::MemorySerializer;
-use reflectable::Reflectable;
+use reflectable::{Reflectable, RttiType};
 use reflectable_bench::{level, logs, mesh, minecraft};
 
 #[derive(Default, Debug)]
@@ -29,9 +29,7 @@ impl Parts {
         pending: &mut Vec<reflectable::field::SharedObject>,
         seen: &mut std::collections::HashSet<usize>,
     ) {
-        let mut section = Some(object);
-        while let Some(current) = section {
-            let rtti = current.rtti();
+        for (rtti, current) in RttiType::sections(object) {
             self.type_headers += 8;
             for field in rtti.fields() {
                 self.field_headers += 4;
@@ -45,22 +43,25 @@ impl Parts {
                         self.plain += out.len();
                     }
                     FieldAccess::Embedded(access) => {
-                        access.for_each(current, &mut |value| match value {
-                            Some(value) => self.object(value, true, pending, seen),
-                            None => self.type_headers += 8,
-                        });
+                        access
+                            .for_each(current, &mut |value| match value {
+                                Some(value) => self.object(value, true, pending, seen),
+                                None => self.type_headers += 8,
+                            })
+                            .expect("a section's own field");
                     }
                     FieldAccess::Pointer(access) => {
-                        access.for_each(current, &mut |identity, _, handle| {
-                            self.pointer_ids += 4;
-                            if identity.is_some_and(|identity| seen.insert(identity)) {
-                                pending.extend(handle());
-                            }
-                        });
+                        access
+                            .for_each(current, &mut |identity, _, handle| {
+                                self.pointer_ids += 4;
+                                if identity.is_some_and(|identity| seen.insert(identity)) {
+                                    pending.extend(handle());
+                                }
+                            })
+                            .expect("a section's own field");
                     }
                 }
             }
-            section = rtti.base_of(current);
         }
         if embedded {
             self.terminators += 4;

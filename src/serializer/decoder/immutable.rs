@@ -4,15 +4,14 @@
 //! long chain of `Rc`s costs heap, not call stack. A cycle among immutable objects cannot exist in
 //! memory: the edge that closes it decodes as null.
 
-use super::{finish_hooks, matches_wire, Decoder, State};
-use crate::field::{Family, FieldAccess};
+use super::{finish_hooks, Decoder, State};
+use crate::field::{Family, FieldAccess, RttiField};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, RttiType};
-use crate::serializer::error::{DecodeError, DecodeErrorKind};
-use crate::serializer::format::{FieldHeader, NULL_TYPE_ID};
-use crate::serializer::skip::{
-    check_depth, corrupt, field_count, next_field, next_section, skip_field, skip_fields, skip_sections, type_header,
-};
+use crate::serializer::error::DecodeError;
+use crate::serializer::format::{FieldHeader, NULL_INSTANCE};
+use crate::serializer::skip::skip_field;
+use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, walk_object, Item};
 
 impl Decoder<'_, '_> {
     /// Builds immutable object `index` (already created as `object`) in `family`, after every
@@ -67,12 +66,13 @@ impl Decoder<'_, '_> {
         let header = type_header(&mut reader)?;
         let rtti = self.registry.get(header.type_id);
         let mut needs = Vec::new();
-        self.scan_sections(&mut reader, rtti, header.instance, false, self.depth, &mut needs)?;
+        self.scan_object(&mut reader, rtti, header.instance, false, self.depth, &mut needs)?;
         Ok(needs)
     }
 
-    /// Walks an object's sections as decoding would, collecting immutable pointer targets.
-    fn scan_sections(
+    /// Walks an object (its first type header read) as decoding would, collecting the targets of
+    /// immutable pointer fields. `rtti` is its type, `None` when unknown (then it is skipped).
+    fn scan_object(
         &self,
         reader: &mut Reader<'_>,
         rtti: Option<&'static RttiType>,
@@ -81,67 +81,46 @@ impl Decoder<'_, '_> {
         depth: usize,
         needs: &mut Vec<(usize, Family)>,
     ) -> Result<(), DecodeError> {
-        let Some(own) = rtti else { return skip_sections(reader, instance, embedded, depth, &self.limits) };
-        let mut section = Some(own);
-        loop {
-            let stop = match section {
-                Some(rtti) => self.scan_fields(reader, rtti, depth, needs)?,
-                None => skip_fields(reader, depth, &self.limits)?,
-            };
-            match next_section(reader, stop, instance, embedded)? {
-                Some(header) => section = own.chain().find(|rtti| rtti.id() == header.type_id),
-                None => return Ok(()),
+        let mut section = rtti;
+        walk_object(reader, instance, embedded, |reader, item| match item {
+            Item::Section(type_id) => {
+                section = rtti.and_then(|own| own.chain().find(|rtti| rtti.id() == type_id));
+                Ok(())
             }
-        }
+            Item::Field(header) => self.scan_field(reader, section, &header, depth, needs),
+        })
     }
 
-    fn scan_fields(
+    fn scan_field(
         &self,
         reader: &mut Reader<'_>,
-        rtti: &'static RttiType,
+        section: Option<&'static RttiType>,
+        header: &FieldHeader,
         depth: usize,
         needs: &mut Vec<(usize, Family)>,
-    ) -> Result<super::Stop, DecodeError> {
-        loop {
-            let header: FieldHeader = match next_field(reader)? {
-                Ok(header) => header,
-                Err(stop) => return Ok(stop),
-            };
-            let field = rtti.field(header.id).filter(|field| matches_wire(field, &header));
-            match field.map(|field| field.access()) {
-                Some(FieldAccess::Pointer(pointers)) if !pointers.family().is_mutable() => {
-                    for _ in 0..field_count(reader, &header, &self.limits)? {
-                        let offset = reader.offset();
-                        let id = reader.read_u32()? as usize;
-                        if id > self.entries.len() {
-                            let kind = DecodeErrorKind::UnknownInstance { id: id as u32, count: self.entries.len() };
-                            return Err(DecodeError::new(offset, kind));
-                        }
-                        if id != 0 {
-                            needs.push((id - 1, pointers.family()));
-                        }
+    ) -> Result<(), DecodeError> {
+        let field = section.and_then(|rtti| rtti.field(header.id)).filter(|field| field.wire_shape() == header.shape);
+        match field.map(RttiField::access) {
+            Some(FieldAccess::Pointer(pointers)) if !pointers.family().is_mutable() => {
+                for _ in 0..field_count(reader, header, &self.limits)? {
+                    let id = self.read_instance(reader)?;
+                    if id != NULL_INSTANCE {
+                        needs.push((id as usize - 1, pointers.family()));
                     }
                 }
-                Some(FieldAccess::Embedded(_)) => {
-                    for _ in 0..field_count(reader, &header, &self.limits)? {
-                        check_depth(reader, depth + 1, &self.limits)?;
-                        let offset = reader.offset();
-                        let embedded = type_header(reader)?;
-                        if embedded.instance != 0 || embedded.base {
-                            return Err(corrupt(
-                                offset,
-                                "an embedded object must start with instance 0 and no base bit",
-                            ));
-                        }
-                        if embedded.type_id != NULL_TYPE_ID {
-                            let rtti = self.registry.get(embedded.type_id);
-                            self.scan_sections(reader, rtti, 0, true, depth + 1, needs)?;
-                        }
-                    }
-                }
-                // Plain, mutable pointers, unknown or migrated fields: nothing immutable to build.
-                _ => skip_field(reader, &header, depth, &self.limits)?,
+                Ok(())
             }
+            Some(FieldAccess::Embedded(_)) => {
+                for _ in 0..field_count(reader, header, &self.limits)? {
+                    check_depth(reader, depth + 1, &self.limits)?;
+                    if let Some(type_id) = embedded_header(reader)? {
+                        self.scan_object(reader, self.registry.get(type_id), 0, true, depth + 1, needs)?;
+                    }
+                }
+                Ok(())
+            }
+            // Plain, mutable pointers, unknown or migrated fields: nothing immutable to build.
+            _ => skip_field(reader, header, depth, &self.limits),
         }
     }
 }

@@ -7,15 +7,14 @@
 //! is decoded once; whatever the type model does not know is skipped.
 
 use super::error::{DecodeError, DecodeErrorKind};
-use super::format::{FieldHeader, WireKind, NULL_INSTANCE, NULL_TYPE_ID};
-use super::skip::{
-    check_depth, corrupt, field_count, index, index_rest, next_field, next_section, root_entry, skip_fields,
-    skip_sections, type_header, IndexEntry, Stop,
-};
+use super::format::{FieldHeader, WireKind, NULL_INSTANCE};
+use super::index::{index, index_rest, root_entry, IndexEntry};
+use super::skip::{skip_field, skip_object};
+use super::wire::{check_depth, embedded_header, field_count, type_header, walk_object, Item};
 use super::Limits;
-use crate::field::{ElemInfo, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
+use crate::field::{EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::Reader;
-use crate::rtti::{clear_pointers, graph, Migration, MigrationShape, Reflectable, Registry, RttiType};
+use crate::rtti::{graph, Migration, Reflectable, Registry, RttiType};
 use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
@@ -80,12 +79,10 @@ const SHARED_OVERHEAD: usize = 96;
 /// What a boxed object costs beyond its instance.
 const BOXED_OVERHEAD: usize = 16;
 
-/// Wraps a field error with where it happened.
+/// A field error, placed where the reader stands (a plain value's own offset wins).
+#[cold]
 fn field_failure(reader: &Reader<'_>, error: FieldError) -> DecodeError {
-    match error {
-        FieldError::Plain(plain) => plain.into(),
-        other => DecodeError::new(reader.offset(), other),
-    }
+    DecodeError::from(error).at(reader.offset())
 }
 
 impl<'d, 'c> Decoder<'d, 'c> {
@@ -147,7 +144,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
     fn charge(&mut self, offset: usize, bytes: usize) -> Result<(), DecodeError> {
         self.allocated = self.allocated.saturating_add(bytes);
         if self.allocated > self.budget {
-            return Err(DecodeError::new(offset, DecodeErrorKind::AllocationLimit { limit: self.budget }));
+            return Err(DecodeError::new(DecodeErrorKind::AllocationLimit { limit: self.budget }, offset));
         }
         Ok(())
     }
@@ -157,7 +154,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.registry
             .get(entry.type_id)
             .filter(|rtti| !rtti.is_abstract())
-            .ok_or_else(|| DecodeError::new(entry.offset, DecodeErrorKind::UnknownRootType { type_id: entry.type_id }))
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::UnknownRootType { type_id: entry.type_id }, entry.offset))
     }
 
     /// Decodes the graph with the root returned by value. With `expected` (a Rust type and its
@@ -172,10 +169,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
             let stored = self.registry.get(entry.type_id);
             if stored.map(RttiType::rust_type) != Some(rust_type) {
                 let found = stored.map_or_else(|| format!("type {}", entry.type_id), |t| t.name().to_owned());
-                return Err(DecodeError::new(
-                    entry.offset,
-                    DecodeErrorKind::RootTypeMismatch { expected: rust_name, found },
-                ));
+                let kind = DecodeErrorKind::RootTypeMismatch { expected: rust_name, found };
+                return Err(DecodeError::new(kind, entry.offset));
             }
         }
         let result = self.try_decode_boxed();
@@ -210,7 +205,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         for state in &self.states {
             if let State::Ready(shared) = state {
                 if !keep.contains(&shared.addr()) {
-                    let _ = shared.write(clear_pointers);
+                    graph::clear_shared(shared);
                 }
             }
         }
@@ -224,7 +219,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             let reached = self.strong_edges.reachable_from_root(self.states.len());
             for (state, reached) in self.states.iter().zip(reached) {
                 if let (State::Ready(shared), false) = (state, reached) {
-                    let _ = shared.write(clear_pointers);
+                    graph::clear_shared(shared);
                 }
             }
         }
@@ -254,10 +249,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let root = rtti.make_shared(family, rtti.create().expect("checked not abstract"));
         let root = root.expect("a fresh object always fits its own type");
         if !accepts(&root) {
-            return Err(DecodeError::new(
-                self.entries[0].offset,
-                DecodeErrorKind::RootTypeMismatch { expected: "the requested handle", found: rtti.name().to_owned() },
-            ));
+            let kind =
+                DecodeErrorKind::RootTypeMismatch { expected: "the requested handle", found: rtti.name().to_owned() };
+            return Err(DecodeError::new(kind, self.entries[0].offset));
         }
         if family.is_mutable() {
             self.states[0] = State::Ready(root.clone());
@@ -278,8 +272,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
                     Ok(shared.clone())
                 }
                 _ => Err(DecodeError::new(
-                    self.entries[0].offset,
                     DecodeErrorKind::UnknownRootType { type_id: rtti.id() },
+                    self.entries[0].offset,
                 )),
             }
         }
@@ -289,16 +283,16 @@ impl<'d, 'c> Decoder<'d, 'c> {
     fn finish(&mut self) -> Result<(), DecodeError> {
         while let Some((index, shared)) = self.to_fill.pop_front() {
             let mut result = Ok(());
+            let offset = self.entries[index].offset;
             shared
                 .write(|object| result = self.object_body(object, index))
-                .map_err(|error| DecodeError::new(self.entries[index].offset, error))?;
+                .map_err(|e| DecodeError::from(e).at(offset))?;
             result?;
         }
         self.complete_index()?;
         for shared in std::mem::take(&mut self.to_finish) {
             let context = &mut *self.context;
-            let ran =
-                shared.write(|object| finish_hooks(object, context)).map_err(|error| DecodeError::new(0, error))?;
+            let ran = shared.write(|object| finish_hooks(object, context))?;
             self.hooks_ran |= ran;
         }
         Ok(())
@@ -310,7 +304,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         reader.skip(self.entries[index].offset)?;
         let header = type_header(&mut reader)?;
         let outer = std::mem::replace(&mut self.current, index);
-        let result = self.sections(&mut reader, object, header.instance, false);
+        let result = self.object_sections(&mut reader, object, header.instance, false);
         self.current = outer;
         if index == 0 {
             self.root_end = Some(reader.offset());
@@ -318,8 +312,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         result
     }
 
-    /// Decodes an object's sections (its first type header read) into `object`.
-    fn sections(
+    /// Decodes an object's sections (its first type header read) into `object`. A base section
+    /// whose type the object's chain no longer has is skipped.
+    fn object_sections(
         &mut self,
         reader: &mut Reader<'_>,
         object: &mut dyn Reflectable,
@@ -327,50 +322,45 @@ impl<'d, 'c> Decoder<'d, 'c> {
         embedded: bool,
     ) -> Result<(), DecodeError> {
         self.hooks_ran |= start_hooks(object, self.context);
-        let mut section: Option<&'static RttiType> = Some(object.rtti());
-        loop {
-            let stop = match section {
-                Some(rtti) => {
-                    let target = section_mut(object, rtti.id()).expect("section types come from the object's chain");
-                    self.fields(reader, rtti, target)?
-                }
-                None => skip_fields(reader, self.depth, &self.limits)?,
-            };
-            match next_section(reader, stop, instance, embedded)? {
-                // A base the type no longer has is skipped.
-                Some(header) => section = object.rtti().chain().find(|rtti| rtti.id() == header.type_id),
-                None => return Ok(()),
+        let own = object.rtti();
+        let mut section = Some((0, own));
+        walk_object(reader, instance, embedded, |reader, item| match item {
+            Item::Section(type_id) => {
+                section = own.chain().enumerate().find(|(_, rtti)| rtti.id() == type_id);
+                Ok(())
             }
-        }
+            Item::Field(header) => match section {
+                Some((index, rtti)) => {
+                    let target = RttiType::section_mut(object, index).expect("the index comes from the object's chain");
+                    self.field(reader, rtti, &header, target)
+                }
+                None => skip_field(reader, &header, self.depth, &self.limits),
+            },
+        })
     }
 
-    /// Decodes one section's fields.
-    fn fields(
+    /// Decodes one stored field of section type `rtti` into `object`: into the field with its ID
+    /// when the stored shape still fits, else to the migration registered for that stored shape,
+    /// else it is skipped.
+    fn field(
         &mut self,
         reader: &mut Reader<'_>,
         rtti: &'static RttiType,
+        header: &FieldHeader,
         object: &mut dyn Reflectable,
-    ) -> Result<Stop, DecodeError> {
-        loop {
-            let header = match next_field(reader)? {
-                Ok(header) => header,
-                Err(stop) => return Ok(stop),
-            };
-            match rtti.field(header.id).filter(|field| matches_wire(field, &header)) {
-                Some(field) => {
-                    self.field(reader, field, &header, object).map_err(|e| e.within(rtti.name(), Some(field.name())))?
-                }
-                None => match rtti.migration(header.id).filter(|migration| migration_accepts(migration, &header)) {
-                    Some(migration) => {
-                        self.migrate(reader, migration, &header, object).map_err(|e| e.within(rtti.name(), None))?
-                    }
-                    None => super::skip::skip_field(reader, &header, self.depth, &self.limits)?,
-                },
-            }
+    ) -> Result<(), DecodeError> {
+        if let Some(field) = rtti.field(header.id).filter(|field| field.wire_shape() == header.shape) {
+            return self
+                .known_field(reader, field, header, object)
+                .map_err(|e| e.within(rtti.name(), Some(field.name())));
+        }
+        match rtti.migration(header.id).filter(|migration| migration.wire_shape() == header.shape) {
+            Some(migration) => self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None)),
+            None => skip_field(reader, header, self.depth, &self.limits),
         }
     }
 
-    fn field(
+    fn known_field(
         &mut self,
         reader: &mut Reader<'_>,
         field: &RttiField,
@@ -378,9 +368,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         object: &mut dyn Reflectable,
     ) -> Result<(), DecodeError> {
         let count = field_count(reader, header, &self.limits)?;
-        if header.array {
+        if header.shape.array {
             // The container's storage, and for pointers the IDs and targets gathered first.
-            let scratch = if matches!(header.kind, WireKind::Pointer) { 12 } else { 0 };
+            let scratch = if header.shape.kind == WireKind::Pointer { 12 } else { 0 };
             self.charge(reader.offset(), count.saturating_mul(field.elem_size() + scratch))?;
         }
         match field.access() {
@@ -388,12 +378,12 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
             }
             FieldAccess::Embedded(access) => {
-                if !header.array && self.embedded_in_place(reader, &**access, object)? {
+                if !header.shape.array && self.embedded_in_place(reader, &**access, object)? {
                     return Ok(());
                 }
                 let values = self.embedded_values(reader, count)?;
                 let refused = access.store(object, values).map_err(|error| field_failure(reader, error))?;
-                self.orphans_possible |= refused.unwrap_or(0) > 0;
+                self.orphans_possible |= refused > 0;
             }
             FieldAccess::Pointer(access) => {
                 if count > 0 {
@@ -401,14 +391,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 }
                 let mut ids: SmallVec<[u32; 8]> = SmallVec::with_capacity(count);
                 for _ in 0..count {
-                    let offset = reader.offset();
-                    let id = reader.read_u32()?;
-                    if id as usize > self.entries.len() {
-                        return Err(DecodeError::new(
-                            offset,
-                            DecodeErrorKind::UnknownInstance { id, count: self.entries.len() },
-                        ));
-                    }
+                    let id = self.read_instance(reader)?;
                     if id != NULL_INSTANCE {
                         let built = self.resolve(id, access.family())?;
                         if access.is_weak() {
@@ -422,10 +405,20 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 let targets: SmallVec<[Option<&SharedObject>; 8]> = ids.iter().map(|&id| self.ready(id)).collect();
                 let refused = access.store(object, &targets).map_err(|error| field_failure(reader, error))?;
                 drop(targets);
-                self.orphans_possible |= refused.unwrap_or(0) > 0;
+                self.orphans_possible |= refused > 0;
             }
         }
         Ok(())
+    }
+
+    /// Reads a pointer: an instance ID the stream holds, or null.
+    fn read_instance(&self, reader: &mut Reader<'_>) -> Result<u32, DecodeError> {
+        let offset = reader.offset();
+        let id = reader.read_u32()?;
+        if id as usize > self.entries.len() {
+            return Err(DecodeError::new(DecodeErrorKind::UnknownInstance { id, count: self.entries.len() }, offset));
+        }
+        Ok(id)
     }
 
     fn embedded_values(
@@ -453,17 +446,14 @@ impl<'d, 'c> Decoder<'d, 'c> {
         object: &mut dyn Reflectable,
     ) -> Result<bool, DecodeError> {
         let mut peek = reader.clone();
-        let header = type_header(&mut peek)?;
-        if header.instance != 0 || header.base || header.type_id == NULL_TYPE_ID {
-            return Ok(false);
-        }
+        let Some(type_id) = embedded_header(&mut peek)? else { return Ok(false) };
         let mut result = Ok(false);
         let found = access.with_value_mut(object, 0, &mut |value| {
-            let Some(value) = value.filter(|value| value.rtti().id() == header.type_id) else { return };
+            let Some(value) = value.filter(|value| value.rtti().id() == type_id) else { return };
             self.depth += 1;
             result = check_depth(reader, self.depth, &self.limits).and_then(|()| {
                 *reader = peek.clone();
-                self.sections(reader, value, 0, true)?;
+                self.object_sections(reader, value, 0, true)?;
                 self.hooks_ran |= finish_hooks(value, self.context);
                 Ok(true)
             });
@@ -476,25 +466,19 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// One object embedded by value: `None` for an empty slot or a type this program lacks.
     fn embedded(&mut self, reader: &mut Reader<'_>) -> Result<Option<Box<dyn Reflectable>>, DecodeError> {
         let offset = reader.offset();
-        let header = type_header(reader)?;
-        if header.instance != 0 || header.base {
-            return Err(corrupt(offset, "an embedded object must start with instance 0 and no base bit"));
-        }
-        if header.type_id == NULL_TYPE_ID {
-            return Ok(None);
-        }
-        let rtti = self.registry.get(header.type_id);
+        let Some(type_id) = embedded_header(reader)? else { return Ok(None) };
+        let rtti = self.registry.get(type_id);
         if let Some(rtti) = rtti {
             self.charge(offset, rtti.instance_size() + BOXED_OVERHEAD)?;
         }
         match rtti.and_then(RttiType::create) {
             Some(mut object) => {
-                self.sections(reader, &mut *object, 0, true)?;
+                self.object_sections(reader, &mut *object, 0, true)?;
                 self.hooks_ran |= finish_hooks(&mut *object, self.context);
                 Ok(Some(object))
             }
             None => {
-                skip_sections(reader, 0, true, self.depth, &self.limits)?;
+                skip_object(reader, 0, true, self.depth, &self.limits)?;
                 Ok(None)
             }
         }
@@ -547,61 +531,24 @@ impl<'d, 'c> Decoder<'d, 'c> {
         object: &mut dyn Reflectable,
     ) -> Result<(), DecodeError> {
         let count = field_count(reader, header, &self.limits)?;
-        match migration.shape() {
-            MigrationShape::Plain { .. } => {
-                self.charge(reader.offset(), count.saturating_mul(migration.elem_size()))?;
-                migration.apply_plain(object, count, reader)?
-            }
-            MigrationShape::Embedded { .. } => {
-                let values = self.embedded_values(reader, count)?;
-                self.orphans_possible |= values.iter().any(Option::is_some);
-                migration.apply_embedded(object, values);
-            }
+        // Migrations take plain or embedded fields.
+        if migration.wire_shape().kind == WireKind::Embedded {
+            let values = self.embedded_values(reader, count)?;
+            self.orphans_possible |= values.iter().any(Option::is_some);
+            migration.apply_embedded(object, values);
+        } else {
+            self.charge(reader.offset(), count.saturating_mul(migration.elem_size()))?;
+            migration.apply_plain(object, count, reader)?
         }
         Ok(())
-    }
-}
-
-/// `true` when the stored field has the shape the current field expects.
-fn matches_wire(field: &RttiField, header: &FieldHeader) -> bool {
-    field.is_array() == header.array
-        && match (field.elem_info(), header.kind) {
-            (ElemInfo::Plain(info), WireKind::Plain(size)) => info.static_size.map(|size| size as u8) == size,
-            (ElemInfo::Embedded(_), WireKind::Embedded) | (ElemInfo::Pointer { .. }, WireKind::Pointer) => true,
-            _ => false,
-        }
-}
-
-/// `true` when a migration handler takes the stored field's shape.
-fn migration_accepts(migration: &Migration, header: &FieldHeader) -> bool {
-    match (migration.shape(), header.kind) {
-        (MigrationShape::Plain { static_size, array }, WireKind::Plain(size)) => {
-            array == header.array && static_size.map(|size| size as u8) == size
-        }
-        (MigrationShape::Embedded { array }, WireKind::Embedded) => array == header.array,
-        _ => false,
-    }
-}
-
-/// The section of `object` of type `type_id`: the object itself or an embedded base.
-fn section_mut(object: &mut dyn Reflectable, type_id: u32) -> Option<&mut dyn Reflectable> {
-    let mut current = object;
-    loop {
-        let rtti = current.rtti();
-        if rtti.id() == type_id {
-            return Some(current);
-        }
-        current = rtti.base_of_mut(current)?;
     }
 }
 
 /// Calls `f` on each section of `object`, bases first.
 fn sections_base_first(object: &mut dyn Reflectable, mut f: impl FnMut(&'static RttiType, &mut dyn Reflectable)) {
     let chain: SmallVec<[&'static RttiType; 4]> = object.rtti().chain().collect();
-    for rtti in chain.iter().rev() {
-        if let Some(section) = section_mut(object, rtti.id()) {
-            f(rtti, section);
-        }
+    for (index, rtti) in chain.iter().enumerate().rev() {
+        f(rtti, RttiType::section_mut(object, index).expect("the chain came from the object"));
     }
 }
 

@@ -1,0 +1,256 @@
+//! [`RttiField`]: one reflected field, and dynamic access to it for any kind.
+
+use super::{
+    ElemShape, EmbeddedAccess, ErasedElems, FieldAccess, FieldError, FieldKind, FieldShape, PlainAccess, PointerAccess,
+    SharedObject, WireShape,
+};
+use crate::rtti::Reflectable;
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt;
+
+/// One reflected field of a type.
+pub struct RttiField {
+    id: u16,
+    name: Cow<'static, str>,
+    flags: u64,
+    shape: FieldShape,
+    wire: WireShape,
+    access: FieldAccess,
+}
+
+impl fmt::Debug for RttiField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RttiField")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("shape", &self.shape)
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
+
+impl RttiField {
+    /// A field from its parts; normally made by the derive or [`crate::rtti::RttiTypeBuilder`].
+    /// Its [`FieldShape`] is computed here, once.
+    pub fn new(id: u16, name: impl Into<Cow<'static, str>>, flags: u64, access: FieldAccess) -> Self {
+        let elem = match &access {
+            FieldAccess::Plain(access) => ElemShape::Plain(access.info()),
+            FieldAccess::Embedded(access) => ElemShape::Embedded(access.declared()),
+            FieldAccess::Pointer(access) => {
+                ElemShape::Pointer { declared: access.declared(), family: access.family(), weak: access.is_weak() }
+            }
+        };
+        let array = match &access {
+            FieldAccess::Plain(access) => access.is_array(),
+            FieldAccess::Embedded(access) => access.is_array(),
+            FieldAccess::Pointer(access) => access.is_array(),
+        };
+        let shape = FieldShape { array, elem };
+        RttiField { id, name: name.into(), flags, shape, wire: shape.wire(), access }
+    }
+
+    /// The field's unique ID within its type.
+    pub fn id(&self) -> u16 {
+        self.id
+    }
+    /// The field's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub(crate) fn set_flags(&mut self, flags: u64) {
+        self.flags = flags;
+    }
+    /// The field's flags ([`SKIP_REFERENCE_SEARCH`](super::SKIP_REFERENCE_SEARCH) and user bits).
+    pub fn flags(&self) -> u64 {
+        self.flags
+    }
+    /// `true` when every bit of `flag` is set.
+    pub fn has_flag(&self, flag: u64) -> bool {
+        self.flags & flag == flag
+    }
+    /// What the field holds: kind, array, element type.
+    pub fn shape(&self) -> &FieldShape {
+        &self.shape
+    }
+    /// What a stream records of the field's shape (see [`WireShape`]).
+    #[inline]
+    pub fn wire_shape(&self) -> WireShape {
+        self.wire
+    }
+    /// The field's kind.
+    pub fn kind(&self) -> FieldKind {
+        self.shape.kind()
+    }
+    /// `true` for `Vec`, `[T; N]` and `SmallVec` fields.
+    pub fn is_array(&self) -> bool {
+        self.shape.array
+    }
+    /// `true` for a getter/setter pair (computed stored form).
+    pub fn is_computed(&self) -> bool {
+        self.erased().is_computed()
+    }
+    /// Rust name of one element's type.
+    pub fn elem_type_name(&self) -> &'static str {
+        self.erased().elem_type_name()
+    }
+    /// `size_of` one element.
+    pub fn elem_size(&self) -> usize {
+        self.erased().elem_size()
+    }
+    /// Kind-specific access (used by serializers and graph walks).
+    pub fn access(&self) -> &FieldAccess {
+        &self.access
+    }
+    /// The plain access, if this is a plain field.
+    pub fn as_plain(&self) -> Option<&dyn PlainAccess> {
+        match &self.access {
+            FieldAccess::Plain(access) => Some(access.as_ref()),
+            _ => None,
+        }
+    }
+    /// The embedded access, if this is an embedded field.
+    pub fn as_embedded(&self) -> Option<&dyn EmbeddedAccess> {
+        match &self.access {
+            FieldAccess::Embedded(access) => Some(access.as_ref()),
+            _ => None,
+        }
+    }
+    /// The pointer access, if this is a pointer field.
+    pub fn as_pointer(&self) -> Option<&dyn PointerAccess> {
+        match &self.access {
+            FieldAccess::Pointer(access) => Some(access.as_ref()),
+            _ => None,
+        }
+    }
+
+    fn erased(&self) -> &dyn ErasedElems {
+        match &self.access {
+            FieldAccess::Plain(access) => access.as_ref(),
+            FieldAccess::Embedded(access) => access.as_ref(),
+            FieldAccess::Pointer(access) => access.as_ref(),
+        }
+    }
+
+    /// Names this field in an error from its implementation.
+    fn named(&self) -> impl Fn(FieldError) -> FieldError + '_ {
+        |error| error.in_field(&self.name)
+    }
+
+    #[cold]
+    fn wrong_kind(&self) -> FieldError {
+        FieldError::WrongKind { field: self.name.to_string(), kind: self.kind() }
+    }
+
+    #[cold]
+    fn wrong_type(&self) -> FieldError {
+        FieldError::WrongType { field: self.name.to_string(), expected: self.elem_type_name() }
+    }
+
+    /// Number of elements: 1 for a single value, the length for an array.
+    pub fn len(&self, owner: &dyn Reflectable) -> Result<usize, FieldError> {
+        self.erased().len(owner).map_err(self.named())
+    }
+
+    /// Resizes an array field (`Vec`, `SmallVec`); new elements are `Default`. Fixed-size forms
+    /// accept only their own length.
+    pub fn resize(&self, owner: &mut dyn Reflectable, len: usize) -> Result<(), FieldError> {
+        self.erased().resize(owner, len).map_err(self.named())
+    }
+
+    /// Runs `f` on element `index` as `&dyn Any` (the element's own Rust type: a plain value, an
+    /// embedded object or its slot, or a pointer handle).
+    pub fn with_elem<R>(
+        &self,
+        owner: &dyn Reflectable,
+        index: usize,
+        f: impl FnOnce(&dyn Any) -> R,
+    ) -> Result<R, FieldError> {
+        let mut f = Some(f);
+        let mut result = None;
+        self.erased().with_elem(owner, index, &mut |elem| result = f.take().map(|f| f(elem))).map_err(self.named())?;
+        Ok(result.expect("with_elem calls its closure once on success"))
+    }
+
+    /// A clone of element `index` (0 for a single field), typed. For pointer fields this clones the
+    /// shared handle.
+    pub fn get_elem<T: Any + Clone>(&self, owner: &dyn Reflectable, index: usize) -> Result<T, FieldError> {
+        self.with_elem(owner, index, |elem| elem.downcast_ref::<T>().cloned())?.ok_or_else(|| self.wrong_type())
+    }
+
+    /// A clone of a single field's value, typed.
+    pub fn get<T: Any + Clone>(&self, owner: &dyn Reflectable) -> Result<T, FieldError> {
+        self.get_elem(owner, 0)
+    }
+
+    /// Replaces element `index` with `value`.
+    pub fn set_elem<T: Any>(&self, owner: &mut dyn Reflectable, index: usize, value: T) -> Result<(), FieldError> {
+        self.erased().set_elem(owner, index, &mut Some(value)).map_err(self.named())
+    }
+
+    /// Replaces a single field's value.
+    pub fn set<T: Any>(&self, owner: &mut dyn Reflectable, value: T) -> Result<(), FieldError> {
+        self.set_elem(owner, 0, value)
+    }
+
+    /// Borrows element `index` of an embedded field (`None` for an empty `Option`).
+    pub fn with_embedded<R>(
+        &self,
+        owner: &dyn Reflectable,
+        index: usize,
+        f: impl FnOnce(Option<&dyn Reflectable>) -> R,
+    ) -> Result<R, FieldError> {
+        let access = self.as_embedded().ok_or_else(|| self.wrong_kind())?;
+        let mut f = Some(f);
+        let mut result = None;
+        access.with_value(owner, index, &mut |value| result = f.take().map(|f| f(value))).map_err(self.named())?;
+        Ok(result.expect("with_value calls its closure once on success"))
+    }
+
+    /// Mutably borrows element `index` of an embedded field.
+    pub fn with_embedded_mut<R>(
+        &self,
+        owner: &mut dyn Reflectable,
+        index: usize,
+        f: impl FnOnce(Option<&mut dyn Reflectable>) -> R,
+    ) -> Result<R, FieldError> {
+        let access = self.as_embedded().ok_or_else(|| self.wrong_kind())?;
+        let mut f = Some(f);
+        let mut result = None;
+        access.with_value_mut(owner, index, &mut |value| result = f.take().map(|f| f(value))).map_err(self.named())?;
+        Ok(result.expect("with_value_mut calls its closure once on success"))
+    }
+
+    /// Borrows the object element `index` of a pointer field points at (through its `RefCell` or
+    /// lock; a `Weak` is upgraded). `f` gets `None` for a null or dead pointer.
+    pub fn with_pointee<R>(
+        &self,
+        owner: &dyn Reflectable,
+        index: usize,
+        f: impl FnOnce(Option<&dyn Reflectable>) -> R,
+    ) -> Result<R, FieldError> {
+        match self.shared(owner, index)? {
+            Some(handle) => handle.read(|object| f(Some(object))),
+            None => Ok(f(None)),
+        }
+    }
+
+    /// Mutably borrows the pointee of element `index` (needs `RefCell`, `Mutex` or `RwLock`).
+    pub fn with_pointee_mut<R>(
+        &self,
+        owner: &dyn Reflectable,
+        index: usize,
+        f: impl FnOnce(Option<&mut dyn Reflectable>) -> R,
+    ) -> Result<R, FieldError> {
+        match self.shared(owner, index)? {
+            Some(handle) => handle.write(|object| f(Some(object))),
+            None => Ok(f(None)),
+        }
+    }
+
+    /// A type-erased strong handle to the pointee of element `index` (`None` when null or dead).
+    pub fn shared(&self, owner: &dyn Reflectable, index: usize) -> Result<Option<SharedObject>, FieldError> {
+        let access = self.as_pointer().ok_or_else(|| self.wrong_kind())?;
+        access.shared(owner, index).map_err(self.named())
+    }
+}

@@ -1,0 +1,143 @@
+//! The stream grammar (`FORMAT.md`): the stream header, type and field headers read in sequence,
+//! the rule an embedded object's header follows, element counts and nesting depth, and the one
+//! walk over an object's sections and fields that the decoder, its immutable pre-scan and the
+//! skipper all use. The header layouts themselves are in [`format`](super::format).
+
+use super::error::{corrupt, DecodeError, DecodeErrorKind};
+use super::format::{
+    FieldHeader, TypeHeader, WireKind, MAGIC, NULL_TYPE_ID, OBJECT_BIT, STREAM_HEADER_SIZE, TYPE_HEADER_SIZE, VERSION,
+    WORD_SIZE,
+};
+use super::Limits;
+use crate::plain::Reader;
+
+/// Appends the stream header.
+pub(crate) fn write_stream_header(out: &mut Vec<u8>) {
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+}
+
+/// Checks the magic and version.
+pub(crate) fn read_stream_header(reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+    let found = &reader.rest()[..reader.remaining().min(STREAM_HEADER_SIZE)];
+    if found.len() < MAGIC.len() || found[..MAGIC.len()] != MAGIC {
+        let found = found[..found.len().min(MAGIC.len())].to_vec();
+        return Err(DecodeError::new(DecodeErrorKind::BadMagic { found }, 0));
+    }
+    reader.skip(MAGIC.len())?;
+    let version = reader.read_u32()?;
+    if version != VERSION {
+        return Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion { version }, MAGIC.len()));
+    }
+    Ok(())
+}
+
+/// Reads a type header; the next word must have [`OBJECT_BIT`] set.
+pub(crate) fn type_header(reader: &mut Reader<'_>) -> Result<TypeHeader, DecodeError> {
+    let offset = reader.offset();
+    let meta = reader.read_u32()?;
+    if meta & OBJECT_BIT == 0 {
+        return Err(corrupt(offset, "expected a type header, found a field header"));
+    }
+    Ok(TypeHeader::unpack(meta, reader.read_u32()?))
+}
+
+/// Reads an embedded object's type header: instance 0 and no base bit. `None` for an empty slot
+/// (the null type, which has no fields and no terminator).
+pub(crate) fn embedded_header(reader: &mut Reader<'_>) -> Result<Option<u32>, DecodeError> {
+    let offset = reader.offset();
+    let header = type_header(reader)?;
+    if header.instance != 0 || header.base {
+        return Err(corrupt(offset, "an embedded object must start with instance 0 and no base bit"));
+    }
+    Ok((header.type_id != NULL_TYPE_ID).then_some(header.type_id))
+}
+
+/// Fails when `depth` is past the nesting limit.
+pub(crate) fn check_depth(reader: &Reader<'_>, depth: usize, limits: &Limits) -> Result<(), DecodeError> {
+    if depth > limits.max_depth {
+        Err(DecodeError::new(DecodeErrorKind::TooDeep { limit: limits.max_depth }, reader.offset()))
+    } else {
+        Ok(())
+    }
+}
+
+/// Fewest bytes one element of `kind` occupies on the wire, so that a count read from the input
+/// can be checked against the bytes that remain.
+pub(crate) fn min_elem_size(kind: WireKind) -> usize {
+    match kind {
+        WireKind::Plain(Some(size)) => usize::from(size).max(1),
+        WireKind::Plain(None) | WireKind::Pointer => WORD_SIZE,
+        WireKind::Embedded => TYPE_HEADER_SIZE,
+    }
+}
+
+/// The element count of a field: for arrays read, then checked against the bytes left and the
+/// array length limit; 1 otherwise.
+#[inline]
+pub(crate) fn field_count(
+    reader: &mut Reader<'_>,
+    header: &FieldHeader,
+    limits: &Limits,
+) -> Result<usize, DecodeError> {
+    if !header.shape.array {
+        return Ok(1);
+    }
+    let offset = reader.offset();
+    let len = reader.read_count(min_elem_size(header.shape.kind))?;
+    if len > limits.max_array_len {
+        return Err(DecodeError::new(DecodeErrorKind::ArrayTooLong { len, limit: limits.max_array_len }, offset));
+    }
+    Ok(len)
+}
+
+/// What comes next inside an object.
+pub(crate) enum Item {
+    /// A field of the current section (its header read; its data is the visitor's to consume).
+    Field(FieldHeader),
+    /// A base section of the given type ID starts.
+    Section(u32),
+}
+
+/// Walks one object whose first type header was read: every field of every section goes to
+/// `visit` (which must consume the field's data), and the start of each base section too. An
+/// embedded object (`embedded`) ends at its terminator; a top-level one at the end of the input or
+/// before the next top-level object's header. Base sections must carry the object's `instance`.
+#[inline]
+pub(crate) fn walk_object(
+    reader: &mut Reader<'_>,
+    instance: u32,
+    embedded: bool,
+    mut visit: impl FnMut(&mut Reader<'_>, Item) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    loop {
+        let Some(word) = reader.peek_u32() else {
+            return match (reader.is_empty(), embedded) {
+                (true, false) => Ok(()),
+                (true, true) => Err(corrupt(reader.offset(), "embedded object without a terminator")),
+                (false, _) => Err(corrupt(reader.offset(), "stray bytes at the end of the stream")),
+            };
+        };
+        if word & OBJECT_BIT != 0 {
+            let header = TypeHeader::unpack(word, 0);
+            match (header.base, embedded) {
+                (true, _) if header.instance == instance => {
+                    let section = type_header(reader)?;
+                    visit(reader, Item::Section(section.type_id))?;
+                    continue;
+                }
+                (true, _) => return Err(corrupt(reader.offset(), "base section of another instance")),
+                (false, true) => return Err(corrupt(reader.offset(), "embedded object without a terminator")),
+                (false, false) => return Ok(()),
+            }
+        }
+        let offset = reader.offset();
+        reader.skip(WORD_SIZE)?;
+        match FieldHeader::unpack(word) {
+            Ok(Some(header)) => visit(reader, Item::Field(header))?,
+            Ok(None) if embedded => return Ok(()),
+            Ok(None) => return Err(corrupt(offset, "terminator outside an embedded object")),
+            Err(what) => return Err(corrupt(offset, what)),
+        }
+    }
+}
