@@ -6,7 +6,9 @@ mod level;
 
 use quickcheck::{quickcheck, TestResult};
 use reflectable::plain::PlainError;
-use reflectable::serializer::format::{FieldHeader, TypeHeader, WireKind, FIELD_TERMINATOR, MAGIC, VERSION};
+use reflectable::serializer::format::{
+    FieldHeader, Trailer, TypeHeader, WireKind, FIELD_TERMINATOR, MAGIC, TRAILER_SIZE, VERSION,
+};
 use reflectable::serializer::{DecodeErrorKind, ErrorFrame, MemorySerializer};
 use reflectable::Reflectable;
 use std::rc::Rc;
@@ -31,25 +33,45 @@ struct Door {
 #[rtti(id = 430_001)]
 struct Empty {}
 
-struct Stream(Vec<u8>);
+/// A hand-assembled stream: headers and words in any order, ended by a correct trailer so that
+/// the decoder gets to judge the body.
+struct Stream {
+    bytes: Vec<u8>,
+    objects: u32,
+}
 
 impl Stream {
     fn new() -> Self {
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&VERSION.to_le_bytes());
-        Stream(bytes)
+        Stream { bytes, objects: 0 }
     }
     fn object(mut self, instance: u32, type_id: u32) -> Self {
-        TypeHeader { instance, base: false, type_id }.write(&mut self.0);
+        TypeHeader { instance, base: false, type_id }.write(&mut self.bytes);
+        self.objects += u32::from(instance != 0);
         self
     }
     fn field(mut self, id: u16, kind: WireKind, array: bool) -> Self {
-        self.0.extend_from_slice(&FieldHeader::new(id, kind, array).pack().to_le_bytes());
+        self.bytes.extend_from_slice(&FieldHeader::new(id, kind, array).pack().to_le_bytes());
         self
     }
     fn word(mut self, word: u32) -> Self {
-        self.0.extend_from_slice(&word.to_le_bytes());
+        self.bytes.extend_from_slice(&word.to_le_bytes());
         self
+    }
+    fn raw(mut self, bytes: &[u8]) -> Self {
+        self.bytes.extend_from_slice(bytes);
+        self
+    }
+    /// The stream so far with its trailer, keeping the stream.
+    fn end_clone(&self) -> Vec<u8> {
+        Stream { bytes: self.bytes.clone(), objects: self.objects }.end()
+    }
+    /// The stream with its trailer.
+    fn end(self) -> Vec<u8> {
+        let length = (self.bytes.len() + TRAILER_SIZE) as u64;
+        let trailer = Trailer { flags: 0, objects: self.objects, length, checksum: 0 };
+        [self.bytes, trailer.to_bytes().to_vec()].concat()
     }
 }
 
@@ -80,17 +102,24 @@ fn samples() -> Vec<Vec<u8>> {
         many: vec![Some(shared.clone()), None, Some(Rc::new(Door::default()))],
     };
     let (level, _) = level::build_level(20, 11);
-    let samples = vec![serializer().encode(&root).unwrap(), serializer().encode(&level).unwrap()];
+    let checksummed = MemorySerializer::with(reflectable::serializer::BinarySerializer::new().checksum(true));
+    let samples = vec![
+        serializer().encode(&root).unwrap(),
+        serializer().encode(&level).unwrap(),
+        checksummed.encode(&level).unwrap(),
+    ];
     level::break_cycles(&level);
     samples
 }
 
+/// A stream cut anywhere is an error (never a smaller graph and `Ok`), placed within the bytes
+/// that remain.
 #[test]
-fn every_truncation_fails_cleanly() {
+fn every_truncation_is_an_error() {
     for bytes in samples() {
         for len in 0..bytes.len() {
             match serializer().decode(&bytes[..len]) {
-                Ok(_) => {}
+                Ok(_) => panic!("a stream of {} bytes cut at {len} decoded", bytes.len()),
                 Err(error) => assert!(
                     error.offset().is_some_and(|offset| offset <= len),
                     "offset {:?} past the end {len}: {error}",
@@ -98,13 +127,46 @@ fn every_truncation_fails_cleanly() {
                 ),
             }
         }
+        // Bytes appended after the trailer are refused too.
+        assert!(serializer().decode(&[&bytes[..], &[0]].concat()).is_err());
     }
 }
 
 #[test]
+fn a_trailer_that_lies_is_an_error() {
+    let bytes = serializer().encode(&door_chain(2)).unwrap();
+    let end = bytes.len() - TRAILER_SIZE;
+    let with = |at: usize, value: &[u8]| {
+        let mut bytes = bytes.clone();
+        bytes[end + at..end + at + value.len()].copy_from_slice(value);
+        serializer().decode(&bytes).unwrap_err().into_kind()
+    };
+    assert_eq!(with(0, b"\xC8ENX"), DecodeErrorKind::MissingTrailer);
+    assert!(matches!(with(4, &[2, 0, 0, 0]), DecodeErrorKind::Corrupt(_)), "unknown flags");
+    assert_eq!(with(8, &[7, 0, 0, 0]), DecodeErrorKind::ObjectCountMismatch { recorded: 7, found: 1 });
+    let length = (bytes.len() as u64 + 1).to_le_bytes();
+    assert_eq!(
+        with(12, &length),
+        DecodeErrorKind::LengthMismatch { recorded: bytes.len() as u64 + 1, actual: bytes.len() }
+    );
+    assert_eq!(
+        with(4, &[1, 0, 0, 0]),
+        DecodeErrorKind::ChecksumMismatch {
+            recorded: 0,
+            computed: crc32fast::hash(&{
+                let mut flagged = bytes.clone();
+                flagged[end + 4] = 1;
+                flagged.truncate(bytes.len() - 4);
+                flagged
+            })
+        }
+    );
+}
+
+#[test]
 fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
-    let bytes = Stream::new().object(1, 430_000).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).0;
-    assert_eq!(bytes.len(), 24);
+    let bytes = Stream::new().object(1, 430_000).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).end();
+    assert_eq!(bytes.len(), 24 + TRAILER_SIZE);
     let error = serializer().decode(&bytes).unwrap_err();
     assert_eq!(
         *error.kind(),
@@ -112,17 +174,17 @@ fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
     );
     assert_eq!(error.offset(), Some(20));
     // The same claim in a field the type does not know (skipped), and in pointer and embedded arrays.
-    let skipped = Stream::new().object(1, 430_001).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).0;
+    let skipped = Stream::new().object(1, 430_001).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).end();
     assert!(matches!(
         serializer().decode(&skipped).unwrap_err().kind(),
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
     ));
-    let pointers = Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(u32::MAX).0;
+    let pointers = Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(u32::MAX).end();
     assert!(matches!(
         serializer().decode(&pointers).unwrap_err().kind(),
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
     ));
-    let embedded = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, true).word(u32::MAX).0;
+    let embedded = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, true).word(u32::MAX).end();
     assert!(serializer().decode(&embedded).is_err());
 }
 
@@ -131,12 +193,12 @@ fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
 #[test]
 fn maximal_nesting_hits_the_depth_limit() {
     let mut stream = Stream::new().object(1, 430_000);
-    while stream.0.len() < 1 << 20 {
+    while stream.bytes.len() < 1 << 20 {
         stream = stream.field(3, WireKind::Embedded, false).object(0, 430_000);
     }
     let started = std::time::Instant::now();
     for root_type in [430_000u32, 430_001] {
-        let mut bytes = stream.0.clone();
+        let mut bytes = stream.end_clone();
         bytes[12..16].copy_from_slice(&root_type.to_le_bytes());
         let error = serializer().decode(&bytes).unwrap_err();
         assert_eq!(*error.kind(), DecodeErrorKind::TooDeep { limit: 128 }, "root type {root_type}");
@@ -169,7 +231,7 @@ fn pointer_cycles_and_self_references_in_the_stream_terminate() {
         .word(2) // count
         .word(1)
         .word(3)
-        .0;
+        .end();
     let door: Door = serializer().decode_as(&bytes).unwrap();
     assert!(door.next.is_none(), "a pointer to the by-value root is null");
     let two = door.many[0].clone().unwrap();
@@ -186,19 +248,19 @@ fn a_million_references_to_missing_objects_decode_quickly_as_nulls() {
     let count = 1_000_000u32;
     let mut stream = Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(count);
     for id in 0..count {
-        stream.0.extend_from_slice(&(2 + id % 1000).to_le_bytes());
+        stream.bytes.extend_from_slice(&(2 + id % 1000).to_le_bytes());
     }
     for instance in 2..1002 {
         stream = stream.object(instance, 999_999); // a type nobody registered
     }
     let started = std::time::Instant::now();
-    let door: Door = serializer().decode_as(&stream.0).unwrap();
+    let door: Door = serializer().decode_as(&stream.end()).unwrap();
     assert_eq!(door.many.len(), count as usize);
     assert!(door.many.iter().all(Option::is_none));
     assert!(started.elapsed().as_secs() < 10);
 
     // References past the objects the stream holds are an error.
-    let bytes = Stream::new().object(1, 430_000).field(4, WireKind::Pointer, false).word(5).0;
+    let bytes = Stream::new().object(1, 430_000).field(4, WireKind::Pointer, false).word(5).end();
     let error = serializer().decode(&bytes).unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::UnknownInstance { id: 5, count: 1 });
     assert_eq!(error.offset(), Some(20));
@@ -206,30 +268,30 @@ fn a_million_references_to_missing_objects_decode_quickly_as_nulls() {
 
 #[test]
 fn corrupt_structure_is_reported_with_its_offset() {
-    let reserved = Stream::new().object(1, 430_000).word(0x0001_00C0).0;
+    let reserved = Stream::new().object(1, 430_000).word(0x0001_00C0).end();
     let error = serializer().decode(&reserved).unwrap_err();
     assert_eq!((error.offset(), error.kind()), (Some(16), &DecodeErrorKind::Corrupt("reserved field header bits set")));
 
-    let sequence = Stream::new().object(2, 430_000).0;
+    let sequence = Stream::new().object(2, 430_000).end();
     let error = serializer().decode(&sequence).unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::InstanceOutOfSequence { expected: 1, found: 2 });
 
-    let stray_terminator = Stream::new().object(1, 430_000).word(FIELD_TERMINATOR).0;
+    let stray_terminator = Stream::new().object(1, 430_000).word(FIELD_TERMINATOR).end();
     assert!(matches!(serializer().decode(&stray_terminator).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
 
-    let unterminated = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, false).object(0, 430_000).0;
+    let unterminated = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, false).object(0, 430_000).end();
     assert!(matches!(serializer().decode(&unterminated).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
 
-    let stray_bytes = [Stream::new().object(1, 430_000).0, vec![1, 2]].concat();
+    let stray_bytes = Stream::new().object(1, 430_000).raw(&[1, 2]).end();
     assert!(matches!(serializer().decode(&stray_bytes).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
 
-    let unknown_root = Stream::new().object(1, 999_999).0;
+    let unknown_root = Stream::new().object(1, 999_999).end();
     assert_eq!(
         serializer().decode(&unknown_root).unwrap_err().into_kind(),
         DecodeErrorKind::UnknownRootType { type_id: 999_999 }
     );
 
-    let wrong_root = Stream::new().object(1, 430_001).0;
+    let wrong_root = Stream::new().object(1, 430_001).end();
     assert!(matches!(
         serializer().decode_as::<Door>(&wrong_root).unwrap_err().kind(),
         DecodeErrorKind::RootTypeMismatch { .. }
@@ -238,14 +300,8 @@ fn corrupt_structure_is_reported_with_its_offset() {
 
 #[test]
 fn errors_inside_fields_name_the_type_and_field() {
-    let bytes = Stream::new()
-        .object(1, 430_000)
-        .field(1, WireKind::Plain(None), false)
-        .word(6)
-        .0
-        .into_iter()
-        .chain([0xff, 0xfe])
-        .collect::<Vec<u8>>();
+    let bytes =
+        Stream::new().object(1, 430_000).field(1, WireKind::Plain(None), false).word(6).raw(&[0xff, 0xfe]).end();
     let error = serializer().decode(&bytes).unwrap_err();
     assert_eq!(error.offset(), Some(24));
     assert_eq!(error.context()[0], ErrorFrame { type_name: "Door", field: Some("name") });
@@ -258,8 +314,8 @@ fn errors_inside_fields_name_the_type_and_field() {
 quickcheck! {
     fn random_bytes_never_panic(body: Vec<u8>) -> bool {
         let _ = serializer().decode(&body);
-        let _ = serializer().decode(&[Stream::new().0, body.clone()].concat());
-        let _ = serializer().decode(&[Stream::new().object(1, 430_000).0, body].concat());
+        let _ = serializer().decode(&Stream::new().raw(&body).end());
+        let _ = serializer().decode(&Stream::new().object(1, 430_000).raw(&body).end());
         true
     }
 
@@ -322,25 +378,24 @@ impl Drop for Counted {
 fn a_failed_decode_frees_the_cycles_it_built() {
     // 1 -> 2, 2 -> 3, 3 -> 2 (a cycle), then 3's name is not UTF-8: decoding fails after the cycle
     // is closed.
-    let mut bytes = Stream::new()
-        .object(1, 430_010)
-        .field(1, WireKind::Pointer, false)
-        .word(2)
-        .object(2, 430_010)
-        .field(1, WireKind::Pointer, false)
-        .word(3)
-        .object(3, 430_010)
-        .field(1, WireKind::Pointer, false)
-        .word(2)
-        .field(2, WireKind::Plain(None), false)
-        .word(6)
-        .0;
-    bytes.extend_from_slice(&[0xff, 0xfe]);
+    let cycle = || {
+        Stream::new()
+            .object(1, 430_010)
+            .field(1, WireKind::Pointer, false)
+            .word(2)
+            .object(2, 430_010)
+            .field(1, WireKind::Pointer, false)
+            .word(3)
+            .object(3, 430_010)
+            .field(1, WireKind::Pointer, false)
+            .word(2)
+    };
+    let bytes = cycle().field(2, WireKind::Plain(None), false).word(6).raw(&[0xff, 0xfe]).end();
     assert!(serializer().decode(&bytes).is_err());
     assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 0, "every object built was freed");
     // The same graph without the bad bytes decodes, and break_cycles frees it.
-    let good = &bytes[..bytes.len() - 10];
-    let root: Counted = serializer().decode_as(good).unwrap();
+    let good = cycle().end();
+    let root: Counted = serializer().decode_as(&good).unwrap();
     assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 3);
     reflectable::rtti::break_cycles(&root);
     drop(root);
@@ -364,7 +419,7 @@ fn a_failed_decode_frees_the_cycles_it_built() {
         .object(4, 430_011)
         .field(1, WireKind::Pointer, false)
         .word(3)
-        .0;
+        .end();
     let root: Counted = serializer().decode_as(&bytes).unwrap();
     assert!(root.watch.upgrade().is_none() && root.other.is_none());
     assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 1, "only the root is alive");
@@ -395,7 +450,7 @@ fn a_failed_decode_frees_the_cycles_it_built() {
         .object(5, 430_010)
         .field(1, WireKind::Pointer, false)
         .word(5)
-        .0;
+        .end();
     let root: Counted = serializer().decode_as(&bytes).unwrap();
     assert!(root.watch.upgrade().is_none(), "the weak-only cycle was freed");
     let kept = root.next.as_ref().expect("instance 3").borrow().next.clone().expect("instance 5");

@@ -10,7 +10,7 @@ mod level;
 #[path = "common/fuzz_model.rs"]
 mod fuzz_model;
 
-use reflectable::serializer::format::{FieldHeader, TypeHeader, WireKind, MAGIC, VERSION};
+use reflectable::serializer::format::{FieldHeader, Trailer, TypeHeader, WireKind, MAGIC, TRAILER_SIZE, VERSION};
 use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
 use reflectable::Reflectable;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -90,6 +90,13 @@ fn stream() -> Vec<u8> {
     bytes
 }
 
+/// Ends a hand-assembled stream of `objects` top-level objects with its trailer.
+fn end(mut bytes: Vec<u8>, objects: u32) -> Vec<u8> {
+    let length = (bytes.len() + TRAILER_SIZE) as u64;
+    bytes.extend_from_slice(&Trailer { flags: 0, objects, length, checksum: 0 }.to_bytes());
+    bytes
+}
+
 fn object(bytes: &mut Vec<u8>, instance: u32, type_id: u32) {
     TypeHeader { instance, base: false, type_id }.write(bytes);
 }
@@ -136,14 +143,14 @@ fn hostile_inputs_stay_within_ten_times_their_size() {
         field(&mut nested, 2, WireKind::Embedded, false);
         object(&mut nested, 0, 440_000);
     }
-    assert_eq!(decode_bounded("1 MB of nesting", &nested), Err(DecodeErrorKind::TooDeep { limit: 128 }));
+    assert_eq!(decode_bounded("1 MB of nesting", &end(nested, 1)), Err(DecodeErrorKind::TooDeep { limit: 128 }));
 
     // A claim of 2^32 elements (the count field holds 2^32 - 1).
     let mut claim = stream();
     object(&mut claim, 1, 440_000);
     field(&mut claim, 3, WireKind::Plain(Some(8)), true);
     word(&mut claim, u32::MAX);
-    assert!(matches!(decode_bounded("2^32 elements", &claim), Err(DecodeErrorKind::Plain(_))));
+    assert!(matches!(decode_bounded("2^32 elements", &end(claim, 1)), Err(DecodeErrorKind::Plain(_))));
 
     // Cycles and self-references among immutable objects: 1 -> 2..=1001, each pointing at itself
     // and at the next.
@@ -160,7 +167,7 @@ fn hostile_inputs_stay_within_ten_times_their_size() {
         word(&mut cycles, if id == 1001 { 2 } else { id + 1 });
         word(&mut cycles, 1);
     }
-    decode_bounded("cycles and self-references", &cycles).unwrap();
+    decode_bounded("cycles and self-references", &end(cycles, 1001)).unwrap();
 
     // 10^6 references to objects whose type nobody registered.
     let mut missing = stream();
@@ -169,7 +176,7 @@ fn hostile_inputs_stay_within_ten_times_their_size() {
     word(&mut missing, 1_000_000);
     (0..1_000_000u32).for_each(|i| word(&mut missing, 2 + i % 1000));
     (2..1002).for_each(|id| object(&mut missing, id, 999_999));
-    decode_bounded("10^6 missing objects", &missing).unwrap();
+    decode_bounded("10^6 missing objects", &end(missing, 1001)).unwrap();
 }
 
 #[test]

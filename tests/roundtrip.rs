@@ -534,14 +534,14 @@ fn weak_only_targets_live_as_long_as_someone_holds_them() {
     let watcher = Watcher { watched: Rc::downgrade(&square) };
     let serializer = MemorySerializer::new();
     let bytes = serializer.encode(&watcher).unwrap();
-    assert_eq!(bytes.len(), 8 + 16 + 16, "stream header, the watcher, then its target");
+    assert_eq!(bytes.len(), 8 + 16 + 16 + 24, "stream header, the watcher, its target, the trailer");
     // Nothing in the decoded graph holds the target strongly: the weak pointer is dead afterwards.
     let back: Watcher = serializer.decode_as(&bytes).unwrap();
     assert!(back.watched.upgrade().is_none());
     // A dead weak pointer is written as null.
     drop(square);
     let bytes = serializer.encode(&watcher).unwrap();
-    assert_eq!(bytes.len(), 8 + 16, "stream header and the watcher alone");
+    assert_eq!(bytes.len(), 8 + 16 + 24, "stream header, the watcher alone, the trailer");
 }
 
 /// Random graphs: nodes with strong children (cycles allowed), weak links and shared leaves.

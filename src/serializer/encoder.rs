@@ -7,7 +7,7 @@
 
 use super::error::EncodeError;
 use super::format::{FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID};
-use super::wire::write_stream_header;
+use super::wire::{write_stream_header, write_trailer};
 use super::{Limits, Root};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
@@ -32,6 +32,8 @@ pub(crate) struct Encoder<'s, 'c> {
     depth: usize,
     limits: Limits,
     context: &'c mut dyn Any,
+    /// Hashes every byte handed to the sink, when the stream carries a checksum.
+    checksum: Option<crc32fast::Hasher>,
     /// Address of a root passed by reference: a shared object at that address is the root met
     /// again through a pointer, which the stream cannot express.
     root_by_reference: Option<*const ()>,
@@ -59,7 +61,14 @@ impl<'s, 'c> Encoder<'s, 'c> {
             limits,
             context,
             root_by_reference: None,
+            checksum: None,
         }
+    }
+
+    /// Ends the stream with a checksum in its trailer.
+    pub(crate) fn with_checksum(mut self, checksum: bool) -> Self {
+        self.checksum = checksum.then(crc32fast::Hasher::new);
+        self
     }
 
     /// Writes the whole graph; returns what is left in the buffer and the total bytes produced.
@@ -80,12 +89,16 @@ impl<'s, 'c> Encoder<'s, 'c> {
             id += 1;
             self.shared_object(&shared, id)?;
         }
+        if let Some(hasher) = self.checksum.as_mut() {
+            hasher.update(&self.out);
+        }
+        let objects = self.next_id - 1;
+        let length = self.written + self.out.len() as u64;
+        write_trailer(&mut self.out, objects, length, self.checksum.take());
         if let Some(sink) = self.sink.as_mut() {
-            if !self.out.is_empty() {
-                sink(&self.out)?;
-                self.written += self.out.len() as u64;
-                self.out.clear();
-            }
+            sink(&self.out)?;
+            self.written += self.out.len() as u64;
+            self.out.clear();
         }
         let total = self.written + self.out.len() as u64;
         Ok((self.out, total))
@@ -109,6 +122,9 @@ impl<'s, 'c> Encoder<'s, 'c> {
     fn maybe_flush(&mut self) -> Result<(), EncodeError> {
         if self.out.len() >= self.flush_threshold {
             if let Some(sink) = self.sink.as_mut() {
+                if let Some(hasher) = self.checksum.as_mut() {
+                    hasher.update(&self.out);
+                }
                 sink(&self.out)?;
                 self.written += self.out.len() as u64;
                 self.out.clear();

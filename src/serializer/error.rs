@@ -29,6 +29,33 @@ pub enum DecodeErrorKind {
     /// The stream holds no object.
     #[error("the stream holds no object")]
     NoRoot,
+    /// A version 2 stream does not end with a trailer: it was cut short, or is not one stream.
+    #[error("the stream does not end with its trailer: it was cut short, or is not one whole stream")]
+    MissingTrailer,
+    /// The trailer records another length than the input has.
+    #[error("the stream records {recorded} bytes but the input has {actual}: cut short or padded")]
+    LengthMismatch {
+        /// The length the trailer records.
+        recorded: u64,
+        /// The input's length.
+        actual: usize,
+    },
+    /// The checksum in the trailer does not match the bytes: they changed after writing.
+    #[error("checksum mismatch: the trailer records {recorded:#010x}, the bytes give {computed:#010x}")]
+    ChecksumMismatch {
+        /// The checksum recorded.
+        recorded: u32,
+        /// The checksum of the bytes read.
+        computed: u32,
+    },
+    /// The trailer records another number of top-level objects than the stream holds.
+    #[error("the stream records {recorded} objects but holds {found}")]
+    ObjectCountMismatch {
+        /// The count recorded.
+        recorded: u32,
+        /// The objects found.
+        found: usize,
+    },
     /// A plain value, count or header could not be read.
     #[error(transparent)]
     Plain(PlainError),
@@ -108,7 +135,14 @@ impl PartialEq for DecodeErrorKind {
         match (self, other) {
             (BadMagic { found: a }, BadMagic { found: b }) => a == b,
             (UnsupportedVersion { version: a }, UnsupportedVersion { version: b }) => a == b,
-            (NoRoot, NoRoot) => true,
+            (NoRoot, NoRoot) | (MissingTrailer, MissingTrailer) => true,
+            (LengthMismatch { recorded: a, actual: b }, LengthMismatch { recorded: c, actual: d }) => (a, b) == (c, d),
+            (ChecksumMismatch { recorded: a, computed: b }, ChecksumMismatch { recorded: c, computed: d }) => {
+                (a, b) == (c, d)
+            }
+            (ObjectCountMismatch { recorded: a, found: b }, ObjectCountMismatch { recorded: c, found: d }) => {
+                (a, b) == (c, d)
+            }
             (Plain(a), Plain(b)) => a == b,
             (Corrupt(a), Corrupt(b)) => a == b,
             (InstanceOutOfSequence { expected: a, found: b }, InstanceOutOfSequence { expected: c, found: d }) => {

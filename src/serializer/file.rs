@@ -61,9 +61,10 @@ pub struct FileSerializer<'r> {
 }
 
 impl FileSerializer<'static> {
-    /// A serializer decoding through the global registry.
+    /// A serializer decoding through the global registry, writing files with a checksum (see
+    /// [`BinarySerializer::checksum`]).
     pub fn new() -> Self {
-        FileSerializer { core: BinarySerializer::new() }
+        FileSerializer { core: BinarySerializer::new().checksum(true) }
     }
 }
 

@@ -6,10 +6,21 @@ pub use crate::field::{WireKind, WireShape};
 
 /// First four bytes of every stream.
 pub const MAGIC: [u8; 4] = *b"RFLB";
-/// Format version written after the magic.
-pub const VERSION: u32 = 1;
+/// Format version written after the magic. Version 2 added the trailer.
+pub const VERSION: u32 = 2;
+/// The oldest version a decoder still reads (version 1 streams have no trailer).
+pub const OLDEST_VERSION: u32 = 1;
 /// Stream header: magic then version.
 pub const STREAM_HEADER_SIZE: usize = 8;
+
+/// First word of the trailer that ends every version 2 stream: the bytes `C8 45 4E 44`
+/// (`"\xC8END"`). Its low byte has bit 0 clear and the reserved bits set, so it is neither a
+/// type header nor a valid field header.
+pub const END_MARK: u32 = u32::from_le_bytes([0xC8, b'E', b'N', b'D']);
+/// Size of the trailer: end mark, flags, object count, stream length (`u64`), checksum.
+pub const TRAILER_SIZE: usize = 24;
+/// Trailer flag bit 0: the checksum word holds the CRC-32 of every byte before it.
+pub const TRAILER_CHECKSUM: u32 = 1 << 0;
 
 /// Size of a type header: a meta word and a type ID.
 pub const TYPE_HEADER_SIZE: usize = 8;
@@ -79,6 +90,49 @@ impl TypeHeader {
     pub fn unpack(meta: u32, type_id: u32) -> Self {
         TypeHeader { instance: meta >> INSTANCE_SHIFT, base: meta & BASE_BIT != 0, type_id }
     }
+}
+
+/// The trailer that ends a version 2 stream, so that a stream cut anywhere is an error: the end
+/// mark, flags, how many top-level objects the stream holds, its total length in bytes (trailer
+/// included), and the CRC-32 (IEEE) of every byte before the checksum field when
+/// [`TRAILER_CHECKSUM`] is set (0 otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trailer {
+    /// Flag bits; only [`TRAILER_CHECKSUM`] is defined, the others must be 0.
+    pub flags: u32,
+    /// Number of top-level objects.
+    pub objects: u32,
+    /// Length of the whole stream, trailer included.
+    pub length: u64,
+    /// CRC-32 of every byte before this field, or 0.
+    pub checksum: u32,
+}
+
+impl Trailer {
+    /// The 24 trailer bytes.
+    pub fn to_bytes(&self) -> [u8; TRAILER_SIZE] {
+        let mut bytes = [0; TRAILER_SIZE];
+        bytes[0..4].copy_from_slice(&END_MARK.to_le_bytes());
+        bytes[4..8].copy_from_slice(&self.flags.to_le_bytes());
+        bytes[8..12].copy_from_slice(&self.objects.to_le_bytes());
+        bytes[12..20].copy_from_slice(&self.length.to_le_bytes());
+        bytes[20..24].copy_from_slice(&self.checksum.to_le_bytes());
+        bytes
+    }
+
+    /// Parses 24 trailer bytes; `None` when they do not start with [`END_MARK`].
+    pub fn from_bytes(bytes: &[u8; TRAILER_SIZE]) -> Option<Self> {
+        let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        if word(0) != END_MARK {
+            return None;
+        }
+        let mut length = [0; 8];
+        length.copy_from_slice(&bytes[12..20]);
+        Some(Trailer { flags: word(4), objects: word(8), length: u64::from_le_bytes(length), checksum: word(20) })
+    }
+
+    /// Where the checksum field starts: the checksum covers the bytes before it.
+    pub const CHECKSUM_OFFSET: usize = 20;
 }
 
 /// A decoded field header.
@@ -157,6 +211,16 @@ mod tests {
         let header = TypeHeader { instance: MAX_INSTANCE_ID, base: true, type_id: 7 };
         assert_eq!(TypeHeader::unpack(header.meta(), 7), header);
         assert_eq!(TypeHeader { instance: 1, base: false, type_id: 0 }.meta(), 0b101);
+    }
+
+    #[test]
+    fn the_trailer_round_trips_and_its_mark_is_no_header() {
+        let trailer = Trailer { flags: TRAILER_CHECKSUM, objects: 3, length: 1 << 40, checksum: 0xDEAD_BEEF };
+        assert_eq!(Trailer::from_bytes(&trailer.to_bytes()), Some(trailer));
+        assert_eq!(&trailer.to_bytes()[..4], b"\xC8END");
+        assert_eq!(END_MARK & OBJECT_BIT, 0);
+        assert!(FieldHeader::unpack(END_MARK).is_err());
+        assert_eq!(Trailer::from_bytes(&[0; TRAILER_SIZE]), None);
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub struct BinarySerializer<'r> {
     registry: &'r Registry,
     limits: Limits,
     flush_threshold: usize,
+    checksum: bool,
 }
 
 impl Default for BinarySerializer<'static> {
@@ -94,12 +95,26 @@ impl BinarySerializer<'static> {
 impl<'r> BinarySerializer<'r> {
     /// A serializer decoding through `registry`.
     pub fn with_registry(registry: &'r Registry) -> Self {
-        BinarySerializer { registry, limits: Limits::default(), flush_threshold: DEFAULT_FLUSH_THRESHOLD }
+        BinarySerializer {
+            registry,
+            limits: Limits::default(),
+            flush_threshold: DEFAULT_FLUSH_THRESHOLD,
+            checksum: false,
+        }
     }
 
     /// Replaces the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Encoded streams carry a CRC-32 of their bytes in the trailer, so that a decoder detects
+    /// bytes that changed after writing (bit rot, a bad copy). Off by default for memory, where
+    /// it would cost about as much as copying the data; [`FileSerializer::new`] turns it on.
+    /// Decoders check a checksum whenever a stream has one.
+    pub fn checksum(mut self, checksum: bool) -> Self {
+        self.checksum = checksum;
         self
     }
 
@@ -111,7 +126,10 @@ impl<'r> BinarySerializer<'r> {
 
     /// Encodes the graph from `root` into a new vector; `context` reaches the serialization hooks.
     pub fn encode_to_vec(&self, root: Root<'_>, context: &mut dyn Any) -> Result<Vec<u8>, EncodeError> {
-        Encoder::new(Vec::new(), None, usize::MAX, self.limits, context).run(root).map(|(bytes, _)| bytes)
+        Encoder::new(Vec::new(), None, usize::MAX, self.limits, context)
+            .with_checksum(self.checksum)
+            .run(root)
+            .map(|(bytes, _)| bytes)
     }
 
     /// Streams the graph into `writer`, buffering at most about the flush threshold plus the
@@ -124,7 +142,10 @@ impl<'r> BinarySerializer<'r> {
     ) -> Result<u64, EncodeError> {
         let mut sink = |chunk: &[u8]| writer.write_all(chunk);
         let buffer = Vec::with_capacity(self.flush_threshold.min(1 << 20));
-        Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self.limits, context).run(root).map(|(_, n)| n)
+        Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self.limits, context)
+            .with_checksum(self.checksum)
+            .run(root)
+            .map(|(_, n)| n)
     }
 
     /// Streams the graph through the caller's fixed `buffer`: each time it is full, `flush` gets
@@ -155,7 +176,8 @@ impl<'r> BinarySerializer<'r> {
             }
             Ok(())
         };
-        let total = Encoder::new(Vec::new(), Some(&mut sink), threshold, self.limits, context).run(root)?.1;
+        let encoder = Encoder::new(Vec::new(), Some(&mut sink), threshold, self.limits, context);
+        let total = encoder.with_checksum(self.checksum).run(root)?.1;
         if filled > 0 {
             flush(&buffer[..filled])?;
         }

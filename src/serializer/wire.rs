@@ -5,8 +5,8 @@
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{
-    FieldHeader, TypeHeader, WireKind, MAGIC, NULL_TYPE_ID, OBJECT_BIT, STREAM_HEADER_SIZE, TYPE_HEADER_SIZE, VERSION,
-    WORD_SIZE,
+    FieldHeader, Trailer, TypeHeader, WireKind, MAGIC, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION, STREAM_HEADER_SIZE,
+    TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VERSION, WORD_SIZE,
 };
 use super::Limits;
 use crate::plain::Reader;
@@ -17,8 +17,8 @@ pub(crate) fn write_stream_header(out: &mut Vec<u8>) {
     out.extend_from_slice(&VERSION.to_le_bytes());
 }
 
-/// Checks the magic and version.
-pub(crate) fn read_stream_header(reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+/// Checks the magic and returns the version, one this decoder reads.
+pub(crate) fn read_stream_header(reader: &mut Reader<'_>) -> Result<u32, DecodeError> {
     let found = &reader.rest()[..reader.remaining().min(STREAM_HEADER_SIZE)];
     if found.len() < MAGIC.len() || found[..MAGIC.len()] != MAGIC {
         let found = found[..found.len().min(MAGIC.len())].to_vec();
@@ -26,10 +26,61 @@ pub(crate) fn read_stream_header(reader: &mut Reader<'_>) -> Result<(), DecodeEr
     }
     reader.skip(MAGIC.len())?;
     let version = reader.read_u32()?;
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion { version }, MAGIC.len()));
     }
-    Ok(())
+    Ok(version)
+}
+
+/// A stream's objects: the input without its trailer (the stream header stays in front, so
+/// offsets into it are offsets into the input).
+pub(crate) struct Body<'a> {
+    /// Stream header and objects.
+    pub data: &'a [u8],
+    /// How many top-level objects the trailer says there are (version 2); `None` for version 1.
+    pub objects: Option<u32>,
+}
+
+/// Checks the stream header and, for version 2, the trailer: it must be there (a stream cut short
+/// has none), record the input's exact length, and match its checksum if it has one.
+pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
+    let version = read_stream_header(&mut Reader::new(input))?;
+    if version == 1 {
+        return Ok(Body { data: input, objects: None });
+    }
+    let end = input.len().checked_sub(TRAILER_SIZE).filter(|&end| end >= STREAM_HEADER_SIZE);
+    let trailer = end.and_then(|end| Trailer::from_bytes(input[end..].try_into().expect("TRAILER_SIZE bytes")));
+    let (Some(end), Some(trailer)) = (end, trailer) else {
+        return Err(DecodeError::new(DecodeErrorKind::MissingTrailer, input.len()));
+    };
+    if trailer.length != input.len() as u64 {
+        let kind = DecodeErrorKind::LengthMismatch { recorded: trailer.length, actual: input.len() };
+        return Err(DecodeError::new(kind, end));
+    }
+    if trailer.flags & !TRAILER_CHECKSUM != 0 {
+        return Err(corrupt(end + 4, "unknown trailer flags set"));
+    }
+    if trailer.flags & TRAILER_CHECKSUM != 0 {
+        let covered = end + Trailer::CHECKSUM_OFFSET;
+        let computed = crc32fast::hash(&input[..covered]);
+        if computed != trailer.checksum {
+            let kind = DecodeErrorKind::ChecksumMismatch { recorded: trailer.checksum, computed };
+            return Err(DecodeError::new(kind, covered));
+        }
+    }
+    Ok(Body { data: &input[..end], objects: Some(trailer.objects) })
+}
+
+/// Appends the trailer of a stream that holds `objects` top-level objects and, before the
+/// trailer, `length` bytes; `checksum` has hashed those bytes when the stream carries a checksum.
+pub(crate) fn write_trailer(out: &mut Vec<u8>, objects: u32, length: u64, checksum: Option<crc32fast::Hasher>) {
+    let flags = if checksum.is_some() { TRAILER_CHECKSUM } else { 0 };
+    let mut trailer = Trailer { flags, objects, length: length + TRAILER_SIZE as u64, checksum: 0 };
+    if let Some(mut hasher) = checksum {
+        hasher.update(&trailer.to_bytes()[..Trailer::CHECKSUM_OFFSET]);
+        trailer.checksum = hasher.finalize();
+    }
+    out.extend_from_slice(&trailer.to_bytes());
 }
 
 /// Reads a type header; the next word must have [`OBJECT_BIT`] set.

@@ -10,7 +10,7 @@ use super::error::{DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, WireKind, NULL_INSTANCE};
 use super::index::{index, index_rest, root_entry, IndexEntry};
 use super::skip::{skip_field, skip_object};
-use super::wire::{check_depth, embedded_header, field_count, type_header, walk_object, Item};
+use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
 use super::Limits;
 use crate::field::{EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::Reader;
@@ -39,7 +39,10 @@ enum State {
 }
 
 pub(crate) struct Decoder<'d, 'c> {
+    /// The stream without its trailer.
     data: &'d [u8],
+    /// How many top-level objects the trailer records (version 2 streams).
+    recorded_objects: Option<u32>,
     registry: &'d Registry,
     limits: Limits,
     context: &'c mut dyn Any,
@@ -94,9 +97,13 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<Self, DecodeError> {
         // Only the root at first: the rest of the index is built when a pointer needs it, or after
         // the root is decoded (then from the root's end, not over the root again).
+        let budget = limits.allocation_budget(data.len());
+        let body = stream_body(data)?;
+        let data = body.data;
         let entries = vec![root_entry(data, &limits)?];
         let mut decoder = Decoder {
             data,
+            recorded_objects: body.objects,
             registry,
             limits,
             context,
@@ -105,7 +112,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             to_finish: Vec::new(),
             depth: 0,
             allocated: 0,
-            budget: limits.allocation_budget(data.len()),
+            budget,
             orphans_possible: false,
             weak_built: false,
             strong_edges: StrongEdges::default(),
@@ -133,6 +140,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 index_rest(&mut reader, &mut self.entries, &self.limits)?;
             }
             None => self.entries = index(self.data, &self.limits)?,
+        }
+        if let Some(recorded) = self.recorded_objects.filter(|&recorded| recorded as usize != self.entries.len()) {
+            let kind = DecodeErrorKind::ObjectCountMismatch { recorded, found: self.entries.len() };
+            return Err(DecodeError::new(kind, self.data.len()));
         }
         let table = self.entries.len() * (std::mem::size_of::<IndexEntry>() + std::mem::size_of::<State>());
         self.charge(self.data.len(), table)?;
