@@ -219,7 +219,52 @@ mod killed_saves {
             assert_eq!(folder.entries(), ["level.bin"], "the killed save left a temporary file");
         }
 
+        // Wherever the killed save did leave a named temporary, the next save removes it.
         write_atomically(&path, |writer| Ok(writer.write_all(b"the new file")?)).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"the new file");
+        assert_eq!(folder.entries(), ["level.bin"], "the next save left a stale temporary in place");
+    }
+
+    /// The ID of a process that has exited and been reaped.
+    fn dead_pid() -> u32 {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .arg("--list")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn the_next_save_removes_the_stale_temporaries_of_dead_processes_only() {
+        let folder = Folder::new("stale");
+        let path = folder.0.join("level.bin");
+        let dead = dead_pid();
+        let me = std::process::id();
+        let stale = format!(".level.bin.{dead}.7.tmp");
+        let kept = [
+            format!(".level.bin.{me}.7.tmp"),     // this process is alive
+            ".level.bin.1.7.tmp".to_string(),     // so is init
+            format!(".other.bin.{dead}.7.tmp"),   // another file's temporary
+            format!(".level.bin.5.{dead}.7.tmp"), // the temporary of a file "level.bin.5"
+            format!(".level.bin.{dead}.tmp"),     // not a name write_atomically makes
+            format!(".level.bin.{dead}.7.tmp.keep"),
+            format!(".level.bin.+{dead}.7.tmp"),
+            format!("level.bin.{dead}.7.tmp"),
+        ];
+        for name in kept.iter().chain([&stale]) {
+            std::fs::write(folder.0.join(name), b"half a save").unwrap();
+        }
+
+        write_atomically(&path, |writer| Ok(writer.write_all(b"saved")?)).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"saved");
+        let mut expected: Vec<String> = kept.to_vec();
+        expected.push("level.bin".to_string());
+        expected.sort();
+        assert_eq!(folder.entries(), expected, "exactly the dead process's temporary is gone");
     }
 }

@@ -4,7 +4,7 @@
 use super::{BinarySerializer, DecodeError, DecodeErrorKind, EncodeError, Root};
 use crate::field::SharedHandle;
 use crate::rtti::Reflectable;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -17,13 +17,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// over `path`; the folder is synced after the rename. If `write` or any step fails, `path` is left
 /// exactly as it was and the temporary file is removed.
 ///
-/// What a save killed midway (a crash, `SIGKILL`) leaves:
+/// A save killed midway (a crash, `SIGKILL`) cannot leave its temporary file behind for good:
 ///
 /// - On Linux the temporary is an anonymous file (`O_TMPFILE`), which the kernel frees when the
 ///   process dies. It gets a name, `.{name}.{pid}.{counter}.tmp`, only once it is complete and
 ///   synced, for the instant before the rename.
 /// - Where the platform or the file system has no anonymous files, the temporary is that named
-///   file from the start, and a killed save leaves it behind.
+///   file from the start.
+/// - Before each save, the named temporaries of the same `path` whose process no longer exists
+///   are removed: what a killed save left, in the fallback or in that instant. A temporary whose
+///   process still runs, or whose ID a new process has taken, is kept. This needs a way to test
+///   for a process, which unix systems have; on other platforms (Windows) stale temporaries are
+///   kept. Process IDs are those of the saving machine: if several machines or PID namespaces
+///   save to one path at once, a save can remove another's temporary and make it fail (with
+///   `path` still whole).
 ///
 /// The saved file is a new file, with mode `0o666` less the umask (as [`File::create`] gives),
 /// not the old file's mode.
@@ -49,6 +56,7 @@ fn write_through<T>(
     temporary: Temporary,
     write: impl FnOnce(&mut dyn Write) -> Result<T, EncodeError>,
 ) -> Result<T, EncodeError> {
+    remove_stale_temporaries(path);
     #[cfg(target_os = "linux")]
     if temporary == Temporary::Anonymous {
         // Any refusal (EOPNOTSUPP, EISDIR, EINVAL from a file system without O_TMPFILE, or an
@@ -141,7 +149,8 @@ mod anonymous {
             Err(_) => name_by_copy(&mut file, path)?,
         };
         drop(file);
-        // A death between the link and the rename leaves the named temporary.
+        // A death between the link and the rename leaves the named temporary; the next save to
+        // `path` removes it.
         rename_over(&temporary, path)?;
         Ok(value)
     }
@@ -206,6 +215,49 @@ fn temporary_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// The process ID in `candidate` if it is the name of a temporary of the file named `target`
+/// (see [`temporary_path`]).
+fn temporary_owner(target: &OsStr, candidate: &OsStr) -> Option<u32> {
+    let rest = candidate.as_encoded_bytes().strip_prefix(b".")?;
+    let rest = rest.strip_prefix(target.as_encoded_bytes())?.strip_prefix(b".")?.strip_suffix(b".tmp")?;
+    let digits = |part: &[u8]| !part.is_empty() && part.iter().all(u8::is_ascii_digit);
+    let dot = rest.iter().position(|&byte| byte == b'.')?;
+    let (pid, counter) = (&rest[..dot], &rest[dot + 1..]);
+    if !digits(pid) || !digits(counter) {
+        return None;
+    }
+    std::str::from_utf8(pid).ok()?.parse().ok()
+}
+
+/// Removes the temporaries of `path` whose process no longer exists: what a save killed midway
+/// left (best effort: errors are ignored, and nothing is removed where liveness cannot be told).
+fn remove_stale_temporaries(path: &Path) {
+    let Some(target) = path.file_name() else { return };
+    let Ok(entries) = fs::read_dir(folder(path)) else { return };
+    for entry in entries.flatten() {
+        if let Some(pid) = temporary_owner(target, &entry.file_name()) {
+            if process_is_gone(pid) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// Whether no process has ID `pid`: `kill(pid, 0)` fails with `ESRCH`. A live process, a zombie,
+/// one of another user (`EPERM`) or any other answer counts as present.
+#[cfg(unix)]
+fn process_is_gone(pid: u32) -> bool {
+    use rustix::process::{test_kill_process, Pid};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else { return false };
+    test_kill_process(pid) == Err(rustix::io::Errno::SRCH)
+}
+
+/// Without a way to test for a process here, every temporary is presumed to be in use.
+#[cfg(not(unix))]
+fn process_is_gone(_pid: u32) -> bool {
+    false
+}
+
 /// The folder holding `path` (the current one for a bare file name).
 fn folder(path: &Path) -> &Path {
     path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."))
@@ -219,8 +271,8 @@ fn sync_folder(path: &Path) {
 }
 
 /// Encodes to and decodes from files. Saves are atomic: the file holds the old graph or the new one,
-/// never a part, and a save killed midway leaves no temporary file behind on Linux. See
-/// [`write_atomically`].
+/// never a part, and a save killed midway leaves no temporary file behind on Linux (elsewhere on
+/// unix, the next save to the same path removes it). See [`write_atomically`].
 #[derive(Clone, Copy, Default)]
 pub struct FileSerializer<'r> {
     core: BinarySerializer<'r>,
@@ -353,7 +405,7 @@ mod tests {
         let folder = Folder::new("taken");
         let path = folder.0.join("level.bin");
         // The names this process would give its next temporaries, taken as if by a process that
-        // had the same ID and died: they are skipped.
+        // had the same ID and died: they are not removed (the ID is alive), only skipped.
         let next = COUNTER.load(Ordering::Relaxed);
         let taken: Vec<String> =
             (next..next + 16).map(|n| format!(".level.bin.{}.{n}.tmp", std::process::id())).collect();
@@ -370,6 +422,29 @@ mod tests {
         assert_eq!(folder.entries(), expected);
     }
 
+    #[test]
+    fn only_the_names_of_the_targets_temporaries_are_read() {
+        let owner = |target: &str, candidate: &str| temporary_owner(OsStr::new(target), OsStr::new(candidate));
+        assert_eq!(owner("level.bin", ".level.bin.1234.0.tmp"), Some(1234));
+        assert_eq!(owner("level.bin", ".level.bin.1.18446744073709551615.tmp"), Some(1));
+        assert_eq!(owner("a.5", ".a.5.77.3.tmp"), Some(77));
+        assert_eq!(owner("a", ".a.5.77.3.tmp"), None, "the temporary of a.5");
+        assert_eq!(owner("a.5", ".a.77.3.tmp"), None, "the temporary of a");
+        for candidate in [
+            "level.bin.1234.0.tmp",
+            ".level.bin.1234.tmp",
+            ".level.bin.1234..tmp",
+            ".level.bin..0.tmp",
+            ".level.bin.+1234.0.tmp",
+            ".level.bin.12a4.0.tmp",
+            ".level.bin.1234.0.tmp.old",
+            ".level.bin.99999999999.0.tmp",
+            ".other.bin.1234.0.tmp",
+        ] {
+            assert_eq!(owner("level.bin", candidate), None, "{candidate}");
+        }
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn an_anonymous_file_that_cannot_be_linked_is_copied_to_a_named_temporary() {
@@ -381,8 +456,90 @@ mod tests {
         assert!(folder.entries().is_empty(), "an anonymous file has no name");
         let temporary = anonymous::name_by_copy(&mut file, &path).unwrap();
         assert_eq!(fs::read(&temporary).unwrap(), bytes);
-        let name = temporary.file_name().unwrap().to_str().unwrap();
-        assert!(name.starts_with(&format!(".level.bin.{}.", std::process::id())), "{name}");
-        assert_eq!(folder.entries(), [name]);
+        let name = temporary.file_name().unwrap();
+        assert_eq!(temporary_owner(OsStr::new("level.bin"), name), Some(std::process::id()));
+        assert_eq!(folder.entries(), [name.to_str().unwrap()]);
+    }
+
+    /// A save killed midway, in a child process: this test binary run again as
+    /// `slow_named_save_helper`.
+    #[cfg(unix)]
+    mod killed {
+        use super::{save, Folder};
+        use crate::serializer::file::{temporary_owner, write_through, Temporary};
+        use std::ffi::OsStr;
+        use std::fs;
+        use std::io::{self, BufRead, BufReader, Read, Write};
+        use std::path::Path;
+        use std::process::{Child, Command, Stdio};
+        use std::time::Duration;
+
+        /// The environment variable that makes `slow_named_save_helper` run, naming its file.
+        const SLOW_SAVE_PATH: &str = "REFLECTABLE_TEST_SLOW_NAMED_SAVE_PATH";
+        /// What `slow_named_save_helper` prints once its save has written its first bytes.
+        const SLOW_SAVE_STARTED: &str = "slow named save: bytes written, now blocking";
+
+        /// Not a test: the child process of `a_named_temporary_left_by_a_killed_save_goes_at_the_next_save`.
+        #[test]
+        #[ignore = "helper process, run by a_named_temporary_left_by_a_killed_save_goes_at_the_next_save"]
+        fn slow_named_save_helper() {
+            let Some(path) = std::env::var_os(SLOW_SAVE_PATH) else { return };
+            let result: Result<(), _> = write_through(Path::new(&path), Temporary::Named, |writer| {
+                writer.write_all(&[0xA5; 1 << 20])?;
+                writer.flush()?;
+                println!("{SLOW_SAVE_STARTED}");
+                io::stdout().flush()?;
+                std::thread::sleep(Duration::from_secs(60));
+                Err(io::Error::other("the parent was to kill this save").into())
+            });
+            panic!("the slow save was not killed: {result:?}");
+        }
+
+        /// A child process, killed and reaped when dropped.
+        struct Killed(Child);
+
+        impl Drop for Killed {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+
+        #[test]
+        fn a_named_temporary_left_by_a_killed_save_goes_at_the_next_save() {
+            let folder = Folder::new("killed-named");
+            let path = folder.0.join("level.bin");
+            save(&path, Temporary::Named, b"the old file").unwrap();
+
+            let helper = "serializer::file::tests::killed::slow_named_save_helper";
+            let child = Command::new(std::env::current_exe().unwrap())
+                .args([helper, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+                .env(SLOW_SAVE_PATH, &path)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut child = Killed(child);
+            let stdout = BufReader::new(child.0.stdout.take().unwrap());
+            if !stdout.lines().map_while(Result::ok).any(|line| line.ends_with(SLOW_SAVE_STARTED)) {
+                let mut stderr = String::new();
+                let _ = child.0.stderr.take().unwrap().read_to_string(&mut stderr);
+                panic!("the helper did not start its save: {stderr}");
+            }
+            let pid = child.0.id();
+            child.0.kill().unwrap();
+            child.0.wait().unwrap();
+
+            let entries = folder.entries();
+            assert_eq!(entries.len(), 2, "{entries:?}");
+            assert_eq!(temporary_owner(OsStr::new("level.bin"), OsStr::new(&entries[0])), Some(pid));
+            assert!(fs::metadata(folder.0.join(&entries[0])).unwrap().len() >= 1 << 20);
+            assert_eq!(fs::read(&path).unwrap(), b"the old file");
+
+            save(&path, Temporary::Named, b"the new file").unwrap();
+            assert_eq!(fs::read(&path).unwrap(), b"the new file");
+            assert_eq!(folder.entries(), ["level.bin"]);
+        }
     }
 }
