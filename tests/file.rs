@@ -1,4 +1,5 @@
-//! Files: a save that fails midway leaves the previous file byte-identical.
+//! Files: a save that fails midway leaves the previous file byte-identical, and a save that is
+//! killed midway leaves no temporary file behind for good.
 
 #[path = "../examples/common/level.rs"]
 mod level;
@@ -124,4 +125,146 @@ fn saving_into_a_missing_folder_fails_without_creating_anything() {
     assert!(folder.entries().is_empty());
     assert!(FileSerializer::new().decode(&path).is_err());
     level::break_cycles(&level);
+}
+
+/// Saves killed midway, in child processes: this test binary run again as `slow_save_helper`.
+#[cfg(unix)]
+mod killed_saves {
+    use super::Folder;
+    use reflectable::serializer::{write_atomically, EncodeError};
+    use std::io::{self, BufRead, BufReader, Read, Write};
+    use std::os::unix::process::ExitStatusExt;
+    use std::path::Path;
+    use std::process::{Child, Command, Stdio};
+    use std::time::Duration;
+
+    /// The environment variable that makes `slow_save_helper` run, naming the file it saves to.
+    const SLOW_SAVE_PATH: &str = "REFLECTABLE_TEST_SLOW_SAVE_PATH";
+    /// What `slow_save_helper` prints once the save has written its first bytes.
+    const SLOW_SAVE_STARTED: &str = "slow save: bytes written, now blocking";
+
+    /// Not a test: the child process of `a_save_killed_midway_leaves_the_old_file_and_no_temporary`.
+    /// It starts a large save to the path it is given, writes 4 MiB (flushed to the file), says so
+    /// on stdout and then blocks, waiting to be killed.
+    #[test]
+    #[ignore = "helper process, run by a_save_killed_midway_leaves_the_old_file_and_no_temporary"]
+    fn slow_save_helper() {
+        let Some(path) = std::env::var_os(SLOW_SAVE_PATH) else { return };
+        let result: Result<(), _> = write_atomically(Path::new(&path), |writer| {
+            writer.write_all(&vec![0xA5; 4 << 20])?;
+            writer.flush()?;
+            println!("{SLOW_SAVE_STARTED}");
+            io::stdout().flush()?;
+            // Bounded, so that a parent that died first does not leave this process behind for long.
+            std::thread::sleep(Duration::from_secs(60));
+            Err(EncodeError::Io(io::Error::other("the parent was to kill this save")))
+        });
+        panic!("the slow save was not killed: {result:?}");
+    }
+
+    /// A child process, killed (SIGKILL on unix) and reaped when dropped.
+    struct Killed(Child);
+
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    /// Starts this test binary again as `slow_save_helper`, saving to `path`, and returns once the
+    /// helper has written its first bytes.
+    fn start_slow_save(path: &Path) -> Killed {
+        let child = Command::new(std::env::current_exe().unwrap())
+            .args(["killed_saves::slow_save_helper", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .env(SLOW_SAVE_PATH, path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut child = Killed(child);
+        let stdout = BufReader::new(child.0.stdout.take().unwrap());
+        // libtest prints "test killed_saves::slow_save_helper ... " first, without a line break.
+        if !stdout.lines().map_while(Result::ok).any(|line| line.ends_with(SLOW_SAVE_STARTED)) {
+            let mut stderr = String::new();
+            let _ = child.0.stderr.take().unwrap().read_to_string(&mut stderr);
+            panic!("the helper did not start its save: {stderr}");
+        }
+        child
+    }
+
+    /// Whether the folder's file system makes anonymous files (Linux `O_TMPFILE`).
+    #[cfg(target_os = "linux")]
+    fn anonymous_files_supported(folder: &Path) -> bool {
+        use rustix::fs::{open, Mode, OFlags};
+        open(folder, OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC, Mode::from_raw_mode(0o600)).is_ok()
+    }
+
+    #[test]
+    fn a_save_killed_midway_leaves_the_old_file_and_no_temporary() {
+        let folder = Folder::new("killed");
+        let path = folder.0.join("level.bin");
+        write_atomically(&path, |writer| Ok(writer.write_all(b"the old file")?)).unwrap();
+
+        let mut child = start_slow_save(&path);
+        child.0.kill().unwrap();
+        let status = child.0.wait().unwrap();
+        assert_eq!(status.signal(), Some(9), "killed by SIGKILL, not ended otherwise: {status}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"the old file");
+
+        #[cfg(target_os = "linux")]
+        if anonymous_files_supported(&folder.0) {
+            // The temporary was an anonymous file: the kernel freed it with the process.
+            assert_eq!(folder.entries(), ["level.bin"], "the killed save left a temporary file");
+        }
+
+        // Wherever the killed save did leave a named temporary, the next save removes it.
+        write_atomically(&path, |writer| Ok(writer.write_all(b"the new file")?)).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"the new file");
+        assert_eq!(folder.entries(), ["level.bin"], "the next save left a stale temporary in place");
+    }
+
+    /// The ID of a process that has exited and been reaped.
+    fn dead_pid() -> u32 {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .arg("--list")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn the_next_save_removes_the_stale_temporaries_of_dead_processes_only() {
+        let folder = Folder::new("stale");
+        let path = folder.0.join("level.bin");
+        let dead = dead_pid();
+        let me = std::process::id();
+        let stale = format!(".level.bin.{dead}.7.tmp");
+        let kept = [
+            format!(".level.bin.{me}.7.tmp"),     // this process is alive
+            ".level.bin.1.7.tmp".to_string(),     // so is init
+            format!(".other.bin.{dead}.7.tmp"),   // another file's temporary
+            format!(".level.bin.5.{dead}.7.tmp"), // the temporary of a file "level.bin.5"
+            format!(".level.bin.{dead}.tmp"),     // not a name write_atomically makes
+            format!(".level.bin.{dead}.7.tmp.keep"),
+            format!(".level.bin.+{dead}.7.tmp"),
+            format!("level.bin.{dead}.7.tmp"),
+        ];
+        for name in kept.iter().chain([&stale]) {
+            std::fs::write(folder.0.join(name), b"half a save").unwrap();
+        }
+
+        write_atomically(&path, |writer| Ok(writer.write_all(b"saved")?)).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"saved");
+        let mut expected: Vec<String> = kept.to_vec();
+        expected.push("level.bin".to_string());
+        expected.sort();
+        assert_eq!(folder.entries(), expected, "exactly the dead process's temporary is gone");
+    }
 }
