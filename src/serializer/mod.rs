@@ -39,6 +39,7 @@
 //! # next.borrow_mut().next = None;
 //! ```
 
+mod atomic_write;
 mod decoder;
 mod encoder;
 mod error;
@@ -51,8 +52,9 @@ mod shortcuts;
 mod skip;
 mod wire;
 
+pub use atomic_write::write_atomically;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
-pub use file::{write_atomically, FileSerializer};
+pub use file::FileSerializer;
 pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE};
 pub use root::AsRoot;
 pub use root::Root;
