@@ -9,7 +9,7 @@ use reflectable::plain::PlainError;
 use reflectable::serializer::format::{
     FieldHeader, Trailer, TypeHeader, WireKind, FIELD_TERMINATOR, MAGIC, TRAILER_SIZE, VERSION,
 };
-use reflectable::serializer::{DecodeErrorKind, ErrorFrame, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, ErrorFrame, Limits, MemorySerializer};
 use reflectable::Reflectable;
 use std::rc::Rc;
 
@@ -485,7 +485,6 @@ impl Drop for CountedOther {
 
 #[test]
 fn each_limit_has_its_own_error() {
-    use reflectable::serializer::{BinarySerializer, Limits};
     let root = Door {
         name: "root".into(),
         hinges: vec![7; 100],
@@ -514,4 +513,55 @@ fn each_limit_has_its_own_error() {
     assert_eq!(error.unwrap_err().into_kind(), DecodeErrorKind::TooDeep { limit: 5 });
     // The default budget follows the input size.
     assert_eq!(Limits::default().allocation_budget(1000), 32 * 1000 + (1 << 20));
+}
+
+/// A link of a chain behind `RefCell`s.
+#[derive(Reflectable, Default)]
+#[rtti(id = 430_020)]
+struct Link {
+    #[rtti(id = 1)]
+    next: Option<Rc<std::cell::RefCell<Link>>>,
+}
+
+/// `n` objects of `type_id`, each pointing through field `field` at the next (`forward`), or
+/// written backwards: the root points at the last object, and each object at the one before it.
+fn chain(type_id: u32, field: u16, n: u32, forward: bool) -> Vec<u8> {
+    let mut stream = Stream::new();
+    for instance in 1..=n {
+        let next = match (forward, instance) {
+            (true, last) if last == n => 0,
+            (true, instance) => instance + 1,
+            (false, 1) => n,
+            (false, 2) => 0,
+            (false, instance) => instance - 1,
+        };
+        stream = stream.object(instance, type_id).field(field, WireKind::Pointer, false).word(next);
+    }
+    stream.end()
+}
+
+/// Rust drops a chain of `Rc`s recursively: a file holding a long one decoded fine, then crashed
+/// the program that dropped it. Now such a graph is an error, the decoder frees what it built
+/// without recursing, and a chain at the limit drops safely on the smallest default thread stack.
+#[test]
+fn a_chain_too_long_to_drop_is_an_error_and_nothing_overflows() {
+    let on_a_small_stack = std::thread::Builder::new().stack_size(2 << 20).spawn(|| {
+        let limit = Limits::default().max_pointer_chain;
+        for forward in [true, false] {
+            for (type_id, field) in [(430_000, 4), (430_020, 1)] {
+                let error = serializer().decode(&chain(type_id, field, 200_000, forward)).unwrap_err();
+                let expected = DecodeErrorKind::PointerChainTooLong { length: 200_000, limit };
+                assert_eq!(*error.kind(), expected, "type {type_id}, forward {forward}");
+            }
+        }
+        let at_limit = limit as u32;
+        drop(serializer().decode_as::<Door>(&chain(430_000, 4, at_limit, false)).unwrap());
+        drop(serializer().decode_as::<Link>(&chain(430_020, 1, at_limit, true)).unwrap());
+        let longer = Limits { max_pointer_chain: 10_000, ..Limits::default() };
+        let bytes = chain(430_020, 1, 10_000, true);
+        let link = BinarySerializer::new().limits(longer).decode(&bytes, &mut ()).unwrap();
+        // A long mutable chain one built on purpose is torn down without recursion.
+        reflectable::rtti::break_cycles(&*link);
+    });
+    on_a_small_stack.unwrap().join().expect("no stack overflow, no panic");
 }

@@ -105,6 +105,16 @@ pub enum DecodeErrorKind {
         /// The budget.
         limit: usize,
     },
+    /// The decoded graph holds a chain of strong pointers longer than
+    /// [`Limits::max_pointer_chain`](super::Limits::max_pointer_chain): dropping it could overflow
+    /// the stack.
+    #[error("a chain of {length} objects linked by strong pointers, over the limit of {limit}")]
+    PointerChainTooLong {
+        /// The chain's length in objects.
+        length: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// The root object's type is not registered, or is abstract.
     #[error("root object type {type_id} is unknown or abstract")]
     UnknownRootType {
@@ -153,6 +163,9 @@ impl PartialEq for DecodeErrorKind {
             (TooManyObjects { limit: a }, TooManyObjects { limit: b }) => a == b,
             (ArrayTooLong { len: a, limit: b }, ArrayTooLong { len: c, limit: d }) => (a, b) == (c, d),
             (AllocationLimit { limit: a }, AllocationLimit { limit: b }) => a == b,
+            (PointerChainTooLong { length: a, limit: b }, PointerChainTooLong { length: c, limit: d }) => {
+                (a, b) == (c, d)
+            }
             (UnknownRootType { type_id: a }, UnknownRootType { type_id: b }) => a == b,
             (RootTypeMismatch { expected: a, found: b }, RootTypeMismatch { expected: c, found: d }) => {
                 (a, b) == (c, d)

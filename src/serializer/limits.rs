@@ -16,6 +16,13 @@ pub struct Limits {
     /// Most bytes the decoder may allocate for objects and array storage; `None` allows
     /// [`ALLOCATION_PER_INPUT_BYTE`] times the input size plus [`ALLOCATION_BASE`].
     pub max_allocation: Option<usize>,
+    /// Most objects on one chain of strong pointers (`a.next -> b`, `b.next -> c`, ...) in the
+    /// decoded graph. Rust drops such a chain recursively, one stack frame or more per link, so
+    /// a longer one could overflow the stack of the thread that drops the graph. The default,
+    /// 4096, drops safely on a 2 MiB thread stack (the smallest default Rust gives a thread) even
+    /// in debug builds; raise it for data with long chains if your threads have the stack for
+    /// it. Chains through `Weak` pointers do not count; a cycle counts once around.
+    pub max_pointer_chain: usize,
 }
 
 /// Default allocation budget per input byte.
@@ -25,7 +32,13 @@ pub const ALLOCATION_BASE: usize = 1 << 20;
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_depth: 128, max_objects: 1 << 26, max_array_len: 1 << 28, max_allocation: None }
+        Limits {
+            max_depth: 128,
+            max_objects: 1 << 26,
+            max_array_len: 1 << 28,
+            max_allocation: None,
+            max_pointer_chain: 4096,
+        }
     }
 }
 

@@ -217,7 +217,8 @@ pub fn exercise(bytes: &[u8]) {
         clear_shared(&SharedObject::new(root));
     }
     let _ = serializer.decode_shared::<Rc<Spring>>(bytes);
-    let tight = Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096) };
+    let tight =
+        Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), ..Limits::default() };
     if let Ok(root) = BinarySerializer::new().limits(tight).decode(bytes, &mut ()) {
         break_cycles(&*root);
     }

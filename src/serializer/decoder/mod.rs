@@ -20,9 +20,9 @@ use std::any::Any;
 use std::collections::VecDeque;
 
 mod immutable;
-mod orphans;
+mod strong_edges;
 
-use orphans::StrongEdges;
+use strong_edges::StrongEdges;
 
 /// Build state of a top-level object.
 enum State {
@@ -79,6 +79,9 @@ pub(crate) struct Decoder<'d, 'c> {
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
 /// and the decoder's handles to it in its table and queues.
 const SHARED_OVERHEAD: usize = 96;
+/// Objects few enough that freeing them all in one cascade needs no care: far below any stack's
+/// limit.
+const SHORT_CHAIN: usize = 256;
 /// What a boxed object costs beyond its instance.
 const BOXED_OVERHEAD: usize = 16;
 
@@ -206,9 +209,17 @@ impl<'d, 'c> Decoder<'d, 'c> {
     }
 
     /// After a failure: empties the pointer fields of every changeable object built so far, so
-    /// that cycles among them cannot keep the abandoned graph alive.
+    /// that cycles among them cannot keep the abandoned graph alive, then lets go of the objects
+    /// parents first, so that no drop frees a whole chain at once (however long a chain the
+    /// stream built, even one over [`Limits::max_pointer_chain`]).
     fn release(&mut self) {
         self.release_except(&Default::default());
+        let mut states: Vec<Option<State>> = std::mem::take(&mut self.states).into_iter().map(Some).collect();
+        if states.len() > SHORT_CHAIN {
+            for index in self.strong_edges.chains(states.len()).parents_first {
+                states[index as usize] = None;
+            }
+        }
     }
 
     /// Empties the pointer fields of every changeable object built that is not in `keep`.
@@ -305,6 +316,21 @@ impl<'d, 'c> Decoder<'d, 'c> {
             let context = &mut *self.context;
             let ran = shared.write(|object| finish_hooks(object, context))?;
             self.hooks_ran |= ran;
+        }
+        self.check_chains()
+    }
+
+    /// Refuses a graph whose longest chain of strong pointers is longer than
+    /// [`Limits::max_pointer_chain`]: dropping it would recurse once per link. A graph with no
+    /// more objects than the limit cannot hold such a chain, and is not searched.
+    fn check_chains(&self) -> Result<(), DecodeError> {
+        let limit = self.limits.max_pointer_chain;
+        if self.states.len() <= limit {
+            return Ok(());
+        }
+        let longest = self.strong_edges.chains(self.states.len()).longest;
+        if longest > limit {
+            return Err(DecodeError::new(DecodeErrorKind::PointerChainTooLong { length: longest, limit }, None));
         }
         Ok(())
     }
