@@ -177,6 +177,61 @@ pub fn pod_read_slice<T: PlainType + bytemuck::Pod>(
     crate::plain::pod::read_slice(reader, count, out)
 }
 
+/// A field of a `#[derive(PlainType)]` struct, for `size`, `write` and `read`.
+///
+/// Autoref specialization: when the field type is plain, `PlainFieldCodec` (by value) is picked
+/// and forwards to its codec; when it is not, `NotPlainField` (through `&`) is picked and the
+/// method is never run, because the derive's `STATIC_SIZE` names `<T as PlainType>` directly and
+/// that is the one error the compiler reports, at the field, instead of one per method.
+pub struct PlainField<T>(PhantomData<fn() -> T>);
+
+impl<T> PlainField<T> {
+    #[allow(clippy::new_without_default)]
+    #[inline(always)]
+    pub fn new() -> Self {
+        PlainField(PhantomData)
+    }
+}
+
+pub trait PlainFieldCodec<T> {
+    fn elem_size(&self, value: &T) -> usize;
+    fn write_elem(&self, value: &T, out: &mut Vec<u8>);
+    fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
+}
+
+impl<T: PlainType> PlainFieldCodec<T> for PlainField<T> {
+    #[inline(always)]
+    fn elem_size(&self, value: &T) -> usize {
+        elem_size(value)
+    }
+    #[inline(always)]
+    fn write_elem(&self, value: &T, out: &mut Vec<u8>) {
+        write_elem(value, out)
+    }
+    #[inline(always)]
+    fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError> {
+        read_elem(reader)
+    }
+}
+
+pub trait NotPlainField<T> {
+    fn elem_size(&self, value: &T) -> usize;
+    fn write_elem(&self, value: &T, out: &mut Vec<u8>);
+    fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
+}
+
+impl<T> NotPlainField<T> for &PlainField<T> {
+    fn elem_size(&self, _: &T) -> usize {
+        unreachable!("a field that is not plain does not compile")
+    }
+    fn write_elem(&self, _: &T, _: &mut Vec<u8>) {
+        unreachable!("a field that is not plain does not compile")
+    }
+    fn read_elem(&self, _: &mut Reader<'_>) -> Result<T, PlainError> {
+        unreachable!("a field that is not plain does not compile")
+    }
+}
+
 /// Picks `Some(Default::default)` as an array field's element filler when the element type has
 /// a `Default`, `None` otherwise (autoref specialization: the by-value impl wins when it applies).
 pub struct FillProbe<T>(PhantomData<fn() -> T>);

@@ -2,6 +2,7 @@
 //! unknown key so the rest of the attribute is still read, `crate = path`, and integer literals.
 
 use crate::context::Ctxt;
+use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::{Expr, ExprLit, Lit, LitStr, Path, Token};
@@ -87,4 +88,17 @@ pub fn set_flag(cx: &Ctxt, slot: &mut Option<Path>, meta: &ParseNestedMeta) -> s
     }
     set_once(cx, slot, &meta.path, meta.path.clone());
     Ok(())
+}
+
+/// `path` with every token spanned at `span`, so that an expression starting with it (a call
+/// through `#krate::__private`) is spanned at `span` as a whole: an error about the call then
+/// points at what the call is about, not at the derive.
+pub fn path_at(path: &Path, span: Span) -> TokenStream {
+    path.to_token_stream()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
 }

@@ -42,32 +42,36 @@ fn members(fields: &Fields) -> Vec<Member> {
         .collect()
 }
 
-/// A struct is its fields in order, each as one element.
+/// A struct is its fields in order, each as one element. `STATIC_SIZE` names each field type as
+/// `PlainType`, spanned on the type: that is where a field that is not plain is reported. The
+/// methods reach the fields' codecs through `PlainField`, which compiles for any type, so the
+/// error is reported once rather than once per method.
 fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
     let members = members(fields);
     let types: Vec<_> = fields.iter().map(|field| &field.ty).collect();
     let sizes = types.iter().map(|ty| quote_spanned!(ty.span()=> <#ty as #p::PlainType>::STATIC_SIZE));
-    let elem_sizes =
-        types.iter().zip(&members).map(|(ty, m)| quote_spanned!(ty.span()=> #p::elem_size::<#ty>(&self.#m)));
-    let writes =
-        types.iter().zip(&members).map(|(ty, m)| quote_spanned!(ty.span()=> #p::write_elem::<#ty>(&self.#m, out);));
-    let reads = types.iter().map(|ty| quote_spanned!(ty.span()=> #p::read_elem::<#ty>(reader)?));
+    let codecs: Vec<_> = types.iter().map(|ty| quote!((&#p::PlainField::<#ty>::new()))).collect();
+    let reads = codecs.iter().map(|codec| quote!(#codec.read_elem(reader)?));
     let construct = match fields {
         Fields::Named(_) => quote!(Self { #(#members: #reads),* }),
         Fields::Unnamed(_) => quote!(Self(#(#reads),*)),
         Fields::Unit => quote!(Self),
     };
+    let uses = quote!(#[allow(unused_imports)] use #p::{NotPlainField as _, PlainFieldCodec as _};);
     quote! {
         const STATIC_SIZE: ::core::option::Option<u32> =
             #p::inline_or_dynamic(#p::sum_static_sizes(&[#(#sizes),*]));
 
         fn size(&self) -> usize {
-            0 #(+ #elem_sizes)*
+            #uses
+            0 #(+ #codecs.elem_size(&self.#members))*
         }
         fn write(&self, out: &mut ::std::vec::Vec<u8>) {
-            #(#writes)*
+            #uses
+            #(#codecs.write_elem(&self.#members, out);)*
         }
         fn read(reader: &mut #p::Reader<'_>) -> ::core::result::Result<Self, #p::PlainError> {
+            #uses
             ::core::result::Result::Ok(#construct)
         }
     }

@@ -4,7 +4,7 @@
 
 use super::infer::layout;
 use super::model::{Field, Input, Kind};
-use crate::attr::{crate_or_default, literal_int};
+use crate::attr::{crate_or_default, literal_int, path_at};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -41,8 +41,10 @@ pub fn generate(input: &Input) -> TokenStream {
 /// A compile-time check that a constant type ID is not 0 (a literal 0 is refused by `check.rs`).
 /// Only for expressions made of literals and paths, which can be evaluated in a `const`.
 fn const_id_check(krate: &Path, id: &Expr) -> Option<TokenStream> {
-    (literal_int::<u64>(id).is_none() && is_const_like(id))
-        .then(|| quote_spanned!(id.span()=> const _: () = #krate::__private::check_type_id(#id);))
+    (literal_int::<u64>(id).is_none() && is_const_like(id)).then(|| {
+        let krate = path_at(krate, id.span());
+        quote_spanned!(id.span()=> const _: () = #krate::__private::check_type_id(#id);)
+    })
 }
 
 fn is_const_like(expr: &Expr) -> bool {
@@ -63,10 +65,12 @@ fn steps(krate: &Path, input: &Input) -> Vec<TokenStream> {
     let attrs = &input.attrs;
     let mut steps = Vec::new();
     if attrs.is_abstract.is_none() {
+        let krate = path_at(krate, ident.span());
         steps.push(quote_spanned!(ident.span()=> let builder = #krate::__private::default_constructor(builder);));
     }
     steps.extend(input.fields.iter().filter_map(|field| field_step(krate, ident, field)));
     if let Some(hooks) = &attrs.hooks {
+        let krate = path_at(krate, hooks.span());
         steps.push(quote_spanned!(hooks.span()=> let builder = #krate::__private::hooks(builder);));
     }
     if let Some(extend) = &attrs.extend {
@@ -83,6 +87,7 @@ fn field_step(krate: &Path, owner: &Ident, field: &Field) -> Option<TokenStream>
     }
     let ty = field.ty();
     let span = ty.span();
+    let krate = path_at(krate, span);
     let member = &field.member;
     let get = quote!(|o: &#owner| &o.#member);
     let get_mut = quote!(|o: &mut #owner| &mut o.#member);
@@ -95,10 +100,16 @@ fn field_step(krate: &Path, owner: &Ident, field: &Field) -> Option<TokenStream>
     let name = stored_name(field);
     let layout = layout(field);
     let add = Ident::new(add_function(layout.kind, layout.array), span);
-    let fill = layout.array.then(|| quote_spanned!(span=> , #krate::__private::array_fill!(#ty)));
+    // The filler is a local, so an element type of the wrong kind is reported at the field's type
+    // rather than inside the `array_fill!` expansion.
+    let (fill, fill_arg) = match layout.array {
+        true => (quote_spanned!(span=> let fill = #krate::__private::array_fill!(#ty);), quote_spanned!(span=> , fill)),
+        false => (TokenStream::new(), TokenStream::new()),
+    };
     let flags = attrs.flags.as_ref().map(|flags| quote!(let builder = builder.flags(#flags);));
     Some(quote_spanned! {span=>
-        let builder = #krate::__private::#add::<#owner, #ty>(builder, #id, #name, #get, #get_mut #fill);
+        #fill
+        let builder = #krate::__private::#add::<#owner, #ty>(builder, #id, #name, #get, #get_mut #fill_arg);
         #flags
     })
 }
