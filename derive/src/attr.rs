@@ -5,6 +5,7 @@ use crate::context::Ctxt;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
+use syn::parse::ParseStream;
 use syn::{Expr, ExprLit, Lit, LitStr, Path, Token};
 
 /// The key of `meta` as written (`id`, `crate`, ...).
@@ -21,6 +22,15 @@ pub fn set_once<T>(cx: &Ctxt, slot: &mut Option<T>, key: &Path, value: T) {
     }
 }
 
+/// The value of `key = value`, or an error at the key saying it needs one.
+pub fn value<'a>(meta: &'a ParseNestedMeta) -> syn::Result<ParseStream<'a>> {
+    if !meta.input.peek(Token![=]) {
+        let key = key_name(&meta.path);
+        return Err(meta.error(format!("`{key}` needs a value: `{key} = ...`")));
+    }
+    meta.value()
+}
+
 /// Consumes the value of a key that was not understood (`= expr` or `(...)`), so parsing can go on
 /// to the next key and report its errors too.
 pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
@@ -34,7 +44,7 @@ pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 
 /// The value of `crate = path` (or `crate = "path"`, as serde writes it).
 pub fn parse_crate_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
-    let value = meta.value()?;
+    let value = value(meta)?;
     if value.peek(LitStr) {
         value.parse::<LitStr>()?.parse()
     } else {
@@ -80,12 +90,18 @@ pub fn misplaced_key(cx: &Ctxt, meta: &ParseNestedMeta, here: &str, there: &str,
     skip_value(meta)
 }
 
-/// Records a key that takes no value, or reports `key = ...` / `key(...)`.
-pub fn set_flag(cx: &Ctxt, slot: &mut Option<Path>, meta: &ParseNestedMeta) -> syn::Result<()> {
+/// Reports `key = ...` / `key(...)` for a key that takes no value, and skips the value.
+pub fn expect_no_value(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
         cx.error_spanned_by(&meta.path, format!("`{}` takes no value", key_name(&meta.path)));
         skip_value(meta)?;
     }
+    Ok(())
+}
+
+/// Records a key that takes no value (the key itself, for its span).
+pub fn set_flag(cx: &Ctxt, slot: &mut Option<Path>, meta: &ParseNestedMeta) -> syn::Result<()> {
+    expect_no_value(cx, meta)?;
     set_once(cx, slot, &meta.path, meta.path.clone());
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! The `#[plain(...)]` attributes, and the checks on them and on the item.
 
-use crate::attr::{key_name, parse_crate_path, set_flag, set_once, unknown_key};
+use crate::attr::{key_name, parse_crate_path, set_flag, set_once, unknown_key, value};
 use crate::context::Ctxt;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Data, DeriveInput, Expr, Fields, Path};
@@ -36,7 +36,7 @@ pub fn parse(cx: &Ctxt, input: &DeriveInput) -> PlainAttrs {
 fn parse_key(cx: &Ctxt, attrs: &mut PlainAttrs, meta: &ParseNestedMeta) -> syn::Result<()> {
     let key = &meta.path;
     match key_name(key).as_str() {
-        "id" => set_once(cx, &mut attrs.id, key, meta.value()?.parse()?),
+        "id" => set_once(cx, &mut attrs.id, key, value(meta)?.parse()?),
         "crate" => set_once(cx, &mut attrs.krate, key, parse_crate_path(meta)?),
         "pod" => set_flag(cx, &mut attrs.pod, meta)?,
         _ => return unknown_key(cx, meta, "plain", "type", KEYS),

@@ -2,7 +2,7 @@
 //! malformed, unknown and repeated keys to the context and goes on; whether the keys make sense
 //! together is `check.rs`'s business.
 
-use crate::attr::{key_name, misplaced_key, parse_crate_path, set_flag, set_once, unknown_key};
+use crate::attr::{expect_no_value, key_name, misplaced_key, parse_crate_path, set_flag, set_once, unknown_key, value};
 use crate::context::Ctxt;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Data, DeriveInput, Expr, Ident, Index, LitStr, Member, Path, Type};
@@ -134,9 +134,9 @@ fn parse_type_attrs(cx: &Ctxt, attrs: &[Attribute]) -> TypeAttrs {
 fn parse_type_key(cx: &Ctxt, attrs: &mut TypeAttrs, meta: &ParseNestedMeta) -> syn::Result<()> {
     let key = &meta.path;
     match key_name(key).as_str() {
-        "id" => set_once(cx, &mut attrs.id, key, meta.value()?.parse()?),
-        "name" => set_once(cx, &mut attrs.name, key, meta.value()?.parse()?),
-        "extend" => set_once(cx, &mut attrs.extend, key, meta.value()?.parse()?),
+        "id" => set_once(cx, &mut attrs.id, key, value(meta)?.parse()?),
+        "name" => set_once(cx, &mut attrs.name, key, value(meta)?.parse()?),
+        "extend" => set_once(cx, &mut attrs.extend, key, value(meta)?.parse()?),
         "crate" => set_once(cx, &mut attrs.krate, key, parse_crate_path(meta)?),
         "abstract" => set_flag(cx, &mut attrs.is_abstract, meta)?,
         "hooks" => set_flag(cx, &mut attrs.hooks, meta)?,
@@ -180,8 +180,7 @@ fn parse_field_key(cx: &Ctxt, attrs: &mut FieldAttrs, meta: &ParseNestedMeta) ->
         name if ONLY_TYPE_KEYS.contains(&name) => return misplaced_key(cx, meta, "field", "type", FIELD_KEYS),
         _ => return unknown_key(cx, meta, "rtti", "field", FIELD_KEYS),
     };
-    let mut given = None;
-    set_flag(cx, &mut given, meta)?;
+    expect_no_value(cx, meta)?;
     attrs.keys.push(key.clone());
     attrs.kinds.push((kind, key.clone()));
     Ok(())
@@ -193,7 +192,7 @@ fn set_value<T: syn::parse::Parse>(
     keys: &mut Vec<Path>,
     meta: &ParseNestedMeta,
 ) -> syn::Result<()> {
-    set_once(cx, slot, &meta.path, meta.value()?.parse()?);
+    set_once(cx, slot, &meta.path, value(meta)?.parse()?);
     keys.push(meta.path.clone());
     Ok(())
 }
