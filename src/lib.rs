@@ -67,12 +67,31 @@
 //! ```
 //!
 //! The derive infers the kind of a field from its type: `Rc`/`Arc`/`Weak` (in an `Option` or an
-//! array) are pointers, `Box<dyn Trait>` is embedded, anything else is plain. Say
-//! `#[rtti(id = N, embedded)]` for a reflectable type stored by value (an embedded object), `plain` to store a whole
-//! `Vec` as one plain value, and `array` to make a plain `[T; N]` an array field. `flags = EXPR`
-//! sets field flags such as [`field::SKIP_REFERENCE_SEARCH`]. On the type, `hooks` wires an
-//! [`rtti::RttiHooks`] impl and `implements(Trait, ...)` lets decoders put the type into
-//! `dyn Trait` fields.
+//! array) are pointers, `Box<dyn Trait>` is embedded, anything else is plain. The attributes:
+//!
+//! | on | attribute | meaning |
+//! |---|---|---|
+//! | type | `id = N` | Required. The type ID: a `u32` that stays the same across versions and is unique among reflectable types. Not 0: the format reserves 0 for the null type, and a literal or constant 0 does not compile. |
+//! | type | `name = "..."` | The type's name in the registry (default: the Rust name). |
+//! | type | `abstract` | No constructor: the type is never created from its ID. Other types need `Default`. |
+//! | type | `hooks` | Wires the type's [`rtti::RttiHooks`] impl. |
+//! | type | `implements(Trait, ...)` | Lets decoders put the type into `dyn Trait` fields (see [`reflect_trait!`]). |
+//! | type | `extend = path` | A `fn(RttiTypeBuilder<Self>) -> RttiTypeBuilder<Self>` adding migrations, hooks or computed fields. |
+//! | type | `no_register` | Keeps the type out of the global registry (e.g. an old schema kept for tests). |
+//! | type | `crate = path` | Where generated code finds this crate, for a crate that re-exports it (default `::reflectable`). `#[plain(crate = path)]` does the same for `#[derive(PlainType)]`. |
+//! | field | `id = N` | The field ID: a `u16`, unique within the type. Every field has `id`, `skip` or `base`. |
+//! | field | `skip` | The field is not reflected (it keeps its `Default` when decoded). |
+//! | field | `base` | The field is the base object the type "inherits" (at most one). |
+//! | field | `name = "..."` | The field's name (default: the Rust name). |
+//! | field | `flags = EXPR` | Field flags such as [`field::SKIP_REFERENCE_SEARCH`]. |
+//! | field | `embedded` | A reflectable type stored by value (an embedded object); also `Vec<T>`, `Option<T>`. |
+//! | field | `plain` | A whole container (say a `Vec`) as one plain value instead of an array field. |
+//! | field | `array` | A plain `[T; N]` as an array field instead of one plain value. |
+//! | field | `pointer` | A shared pointer the inference does not see (behind a type alias). |
+//!
+//! Mistakes are compile errors, all reported at once, each at the attribute or field it is about; a
+//! field type that does not fit its kind is reported at the field, saying what to add (`embedded`,
+//! `#[derive(PlainType)]`, `reflect_trait!`, `#[rtti(skip)]`).
 //!
 //! ## Declaring a type by hand
 //!
@@ -146,54 +165,5 @@ struct ReadmeDoctests;
 pub use bytemuck;
 
 #[doc(hidden)]
-pub mod __private {
-    pub use inventory;
-    pub use once_cell::sync::Lazy;
-    pub use std::any::{Any, TypeId};
-    pub use std::cell::RefCell;
-    pub use std::rc::Rc;
-    pub use std::sync::{Arc, Mutex, RwLock};
-
-    use crate::rtti::RttiError;
-    use crate::RttiType;
-    use std::marker::PhantomData;
-
-    /// The descriptor a derive built, or a panic naming what is wrong with the declaration.
-    pub fn expect_rtti(rtti: &'static Result<RttiType, RttiError>) -> &'static RttiType {
-        match rtti {
-            Ok(rtti) => rtti,
-            Err(error) => panic!("reflectable: invalid RTTI declaration: {error}"),
-        }
-    }
-
-    /// Picks `Some(Default::default)` as an array field's element filler when the element type has
-    /// a `Default`, `None` otherwise (autoref specialization: the by-value impl wins when it applies).
-    pub struct FillProbe<T>(PhantomData<fn() -> T>);
-
-    impl<T> FillProbe<T> {
-        #[allow(clippy::new_without_default)]
-        pub fn new() -> Self {
-            FillProbe(PhantomData)
-        }
-    }
-
-    pub trait FillWithDefault<T> {
-        fn fill(&self) -> Option<fn() -> T>;
-    }
-
-    impl<T: Default> FillWithDefault<T> for FillProbe<T> {
-        fn fill(&self) -> Option<fn() -> T> {
-            Some(T::default)
-        }
-    }
-
-    pub trait FillWithNone<T> {
-        fn fill(&self) -> Option<fn() -> T>;
-    }
-
-    impl<T> FillWithNone<T> for &FillProbe<T> {
-        fn fill(&self) -> Option<fn() -> T> {
-            None
-        }
-    }
-}
+#[path = "private.rs"]
+pub mod __private;

@@ -9,6 +9,12 @@ use std::any::{Any, TypeId};
 ///
 /// Implemented for every `T: Reflectable`, for `Box<dyn Reflectable>`, for `Option` of any slot,
 /// and, through [`reflect_trait!`](crate::reflect_trait), for `Box<dyn UserTrait>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be stored as an embedded object",
+    label = "`{Self}` does not implement `EmbeddedSlot`",
+    note = "an embedded field holds a `#[derive(Reflectable)]` struct, a `Box` of one, `Box<dyn Reflectable>`, `Box<dyn YourTrait>`, or an `Option` of these",
+    note = "for `Box<dyn YourTrait>`, call `reflect_trait!(YourTrait)` once, next to the trait; for a struct, add `#[derive(Reflectable)]` to it; a value type is a plain field instead: `#[derive(PlainType)]` on the type, no `embedded` on the field"
+)]
 pub trait EmbeddedSlot: 'static + Sized {
     /// What the slot declares it holds.
     fn declared() -> Declared;

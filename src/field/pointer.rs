@@ -221,6 +221,12 @@ fn upcast<T: Reflectable>(from: &dyn Any, out: &mut dyn Any) {
 }
 
 /// A pointer field element: a strong handle, an `Option` of one, or a `Weak`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a reflectable pointer",
+    label = "`{Self}` does not implement `PointerSlot`",
+    note = "a pointer field holds `Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>` or `Arc<RwLock<T>>`, a `Weak` of one, or an `Option` of a strong one",
+    note = "if `T` is `dyn YourTrait`, call `reflect_trait!(YourTrait)` once, next to the trait; if it is a struct, add `#[derive(Reflectable)]` to it"
+)]
 pub trait PointerSlot: 'static + Sized {
     /// The strong handle type.
     type Handle: SharedHandle;

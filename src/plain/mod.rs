@@ -47,6 +47,12 @@ pub const MAX_INLINE_SIZE: u32 = 255;
 /// [`read`](PlainType::read) consumes exactly what `write` produced. For a static-size type `size`
 /// always equals `STATIC_SIZE`. Implementations must never panic on malformed input: return a
 /// [`PlainError`] instead, and never allocate more than the remaining input can justify.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a plain type",
+    label = "`{Self}` does not implement `PlainType`",
+    note = "if `{Self}` is a reflectable struct stored by value, mark the field `#[rtti(id = N, embedded)]`: a field is plain unless it is marked, or its type is a pointer (`Rc`, `Arc`, `Weak`) or a `Box<dyn Trait>`",
+    note = "if `{Self}` is a value type of your own, add `#[derive(PlainType)]` to it; otherwise store a plain form of the value (a `String` for a path, say) or leave the field out with `#[rtti(skip)]`"
+)]
 pub trait PlainType: Sized + 'static {
     /// Stable numeric ID of this plain type, recorded in field descriptors.
     const TYPE_ID: u32;

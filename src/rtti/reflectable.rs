@@ -11,6 +11,11 @@ use std::sync::Arc;
 ///
 /// Implement it with `#[derive(Reflectable)]`, or by hand with an
 /// [`RttiTypeBuilder`](super::RttiTypeBuilder) (see the crate docs for both).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not reflectable",
+    label = "`{Self}` does not implement `Reflectable`",
+    note = "add `#[derive(Reflectable)]` and `#[rtti(id = N)]` to `{Self}`, or implement `Reflectable` with an `RttiTypeBuilder`"
+)]
 pub trait Reflectable: Any {
     /// The descriptor of this object's exact type.
     fn rtti(&self) -> &'static RttiType;
@@ -86,6 +91,12 @@ pub fn downcast_arc<T: Reflectable + Send + Sync>(
 /// Something a reflectable view can be taken of: every `T: Reflectable`, `dyn Reflectable`, and
 /// `dyn UserTrait` declared with [`reflect_trait!`](crate::reflect_trait). Pointer and boxed fields
 /// accept any of these as their pointee.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the target of a reflectable pointer or box",
+    label = "`{Self}` does not implement `AsReflectable`",
+    note = "for `dyn YourTrait`, call `reflect_trait!(YourTrait)` once, next to the trait (which needs `Reflectable` as a supertrait)",
+    note = "for a struct, add `#[derive(Reflectable)]` and `#[rtti(id = N)]` to it"
+)]
 pub trait AsReflectable: 'static {
     /// The object as `&dyn Reflectable`.
     fn as_reflectable(&self) -> &dyn Reflectable;

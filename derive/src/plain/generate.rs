@@ -1,0 +1,140 @@
+//! Code generation for a checked `#[derive(PlainType)]`. Generated code names only
+//! `#krate::__private` items (and `::core`, `::std`); what touches a field is spanned on the
+//! field's type, so a field type that is not plain is reported at the field.
+
+use super::model::PlainAttrs;
+use crate::attr::crate_or_default;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DataEnum, DeriveInput, Fields, Ident, Index, Member, Path};
+
+/// `impl PlainType` for a checked `input`.
+pub fn generate(input: &DeriveInput, attrs: &PlainAttrs) -> TokenStream {
+    let krate = crate_or_default(attrs.krate.clone());
+    let p = quote!(#krate::__private);
+    let name = &input.ident;
+    let id = attrs.id.as_ref().expect("checked: the type has an ID");
+    let body = match &input.data {
+        Data::Struct(data) => struct_body(&p, &data.fields),
+        Data::Enum(data) => enum_body(&p, name, data),
+        Data::Union(_) => unreachable!("checked: unions are refused"),
+    };
+    let pod = attrs.pod.as_ref().map(|pod| pod_slices(&p, name, pod));
+    quote! {
+        impl #p::PlainType for #name {
+            const TYPE_ID: u32 = #id;
+            #body
+            #pod
+        }
+    }
+}
+
+/// How generated code reaches each field (`self.name`, `self.0`).
+fn members(fields: &Fields) -> Vec<Member> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(i, field)| match &field.ident {
+            Some(ident) => Member::Named(ident.clone()),
+            None => Member::Unnamed(Index::from(i)),
+        })
+        .collect()
+}
+
+/// A struct is its fields in order, each as one element. `STATIC_SIZE` names each field type as
+/// `PlainType`, spanned on the type: that is where a field that is not plain is reported. The
+/// methods reach the fields' codecs through `PlainField`, which compiles for any type, so the
+/// error is reported once rather than once per method.
+fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
+    let members = members(fields);
+    let types: Vec<_> = fields.iter().map(|field| &field.ty).collect();
+    let sizes = types.iter().map(|ty| quote_spanned!(ty.span()=> <#ty as #p::PlainType>::STATIC_SIZE));
+    let codecs: Vec<_> = types.iter().map(|ty| quote!((&#p::PlainField::<#ty>::new()))).collect();
+    let reads = codecs.iter().map(|codec| quote!(#codec.read_elem(reader)?));
+    let construct = match fields {
+        Fields::Named(_) => quote!(Self { #(#members: #reads),* }),
+        Fields::Unnamed(_) => quote!(Self(#(#reads),*)),
+        Fields::Unit => quote!(Self),
+    };
+    let uses = quote!(#[allow(unused_imports)] use #p::{NotPlainField as _, PlainFieldCodec as _};);
+    quote! {
+        const STATIC_SIZE: ::core::option::Option<u32> =
+            #p::inline_or_dynamic(#p::sum_static_sizes(&[#(#sizes),*]));
+
+        fn size(&self) -> usize {
+            #uses
+            0 #(+ #codecs.elem_size(&self.#members))*
+        }
+        fn write(&self, out: &mut ::std::vec::Vec<u8>) {
+            #uses
+            #(#codecs.write_elem(&self.#members, out);)*
+        }
+        fn read(reader: &mut #p::Reader<'_>) -> ::core::result::Result<Self, #p::PlainError> {
+            #uses
+            ::core::result::Result::Ok(#construct)
+        }
+    }
+}
+
+/// A fieldless enum is its discriminant as a `u32`.
+fn enum_body(p: &TokenStream, name: &Ident, data: &DataEnum) -> TokenStream {
+    let mut values = Vec::new();
+    let mut next = quote!(0u32);
+    for variant in &data.variants {
+        let value = match &variant.discriminant {
+            Some((_, expr)) => quote!((#expr) as u32),
+            None => next.clone(),
+        };
+        next = quote!((#value + 1));
+        values.push(value);
+    }
+    let consts: Vec<_> = (0..values.len()).map(|i| format_ident!("__V{}", i)).collect();
+    let idents: Vec<_> = data.variants.iter().map(|variant| &variant.ident).collect();
+    quote! {
+        const STATIC_SIZE: ::core::option::Option<u32> = ::core::option::Option::Some(4);
+
+        fn size(&self) -> usize {
+            4
+        }
+        fn write(&self, out: &mut ::std::vec::Vec<u8>) {
+            #(const #consts: u32 = #values;)*
+            let value: u32 = match self { #(Self::#idents => #consts,)* };
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        fn read(reader: &mut #p::Reader<'_>) -> ::core::result::Result<Self, #p::PlainError> {
+            #(const #consts: u32 = #values;)*
+            let offset = reader.offset();
+            match u32::from_le_bytes(reader.take_array()?) {
+                #(#consts => ::core::result::Result::Ok(Self::#idents),)*
+                _ => ::core::result::Result::Err(#p::PlainError::Invalid {
+                    offset,
+                    what: ::core::concat!("unknown ", ::core::stringify!(#name), " variant"),
+                }),
+            }
+        }
+    }
+}
+
+/// Bulk slice copies for plain-old-data structs, spanned on `pod` so a missing `bytemuck::Pod` is
+/// reported there. The compile-time check proves the wire form (field by field, little-endian) has
+/// the struct's exact size, so with `bytemuck::Pod` (no padding, every bit pattern valid) the
+/// in-memory bytes on a little-endian host are the wire bytes.
+fn pod_slices(p: &TokenStream, name: &Ident, pod: &Path) -> TokenStream {
+    quote_spanned! {pod.span()=>
+        fn write_slice(values: &[Self], out: &mut ::std::vec::Vec<u8>) {
+            const _: () = #p::check_pod_size(
+                <#name as #p::PlainType>::STATIC_SIZE,
+                ::core::mem::size_of::<#name>(),
+            );
+            #p::pod_write_slice(values, out)
+        }
+        fn read_slice(
+            reader: &mut #p::Reader<'_>,
+            count: usize,
+            out: &mut ::std::vec::Vec<Self>,
+        ) -> ::core::result::Result<(), #p::PlainError> {
+            #p::pod_read_slice(reader, count, out)
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Checks the parsed model: that the derive applies to the item, that every ID is there and
+//! unique, and that each field's keys make sense together. Every problem is reported, each at the
+//! attribute or field it is about.
+
+use super::model::{Field, Input, Kind};
+use crate::attr::{key_name, literal_int};
+use crate::context::Ctxt;
+use std::collections::HashMap;
+use syn::{Data, DeriveInput, Type};
+
+/// Reports everything wrong with `input` (the model of `derive`) to `cx`.
+pub fn check(cx: &Ctxt, derive: &DeriveInput, input: &Input) {
+    check_item(cx, derive);
+    check_type_id(cx, input);
+    for field in &input.fields {
+        check_field(cx, field);
+    }
+    check_unique_ids(cx, &input.fields);
+    check_unique_names(cx, &input.fields);
+    check_single_base(cx, &input.fields);
+}
+
+/// Structs only, and no generics (for now).
+fn check_item(cx: &Ctxt, derive: &DeriveInput) {
+    match &derive.data {
+        Data::Struct(_) => {}
+        Data::Enum(data) => cx.error_spanned_by(
+            data.enum_token,
+            "`Reflectable` can be derived for structs only (for now); \
+             a fieldless enum can be a plain field type with `#[derive(PlainType)]`",
+        ),
+        Data::Union(data) => {
+            cx.error_spanned_by(data.union_token, "`Reflectable` can be derived for structs only (for now)")
+        }
+    }
+    if !derive.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &derive.generics,
+            "`Reflectable` cannot be derived for generic types (for now): every type needs one type ID, \
+             and each instantiation of a generic type would be a type of its own",
+        );
+    }
+}
+
+fn check_type_id(cx: &Ctxt, input: &Input) {
+    match &input.attrs.id {
+        None => cx.error_spanned_by(
+            input.ident,
+            format!(
+                "`{}` has no type ID: add `#[rtti(id = N)]` with a number that is stable across versions and \
+                 unique among reflectable types",
+                input.ident
+            ),
+        ),
+        Some(id) if literal_int::<u64>(id) == Some(0) => cx.error_spanned_by(
+            id,
+            "type ID 0 is reserved for the null type (the empty slot in the binary format): choose another `id`",
+        ),
+        Some(_) => {}
+    }
+}
+
+/// The keys of one field, alone and together.
+fn check_field(cx: &Ctxt, field: &Field) {
+    let attrs = &field.attrs;
+    if let Some(skip) = &attrs.skip {
+        let reason = "a skipped field is not reflected, so it takes no other `rtti` attribute";
+        return conflicts_with(cx, field, skip, reason);
+    }
+    if let Some(base) = &attrs.base {
+        let reason = "the base field holds the base type's fields, and takes no ID, name, flags or kind";
+        return conflicts_with(cx, field, base, reason);
+    }
+    if attrs.id.is_none() {
+        cx.error_spanned_by(
+            field_span(field),
+            format!(
+                "field `{}` has no field ID: every field needs #[rtti(id = N)], #[rtti(skip)] or #[rtti(base)]",
+                field.display()
+            ),
+        );
+    }
+    check_kinds(cx, field);
+}
+
+/// Reports every key of `field` other than `key` as conflicting with it.
+fn conflicts_with(cx: &Ctxt, field: &Field, key: &syn::Path, reason: &str) {
+    let name = key_name(key);
+    for other in field.attrs.keys.iter().filter(|other| key_name(other) != name) {
+        cx.error_spanned_by(other, format!("`{}` conflicts with `{name}`: {reason}", key_name(other)));
+    }
+}
+
+/// At most one of `embedded`, `pointer` and `plain`; `array` only on a plain `[T; N]`.
+fn check_kinds(cx: &Ctxt, field: &Field) {
+    let attrs = &field.attrs;
+    if let Some((first, first_key)) = attrs.kinds.first() {
+        for (kind, key) in &attrs.kinds[1..] {
+            let message = if kind == first {
+                format!("duplicate `{}`", key_name(key))
+            } else {
+                format!(
+                    "`{}` conflicts with `{}`: a field has one kind, `embedded`, `pointer` or `plain`",
+                    key_name(key),
+                    key_name(first_key)
+                )
+            };
+            cx.error_spanned_by(key, message);
+        }
+    }
+    let Some(array) = &attrs.array else { return };
+    if field.explicit_kind() == Some(Kind::Plain) {
+        cx.error_spanned_by(
+            array,
+            "`array` conflicts with `plain`: `plain` stores the whole container as one plain value, \
+             `array` stores it as an array field",
+        );
+    } else if !matches!(field.ty(), Type::Array(_)) {
+        cx.error_spanned_by(
+            array,
+            "`array` applies to a field of type `[T; N]`; `Vec` and `SmallVec` fields are array fields already",
+        );
+    }
+}
+
+/// The reflected fields: neither skipped nor the base.
+fn reflected<'f, 'a>(fields: &'f [Field<'a>]) -> impl Iterator<Item = &'f Field<'a>> {
+    fields.iter().filter(|field| field.attrs.skip.is_none() && field.attrs.base.is_none())
+}
+
+/// Literal field IDs are unique; the second use is reported, naming the first.
+fn check_unique_ids(cx: &Ctxt, fields: &[Field]) {
+    let mut seen: HashMap<u64, String> = HashMap::new();
+    for field in reflected(fields) {
+        let Some(id) = &field.attrs.id else { continue };
+        let Some(value) = literal_int::<u64>(id) else { continue };
+        if let Some(first) = seen.get(&value) {
+            cx.error_spanned_by(
+                id,
+                format!("field ID {value} is already used by field `{first}`; field IDs must be unique within a type"),
+            );
+        } else {
+            seen.insert(value, field.display());
+        }
+    }
+}
+
+/// Stored names (`name = "..."` or the field's own) are unique.
+fn check_unique_names(cx: &Ctxt, fields: &[Field]) {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for field in reflected(fields) {
+        let name = field.attrs.name.as_ref().map_or_else(|| field.display(), |name| name.value());
+        if let Some(first) = seen.get(&name) {
+            let message = format!("field name `{name}` is already used by field `{first}`; choose another `name`");
+            match &field.attrs.name {
+                Some(literal) => cx.error_spanned_by(literal, message),
+                None => cx.error_spanned_by(field_span(field), message),
+            }
+        } else {
+            seen.insert(name, field.display());
+        }
+    }
+}
+
+fn check_single_base(cx: &Ctxt, fields: &[Field]) {
+    let mut bases = fields.iter().filter_map(|field| field.attrs.base.as_ref().map(|key| (field, key)));
+    let Some((first, _)) = bases.next() else { return };
+    for (_, key) in bases {
+        cx.error_spanned_by(
+            key,
+            format!(
+                "a type has at most one `#[rtti(base)]` field, and `{}` already is the base; \
+                 embed any other reflectable struct with `#[rtti(id = N, embedded)]`",
+                first.display()
+            ),
+        );
+    }
+}
+
+/// Where an error about a whole field points: its name, or its type in a tuple struct.
+fn field_span(field: &Field) -> proc_macro2::TokenStream {
+    match &field.original.ident {
+        Some(ident) => quote::quote!(#ident),
+        None => {
+            let ty = field.ty();
+            quote::quote!(#ty)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! What a field is when no attribute says: its kind and whether it is an array field, read from how
+//! its type is written. (A proc macro sees tokens, not types: a type alias hides all of this, which
+//! is what the kind attributes are for.)
+
+use super::model::{Field, Kind};
+use syn::{GenericArgument, PathArguments, Type};
+
+/// How a checked field is generated.
+pub struct Layout {
+    /// The field's kind.
+    pub kind: Kind,
+    /// `true` for an array field (`Vec`, `SmallVec`, `[T; N]`), `false` for a single value.
+    pub array: bool,
+}
+
+/// The layout of `field`. Vec and SmallVec are array fields always; `[T; N]` unless it is plain (a
+/// fixed array of plain values is one plain value unless `#[rtti(array)]` asks for an array field);
+/// `plain` makes any container one plain value.
+pub fn layout(field: &Field) -> Layout {
+    let ty = field.ty();
+    let elem = array_elem(ty);
+    let kind = field.explicit_kind().unwrap_or_else(|| infer_kind(elem.unwrap_or(ty)));
+    let array = match (elem, kind) {
+        (None, _) => false,
+        (Some(_), Kind::Plain) if field.explicit_kind() == Some(Kind::Plain) => false,
+        (Some(_), Kind::Plain) => !matches!(ty, Type::Array(_)) || field.attrs.array.is_some(),
+        (Some(_), _) => true,
+    };
+    Layout { kind, array }
+}
+
+/// The last path segment's identifier and its generic type arguments.
+fn path_parts(ty: &Type) -> Option<(String, Vec<&Type>)> {
+    let Type::Path(path) = ty else { return None };
+    let segment = path.path.segments.last()?;
+    let args = match &segment.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Some((segment.ident.to_string(), args))
+}
+
+/// The element type of an array container (`Vec<E>`, `[E; N]`, `SmallVec<[E; N]>`).
+pub fn array_elem(ty: &Type) -> Option<&Type> {
+    if let Type::Array(array) = ty {
+        return Some(&array.elem);
+    }
+    match path_parts(ty)? {
+        (name, args) if name == "Vec" && args.len() == 1 => Some(args[0]),
+        (name, args) if name == "SmallVec" && args.len() == 1 => match args[0] {
+            Type::Array(array) => Some(&array.elem),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `Option<X>` unwrapped once.
+fn strip_option(ty: &Type) -> &Type {
+    match path_parts(ty) {
+        Some((name, args)) if name == "Option" && args.len() == 1 => args[0],
+        _ => ty,
+    }
+}
+
+fn is_pointer(ty: &Type) -> bool {
+    matches!(path_parts(strip_option(ty)), Some((name, _)) if name == "Rc" || name == "Arc" || name == "Weak")
+}
+
+fn is_boxed_trait_object(ty: &Type) -> bool {
+    match path_parts(strip_option(ty)) {
+        Some((name, args)) if name == "Box" && args.len() == 1 => matches!(args[0], Type::TraitObject(_)),
+        _ => false,
+    }
+}
+
+/// The kind an element type has when no attribute says otherwise: `Rc`/`Arc`/`Weak` are pointers,
+/// `Box<dyn Trait>` is embedded, anything else is plain.
+fn infer_kind(elem: &Type) -> Kind {
+    if is_pointer(elem) {
+        Kind::Pointer
+    } else if is_boxed_trait_object(elem) {
+        Kind::Embedded
+    } else {
+        Kind::Plain
+    }
+}

@@ -1,0 +1,204 @@
+//! The `#[rtti(...)]` attributes of a type and its fields, parsed into a model. Parsing reports
+//! malformed, unknown and repeated keys to the context and goes on; whether the keys make sense
+//! together is `check.rs`'s business.
+
+use crate::attr::{expect_no_value, key_name, misplaced_key, parse_crate_path, set_flag, set_once, unknown_key, value};
+use crate::context::Ctxt;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Data, DeriveInput, Expr, Ident, Index, LitStr, Member, Path, Type};
+
+const TYPE_KEYS: &str =
+    "`id = N`, `name = \"...\"`, `abstract`, `hooks`, `implements(Trait, ...)`, `extend = path`, `no_register` or `crate = path`";
+const FIELD_KEYS: &str =
+    "`id = N`, `name = \"...\"`, `flags = EXPR`, `skip`, `base`, `embedded`, `pointer`, `plain` or `array`";
+const ONLY_TYPE_KEYS: &[&str] = &["abstract", "hooks", "implements", "extend", "no_register", "crate"];
+const ONLY_FIELD_KEYS: &[&str] = &["flags", "skip", "base", "embedded", "pointer", "plain", "array"];
+
+/// A struct deriving `Reflectable`.
+pub struct Input<'a> {
+    /// The type's name.
+    pub ident: &'a Ident,
+    /// Its `#[rtti(...)]` attributes.
+    pub attrs: TypeAttrs,
+    /// Its fields in declaration order; empty for an enum or a union.
+    pub fields: Vec<Field<'a>>,
+}
+
+/// The `#[rtti(...)]` attributes of the type.
+#[derive(Default)]
+pub struct TypeAttrs {
+    /// `crate = path`: where generated code finds the library.
+    pub krate: Option<Path>,
+    /// `id = N`.
+    pub id: Option<Expr>,
+    /// `name = "..."`.
+    pub name: Option<LitStr>,
+    /// `abstract` (the key, for its span).
+    pub is_abstract: Option<Path>,
+    /// `hooks`.
+    pub hooks: Option<Path>,
+    /// `implements(Trait, ...)`.
+    pub implements: Vec<Path>,
+    /// `extend = path`.
+    pub extend: Option<Expr>,
+    /// `no_register`.
+    pub no_register: Option<Path>,
+}
+
+/// A field's kind as written: `embedded`, `pointer` or `plain`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Copied through a `PlainType` codec.
+    Plain,
+    /// A reflectable object stored by value.
+    Embedded,
+    /// A shared pointer.
+    Pointer,
+}
+
+/// One field of the struct.
+pub struct Field<'a> {
+    /// The field as declared.
+    pub original: &'a syn::Field,
+    /// How generated code reaches it (`self.name` or `self.0`).
+    pub member: Member,
+    /// Its `#[rtti(...)]` attributes.
+    pub attrs: FieldAttrs,
+}
+
+/// The `#[rtti(...)]` attributes of a field.
+#[derive(Default)]
+pub struct FieldAttrs {
+    /// Every key given, in order (for spans and conflicts).
+    pub keys: Vec<Path>,
+    /// `id = N`.
+    pub id: Option<Expr>,
+    /// `name = "..."`.
+    pub name: Option<LitStr>,
+    /// `flags = EXPR`.
+    pub flags: Option<Expr>,
+    /// `skip`.
+    pub skip: Option<Path>,
+    /// `base`.
+    pub base: Option<Path>,
+    /// Every kind key given; `check.rs` makes sure there is at most one.
+    pub kinds: Vec<(Kind, Path)>,
+    /// `array`.
+    pub array: Option<Path>,
+}
+
+impl Field<'_> {
+    /// The field's type.
+    pub fn ty(&self) -> &Type {
+        &self.original.ty
+    }
+
+    /// The field as messages name it: its identifier, or its position in a tuple struct.
+    pub fn display(&self) -> String {
+        match &self.member {
+            Member::Named(ident) => ident.to_string(),
+            Member::Unnamed(index) => index.index.to_string(),
+        }
+    }
+
+    /// The kind an attribute gives the field, if any.
+    pub fn explicit_kind(&self) -> Option<Kind> {
+        self.attrs.kinds.first().map(|(kind, _)| *kind)
+    }
+}
+
+/// Reads the struct and every `#[rtti(...)]` attribute on it and its fields.
+pub fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
+    let attrs = parse_type_attrs(cx, &input.attrs);
+    let fields = match &input.data {
+        Data::Struct(data) => data.fields.iter().enumerate().map(|(i, field)| parse_field(cx, i, field)).collect(),
+        Data::Enum(_) | Data::Union(_) => Vec::new(),
+    };
+    Input { ident: &input.ident, attrs, fields }
+}
+
+fn rtti_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|attr| attr.path().is_ident("rtti"))
+}
+
+fn parse_type_attrs(cx: &Ctxt, attrs: &[Attribute]) -> TypeAttrs {
+    let mut parsed = TypeAttrs::default();
+    for attr in rtti_attrs(attrs) {
+        if let Err(error) = attr.parse_nested_meta(|meta| parse_type_key(cx, &mut parsed, &meta)) {
+            cx.syn_error(error);
+        }
+    }
+    parsed
+}
+
+fn parse_type_key(cx: &Ctxt, attrs: &mut TypeAttrs, meta: &ParseNestedMeta) -> syn::Result<()> {
+    let key = &meta.path;
+    match key_name(key).as_str() {
+        "id" => set_once(cx, &mut attrs.id, key, value(meta)?.parse()?),
+        "name" => set_once(cx, &mut attrs.name, key, value(meta)?.parse()?),
+        "extend" => set_once(cx, &mut attrs.extend, key, value(meta)?.parse()?),
+        "crate" => set_once(cx, &mut attrs.krate, key, parse_crate_path(meta)?),
+        "abstract" => set_flag(cx, &mut attrs.is_abstract, meta)?,
+        "hooks" => set_flag(cx, &mut attrs.hooks, meta)?,
+        "no_register" => set_flag(cx, &mut attrs.no_register, meta)?,
+        "implements" => meta.parse_nested_meta(|inner| {
+            attrs.implements.push(inner.path);
+            Ok(())
+        })?,
+        name if ONLY_FIELD_KEYS.contains(&name) => return misplaced_key(cx, meta, "type", "field", TYPE_KEYS),
+        _ => return unknown_key(cx, meta, "rtti", "type", TYPE_KEYS),
+    }
+    Ok(())
+}
+
+fn parse_field<'a>(cx: &Ctxt, position: usize, field: &'a syn::Field) -> Field<'a> {
+    let mut attrs = FieldAttrs::default();
+    for attr in rtti_attrs(&field.attrs) {
+        if let Err(error) = attr.parse_nested_meta(|meta| parse_field_key(cx, &mut attrs, &meta)) {
+            cx.syn_error(error);
+        }
+    }
+    let member = match &field.ident {
+        Some(ident) => Member::Named(ident.clone()),
+        None => Member::Unnamed(Index::from(position)),
+    };
+    Field { original: field, member, attrs }
+}
+
+fn parse_field_key(cx: &Ctxt, attrs: &mut FieldAttrs, meta: &ParseNestedMeta) -> syn::Result<()> {
+    let key = &meta.path;
+    let kind = match key_name(key).as_str() {
+        "id" => return set_value(cx, &mut attrs.id, &mut attrs.keys, meta),
+        "name" => return set_value(cx, &mut attrs.name, &mut attrs.keys, meta),
+        "flags" => return set_value(cx, &mut attrs.flags, &mut attrs.keys, meta),
+        "skip" => return set_key(cx, &mut attrs.skip, &mut attrs.keys, meta),
+        "base" => return set_key(cx, &mut attrs.base, &mut attrs.keys, meta),
+        "array" => return set_key(cx, &mut attrs.array, &mut attrs.keys, meta),
+        "embedded" => Kind::Embedded,
+        "pointer" => Kind::Pointer,
+        "plain" => Kind::Plain,
+        name if ONLY_TYPE_KEYS.contains(&name) => return misplaced_key(cx, meta, "field", "type", FIELD_KEYS),
+        _ => return unknown_key(cx, meta, "rtti", "field", FIELD_KEYS),
+    };
+    expect_no_value(cx, meta)?;
+    attrs.keys.push(key.clone());
+    attrs.kinds.push((kind, key.clone()));
+    Ok(())
+}
+
+fn set_value<T: syn::parse::Parse>(
+    cx: &Ctxt,
+    slot: &mut Option<T>,
+    keys: &mut Vec<Path>,
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    set_once(cx, slot, &meta.path, value(meta)?.parse()?);
+    keys.push(meta.path.clone());
+    Ok(())
+}
+
+fn set_key(cx: &Ctxt, slot: &mut Option<Path>, keys: &mut Vec<Path>, meta: &ParseNestedMeta) -> syn::Result<()> {
+    set_flag(cx, slot, meta)?;
+    keys.push(meta.path.clone());
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! The derives' own options: `crate = path` (generated code reaches the library through that path,
+//! and through nothing but its `__private` module) and type IDs given as constants.
+
+use reflectable::field::FieldKind;
+use reflectable::rtti::{rtti_create, rtti_is_subclass, RttiHooks};
+use reflectable::serializer::MemorySerializer;
+use reflectable::{reflect_trait, PlainType, Reflectable};
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+/// Stands for a crate that re-exports `reflectable`. It offers only `__private`, so every type
+/// below compiles only if generated code names nothing else.
+mod engine {
+    pub mod reflectable {
+        pub use ::reflectable::__private;
+    }
+}
+
+pub trait Part: Reflectable {}
+reflect_trait!(Part);
+
+#[derive(PlainType, Clone, Copy, Default, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[plain(id = 3100, pod, crate = engine::reflectable)]
+#[repr(C)]
+struct Extent {
+    width: u32,
+    height: u32,
+}
+
+#[derive(PlainType, Clone, Copy, Default, Debug, PartialEq)]
+#[plain(id = 3101, crate = "engine::reflectable")]
+enum Facing {
+    #[default]
+    North,
+    South,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 310_000, abstract, crate = engine::reflectable)]
+struct Base {
+    #[rtti(id = 1)]
+    label: String,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 310_001, implements(Part), crate = engine::reflectable)]
+struct Wheel {
+    #[rtti(id = 1)]
+    extent: Extent,
+}
+impl Part for Wheel {}
+
+thread_local! {
+    static HOOKS_RUN: Cell<u32> = const { Cell::new(0) };
+}
+
+const CAR_ID: u32 = 310_002;
+
+#[derive(Reflectable, Default)]
+#[rtti(id = CAR_ID, name = "Car", hooks, crate = engine::reflectable)]
+struct Car {
+    #[rtti(base)]
+    base: Base,
+    #[rtti(id = 1)]
+    facing: Facing,
+    #[rtti(id = 2)]
+    extents: Vec<Extent>,
+    #[rtti(id = 3, embedded)]
+    spare: Wheel,
+    #[rtti(id = 4, embedded)]
+    wheels: Vec<Wheel>,
+    #[rtti(id = 5)]
+    engine: Option<Box<dyn Part>>,
+    #[rtti(id = 6)]
+    parts: Vec<Rc<RefCell<dyn Part>>>,
+    #[rtti(id = 7)]
+    owner: Weak<RefCell<Car>>,
+    #[rtti(skip)]
+    _cache: u64,
+}
+
+impl RttiHooks for Car {
+    fn on_serialization_started(&self, _context: &mut dyn Any) {
+        HOOKS_RUN.with(|run| run.set(run.get() + 1));
+    }
+}
+
+#[test]
+fn a_crate_path_reaches_everything_the_derives_generate_through_private() {
+    let rtti = Car::rtti_static();
+    assert_eq!(rtti.name(), "Car");
+    assert_eq!(rtti.id(), CAR_ID);
+    let kinds: Vec<(u16, FieldKind, bool)> =
+        rtti.fields().iter().map(|field| (field.id(), field.kind(), field.is_array())).collect();
+    assert_eq!(
+        kinds,
+        [
+            (1, FieldKind::Plain, false),
+            (2, FieldKind::Plain, true),
+            (3, FieldKind::Embedded, false),
+            (4, FieldKind::Embedded, true),
+            (5, FieldKind::Embedded, false),
+            (6, FieldKind::Pointer, true),
+            (7, FieldKind::Pointer, false),
+        ]
+    );
+    let car = rtti_create(CAR_ID).expect("Car is registered");
+    assert!(rtti_is_subclass::<Base>(&*car));
+    assert!(rtti_create(310_000).is_none(), "Base is abstract");
+    assert_eq!(<Extent as reflectable::plain::PlainType>::STATIC_SIZE, Some(8));
+}
+
+#[test]
+fn a_type_declared_through_a_crate_path_round_trips_with_its_hooks() {
+    let wheel = |width| Wheel { extent: Extent { width, height: 1 } };
+    let car = Car {
+        base: Base { label: "red".into() },
+        facing: Facing::South,
+        extents: vec![Extent { width: 2, height: 3 }],
+        spare: wheel(4),
+        wheels: vec![wheel(5), wheel(6)],
+        engine: Some(Box::new(wheel(7))),
+        parts: vec![Rc::new(RefCell::new(wheel(8)))],
+        owner: Weak::new(),
+        _cache: 9,
+    };
+    let before = HOOKS_RUN.with(Cell::get);
+    let bytes = MemorySerializer::new().encode(&car).unwrap();
+    assert_eq!(HOOKS_RUN.with(Cell::get), before + 1, "on_serialization_started ran once");
+
+    let back: Car = MemorySerializer::new().decode_as(&bytes).unwrap();
+    assert_eq!(back.base.label, "red");
+    assert_eq!(back.facing, Facing::South);
+    assert_eq!(back.extents, car.extents);
+    assert_eq!(back.spare.extent.width, 4);
+    assert_eq!(back.wheels.iter().map(|wheel| wheel.extent.width).collect::<Vec<_>>(), [5, 6]);
+    let engine = back.engine.as_ref().expect("the engine came back");
+    assert_eq!(engine.downcast_ref::<Wheel>().map(|wheel| wheel.extent.width), Some(7));
+    assert_eq!(back.parts.len(), 1);
+    assert_eq!(back.parts[0].borrow().downcast_ref::<Wheel>().map(|wheel| wheel.extent.width), Some(8));
+    assert_eq!(back._cache, 0, "skipped fields keep their default");
+}
