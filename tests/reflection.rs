@@ -658,3 +658,28 @@ fn shared_handles_downcast_to_their_concrete_type() {
     let boxed: Box<dyn Reflectable> = Box::new(Light::default());
     assert!(downcast_box::<Mesh>(boxed).unwrap_err().is::<Light>());
 }
+
+// ---- reserved type ID ------------------------------------------------------------------------
+
+/// A hand-declared type claiming type ID 0, which streams use for an empty slot.
+#[derive(Default)]
+struct Nothing;
+
+impl Reflectable for Nothing {
+    fn rtti(&self) -> &'static RttiType {
+        Self::rtti_static()
+    }
+    fn rtti_static() -> &'static RttiType {
+        // Never built: the builder refuses the declaration (see the test below).
+        unreachable!("Nothing has no descriptor")
+    }
+}
+
+#[test]
+fn type_id_zero_is_refused_where_types_are_declared() {
+    let error = RttiTypeBuilder::<Nothing>::new(0, "Nothing").default_constructor().build().unwrap_err();
+    assert_eq!(error, reflectable::rtti::RttiError::ReservedTypeId { type_name: "Nothing".into() });
+    assert!(error.to_string().contains("reserved for the null type"), "{error}");
+    assert!(reflectable::rtti::rtti_create(0).is_none());
+    // The derive refuses `#[rtti(id = 0)]` at compile time: tests/compile_fail/type_id_zero.rs.
+}

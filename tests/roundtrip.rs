@@ -784,3 +784,57 @@ fn long_immutable_chains_decode() {
         }
     }
 }
+
+// ---- a root passed by reference -----------------------------------------------------------
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 200_090)]
+struct SceneRoot {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    children: Vec<Rc<RefCell<SceneChild>>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 200_091)]
+struct SceneChild {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    parent: Weak<RefCell<SceneRoot>>,
+}
+
+fn scene_with_parents() -> Rc<RefCell<SceneRoot>> {
+    let root = Rc::new(RefCell::new(SceneRoot { name: "root".into(), children: Vec::new() }));
+    for name in ["a", "b"] {
+        let child = SceneChild { name: name.into(), parent: Rc::downgrade(&root) };
+        root.borrow_mut().children.push(Rc::new(RefCell::new(child)));
+    }
+    root
+}
+
+/// Saving a tree by its root object used to write the root twice (once by value, once behind
+/// the children's `Weak` parents) and load with dead parents. Passing the handle saves it as the
+/// shared root; passing the object while the graph points back at it is an error.
+#[test]
+fn a_root_saved_by_its_handle_keeps_its_parent_links() {
+    let root = scene_with_parents();
+    let error = reflectable::to_vec(&*root.borrow()).unwrap_err();
+    assert!(
+        matches!(error, reflectable::serializer::EncodeError::RootBehindPointer { type_name: "SceneRoot" }),
+        "{error}"
+    );
+
+    let bytes = reflectable::to_vec(&root).unwrap();
+    let back: Rc<RefCell<SceneRoot>> = reflectable::from_slice_shared(&bytes).unwrap();
+    assert_eq!(back.borrow().name, "root");
+    for child in &back.borrow().children {
+        let parent = child.borrow().parent.upgrade().expect("the parent is alive");
+        assert!(Rc::ptr_eq(&parent, &back), "the parent is the loaded root itself");
+    }
+    // Three objects, each written once: the root, then its two children.
+    assert_eq!(MemorySerializer::new().decode(&bytes).unwrap().rtti().name(), "SceneRoot");
+    let again = reflectable::to_vec(&back).unwrap();
+    assert_eq!(again, bytes);
+}

@@ -1,12 +1,13 @@
 //! [`RttiTypeBuilder`]: declares a type's RTTI by hand, Banshee style. The derive uses it too.
 
 use super::rtti_type::{BaseLink, Constructor, Hooks};
-use super::{downcast_box, Migration, Reflectable, RttiError, RttiType};
+use super::{downcast_box, Migration, Reflectable, RttiError, RttiType, NULL_TYPE_ID};
 use crate::field::{
     Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
     SharedObject,
 };
 use crate::plain::{PlainType, MAX_INLINE_SIZE};
+
 use ahash::AHashMap;
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
@@ -368,10 +369,14 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
 
     /// Checks the declaration and builds the descriptor.
     ///
-    /// Fails on a duplicate field ID or name, or a plain field whose static size does not fit the
-    /// field header's 8-bit size (such a type must declare itself dynamic).
+    /// Fails on type ID 0 (reserved for the null type), a duplicate field ID or name, or a plain
+    /// field whose static size does not fit the field header's 8-bit size (such a type must
+    /// declare itself dynamic).
     pub fn build(self) -> Result<RttiType, RttiError> {
         let type_name = self.name.to_string();
+        if self.id == NULL_TYPE_ID {
+            return Err(RttiError::ReservedTypeId { type_name });
+        }
         let mut ids: AHashMap<u16, &str> = AHashMap::new();
         let mut names: AHashMap<&str, u16> = AHashMap::new();
         for field in &self.fields {

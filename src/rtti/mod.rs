@@ -35,9 +35,19 @@ pub trait RttiHooks {
     fn on_deserialization_ended(&mut self, _context: &mut dyn Any) {}
 }
 
+/// The type ID no type may have: streams write it for an empty embedded slot (`FORMAT.md`).
+pub const NULL_TYPE_ID: u32 = 0;
+
 /// A type declaration is invalid, or conflicts with another.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum RttiError {
+    /// Type ID 0 is reserved: streams use it for an empty slot (see `FORMAT.md`).
+    #[error("type `{type_name}` has type ID 0, which is reserved for the null type; pick another ID")]
+    ReservedTypeId {
+        /// The type's name.
+        type_name: String,
+    },
     /// Two types share a numeric ID.
     #[error("type ID {id} is used by both `{first}` and `{second}`")]
     DuplicateTypeId {

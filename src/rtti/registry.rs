@@ -1,6 +1,7 @@
 //! The type registry: every type by numeric ID, by name and by Rust `TypeId`.
 
 use super::{Reflectable, RttiError, RttiType};
+
 use ahash::AHashMap;
 use once_cell::sync::Lazy;
 use std::any::TypeId;
@@ -100,7 +101,8 @@ impl Registry {
     }
 
     /// Adds `rtti` and its base chain. Adding the same descriptor twice is harmless; another type
-    /// with the same ID or name is an error naming both.
+    /// with the same ID or name is an error naming both. (Type ID 0 cannot arrive here: the
+    /// builder, which makes every descriptor, refuses it.)
     pub fn register(&mut self, rtti: &'static RttiType) -> Result<(), RttiError> {
         for rtti in rtti.chain() {
             if let Some(existing) = self.by_id.get(&rtti.id()) {

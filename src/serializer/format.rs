@@ -37,8 +37,8 @@ pub const BASE_BIT: u32 = 1 << 1;
 pub const INSTANCE_SHIFT: u32 = 2;
 /// Largest instance ID (30 bits). Instance 0 marks an object embedded by value.
 pub const MAX_INSTANCE_ID: u32 = u32::MAX >> INSTANCE_SHIFT;
-/// Type ID of an empty by-value slot (`None`).
-pub const NULL_TYPE_ID: u32 = 0;
+/// Type ID of an empty embedded slot (`None`); no type may have it.
+pub use crate::rtti::NULL_TYPE_ID;
 /// Instance ID of a null pointer.
 pub const NULL_INSTANCE: u32 = 0;
 
