@@ -565,3 +565,41 @@ fn a_chain_too_long_to_drop_is_an_error_and_nothing_overflows() {
     });
     on_a_small_stack.unwrap().join().expect("no stack overflow, no panic");
 }
+
+/// Zero-size elements take no bytes, so their counts cannot be checked against the input: a
+/// decode admits 8 per input byte plus 2^20 in all, shared by every array of the stream.
+#[test]
+fn counts_of_zero_size_elements_are_bounded_by_the_stream() {
+    #[derive(reflectable::PlainType, Default, Clone, Copy)]
+    #[plain(id = 4300)]
+    struct Nothing;
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 430_030)]
+    struct Nothings {
+        #[rtti(id = 1)]
+        many: Vec<Nothing>,
+        #[rtti(id = 2, plain)]
+        whole: Vec<Nothing>,
+    }
+
+    let started = std::time::Instant::now();
+    let claim = |field: u16, kind: WireKind, array: bool, count: u32| {
+        let stream = Stream::new().object(1, 430_030).field(field, kind, array);
+        let stream = if array { stream.word(count) } else { stream.word(8).word(count) };
+        serializer().decode(&stream.end())
+    };
+    // As an array field, and as a plain `Vec` (a dynamic element: size 8, then the count).
+    for (field, kind, array) in [(1, WireKind::Plain(Some(0)), true), (2, WireKind::Plain(None), false)] {
+        let error = claim(field, kind, array, u32::MAX).unwrap_err();
+        assert!(matches!(error.kind(), DecodeErrorKind::Plain(PlainError::TooManyZeroSized { .. })), "{error}");
+        assert!(claim(field, kind, array, 1 << 20).is_ok());
+    }
+    // Many arrays share one allowance: 200 arrays of 2^16 each are 2^20 * 12.5.
+    let mut stream = Stream::new().object(1, 430_030);
+    for _ in 0..200 {
+        stream = stream.field(1, WireKind::Plain(Some(0)), true).word(1 << 16);
+    }
+    assert!(serializer().decode(&stream.end()).is_err());
+    assert!(started.elapsed().as_secs() < 5);
+}

@@ -838,3 +838,37 @@ fn a_root_saved_by_its_handle_keeps_its_parent_links() {
     let again = reflectable::to_vec(&back).unwrap();
     assert_eq!(again, bytes);
 }
+
+// ---- zero-size plain elements -------------------------------------------------------------
+
+/// A fieldless plain type: static size 0, nothing on the wire.
+#[derive(PlainType, Default, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[plain(id = 2090)]
+struct Marker;
+
+#[derive(Reflectable, Default, Debug, PartialEq)]
+#[rtti(id = 200_095)]
+struct Markers {
+    #[rtti(id = 1)]
+    array: Vec<Marker>,
+    #[rtti(id = 2, plain)]
+    whole: Vec<Marker>,
+    #[rtti(id = 3)]
+    nested: Vec<(u8, Vec<Marker>)>,
+    #[rtti(id = 4)]
+    one: Marker,
+}
+
+/// Arrays of zero-size elements encoded (a count, no content) but could not be read back: the
+/// count check assumed at least a byte per element.
+#[test]
+fn arrays_of_zero_size_plain_elements_round_trip() {
+    let markers = Markers {
+        array: vec![Marker; 100],
+        whole: vec![Marker; 70_000],
+        nested: vec![(1, vec![Marker; 3]), (2, Vec::new())],
+        one: Marker,
+    };
+    let bytes = reflectable::to_vec(&markers).unwrap();
+    assert_eq!(reflectable::from_slice::<Markers>(&bytes).unwrap(), markers);
+}

@@ -12,6 +12,16 @@ use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
+/// What to reserve for `count` elements read: nothing for elements that take no bytes on the wire,
+/// whose count only the zero-size allowance bounds.
+fn reserve(count: usize, min_elem_size: usize) -> usize {
+    if min_elem_size == 0 {
+        0
+    } else {
+        count
+    }
+}
+
 fn write_count(count: usize, out: &mut Vec<u8>) {
     let count = u32::try_from(count).expect("a plain collection must have fewer than 2^32 elements");
     out.extend_from_slice(&count.to_le_bytes());
@@ -56,9 +66,12 @@ macro_rules! sequence {
                 }
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
-                let $count = reader.read_count(min_elem_size::<$elem>())?;
-                let mut $seq = $with_capacity;
-                for _ in 0..$count {
+                let count = reader.read_count(min_elem_size::<$elem>())?;
+                let mut $seq = {
+                    let $count = reserve(count, min_elem_size::<$elem>());
+                    $with_capacity
+                };
+                for _ in 0..count {
                     let $value = read_elem::<$elem>(reader)?;
                     $push;
                 }
@@ -84,7 +97,7 @@ impl<T: PlainType> PlainType for Vec<T> {
     }
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
         let count = reader.read_count(min_elem_size::<T>())?;
-        let mut values = Vec::with_capacity(count);
+        let mut values = Vec::with_capacity(reserve(count, min_elem_size::<T>()));
         T::read_slice(reader, count, &mut values)?;
         Ok(values)
     }
@@ -110,7 +123,7 @@ where
     }
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
         let count = reader.read_count(min_elem_size::<A::Item>())?;
-        let mut values = Vec::with_capacity(count);
+        let mut values = Vec::with_capacity(reserve(count, min_elem_size::<A::Item>()));
         A::Item::read_slice(reader, count, &mut values)?;
         Ok(SmallVec::from_vec(values))
     }
@@ -119,7 +132,7 @@ where
 sequence!(type_ids::VEC_DEQUE, [T: PlainType], VecDeque<T>, T,
     |count| VecDeque::with_capacity(count), |seq, value| seq.push_back(value));
 sequence!(type_ids::BTREE_SET, [T: PlainType + Ord], BTreeSet<T>, T,
-    |count| BTreeSet::new(), |seq, value| seq.insert(value));
+    |_count| BTreeSet::new(), |seq, value| seq.insert(value));
 sequence!(type_ids::HASH_SET, [T: PlainType + Eq + Hash, S: BuildHasher + Default + 'static], HashSet<T, S>, T,
     |count| HashSet::with_capacity_and_hasher(count, S::default()), |seq, value| seq.insert(value));
 /// Maps: `u32` count, then each entry as key element then value element.
@@ -140,9 +153,13 @@ macro_rules! map {
                 }
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
-                let $count = reader.read_count(min_elem_size::<K>() + min_elem_size::<V>())?;
-                let mut map = $with_capacity;
-                for _ in 0..$count {
+                let min_entry_size = min_elem_size::<K>() + min_elem_size::<V>();
+                let count = reader.read_count(min_entry_size)?;
+                let mut map = {
+                    let $count = reserve(count, min_entry_size);
+                    $with_capacity
+                };
+                for _ in 0..count {
                     let key = read_elem::<K>(reader)?;
                     map.insert(key, read_elem::<V>(reader)?);
                 }
@@ -152,7 +169,7 @@ macro_rules! map {
     };
 }
 
-map!(type_ids::BTREE_MAP, [K: PlainType + Ord, V: PlainType], BTreeMap<K, V>, |count| BTreeMap::new());
+map!(type_ids::BTREE_MAP, [K: PlainType + Ord, V: PlainType], BTreeMap<K, V>, |_count| BTreeMap::new());
 map!(type_ids::HASH_MAP, [K: PlainType + Eq + Hash, V: PlainType, S: BuildHasher + Default + 'static],
     HashMap<K, V, S>, |count| HashMap::with_capacity_and_hasher(count, S::default()));
 

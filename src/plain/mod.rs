@@ -24,7 +24,7 @@ pub mod pod;
 mod primitives;
 mod reader;
 
-pub use reader::{PlainError, Reader};
+pub use reader::{PlainError, Reader, ZERO_SIZED_BASE, ZERO_SIZED_PER_BYTE};
 
 /// Size in bytes of the `u32` that prefixes every dynamic-size element.
 pub const DYNAMIC_SIZE_PREFIX: usize = 4;
@@ -84,18 +84,12 @@ pub trait PlainType: Sized + 'static {
     }
 }
 
-/// `true` when `T` is written without a size prefix.
-#[inline]
-pub const fn is_static<T: PlainType>() -> bool {
-    T::STATIC_SIZE.is_some()
-}
-
-/// Smallest number of bytes one element of `T` occupies on the wire, never zero, so that an
-/// element count read from the input can be checked against the bytes that remain.
+/// Smallest number of bytes one element of `T` occupies on the wire, so that an element count
+/// read from the input can be checked against the bytes that remain. 0 for a type of static size
+/// 0, whose counts [`Reader::read_count`] checks against its zero-size allowance instead.
 #[inline]
 pub const fn min_elem_size<T: PlainType>() -> usize {
     match T::STATIC_SIZE {
-        Some(0) => 1,
         Some(n) => n as usize,
         None => DYNAMIC_SIZE_PREFIX,
     }
@@ -140,6 +134,7 @@ pub fn read_elem<T: PlainType>(reader: &mut Reader<'_>) -> Result<T, PlainError>
     let mut content = reader.sub_reader(total - DYNAMIC_SIZE_PREFIX)?;
     let value = T::read(&mut content)?;
     content.expect_end()?;
+    reader.rejoin(&content);
     Ok(value)
 }
 

@@ -5,6 +5,7 @@ use thiserror::Error;
 
 /// A plain value could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum PlainError {
     /// The input ended before the value did.
     #[error("unexpected end of input at byte {offset}: needed {needed} more bytes, {available} left")]
@@ -34,6 +35,16 @@ pub enum PlainError {
         /// Bytes that remain.
         available: usize,
     },
+    /// More elements that take no bytes than the reader admits (see [`ZERO_SIZED_PER_BYTE`]).
+    #[error("{claimed} zero-size elements at byte {offset}, but only {left} more are admitted")]
+    TooManyZeroSized {
+        /// Absolute offset of the count.
+        offset: usize,
+        /// The count claimed.
+        claimed: u64,
+        /// Zero-size elements still admitted.
+        left: usize,
+    },
     /// Bytes were left over after a dynamic-size value's content.
     #[error("{left} unread bytes at the end of a dynamic-size value ending at byte {offset}")]
     TrailingBytes {
@@ -44,6 +55,14 @@ pub enum PlainError {
     },
 }
 
+/// Zero-size elements (those of a plain type whose static size is 0) a [`Reader`] admits per
+/// input byte, beside [`ZERO_SIZED_BASE`]. Their counts cannot be checked against the bytes that
+/// remain, so they are checked against this allowance instead, which bounds the time and memory a
+/// tiny input can claim for them.
+pub const ZERO_SIZED_PER_BYTE: usize = 8;
+/// Zero-size elements a [`Reader`] admits whatever the input's size.
+pub const ZERO_SIZED_BASE: usize = 1 << 20;
+
 /// A cursor over input bytes. Reads never panic: running out of input is a [`PlainError`].
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
@@ -51,12 +70,28 @@ pub struct Reader<'a> {
     pos: usize,
     /// Absolute offset of `data[0]` in the whole input (for error messages).
     base: usize,
+    /// Zero-size elements still admitted (see [`ZERO_SIZED_PER_BYTE`]).
+    zero_sized_left: usize,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader over `data`, reporting offsets from its start.
+    /// A reader over `data`, reporting offsets from its start. It admits
+    /// `ZERO_SIZED_PER_BYTE * data.len() + ZERO_SIZED_BASE` zero-size elements in all.
     pub fn new(data: &'a [u8]) -> Self {
-        Reader { data, pos: 0, base: 0 }
+        let zero_sized_left = data.len().saturating_mul(ZERO_SIZED_PER_BYTE).saturating_add(ZERO_SIZED_BASE);
+        Reader { data, pos: 0, base: 0, zero_sized_left }
+    }
+
+    /// Zero-size elements this reader still admits.
+    pub fn zero_sized_left(&self) -> usize {
+        self.zero_sized_left
+    }
+
+    /// The same reader admitting `left` more zero-size elements: how several readers over one
+    /// input share one allowance.
+    pub fn with_zero_sized_left(mut self, left: usize) -> Self {
+        self.zero_sized_left = left;
+        self
     }
 
     /// Absolute offset of the next byte to read.
@@ -122,25 +157,38 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a `u32` element count and checks that `count * min_elem_size` bytes remain, so that a
-    /// hostile count cannot make the caller allocate more than the input justifies.
+    /// hostile count cannot make the caller allocate more than the input justifies. Elements that
+    /// take no bytes (`min_elem_size` 0) are counted against the zero-size allowance instead.
     pub fn read_count(&mut self, min_elem_size: usize) -> Result<usize, PlainError> {
         let offset = self.offset();
         let count = self.read_u32()? as usize;
-        let needed = count.saturating_mul(min_elem_size.max(1));
-        if needed > self.remaining() {
+        if min_elem_size == 0 {
+            if count > self.zero_sized_left {
+                return Err(PlainError::TooManyZeroSized { offset, claimed: count as u64, left: self.zero_sized_left });
+            }
+            self.zero_sized_left -= count;
+            return Ok(count);
+        }
+        if count.saturating_mul(min_elem_size) > self.remaining() {
             return Err(PlainError::LengthTooLarge { offset, claimed: count as u64, available: self.remaining() });
         }
         Ok(count)
     }
 
-    /// Splits off a reader over the next `len` bytes and advances past them.
+    /// Splits off a reader over the next `len` bytes and advances past them. The sub-reader
+    /// shares this reader's zero-size allowance through [`Reader::rejoin`].
     pub fn sub_reader(&mut self, len: usize) -> Result<Reader<'a>, PlainError> {
         let base = self.offset();
         if len > self.remaining() {
             return Err(PlainError::LengthTooLarge { offset: base, claimed: len as u64, available: self.remaining() });
         }
         let data = self.take(len)?;
-        Ok(Reader { data, pos: 0, base })
+        Ok(Reader { data, pos: 0, base, zero_sized_left: self.zero_sized_left })
+    }
+
+    /// Takes back the zero-size allowance a sub-reader left unspent.
+    pub fn rejoin(&mut self, sub: &Reader<'a>) {
+        self.zero_sized_left = sub.zero_sized_left;
     }
 
     /// Fails with [`PlainError::TrailingBytes`] unless everything has been read.

@@ -287,6 +287,7 @@ impl From<PlainError> for DecodeError {
             PlainError::UnexpectedEnd { offset, .. }
             | PlainError::Invalid { offset, .. }
             | PlainError::LengthTooLarge { offset, .. }
+            | PlainError::TooManyZeroSized { offset, .. }
             | PlainError::TrailingBytes { offset, .. } => *offset,
         };
         DecodeError::new(DecodeErrorKind::Plain(error), offset)

@@ -114,10 +114,11 @@ pub(crate) fn check_depth(reader: &Reader<'_>, depth: usize, limits: &Limits) ->
 }
 
 /// Fewest bytes one element of `kind` occupies on the wire, so that a count read from the input
-/// can be checked against the bytes that remain.
+/// can be checked against the bytes that remain. Plain elements of static size 0 take none: their
+/// counts go against the reader's zero-size allowance.
 pub(crate) fn min_elem_size(kind: WireKind) -> usize {
     match kind {
-        WireKind::Plain(Some(size)) => usize::from(size).max(1),
+        WireKind::Plain(Some(size)) => usize::from(size),
         WireKind::Plain(None) | WireKind::Pointer => WORD_SIZE,
         WireKind::Embedded => TYPE_HEADER_SIZE,
     }

@@ -43,6 +43,8 @@ pub(crate) struct Decoder<'d, 'c> {
     data: &'d [u8],
     /// How many top-level objects the trailer records (version 2 streams).
     recorded_objects: Option<u32>,
+    /// Zero-size plain elements the rest of the decode may still read (see `Reader`).
+    zero_sized_left: usize,
     registry: &'d Registry,
     limits: Limits,
     context: &'c mut dyn Any,
@@ -107,6 +109,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let mut decoder = Decoder {
             data,
             recorded_objects: body.objects,
+            zero_sized_left: Reader::new(data).zero_sized_left(),
             registry,
             limits,
             context,
@@ -337,7 +340,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     /// Decodes top-level object `index` into `object` (a fresh instance of its type).
     fn object_body(&mut self, object: &mut dyn Reflectable, index: usize) -> Result<(), DecodeError> {
-        let mut reader = Reader::new(self.data);
+        // One zero-size allowance for the whole stream, however many readers walk it.
+        let mut reader = Reader::new(self.data).with_zero_sized_left(self.zero_sized_left);
         reader.skip(self.entries[index].offset)?;
         let header = type_header(&mut reader)?;
         let outer = std::mem::replace(&mut self.current, index);
@@ -346,6 +350,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         if index == 0 {
             self.root_end = Some(reader.offset());
         }
+        self.zero_sized_left = reader.zero_sized_left();
         result
     }
 
@@ -406,9 +411,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<(), DecodeError> {
         let count = field_count(reader, header, &self.limits)?;
         if header.shape.array {
-            // The container's storage, and for pointers the IDs and targets gathered first.
+            // The container's storage, and for pointers the IDs and targets gathered first; an
+            // element that takes no memory still costs the time to make it, charged as a byte.
             let scratch = if header.shape.kind == WireKind::Pointer { 12 } else { 0 };
-            self.charge(reader.offset(), count.saturating_mul(field.elem_size() + scratch))?;
+            self.charge(reader.offset(), count.saturating_mul(field.elem_size().max(1) + scratch))?;
         }
         match field.access() {
             FieldAccess::Plain(access) => {
