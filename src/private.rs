@@ -322,6 +322,7 @@ macro_rules! __reflectable_impl_boxed_embedded {
             }
             fn from_object(
                 object: ::core::option::Option<::std::boxed::Box<dyn $crate::Reflectable>>,
+                _: &$crate::Registry,
             ) -> ::core::option::Option<Self> {
                 $crate::rtti::downcast_box::<$type>(object?).ok()
             }

@@ -683,3 +683,26 @@ fn type_id_zero_is_refused_where_types_are_declared() {
     assert!(reflectable::rtti::rtti_create(0).is_none());
     // The derive refuses `#[rtti(id = 0)]` at compile time: tests/compile_fail/type_id_zero.rs.
 }
+
+// ---- hand-built registries -----------------------------------------------------------------
+
+/// Trait casts and derived types live in each registry: a hand-built one answers for the types
+/// registered in it, and decodes `dyn Trait` fields with its own casts.
+#[test]
+fn a_hand_built_registry_casts_and_derives_for_its_own_types() {
+    let mut registry = Registry::new();
+    registry.register_type::<RenderTexture>().unwrap();
+    let derived: Vec<u32> = registry.derived_types(200_000).iter().map(|t| t.id()).collect();
+    assert_eq!(derived, [200_001]);
+    assert!(registry.casts().is_empty(), "no registered type implements a trait");
+
+    registry.register_type::<Light>().unwrap();
+    assert_eq!(registry.casts().len(), 6, "Light => Component for Box and each shared family");
+    registry.register_type::<Zoo>().unwrap();
+
+    let zoo = Zoo { component: Some(Box::new(Light { intensity: 2.0 })), ..Zoo::default() };
+    let bytes = reflectable::to_vec(&zoo).unwrap();
+    let serializer = reflectable::serializer::MemorySerializer::with_registry(&registry);
+    let back = serializer.decode_as::<Zoo>(&bytes).unwrap();
+    assert!(back.component.unwrap().is::<Light>(), "cast to `Box<dyn Component>` by this registry");
+}

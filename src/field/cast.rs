@@ -2,9 +2,11 @@
 //! `Rc<RefCell<dyn Component>>`, `Box<Mesh>` to `Box<dyn Component>`).
 //!
 //! Rust can only make such a cast where the concrete type is statically known, so each
-//! `(type, trait)` pair registers its casts through `inventory` (the derive's
-//! `implements(...)` option, or [`register_trait_impl!`](crate::register_trait_impl)). Decoders use
-//! them to put objects created from a type ID into `dyn` fields.
+//! `(type, trait)` pair submits its casts through `inventory` (the derive's `implements(...)`
+//! option, or [`register_trait_impl!`](crate::register_trait_impl)). A
+//! [`Registry`](crate::Registry) takes the casts of each type it registers into its own
+//! [`CastTable`], so a hand-built registry casts its own types; decoders cast through the
+//! registry they decode with.
 
 use crate::rtti::Reflectable;
 use ahash::AHashMap;
@@ -34,8 +36,11 @@ impl TraitCastFn {
     }
 }
 
-/// One registered cast: from the handle type `from` to the handle type `to`.
+/// One submitted cast: from the handle type `from` to the handle type `to`, for the reflectable
+/// type `concrete`.
 pub struct TraitCast {
+    /// `TypeId` of the concrete reflectable type (`Mesh`).
+    pub concrete: fn() -> TypeId,
     /// `TypeId` of the source handle (`Rc<RefCell<Mesh>>`, or `Mesh` itself for boxes).
     pub from: fn() -> TypeId,
     /// `TypeId` of the target handle (`Rc<RefCell<dyn Component>>`, `Box<dyn Component>`).
@@ -46,13 +51,45 @@ pub struct TraitCast {
 
 inventory::collect!(TraitCast);
 
-static CASTS: Lazy<AHashMap<(TypeId, TypeId), TraitCastFn>> = Lazy::new(|| {
-    inventory::iter::<TraitCast>.into_iter().map(|cast| (((cast.from)(), (cast.to)()), cast.cast)).collect()
+/// Every submitted cast, by concrete type: an index of the submissions (built once), from which
+/// each registry takes the casts of the types it registers.
+static SUBMITTED: Lazy<AHashMap<TypeId, Vec<&'static TraitCast>>> = Lazy::new(|| {
+    let mut by_concrete: AHashMap<TypeId, Vec<&'static TraitCast>> = AHashMap::new();
+    for cast in inventory::iter::<TraitCast> {
+        by_concrete.entry((cast.concrete)()).or_default().push(cast);
+    }
+    by_concrete
 });
 
-/// The registered cast from handle type `from` to handle type `to`.
-pub(crate) fn find(from: TypeId, to: TypeId) -> Option<&'static TraitCastFn> {
-    CASTS.get(&(from, to))
+/// The casts submitted for the concrete type `concrete`.
+pub(crate) fn submitted_for(concrete: TypeId) -> &'static [&'static TraitCast] {
+    SUBMITTED.get(&concrete).map_or(&[], Vec::as_slice)
+}
+
+/// The casts a [`Registry`](crate::Registry) knows, by (from handle, to handle).
+#[derive(Default)]
+pub struct CastTable(AHashMap<(TypeId, TypeId), TraitCastFn>);
+
+impl CastTable {
+    /// Adds `cast`.
+    pub(crate) fn add(&mut self, cast: &TraitCast) {
+        self.0.insert(((cast.from)(), (cast.to)()), cast.cast);
+    }
+
+    /// The cast from handle type `from` to handle type `to`.
+    pub(crate) fn find(&self, from: TypeId, to: TypeId) -> Option<&TraitCastFn> {
+        self.0.get(&(from, to))
+    }
+
+    /// Number of casts.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// `true` when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// Declares that the reflectable type `$concrete` implements the user trait `$trait`, so pointer
@@ -90,26 +127,32 @@ macro_rules! register_trait_impl {
                 }
             }
             $crate::__private::inventory::submit! { TraitCast {
+                concrete: TypeId::of::<$concrete>,
                 from: TypeId::of::<Rc<$concrete>>, to: TypeId::of::<Rc<dyn $trait>>,
                 cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Rc<$concrete>| -> Rc<dyn $trait> { h })),
             } }
             $crate::__private::inventory::submit! { TraitCast {
+                concrete: TypeId::of::<$concrete>,
                 from: TypeId::of::<Rc<RefCell<$concrete>>>, to: TypeId::of::<Rc<RefCell<dyn $trait>>>,
                 cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Rc<RefCell<$concrete>>| -> Rc<RefCell<dyn $trait>> { h })),
             } }
             $crate::__private::inventory::submit! { TraitCast {
+                concrete: TypeId::of::<$concrete>,
                 from: TypeId::of::<Arc<$concrete>>, to: TypeId::of::<Arc<dyn $trait>>,
                 cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<$concrete>| -> Arc<dyn $trait> { h })),
             } }
             $crate::__private::inventory::submit! { TraitCast {
+                concrete: TypeId::of::<$concrete>,
                 from: TypeId::of::<Arc<Mutex<$concrete>>>, to: TypeId::of::<Arc<Mutex<dyn $trait>>>,
                 cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<Mutex<$concrete>>| -> Arc<Mutex<dyn $trait>> { h })),
             } }
             $crate::__private::inventory::submit! { TraitCast {
+                concrete: TypeId::of::<$concrete>,
                 from: TypeId::of::<Arc<RwLock<$concrete>>>, to: TypeId::of::<Arc<RwLock<dyn $trait>>>,
                 cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<RwLock<$concrete>>| -> Arc<RwLock<dyn $trait>> { h })),
             } }
             $crate::__private::inventory::submit! { TraitCast {
+                concrete: TypeId::of::<$concrete>,
                 from: TypeId::of::<$concrete>, to: TypeId::of::<Box<dyn $trait>>,
                 cast: TraitCastFn::Boxed(|from, out| {
                     let from: Box<dyn Any> = from;

@@ -1,8 +1,8 @@
 //! Embedded fields: another reflectable object stored by value inside its owner, possibly polymorphic
 //! (`Box<dyn Reflectable>`, `Box<dyn UserTrait>`) or optional.
 
-use super::{cast, elem_at, elem_at_mut, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
-use crate::rtti::Reflectable;
+use super::{elem_at, elem_at_mut, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
+use crate::rtti::{Reflectable, Registry};
 use std::any::{Any, TypeId};
 
 /// A type that can hold one embedded object (a reflectable object stored by value).
@@ -22,8 +22,9 @@ pub trait EmbeddedSlot: 'static + Sized {
     fn value(&self) -> Option<&dyn Reflectable>;
     /// The held object, mutably.
     fn value_mut(&mut self) -> Option<&mut dyn Reflectable>;
-    /// A slot holding `object` (`None` = empty). `None` when the object's type does not fit.
-    fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self>;
+    /// A slot holding `object` (`None` = empty). `None` when the object's type does not fit;
+    /// `registry` casts it to a trait object.
+    fn from_object(object: Option<Box<dyn Reflectable>>, registry: &Registry) -> Option<Self>;
 }
 
 impl<T: Reflectable> EmbeddedSlot for T {
@@ -36,7 +37,7 @@ impl<T: Reflectable> EmbeddedSlot for T {
     fn value_mut(&mut self) -> Option<&mut dyn Reflectable> {
         Some(self)
     }
-    fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self> {
+    fn from_object(object: Option<Box<dyn Reflectable>>, _: &Registry) -> Option<Self> {
         let any: Box<dyn Any> = object?;
         any.downcast::<T>().ok().map(|boxed| *boxed)
     }
@@ -52,10 +53,10 @@ impl<T: EmbeddedSlot> EmbeddedSlot for Option<T> {
     fn value_mut(&mut self) -> Option<&mut dyn Reflectable> {
         self.as_mut().and_then(T::value_mut)
     }
-    fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self> {
+    fn from_object(object: Option<Box<dyn Reflectable>>, registry: &Registry) -> Option<Self> {
         match object {
             None => Some(None),
-            object => T::from_object(object).map(Some),
+            object => T::from_object(object, registry).map(Some),
         }
     }
 }
@@ -70,17 +71,17 @@ impl EmbeddedSlot for Box<dyn Reflectable> {
     fn value_mut(&mut self) -> Option<&mut dyn Reflectable> {
         Some(&mut **self)
     }
-    fn from_object(object: Option<Box<dyn Reflectable>>) -> Option<Self> {
+    fn from_object(object: Option<Box<dyn Reflectable>>, _: &Registry) -> Option<Self> {
         object
     }
 }
 
-/// The [`EmbeddedSlot::from_object`] of `Box<dyn UserTrait>`: finds the cast registered for the
-/// object's concrete type. Used by [`reflect_trait!`](crate::reflect_trait).
-pub fn boxed_trait_object<B: 'static>(object: Option<Box<dyn Reflectable>>) -> Option<B> {
+/// The [`EmbeddedSlot::from_object`] of `Box<dyn UserTrait>`: finds the cast `registry` knows for
+/// the object's concrete type. Used by [`reflect_trait!`](crate::reflect_trait).
+pub fn boxed_trait_object<B: 'static>(object: Option<Box<dyn Reflectable>>, registry: &Registry) -> Option<B> {
     let object = object?;
     let concrete = <dyn Any>::type_id(&*object as &dyn Any);
-    let cast = cast::find(concrete, TypeId::of::<B>())?;
+    let cast = registry.casts().find(concrete, TypeId::of::<B>())?;
     let mut out: Option<B> = None;
     cast.boxed(object, &mut out);
     out
@@ -108,8 +109,14 @@ pub trait EmbeddedAccess: ErasedElems {
     fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> Result<(), FieldError>;
     /// Replaces the elements with `objects`. An object whose type the slot cannot hold becomes
     /// empty where the slot is optional and is dropped otherwise; a single field left without a
-    /// value keeps the one it had. Returns how many objects could not be held.
-    fn store(&self, owner: &mut dyn Any, objects: Vec<Option<Box<dyn Reflectable>>>) -> Result<usize, FieldError>;
+    /// value keeps the one it had. `registry` casts objects to trait objects. Returns how many
+    /// objects could not be held.
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        objects: Vec<Option<Box<dyn Reflectable>>>,
+        registry: &Registry,
+    ) -> Result<usize, FieldError>;
 }
 
 impl<O, C, S> EmbeddedAccess for FieldImpl<O, C, S>
@@ -154,14 +161,19 @@ where
         Ok(())
     }
 
-    fn store(&self, owner: &mut dyn Any, objects: Vec<Option<Box<dyn Reflectable>>>) -> Result<usize, FieldError> {
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        objects: Vec<Option<Box<dyn Reflectable>>>,
+        registry: &Registry,
+    ) -> Result<usize, FieldError> {
         let owner = owner_mut::<O>(owner)?;
         let mut refused = 0;
         let mut convert = |object: Option<Box<dyn Reflectable>>| {
             let present = object.is_some();
-            let slot = S::Elem::from_object(object);
+            let slot = S::Elem::from_object(object, registry);
             refused += usize::from(present && slot.is_none());
-            slot.or_else(|| S::Elem::from_object(None))
+            slot.or_else(|| S::Elem::from_object(None, registry))
         };
         if !S::ARRAY {
             // A single field: assign in place, no container to build.

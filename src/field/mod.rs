@@ -15,7 +15,7 @@
 //! wrong owner, kind or element type as a [`FieldError`].
 
 mod access;
-mod cast;
+pub(crate) mod cast;
 mod embedded;
 mod erased;
 mod error;
@@ -25,7 +25,7 @@ mod rtti_field;
 mod shape;
 
 pub use access::{Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SmallVecShape, VecShape};
-pub use cast::{TraitCast, TraitCastFn};
+pub use cast::{CastTable, TraitCast, TraitCastFn};
 pub use embedded::{boxed_trait_object, EmbeddedAccess, EmbeddedSlot};
 pub use erased::{ErasedElems, FieldImpl};
 pub use error::FieldError;

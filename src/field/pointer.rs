@@ -4,8 +4,8 @@
 //! `Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`, `Arc<RwLock<T>>`. `T` is a reflectable
 //! type or `dyn UserTrait` declared with [`reflect_trait!`](crate::reflect_trait).
 
-use super::{cast, elem_at, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
-use crate::rtti::{AsReflectable, Reflectable};
+use super::{elem_at, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
+use crate::rtti::{AsReflectable, Reflectable, Registry};
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::fmt;
@@ -181,16 +181,21 @@ impl SharedObject {
         self.0.write(&mut |object| result = f.take().map(|f| f(object)))?;
         Ok(result.expect("write calls its closure once"))
     }
-    /// The handle as `H`: the same handle type, or a trait-object form registered with
-    /// [`register_trait_impl!`](crate::register_trait_impl) (e.g. `Rc<RefCell<Mesh>>` as
-    /// `Rc<RefCell<dyn Component>>`).
+    /// The handle as `H`: the same handle type, its `dyn Reflectable` form, or a trait-object
+    /// form the global registry knows (e.g. `Rc<RefCell<Mesh>>` as `Rc<RefCell<dyn Component>>`;
+    /// see [`register_trait_impl!`](crate::register_trait_impl)).
     pub fn cast<H: SharedHandle>(&self) -> Option<H> {
+        self.cast_in(Registry::global())
+    }
+
+    /// [`cast`](SharedObject::cast), with the trait casts `registry` knows.
+    pub fn cast_in<H: SharedHandle>(&self, registry: &Registry) -> Option<H> {
         let any = self.0.as_any();
         if let Some(handle) = any.downcast_ref::<H>() {
             return Some(handle.clone());
         }
         let mut out: Option<H> = None;
-        match cast::find(any.type_id(), TypeId::of::<H>()) {
+        match registry.casts().find(any.type_id(), TypeId::of::<H>()) {
             Some(cast) => cast.shared(any, &mut out),
             None => {
                 if let Some(upcast) = self.1 {
@@ -335,8 +340,14 @@ pub trait PointerAccess: ErasedElems {
     fn shared(&self, owner: &dyn Any, index: usize) -> Result<Option<SharedObject>, FieldError>;
     /// Replaces the elements with pointers to `targets` (`None` = null). A target the element type
     /// cannot point at is treated as null; a null that the element cannot hold is dropped from an
-    /// array, and leaves a single field as it was. Returns how many targets could not be held.
-    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<usize, FieldError>;
+    /// array, and leaves a single field as it was. `registry` casts targets to trait objects.
+    /// Returns how many targets could not be held.
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        targets: &[Option<&SharedObject>],
+        registry: &Registry,
+    ) -> Result<usize, FieldError>;
 }
 
 impl<O, C, S> PointerAccess for FieldImpl<O, C, S>
@@ -369,11 +380,16 @@ where
             Ok(elem_at(S::as_slice(container), index)?.handle().map(SharedObject::new))
         })
     }
-    fn store(&self, owner: &mut dyn Any, targets: &[Option<&SharedObject>]) -> Result<usize, FieldError> {
+    fn store(
+        &self,
+        owner: &mut dyn Any,
+        targets: &[Option<&SharedObject>],
+        registry: &Registry,
+    ) -> Result<usize, FieldError> {
         let owner = owner_mut::<O>(owner)?;
         let mut refused = 0;
         let mut convert = |target: &Option<&SharedObject>| {
-            let handle = target.and_then(SharedObject::cast::<<S::Elem as PointerSlot>::Handle>);
+            let handle = target.and_then(|target| target.cast_in::<<S::Elem as PointerSlot>::Handle>(registry));
             refused += usize::from(target.is_some() && handle.is_none());
             S::Elem::from_handle(handle.as_ref())
         };

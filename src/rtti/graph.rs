@@ -1,7 +1,7 @@
 //! Whole-graph operations through RTTI: the shared objects reachable from a root, and tearing down
 //! reference cycles (which `Rc`/`Arc` cannot free on their own).
 
-use super::{Reflectable, RttiType};
+use super::{Reflectable, Registry, RttiType};
 use crate::field::{FieldAccess, FieldError, SharedHandle, SharedObject};
 use ahash::AHashSet;
 use smallvec::SmallVec;
@@ -132,13 +132,15 @@ impl Walk {
 /// fixed-size array of pointers (`[Rc<T>; N]`), which cannot be emptied.
 pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
     let chain: SmallVec<[&'static RttiType; 4]> = object.rtti().chain().collect();
+    // Storing nulls casts nothing: no registry's casts are needed.
+    let no_casts = Registry::new();
     for (index, rtti) in chain.into_iter().enumerate() {
         let section = RttiType::section_mut(object, index).expect("the chain came from the object");
         for field in rtti.fields() {
             match field.access() {
                 FieldAccess::Pointer(pointers) => {
                     let targets: &[Option<&SharedObject>] = if field.is_array() { &[] } else { &[None] };
-                    match pointers.store(section, targets) {
+                    match pointers.store(section, targets, &no_casts) {
                         Ok(_) | Err(FieldError::FixedLength { .. }) => {}
                         Err(error) => return Err(error.in_field(field.name())),
                     }

@@ -194,8 +194,9 @@ macro_rules! reflect_trait {
             }
             fn from_object(
                 object: ::core::option::Option<::std::boxed::Box<dyn $crate::Reflectable>>,
+                registry: &$crate::Registry,
             ) -> ::core::option::Option<Self> {
-                $crate::field::boxed_trait_object::<Self>(object)
+                $crate::field::boxed_trait_object::<Self>(object, registry)
             }
         }
     };

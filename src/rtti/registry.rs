@@ -1,6 +1,7 @@
 //! The type registry: every type by numeric ID, by name and by Rust `TypeId`.
 
 use super::{Reflectable, RttiError, RttiType};
+use crate::field::{cast, CastTable};
 
 use ahash::AHashMap;
 use once_cell::sync::Lazy;
@@ -57,6 +58,7 @@ pub struct Registry {
     by_name: AHashMap<&'static str, &'static RttiType>,
     by_rust: AHashMap<TypeId, &'static RttiType>,
     derived: AHashMap<u32, Vec<&'static RttiType>>,
+    casts: CastTable,
 }
 
 static GLOBAL: Lazy<Registry> = Lazy::new(|| {
@@ -129,6 +131,9 @@ impl Registry {
             self.by_id.insert(rtti.id(), rtti);
             self.by_name.insert(name, rtti);
             self.by_rust.insert(rtti.rust_type(), rtti);
+            for cast in cast::submitted_for(rtti.rust_type()) {
+                self.casts.add(cast);
+            }
             if let Some(base) = rtti.base() {
                 self.derived.entry(base.id()).or_default().push(rtti);
             }
@@ -161,6 +166,11 @@ impl Registry {
     /// A fresh instance of the type named `name`; `None` when unknown or abstract.
     pub fn create_by_name(&self, name: &str) -> Option<Box<dyn Reflectable>> {
         self.by_name(name)?.create()
+    }
+    /// The trait casts of the registered types (`implements(...)`, `register_trait_impl!`): how
+    /// objects of these types go into `dyn Trait` fields when decoded through this registry.
+    pub fn casts(&self) -> &CastTable {
+        &self.casts
     }
     /// Types whose direct base is the type with ID `id`.
     pub fn derived_types(&self, id: u32) -> &[&'static RttiType] {

@@ -205,9 +205,9 @@ impl<'r> BinarySerializer<'r> {
     /// Decodes a graph with its root in a shared allocation `H` (e.g. `Rc<RefCell<Scene>>`), so
     /// pointers inside the graph to the root share it.
     pub fn decode_shared<H: SharedHandle>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<H, DecodeError> {
-        let accepts = |root: &SharedObject| root.cast::<H>().is_some();
+        let accepts = |root: &SharedObject| root.cast_in::<H>(self.registry).is_some();
         let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_shared(H::FAMILY, &accepts)?;
-        Ok(root.cast::<H>().expect("the root was checked"))
+        Ok(root.cast_in::<H>(self.registry).expect("the root was checked"))
     }
 
     /// Reads `reader` to its end, then decodes.

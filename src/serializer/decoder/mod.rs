@@ -425,7 +425,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
                     return Ok(());
                 }
                 let values = self.embedded_values(reader, count)?;
-                let refused = access.store(object, values).map_err(|error| field_failure(reader, error))?;
+                let refused =
+                    access.store(object, values, self.registry).map_err(|error| field_failure(reader, error))?;
                 self.orphans_possible |= refused > 0;
             }
             FieldAccess::Pointer(access) => {
@@ -446,7 +447,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
                     ids.push(id);
                 }
                 let targets: SmallVec<[Option<&SharedObject>; 8]> = ids.iter().map(|&id| self.ready(id)).collect();
-                let refused = access.store(object, &targets).map_err(|error| field_failure(reader, error))?;
+                let refused =
+                    access.store(object, &targets, self.registry).map_err(|error| field_failure(reader, error))?;
                 drop(targets);
                 self.orphans_possible |= refused > 0;
             }
