@@ -79,6 +79,11 @@ pub struct Record {
     pub mode: Mode,
 }
 
+/// A plain type of static size 0: arrays of it take no bytes.
+#[derive(PlainType, Default, Debug, Clone, Copy, PartialEq)]
+#[plain(id = 7002)]
+pub struct Marker;
+
 /// A hasher with a fixed seed: sample encodings (and so seeds and mutations) are the same every run.
 pub type Fixed = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
 
@@ -104,6 +109,10 @@ pub struct Machine {
     pub small: SmallVec<[u16; 2]>,
     #[rtti(id = 9)]
     pub modes: Vec<Mode>,
+    #[rtti(id = 10)]
+    pub markers: Vec<Marker>,
+    #[rtti(id = 11)]
+    pub marker_lists: Vec<Vec<Marker>>,
     #[rtti(id = 20, embedded)]
     pub spring: Spring,
     #[rtti(id = 21, embedded)]
@@ -161,6 +170,8 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
         fixed: [1, 2, 3, 4],
         small: SmallVec::from_slice(&[1, 2, 3]),
         modes: vec![Mode::Idle, Mode::Stop],
+        markers: vec![Marker; 5],
+        marker_lists: vec![vec![Marker; 2], Vec::new()],
         spring: Spring { stiffness: 1.0, label: "by value".into() },
         maybe_spring: Some(Spring::default()),
         gadget: Some(Box::new(Spring { stiffness: 3.0, label: "boxed".into() })),
@@ -184,23 +195,46 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
     vec![Box::new(root), Box::new(small_level), Box::new(Motor { rpm: 1, ..Motor::default() })]
 }
 
-/// The seed encodings: every sample value, encoded. (Their cycles are broken afterwards.)
+/// The seed encodings: every sample value, encoded, and the first one again with a checksum.
+/// (Their cycles are broken afterwards.)
 pub fn sample_encodings() -> Vec<Vec<u8>> {
     let serializer = MemorySerializer::new();
-    sample_values()
-        .into_iter()
-        .map(|value| {
-            let bytes = serializer.encode(&*value).expect("samples encode");
-            break_cycles(&*value);
-            bytes
-        })
-        .collect()
+    let checksummed = MemorySerializer::with(BinarySerializer::new().checksum(true));
+    let mut encodings = Vec::new();
+    for (index, value) in sample_values().into_iter().enumerate() {
+        encodings.push(serializer.encode(&*value).expect("samples encode"));
+        if index == 0 {
+            encodings.push(checksummed.encode(&*value).expect("samples encode"));
+        }
+        break_cycles(&*value);
+    }
+    encodings
+}
+
+/// A version 2 stream as version 1 would have written it (no trailer), so that whatever a fuzzer
+/// does to a body reaches the body's decoder, not only the trailer check; `None` for anything
+/// that is not a version 2 stream with room for a trailer.
+pub fn without_trailer(bytes: &[u8]) -> Option<Vec<u8>> {
+    use reflectable::serializer::format::{STREAM_HEADER_SIZE, TRAILER_SIZE};
+    if bytes.len() < STREAM_HEADER_SIZE + TRAILER_SIZE || bytes[4..8] != 2u32.to_le_bytes() {
+        return None;
+    }
+    let mut v1 = bytes[..bytes.len() - TRAILER_SIZE].to_vec();
+    v1[4..8].copy_from_slice(&1u32.to_le_bytes());
+    Some(v1)
 }
 
 /// Decodes `bytes` every way the API offers (root by value, in each shared family, with tight
-/// limits), re-encodes whatever decodes, and breaks the cycles of everything it built. Must never
-/// panic, whatever the bytes.
+/// limits), re-encodes whatever decodes, and breaks the cycles of everything it built; then the
+/// same for the stream's body alone ([`without_trailer`]). Must never panic, whatever the bytes.
 pub fn exercise(bytes: &[u8]) {
+    decode_every_way(bytes);
+    if let Some(body) = without_trailer(bytes) {
+        decode_every_way(&body);
+    }
+}
+
+fn decode_every_way(bytes: &[u8]) {
     let serializer = MemorySerializer::new();
     if let Ok(root) = serializer.decode(bytes) {
         let _ = serializer.encode(&*root);
@@ -218,7 +252,7 @@ pub fn exercise(bytes: &[u8]) {
     }
     let _ = serializer.decode_shared::<Rc<Spring>>(bytes);
     let tight =
-        Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), ..Limits::default() };
+        Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), max_pointer_chain: 2 };
     if let Ok(root) = BinarySerializer::new().limits(tight).decode(bytes, &mut ()) {
         break_cycles(&*root);
     }
@@ -279,6 +313,7 @@ pub fn plain_round_trips(data: &[u8]) {
     check::<[u32; 80]>(data, true);
     check::<Record>(data, true);
     check::<Vec<Mode>>(data, true);
+    check::<Vec<Vec<Marker>>>(data, true);
     check::<std::time::Duration>(data, true);
     check::<SmallVec<[f64; 2]>>(data, true);
     check::<BTreeMap<u8, String>>(data, false);
