@@ -135,15 +135,34 @@
 //!
 //! ## Saving and loading
 //!
-//! The [`serializer`] writes whole object graphs in the self-describing format of `FORMAT.md`:
-//! [`serializer::MemorySerializer`] to bytes, [`serializer::FileSerializer`] to files (atomically),
-//! [`serializer::BinarySerializer`] to any `io::Write` or a fixed buffer with a flush callback.
+//! The [`serializer`] writes whole object graphs in the self-describing format of `FORMAT.md`.
+//! For the common case, [`to_vec`] / [`from_slice`] and [`save`] / [`load`] (atomic, with a
+//! checksum) take an object, or the `Rc<RefCell<_>>`/`Arc` handle a root lives in. To configure a
+//! registry, limits, checksums or hook contexts: [`serializer::MemorySerializer`] to bytes,
+//! [`serializer::FileSerializer`] to files, [`serializer::BinarySerializer`] to any `io::Write` or a
+//! fixed buffer with a flush callback.
 //!
 //! ## Layout
 //!
-//! `plain` (codecs) ← `field` (field descriptors and dynamic access) ← `rtti` (type descriptors,
-//! registry) ← `serializer` (the binary format). `field` names the [`Reflectable`] trait and
-//! [`RttiType`] from `rtti` for the element types of reflectable and pointer fields.
+//! `plain` needs nothing else; `field` and `rtti` are the two halves of the type model and use
+//! each other; `serializer` uses all three, and nothing uses it.
+//!
+//! - [`plain`]: the plain-value codecs and the bounds-checked [`plain::Reader`].
+//! - [`field`]: field descriptors. A field's shape is described once ([`field::FieldShape`]) when
+//!   its type is built; its access is one implementation per kind, reached through an accessor
+//!   and a container shape; every wrong owner or value is a [`field::FieldError`]. It names
+//!   [`Reflectable`], [`RttiType`] and [`Registry`] (whose trait casts fill `dyn Trait` fields)
+//!   from `rtti`, the types its elements are.
+//! - [`rtti`]: the [`Reflectable`] trait, type descriptors, the builder, migrations, the
+//!   [`Registry`] (types by ID, name and Rust type, their derived types and trait casts) and
+//!   whole-graph walks.
+//! - [`serializer`]: the binary format. `format` holds the layouts and constants; a private
+//!   `wire` module the grammar and the one walk over an object's sections and fields, which the
+//!   decoder, its immutable pre-scan and the skipper share; then the encoder, the decoder, errors,
+//!   limits and the memory and file front-ends.
+//!
+//! What only the derives and macros need lives in a hidden `__private` module
+//! (`src/private.rs`), so generated code never names the public internals.
 
 #![warn(missing_docs)]
 
