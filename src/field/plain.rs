@@ -4,6 +4,9 @@ use super::{owner_mut, owner_ref, ErasedElems, FieldError, FieldImpl, PlainInfo,
 use crate::plain::{min_elem_size, read_elem, write_elem, PlainError, PlainType, Reader};
 use std::any::Any;
 
+/// Bytes reserved beyond a plain array's own, for what the encoder writes after it.
+const HEADROOM: usize = 64;
+
 /// Access to a plain field's values in their wire form.
 pub trait PlainAccess: ErasedElems {
     /// Codec facts about the element type.
@@ -34,6 +37,12 @@ where
         self.access.with(owner_ref::<O>(owner)?, |container| {
             let elems = S::as_slice(container);
             let start = out.len();
+            if let (true, Some(size)) = (S::ARRAY, S::Elem::STATIC_SIZE) {
+                // A large array is copied in one go, and the buffer grows to exactly its size; the
+                // few bytes after it (headers, the stream's trailer) would then reallocate and
+                // copy the whole buffer. Room for them is reserved with the array.
+                out.reserve(elems.len() * size as usize + HEADROOM);
+            }
             if S::ARRAY {
                 S::Elem::write_slice(elems, out);
             } else {

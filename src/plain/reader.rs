@@ -177,16 +177,19 @@ impl<'a> Reader<'a> {
 
     /// Splits off a reader over the next `len` bytes and advances past them. The sub-reader
     /// shares this reader's zero-size allowance through [`Reader::rejoin`].
+    #[inline]
     pub fn sub_reader(&mut self, len: usize) -> Result<Reader<'a>, PlainError> {
         let base = self.offset();
         if len > self.remaining() {
             return Err(PlainError::LengthTooLarge { offset: base, claimed: len as u64, available: self.remaining() });
         }
-        let data = self.take(len)?;
+        let data = &self.data[self.pos..self.pos + len];
+        self.pos += len;
         Ok(Reader { data, pos: 0, base, zero_sized_left: self.zero_sized_left })
     }
 
     /// Takes back the zero-size allowance a sub-reader left unspent.
+    #[inline]
     pub fn rejoin(&mut self, sub: &Reader<'a>) {
         self.zero_sized_left = sub.zero_sized_left;
     }

@@ -4,7 +4,7 @@
 use super::{Reflectable, Registry, RttiType};
 use crate::field::{FieldAccess, FieldError, SharedHandle, SharedObject};
 use ahash::AHashSet;
-use smallvec::SmallVec;
+use once_cell::sync::Lazy;
 
 /// Every shared object reachable from `root` through pointer fields (strong, and `Weak`s whose
 /// target is alive), each once, in breadth-first order. An object borrowed mutably elsewhere is
@@ -131,16 +131,14 @@ impl Walk {
 /// empty and optional pointers `None`. A non-optional pointer keeps its value, and so does a
 /// fixed-size array of pointers (`[Rc<T>; N]`), which cannot be emptied.
 pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
-    let chain: SmallVec<[&'static RttiType; 4]> = object.rtti().chain().collect();
-    // Storing nulls casts nothing: no registry's casts are needed.
-    let no_casts = Registry::new();
-    for (index, rtti) in chain.into_iter().enumerate() {
-        let section = RttiType::section_mut(object, index).expect("the chain came from the object");
+    let mut index = 0;
+    while let Some(section) = RttiType::section_mut(object, index) {
+        let rtti = section.rtti();
         for field in rtti.fields() {
             match field.access() {
                 FieldAccess::Pointer(pointers) => {
                     let targets: &[Option<&SharedObject>] = if field.is_array() { &[] } else { &[None] };
-                    match pointers.store(section, targets, &no_casts) {
+                    match pointers.store(section, targets, &NO_CASTS) {
                         Ok(_) | Err(FieldError::FixedLength { .. }) => {}
                         Err(error) => return Err(error.in_field(field.name())),
                     }
@@ -159,9 +157,14 @@ pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
                 FieldAccess::Plain(_) => {}
             }
         }
+        index += 1;
     }
     Ok(())
 }
+
+/// Storing nulls casts nothing: an empty registry serves (made once; a registry's hash maps seed
+/// themselves, which costs more than the clearing).
+static NO_CASTS: Lazy<Registry> = Lazy::new(Registry::new);
 
 /// Breaks every reference cycle reachable from `root`: clears the pointer fields of each
 /// reachable object that can be changed (behind `RefCell`, `Mutex` or `RwLock`), so the graph is

@@ -107,28 +107,29 @@ impl<'s, 'c> Encoder<'s, 'c> {
     fn shared_object(&mut self, shared: &SharedObject, id: u32) -> Result<(), EncodeError> {
         let mut result = Ok(());
         shared
-            .read(|object| {
-                result = match self.root_by_reference {
-                    Some(root) if std::ptr::eq(object as *const dyn Reflectable as *const (), root) => {
-                        Err(EncodeError::RootBehindPointer { type_name: object.rtti().name() })
-                    }
-                    _ => self.object(object, id),
-                }
-            })
+            .read(|object| result = self.object(object, id))
             .map_err(|source| EncodeError::Pointee { instance: id, source })?;
         result
     }
 
+    /// Hands the buffer to the sink once it holds the flush threshold.
+    #[inline]
     fn maybe_flush(&mut self) -> Result<(), EncodeError> {
         if self.out.len() >= self.flush_threshold {
-            if let Some(sink) = self.sink.as_mut() {
-                if let Some(hasher) = self.checksum.as_mut() {
-                    hasher.update(&self.out);
-                }
-                sink(&self.out)?;
-                self.written += self.out.len() as u64;
-                self.out.clear();
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn flush(&mut self) -> Result<(), EncodeError> {
+        if let Some(sink) = self.sink.as_mut() {
+            if let Some(hasher) = self.checksum.as_mut() {
+                hasher.update(&self.out);
             }
+            sink(&self.out)?;
+            self.written += self.out.len() as u64;
+            self.out.clear();
         }
         Ok(())
     }
@@ -136,6 +137,9 @@ impl<'s, 'c> Encoder<'s, 'c> {
     /// Every section of `object` (its own type, then each base), each with its type header and
     /// fields. `instance` is 0 for an object embedded by value, which then ends with a terminator.
     fn object(&mut self, object: &dyn Reflectable, instance: u32) -> Result<(), EncodeError> {
+        if instance > 1 && self.root_by_reference == Some(object as *const dyn Reflectable as *const ()) {
+            return Err(root_behind_pointer(object));
+        }
         for (base, (rtti, section)) in RttiType::sections(object).enumerate() {
             TypeHeader { instance, base: base > 0, type_id: rtti.id() }.write(&mut self.out);
             rtti.hooks().serialization_started(section, self.context);
@@ -254,6 +258,12 @@ impl<'s, 'c> Encoder<'s, 'c> {
         self.queue.push_back(shared);
         Ok(id)
     }
+}
+
+/// A root passed by reference, met again behind a pointer.
+#[cold]
+fn root_behind_pointer(root: &dyn Reflectable) -> EncodeError {
+    EncodeError::RootBehindPointer { type_name: root.rtti().name() }
 }
 
 /// Why one field could not be written: its own access failed (the caller names the field), or

@@ -155,7 +155,7 @@ pub(crate) enum Item {
 /// `visit` (which must consume the field's data), and the start of each base section too. An
 /// embedded object (`embedded`) ends at its terminator; a top-level one at the end of the input or
 /// before the next top-level object's header. Base sections must carry the object's `instance`.
-#[inline]
+#[inline(always)]
 pub(crate) fn walk_object(
     reader: &mut Reader<'_>,
     instance: u32,

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 mod immutable;
 mod strong_edges;
 
-use strong_edges::StrongEdges;
+use strong_edges::{StrongEdges, StrongGraph};
 
 /// Build state of a top-level object.
 enum State {
@@ -67,6 +67,8 @@ pub(crate) struct Decoder<'d, 'c> {
     /// recorded strong pointers tell (at most one edge per 4 input bytes).
     weak_built: bool,
     strong_edges: StrongEdges,
+    /// `strong_edges` as a graph, once decoding is done and a question needs it.
+    strong_graph: Option<StrongGraph>,
     /// Instance index of the top-level object being filled (owner of the pointers read).
     current: usize,
     /// Whether `entries` holds every top-level object (at first it holds the root only).
@@ -122,6 +124,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             orphans_possible: false,
             weak_built: false,
             strong_edges: StrongEdges::default(),
+            strong_graph: None,
             current: 0,
             hooks_ran: false,
             indexed: false,
@@ -217,12 +220,19 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// stream built, even one over [`Limits::max_pointer_chain`]).
     fn release(&mut self) {
         self.release_except(&Default::default());
-        let mut states: Vec<Option<State>> = std::mem::take(&mut self.states).into_iter().map(Some).collect();
-        if states.len() > SHORT_CHAIN {
-            for index in self.strong_edges.chains(states.len()).parents_first {
+        if self.states.len() > SHORT_CHAIN {
+            let order = self.strong_graph().parents_first();
+            let mut states: Vec<Option<State>> = std::mem::take(&mut self.states).into_iter().map(Some).collect();
+            for index in order {
                 states[index as usize] = None;
             }
         }
+    }
+
+    /// The stored strong pointers as a graph, built on first use.
+    fn strong_graph(&mut self) -> &StrongGraph {
+        let count = self.states.len();
+        self.strong_graph.get_or_insert_with(|| self.strong_edges.graph(count))
     }
 
     /// Empties the pointer fields of every changeable object built that is not in `keep`.
@@ -237,11 +247,11 @@ impl<'d, 'c> Decoder<'d, 'c> {
     }
 
     /// After success: releases built objects the result does not hold strongly, if there can be any.
-    fn sweep_orphans(&self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) {
+    fn sweep_orphans(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) {
         if self.orphans_possible || (self.weak_built && self.hooks_ran) {
             self.release_except(&graph::strongly_reachable(root, shared_root));
         } else if self.weak_built {
-            let reached = self.strong_edges.reachable_from_root(self.states.len());
+            let reached = self.strong_graph().reachable_from_root();
             for (state, reached) in self.states.iter().zip(reached) {
                 if let (State::Ready(shared), false) = (state, reached) {
                     graph::clear_shared(shared);
@@ -293,8 +303,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
             self.finish()?;
             match &self.states[0] {
                 State::Ready(shared) => {
-                    self.sweep_orphans(None, Some(shared));
-                    Ok(shared.clone())
+                    let shared = shared.clone();
+                    self.sweep_orphans(None, Some(&shared));
+                    Ok(shared)
                 }
                 _ => Err(DecodeError::new(
                     DecodeErrorKind::UnknownRootType { type_id: rtti.id() },
@@ -326,12 +337,12 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// Refuses a graph whose longest chain of strong pointers is longer than
     /// [`Limits::max_pointer_chain`]: dropping it would recurse once per link. A graph with no
     /// more objects than the limit cannot hold such a chain, and is not searched.
-    fn check_chains(&self) -> Result<(), DecodeError> {
+    fn check_chains(&mut self) -> Result<(), DecodeError> {
         let limit = self.limits.max_pointer_chain;
         if self.states.len() <= limit {
             return Ok(());
         }
-        let longest = self.strong_edges.chains(self.states.len()).longest;
+        let longest = self.strong_graph().longest_chain();
         if longest > limit {
             return Err(DecodeError::new(DecodeErrorKind::PointerChainTooLong { length: longest, limit }, None));
         }
