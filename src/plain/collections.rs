@@ -22,6 +22,14 @@ fn reserve(count: usize, min_elem_size: usize) -> usize {
     }
 }
 
+/// Content size of a sequence of `len` elements: the `u32` count, then each element.
+fn sequence_size<'a, T: PlainType>(len: usize, elems: impl Iterator<Item = &'a T>) -> usize {
+    4 + match T::STATIC_SIZE {
+        Some(n) => n as usize * len,
+        None => elems.map(elem_size).sum(),
+    }
+}
+
 fn write_count(count: usize, out: &mut Vec<u8>) {
     let count = u32::try_from(count).expect("a plain collection must have fewer than 2^32 elements");
     out.extend_from_slice(&count.to_le_bytes());
@@ -54,10 +62,7 @@ macro_rules! sequence {
             const STATIC_SIZE: Option<u32> = None;
 
             fn size(&self) -> usize {
-                4 + match <$elem>::STATIC_SIZE {
-                    Some(n) => n as usize * self.len(),
-                    None => self.iter().map(elem_size).sum(),
-                }
+                sequence_size(self.len(), self.iter())
             }
             fn write(&self, out: &mut Vec<u8>) {
                 write_count(self.len(), out);
@@ -86,10 +91,7 @@ impl<T: PlainType> PlainType for Vec<T> {
     const STATIC_SIZE: Option<u32> = None;
 
     fn size(&self) -> usize {
-        4 + match T::STATIC_SIZE {
-            Some(n) => n as usize * self.len(),
-            None => self.iter().map(elem_size).sum(),
-        }
+        sequence_size(self.len(), self.iter())
     }
     fn write(&self, out: &mut Vec<u8>) {
         write_count(self.len(), out);
@@ -112,10 +114,7 @@ where
     const STATIC_SIZE: Option<u32> = None;
 
     fn size(&self) -> usize {
-        4 + match A::Item::STATIC_SIZE {
-            Some(n) => n as usize * self.len(),
-            None => self.iter().map(elem_size).sum(),
-        }
+        sequence_size(self.len(), self.iter())
     }
     fn write(&self, out: &mut Vec<u8>) {
         write_count(self.len(), out);
