@@ -24,7 +24,7 @@ pub mod pod;
 mod primitives;
 mod reader;
 
-pub use reader::{PlainError, Reader, ZERO_SIZED_BASE, ZERO_SIZED_PER_BYTE};
+pub use reader::{PlainError, Reader, ZERO_SIZED_ALLOWANCE};
 
 /// Size in bytes of the `u32` that prefixes every dynamic-size element.
 pub const DYNAMIC_SIZE_PREFIX: usize = 4;

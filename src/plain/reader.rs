@@ -35,7 +35,7 @@ pub enum PlainError {
         /// Bytes that remain.
         available: usize,
     },
-    /// More elements that take no bytes than the reader admits (see [`ZERO_SIZED_PER_BYTE`]).
+    /// More elements that take no bytes than the reader admits (see [`ZERO_SIZED_ALLOWANCE`]).
     #[error("{claimed} zero-size elements at byte {offset}, but only {left} more are admitted")]
     TooManyZeroSized {
         /// Absolute offset of the count.
@@ -55,13 +55,12 @@ pub enum PlainError {
     },
 }
 
-/// Zero-size elements (those of a plain type whose static size is 0) a [`Reader`] admits per
-/// input byte, beside [`ZERO_SIZED_BASE`]. Their counts cannot be checked against the bytes that
-/// remain, so they are checked against this allowance instead, which bounds the time and memory a
-/// tiny input can claim for them.
-pub const ZERO_SIZED_PER_BYTE: usize = 8;
-/// Zero-size elements a [`Reader`] admits whatever the input's size.
-pub const ZERO_SIZED_BASE: usize = 1 << 20;
+/// Zero-size elements (those of a plain type whose static size is 0) a [`Reader`] and the
+/// sub-readers made from it admit in all. Their counts cannot be checked against the bytes that
+/// remain, so they are checked against this allowance instead, which bounds the time a tiny input
+/// can claim for them (a few tens of milliseconds at most). It does not depend on the input's
+/// length, so whatever decodes also decodes from its own re-encoding.
+pub const ZERO_SIZED_ALLOWANCE: usize = 1 << 24;
 
 /// A cursor over input bytes. Reads never panic: running out of input is a [`PlainError`].
 #[derive(Debug, Clone)]
@@ -70,16 +69,15 @@ pub struct Reader<'a> {
     pos: usize,
     /// Absolute offset of `data[0]` in the whole input (for error messages).
     base: usize,
-    /// Zero-size elements still admitted (see [`ZERO_SIZED_PER_BYTE`]).
+    /// Zero-size elements still admitted (see [`ZERO_SIZED_ALLOWANCE`]).
     zero_sized_left: usize,
 }
 
 impl<'a> Reader<'a> {
     /// A reader over `data`, reporting offsets from its start. It admits
-    /// `ZERO_SIZED_PER_BYTE * data.len() + ZERO_SIZED_BASE` zero-size elements in all.
+    /// [`ZERO_SIZED_ALLOWANCE`] zero-size elements in all.
     pub fn new(data: &'a [u8]) -> Self {
-        let zero_sized_left = data.len().saturating_mul(ZERO_SIZED_PER_BYTE).saturating_add(ZERO_SIZED_BASE);
-        Reader { data, pos: 0, base: 0, zero_sized_left }
+        Reader { data, pos: 0, base: 0, zero_sized_left: ZERO_SIZED_ALLOWANCE }
     }
 
     /// Zero-size elements this reader still admits.
