@@ -872,3 +872,60 @@ fn arrays_of_zero_size_plain_elements_round_trip() {
     let bytes = reflectable::to_vec(&markers).unwrap();
     assert_eq!(reflectable::from_slice::<Markers>(&bytes).unwrap(), markers);
 }
+
+// ---- deterministic output -----------------------------------------------------------------
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 200_096)]
+struct Inventory {
+    #[rtti(id = 1)]
+    counts: HashMap<String, u32>,
+    #[rtti(id = 2)]
+    tags: HashSet<u64>,
+    #[rtti(id = 3)]
+    nested: HashMap<u16, HashSet<String>>,
+}
+
+/// A map-heavy value; each `HashMap`/`HashSet` gets its own random hasher seed.
+fn inventory() -> Inventory {
+    Inventory {
+        counts: (0..200).map(|i| (format!("item-{i}"), i * 7)).collect(),
+        tags: (0..300).map(|i| i * 0x9E37_79B9).collect(),
+        nested: (0..40).map(|i| (i, (0..i).map(|j| format!("{j}")).collect())).collect(),
+    }
+}
+
+const DETERMINISM_CHILD: &str = "REFLECTABLE_TEST_PRINT_INVENTORY";
+
+/// Not a test: prints the encoding for `hash_maps_and_sets_encode_the_same_bytes_in_every_process`.
+#[test]
+#[ignore = "helper process, run by hash_maps_and_sets_encode_the_same_bytes_in_every_process"]
+fn print_inventory_encoding() {
+    if std::env::var_os(DETERMINISM_CHILD).is_some() {
+        let hex: String = reflectable::to_vec(&inventory()).unwrap().iter().map(|b| format!("{b:02x}")).collect();
+        println!("inventory bytes: {hex}");
+    }
+}
+
+/// Hash maps and sets are written in the order of their keys' encoded bytes: the same graph
+/// gives the same bytes whatever the hashers' seeds, here and in another process.
+#[test]
+fn hash_maps_and_sets_encode_the_same_bytes_in_every_process() {
+    let bytes = reflectable::to_vec(&inventory()).unwrap();
+    for _ in 0..5 {
+        assert_eq!(reflectable::to_vec(&inventory()).unwrap(), bytes, "another seed, the same bytes");
+    }
+    let back: Inventory = reflectable::from_slice(&bytes).unwrap();
+    assert_eq!(back.counts, inventory().counts);
+    assert_eq!(back.nested, inventory().nested);
+
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["print_inventory_encoding", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(DETERMINISM_CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    let hex = stdout.lines().find_map(|line| line.split("inventory bytes: ").nth(1)).expect("the child printed");
+    let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(hex, expected, "another process wrote other bytes");
+}

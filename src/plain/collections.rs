@@ -30,6 +30,44 @@ fn sequence_size<'a, T: PlainType>(len: usize, elems: impl Iterator<Item = &'a T
     }
 }
 
+/// Writes each key (and its value, for maps) in iteration order: the order of sequences and of
+/// ordered maps and sets.
+fn in_order<'a, K: PlainType + 'a, V: PlainType + 'a>(
+    entries: impl Iterator<Item = (&'a K, Option<&'a V>)>,
+    out: &mut Vec<u8>,
+) {
+    for (key, value) in entries {
+        write_elem(key, out);
+        if let Some(value) = value {
+            write_elem(value, out);
+        }
+    }
+}
+
+/// Writes each key (and its value) in the order of the keys' encoded bytes, so that a hash map
+/// or set gives the same bytes whatever its hasher's seed, in every process: builds that cache
+/// or diff saved files depend on it.
+fn by_key<'a, K: PlainType + 'a, V: PlainType + 'a>(
+    entries: impl Iterator<Item = (&'a K, Option<&'a V>)>,
+    out: &mut Vec<u8>,
+) {
+    let mut keys = Vec::new();
+    let mut order: Vec<(usize, usize, Option<&V>)> = entries
+        .map(|(key, value)| {
+            let start = keys.len();
+            write_elem(key, &mut keys);
+            (start, keys.len(), value)
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| keys[a.0..a.1].cmp(&keys[b.0..b.1]));
+    for (start, end, value) in order {
+        out.extend_from_slice(&keys[start..end]);
+        if let Some(value) = value {
+            write_elem(value, out);
+        }
+    }
+}
+
 fn write_count(count: usize, out: &mut Vec<u8>) {
     let count = u32::try_from(count).expect("a plain collection must have fewer than 2^32 elements");
     out.extend_from_slice(&count.to_le_bytes());
@@ -56,7 +94,7 @@ impl PlainType for String {
 
 /// Shared body of the sequence impls: `u32` count, then the elements.
 macro_rules! sequence {
-    ($id:expr, [$($gen:tt)*], $ty:ty, $elem:ty, |$count:ident| $with_capacity:expr, |$seq:ident, $value:ident| $push:expr) => {
+    ($id:expr, [$($gen:tt)*], $ty:ty, $elem:ty, $write:ident, |$count:ident| $with_capacity:expr, |$seq:ident, $value:ident| $push:expr) => {
         impl<$($gen)*> PlainType for $ty {
             const TYPE_ID: u32 = $id;
             const STATIC_SIZE: Option<u32> = None;
@@ -66,9 +104,7 @@ macro_rules! sequence {
             }
             fn write(&self, out: &mut Vec<u8>) {
                 write_count(self.len(), out);
-                for value in self.iter() {
-                    write_elem(value, out);
-                }
+                $write(self.iter().map(|value| (value, None::<&$elem>)), out);
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
                 let count = reader.read_count(min_elem_size::<$elem>())?;
@@ -128,15 +164,15 @@ where
     }
 }
 
-sequence!(type_ids::VEC_DEQUE, [T: PlainType], VecDeque<T>, T,
+sequence!(type_ids::VEC_DEQUE, [T: PlainType], VecDeque<T>, T, in_order,
     |count| VecDeque::with_capacity(count), |seq, value| seq.push_back(value));
-sequence!(type_ids::BTREE_SET, [T: PlainType + Ord], BTreeSet<T>, T,
+sequence!(type_ids::BTREE_SET, [T: PlainType + Ord], BTreeSet<T>, T, in_order,
     |_count| BTreeSet::new(), |seq, value| seq.insert(value));
-sequence!(type_ids::HASH_SET, [T: PlainType + Eq + Hash, S: BuildHasher + Default + 'static], HashSet<T, S>, T,
+sequence!(type_ids::HASH_SET, [T: PlainType + Eq + Hash, S: BuildHasher + Default + 'static], HashSet<T, S>, T, by_key,
     |count| HashSet::with_capacity_and_hasher(count, S::default()), |seq, value| seq.insert(value));
 /// Maps: `u32` count, then each entry as key element then value element.
 macro_rules! map {
-    ($id:expr, [$($gen:tt)*], $ty:ty, |$count:ident| $with_capacity:expr) => {
+    ($id:expr, [$($gen:tt)*], $ty:ty, $write:ident, |$count:ident| $with_capacity:expr) => {
         impl<$($gen)*> PlainType for $ty {
             const TYPE_ID: u32 = $id;
             const STATIC_SIZE: Option<u32> = None;
@@ -146,10 +182,7 @@ macro_rules! map {
             }
             fn write(&self, out: &mut Vec<u8>) {
                 write_count(self.len(), out);
-                for (key, value) in self.iter() {
-                    write_elem(key, out);
-                    write_elem(value, out);
-                }
+                $write(self.iter().map(|(key, value)| (key, Some(value))), out);
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
                 let min_entry_size = min_elem_size::<K>() + min_elem_size::<V>();
@@ -168,9 +201,9 @@ macro_rules! map {
     };
 }
 
-map!(type_ids::BTREE_MAP, [K: PlainType + Ord, V: PlainType], BTreeMap<K, V>, |_count| BTreeMap::new());
+map!(type_ids::BTREE_MAP, [K: PlainType + Ord, V: PlainType], BTreeMap<K, V>, in_order, |_count| BTreeMap::new());
 map!(type_ids::HASH_MAP, [K: PlainType + Eq + Hash, V: PlainType, S: BuildHasher + Default + 'static],
-    HashMap<K, V, S>, |count| HashMap::with_capacity_and_hasher(count, S::default()));
+    HashMap<K, V, S>, by_key, |count| HashMap::with_capacity_and_hasher(count, S::default()));
 
 impl<T: PlainType> PlainType for Option<T> {
     const TYPE_ID: u32 = type_ids::OPTION;
