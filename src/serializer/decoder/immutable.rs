@@ -4,7 +4,8 @@
 //! long chain of `Rc`s costs heap, not call stack. A cycle among immutable objects cannot exist in
 //! memory: the edge that closes it decodes as null.
 
-use super::{finish_hooks, Decoder, State};
+use super::hooks::finish_hooks;
+use super::{Decoder, State};
 use crate::field::{Family, FieldAccess, RttiField};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, RttiType};

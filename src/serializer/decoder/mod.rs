@@ -3,8 +3,11 @@
 //! An index pass finds every top-level object. Decoding starts at the root; a pointer to an object
 //! not built yet builds it in the pointer field's family. Objects behind `RefCell`/`Mutex`/`RwLock`
 //! are put in their shared allocation at once and filled from a queue later, so cycles close;
-//! objects behind immutable `Rc<T>`/`Arc<T>` are decoded completely first, then shared. Each object
-//! is decoded once; whatever the type model does not know is skipped.
+//! objects behind immutable `Rc<T>`/`Arc<T>` are decoded completely first, then shared
+//! (`immutable.rs`). Each object is decoded once; whatever the type model does not know is
+//! skipped. The stored strong pointers (`strong_edges.rs`) tell which objects the result holds and
+//! how long its chains are; `teardown.rs` lets go of what a failed decode built and of orphans;
+//! `hooks.rs` runs the deserialization hooks.
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, WireKind, NULL_INSTANCE};
@@ -14,14 +17,17 @@ use super::wire::{check_depth, embedded_header, field_count, stream_body, type_h
 use super::Limits;
 use crate::field::{EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::Reader;
-use crate::rtti::{graph, Migration, Reflectable, Registry, RttiType};
+use crate::rtti::{Migration, Reflectable, Registry, RttiType};
 use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
 
+mod hooks;
 mod immutable;
 mod strong_edges;
+mod teardown;
 
+use hooks::{finish_hooks, has_end_hooks, start_hooks};
 use strong_edges::{StrongEdges, StrongGraph};
 
 /// Build state of a top-level object.
@@ -83,9 +89,6 @@ pub(crate) struct Decoder<'d, 'c> {
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
 /// and the decoder's handles to it in its table and queues.
 const SHARED_OVERHEAD: usize = 96;
-/// Objects few enough that freeing them all in one cascade needs no care: far below any stack's
-/// limit.
-const SHORT_CHAIN: usize = 256;
 /// What a boxed object costs beyond its instance.
 const BOXED_OVERHEAD: usize = 16;
 
@@ -214,52 +217,6 @@ impl<'d, 'c> Decoder<'d, 'c> {
         result
     }
 
-    /// After a failure: empties the pointer fields of every changeable object built so far, so
-    /// that cycles among them cannot keep the abandoned graph alive, then lets go of the objects
-    /// parents first, so that no drop frees a whole chain at once (however long a chain the
-    /// stream built, even one over [`Limits::max_pointer_chain`]).
-    fn release(&mut self) {
-        self.release_except(&Default::default());
-        if self.states.len() > SHORT_CHAIN {
-            let order = self.strong_graph().parents_first();
-            let mut states: Vec<Option<State>> = std::mem::take(&mut self.states).into_iter().map(Some).collect();
-            for index in order {
-                states[index as usize] = None;
-            }
-        }
-    }
-
-    /// The stored strong pointers as a graph, built on first use.
-    fn strong_graph(&mut self) -> &StrongGraph {
-        let count = self.states.len();
-        self.strong_graph.get_or_insert_with(|| self.strong_edges.graph(count))
-    }
-
-    /// Empties the pointer fields of every changeable object built that is not in `keep`.
-    fn release_except(&self, keep: &ahash::AHashSet<usize>) {
-        for state in &self.states {
-            if let State::Ready(shared) = state {
-                if !keep.contains(&shared.addr()) {
-                    graph::clear_shared(shared);
-                }
-            }
-        }
-    }
-
-    /// After success: releases built objects the result does not hold strongly, if there can be any.
-    fn sweep_orphans(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) {
-        if self.orphans_possible || (self.weak_built && self.hooks_ran) {
-            self.release_except(&graph::strongly_reachable(root, shared_root));
-        } else if self.weak_built {
-            let reached = self.strong_graph().reachable_from_root();
-            for (state, reached) in self.states.iter().zip(reached) {
-                if let (State::Ready(shared), false) = (state, reached) {
-                    graph::clear_shared(shared);
-                }
-            }
-        }
-    }
-
     fn try_decode_boxed(&mut self) -> Result<Box<dyn Reflectable>, DecodeError> {
         let rtti = self.root_type()?;
         self.charge(self.entries[0].offset, rtti.instance_size() + BOXED_OVERHEAD)?;
@@ -332,21 +289,6 @@ impl<'d, 'c> Decoder<'d, 'c> {
             self.hooks_ran |= ran;
         }
         self.check_chains()
-    }
-
-    /// Refuses a graph whose longest chain of strong pointers is longer than
-    /// [`Limits::max_pointer_chain`]: dropping it would recurse once per link. A graph with no
-    /// more objects than the limit cannot hold such a chain, and is not searched.
-    fn check_chains(&mut self) -> Result<(), DecodeError> {
-        let limit = self.limits.max_pointer_chain;
-        if self.states.len() <= limit {
-            return Ok(());
-        }
-        let longest = self.strong_graph().longest_chain();
-        if longest > limit {
-            return Err(DecodeError::new(DecodeErrorKind::PointerChainTooLong { length: longest, limit }, None));
-        }
-        Ok(())
     }
 
     /// Decodes top-level object `index` into `object` (a fresh instance of its type).
@@ -598,35 +540,4 @@ impl<'d, 'c> Decoder<'d, 'c> {
         }
         Ok(())
     }
-}
-
-/// Calls `f` on each section of `object`, bases first.
-fn sections_base_first(object: &mut dyn Reflectable, mut f: impl FnMut(&'static RttiType, &mut dyn Reflectable)) {
-    let chain: SmallVec<[&'static RttiType; 4]> = object.rtti().chain().collect();
-    for (index, rtti) in chain.iter().enumerate().rev() {
-        f(rtti, RttiType::section_mut(object, index).expect("the chain came from the object"));
-    }
-}
-
-/// Runs the `deserialization_started` hooks, bases first; `true` when there were any.
-fn start_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -> bool {
-    let any = object.rtti().chain().any(|rtti| rtti.hooks().has_deserialization_started());
-    if any {
-        sections_base_first(object, |rtti, section| rtti.hooks().deserialization_started(section, context));
-    }
-    any
-}
-
-/// `true` when `rtti` or one of its bases has a `deserialization_ended` hook.
-fn has_end_hooks(rtti: &'static RttiType) -> bool {
-    rtti.chain().any(|rtti| rtti.hooks().has_deserialization_ended())
-}
-
-/// Runs the `deserialization_ended` hooks, bases first; `true` when there were any.
-fn finish_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -> bool {
-    let any = has_end_hooks(object.rtti());
-    if any {
-        sections_base_first(object, |rtti, section| rtti.hooks().deserialization_ended(section, context));
-    }
-    any
 }
