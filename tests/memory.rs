@@ -221,3 +221,81 @@ fn fuzz_regressions_do_not_leak() {
     }
     assert!(replayed >= 2);
 }
+
+// ---- orphans the immutable pre-scan builds ------------------------------------------------
+
+/// A self-cycle: leaks unless the decoder clears it.
+#[derive(Reflectable, Default)]
+#[rtti(id = 440_100)]
+struct Looped {
+    #[rtti(id = 1)]
+    next: Option<Rc<std::cell::RefCell<Looped>>>,
+}
+
+/// Holds the cycle, behind an immutable `Rc`.
+#[derive(Reflectable, Default)]
+#[rtti(id = 440_101)]
+struct CycleHolder {
+    #[rtti(id = 1)]
+    looped: Option<Rc<std::cell::RefCell<Looped>>>,
+}
+
+/// Points at a `Holder` only weakly.
+#[derive(Reflectable, Default)]
+#[rtti(id = 440_102)]
+struct Watcher {
+    #[rtti(id = 1)]
+    holder: std::rc::Weak<CycleHolder>,
+}
+
+/// Never created by a decoder: it has no constructor.
+#[derive(Reflectable, Default)]
+#[rtti(id = 440_103, abstract)]
+struct Sealed {
+    #[rtti(id = 1)]
+    holder: Option<Rc<CycleHolder>>,
+}
+
+/// Holds anything by value.
+#[derive(Reflectable, Default)]
+#[rtti(id = 440_104)]
+struct Anything {
+    #[rtti(id = 1)]
+    inner: Option<Box<dyn Reflectable>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 440_105)]
+struct Top {
+    #[rtti(id = 1)]
+    watcher: Option<Rc<Watcher>>,
+    #[rtti(id = 2)]
+    anything: Option<Rc<Anything>>,
+}
+
+fn holder_of_a_cycle() -> Rc<CycleHolder> {
+    let looped = Rc::new(std::cell::RefCell::new(Looped::default()));
+    looped.borrow_mut().next = Some(looped.clone());
+    Rc::new(CycleHolder { looped: Some(looped) })
+}
+
+/// Objects an immutable object needs are built before it, by a pre-scan. Two kinds of them were
+/// never swept when the result did not hold them: one needed only through a `Weak`, and one
+/// under an embedded object of an abstract type (which the decoder skips). Cycles below them
+/// leaked.
+#[test]
+fn objects_built_for_immutable_objects_but_not_held_do_not_leak() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let holder = holder_of_a_cycle();
+    let weakly = Top { watcher: Some(Rc::new(Watcher { holder: Rc::downgrade(&holder) })), anything: None };
+    let sealed = Sealed { holder: Some(holder_of_a_cycle()) };
+    let abstractly = Top { watcher: None, anything: Some(Rc::new(Anything { inner: Some(Box::new(sealed)) })) };
+    for (name, top) in [("through a Weak", &weakly), ("under an abstract type", &abstractly)] {
+        let bytes = MemorySerializer::new().encode(top).unwrap();
+        let decode = || drop(MemorySerializer::new().decode_as::<Top>(&bytes).unwrap());
+        decode(); // first uses of lazily built statics
+        let ((), _, left) = measure(decode);
+        assert_eq!(left, 0, "{name}: {left} bytes leaked");
+        reflectable::rtti::break_cycles(top);
+    }
+}

@@ -929,3 +929,36 @@ fn hash_maps_and_sets_encode_the_same_bytes_in_every_process() {
     let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(hex, expected, "another process wrote other bytes");
 }
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 200_097)]
+struct LockedScene {
+    #[rtti(id = 1)]
+    children: Vec<Arc<Mutex<LockedChild>>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 200_098)]
+struct LockedChild {
+    #[rtti(id = 1)]
+    parent: std::sync::Weak<Mutex<LockedScene>>,
+}
+
+/// Saving a root by reference from inside its lock, while the graph points back at it: the
+/// encoder knows the root by address without locking it again (which deadlocked).
+#[test]
+fn a_root_saved_from_inside_its_lock_is_an_error_not_a_deadlock() {
+    let scene = Arc::new(Mutex::new(LockedScene::default()));
+    let child = LockedChild { parent: Arc::downgrade(&scene) };
+    scene.lock().unwrap().children.push(Arc::new(Mutex::new(child)));
+    let (done, result) = std::sync::mpsc::channel();
+    let saving = scene.clone();
+    std::thread::spawn(move || {
+        let guard = saving.lock().unwrap();
+        let outcome = reflectable::to_vec(&*guard).map(drop).map_err(|error| error.to_string());
+        done.send(outcome).unwrap();
+    });
+    let outcome = result.recv_timeout(Duration::from_secs(20)).expect("the save returned");
+    assert!(outcome.unwrap_err().contains("LockedScene"), "RootBehindPointer names the root");
+    assert!(reflectable::to_vec(&scene).is_ok(), "by its handle it saves");
+}

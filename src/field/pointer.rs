@@ -44,6 +44,9 @@ pub trait SharedHandle: Clone + 'static {
     const FAMILY: Family;
     /// Address of the shared allocation: the object's identity.
     fn addr(&self) -> usize;
+    /// `true` when `address` lies inside the shared value (the `RefCell` or lock and the object
+    /// in it), found without borrowing or locking it.
+    fn contains(&self, address: usize) -> bool;
     /// A weak handle to the same allocation.
     fn downgrade(&self) -> Self::Weak;
     /// `true` when this handle is the only pointer to its object (no other strong handle, no
@@ -66,6 +69,10 @@ macro_rules! shared_handle {
             #[inline]
             fn addr(&self) -> usize {
                 <$strong>::as_ptr(self) as *const () as usize
+            }
+            fn contains(&self, address: usize) -> bool {
+                let start = SharedHandle::addr(self);
+                (start..start + std::mem::size_of_val(&**self).max(1)).contains(&address)
             }
             fn downgrade(&self) -> $weak {
                 <$strong>::downgrade(self)
@@ -104,6 +111,7 @@ shared_handle!(ArcRwLock, Arc<RwLock<U>>, sync::Weak<RwLock<U>>, |h, f|
 /// Object-safe view of a [`SharedHandle`].
 trait ErasedShared {
     fn addr(&self) -> usize;
+    fn contains(&self, address: usize) -> bool;
     fn family(&self) -> Family;
     fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError>;
     fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError>;
@@ -113,6 +121,9 @@ trait ErasedShared {
 impl<H: SharedHandle> ErasedShared for H {
     fn addr(&self) -> usize {
         SharedHandle::addr(self)
+    }
+    fn contains(&self, address: usize) -> bool {
+        SharedHandle::contains(self, address)
     }
     fn family(&self) -> Family {
         H::FAMILY
@@ -166,6 +177,12 @@ impl SharedObject {
     /// The handle's family.
     pub fn family(&self) -> Family {
         self.0.family()
+    }
+    /// `true` when `address` lies inside the shared value (its `RefCell` or lock and the object
+    /// in it), found without borrowing or locking it: whether an object known by address is this
+    /// one, even while it is borrowed or locked.
+    pub fn contains(&self, address: usize) -> bool {
+        self.0.contains(address)
     }
     /// Runs `f` on the object.
     pub fn read<R>(&self, f: impl FnOnce(&dyn Reflectable) -> R) -> Result<R, FieldError> {

@@ -92,6 +92,12 @@ impl<'a> Reader<'a> {
         self
     }
 
+    /// Sets how many more zero-size elements this reader admits (see
+    /// [`with_zero_sized_left`](Reader::with_zero_sized_left)).
+    pub fn set_zero_sized_left(&mut self, left: usize) {
+        self.zero_sized_left = left;
+    }
+
     /// Absolute offset of the next byte to read.
     #[inline]
     pub fn offset(&self) -> usize {

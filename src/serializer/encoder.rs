@@ -34,9 +34,9 @@ pub(crate) struct Encoder<'s, 'c> {
     context: &'c mut dyn Any,
     /// Hashes every byte handed to the sink, when the stream carries a checksum.
     checksum: Option<crc32fast::Hasher>,
-    /// Address of a root passed by reference: a shared object at that address is the root met
-    /// again through a pointer, which the stream cannot express.
-    root_by_reference: Option<*const ()>,
+    /// Address and type name of a root passed by reference: a shared object holding that address
+    /// is the root met again through a pointer, which the stream cannot express.
+    root_by_reference: Option<(usize, &'static str)>,
 }
 
 impl<'s, 'c> Encoder<'s, 'c> {
@@ -76,7 +76,8 @@ impl<'s, 'c> Encoder<'s, 'c> {
         write_stream_header(&mut self.out);
         match root {
             Root::Object(object) => {
-                self.root_by_reference = Some(object as *const dyn Reflectable as *const ());
+                let address = object as *const dyn Reflectable as *const () as usize;
+                self.root_by_reference = Some((address, object.rtti().name()));
                 self.object(object, 1)?
             }
             Root::Shared(shared) => {
@@ -105,6 +106,13 @@ impl<'s, 'c> Encoder<'s, 'c> {
     }
 
     fn shared_object(&mut self, shared: &SharedObject, id: u32) -> Result<(), EncodeError> {
+        // Checked before reading: the root may be borrowed or locked by the caller (a `Mutex`
+        // would deadlock), and is in any case not to be written twice.
+        if let Some((root, type_name)) = self.root_by_reference {
+            if shared.contains(root) {
+                return Err(EncodeError::RootBehindPointer { type_name });
+            }
+        }
         let mut result = Ok(());
         shared
             .read(|object| result = self.object(object, id))
@@ -137,9 +145,6 @@ impl<'s, 'c> Encoder<'s, 'c> {
     /// Every section of `object` (its own type, then each base), each with its type header and
     /// fields. `instance` is 0 for an object embedded by value, which then ends with a terminator.
     fn object(&mut self, object: &dyn Reflectable, instance: u32) -> Result<(), EncodeError> {
-        if instance > 1 && self.root_by_reference == Some(object as *const dyn Reflectable as *const ()) {
-            return Err(root_behind_pointer(object));
-        }
         for (base, (rtti, section)) in RttiType::sections(object).enumerate() {
             TypeHeader { instance, base: base > 0, type_id: rtti.id() }.write(&mut self.out);
             rtti.hooks().serialization_started(section, self.context);
@@ -258,12 +263,6 @@ impl<'s, 'c> Encoder<'s, 'c> {
         self.queue.push_back(shared);
         Ok(id)
     }
-}
-
-/// A root passed by reference, met again behind a pointer.
-#[cold]
-fn root_behind_pointer(root: &dyn Reflectable) -> EncodeError {
-    EncodeError::RootBehindPointer { type_name: root.rtti().name() }
 }
 
 /// Why one field could not be written: its own access failed (the caller names the field), or

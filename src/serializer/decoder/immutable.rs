@@ -30,10 +30,13 @@ impl Decoder<'_, '_> {
             if !frame.3 {
                 frame.3 = true;
                 let current = frame.0;
-                for (need, need_family) in self.immutable_needs(current)? {
+                for (need, need_family, weak) in self.immutable_needs(current)? {
                     if !matches!(self.states[need], State::Pending) {
                         continue;
                     }
+                    // Built for a `Weak`, it may end up held by nothing strong: an orphan the
+                    // sweep must look for.
+                    self.weak_built |= weak;
                     let entry = self.entries[need];
                     let rtti = self.registry.get(entry.type_id);
                     if let Some(rtti) = rtti {
@@ -61,7 +64,7 @@ impl Decoder<'_, '_> {
 
     /// The objects that immutable pointer fields of top-level object `index` point at, with the
     /// family each is wanted in.
-    fn immutable_needs(&self, index: usize) -> Result<Vec<(usize, Family)>, DecodeError> {
+    fn immutable_needs(&self, index: usize) -> Result<Vec<(usize, Family, bool)>, DecodeError> {
         let mut reader = Reader::new(self.data);
         reader.skip(self.entries[index].offset)?;
         let header = type_header(&mut reader)?;
@@ -80,7 +83,7 @@ impl Decoder<'_, '_> {
         instance: u32,
         embedded: bool,
         depth: usize,
-        needs: &mut Vec<(usize, Family)>,
+        needs: &mut Vec<(usize, Family, bool)>,
     ) -> Result<(), DecodeError> {
         let mut section = rtti;
         walk_object(reader, instance, embedded, |reader, item| match item {
@@ -98,7 +101,7 @@ impl Decoder<'_, '_> {
         section: Option<&'static RttiType>,
         header: &FieldHeader,
         depth: usize,
-        needs: &mut Vec<(usize, Family)>,
+        needs: &mut Vec<(usize, Family, bool)>,
     ) -> Result<(), DecodeError> {
         let field = section.and_then(|rtti| rtti.field(header.id)).filter(|field| field.wire_shape() == header.shape);
         match field.map(RttiField::access) {
@@ -106,7 +109,7 @@ impl Decoder<'_, '_> {
                 for _ in 0..field_count(reader, header, &self.limits)? {
                     let id = self.read_instance(reader)?;
                     if id != NULL_INSTANCE {
-                        needs.push((id as usize - 1, pointers.family()));
+                        needs.push((id as usize - 1, pointers.family(), pointers.is_weak()));
                     }
                 }
                 Ok(())
@@ -115,7 +118,9 @@ impl Decoder<'_, '_> {
                 for _ in 0..field_count(reader, header, &self.limits)? {
                     check_depth(reader, depth + 1, &self.limits)?;
                     if let Some(type_id) = embedded_header(reader)? {
-                        self.scan_object(reader, self.registry.get(type_id), 0, true, depth + 1, needs)?;
+                        // An abstract or unknown type is skipped by the decoder: nothing under it is needed.
+                        let rtti = self.registry.get(type_id).filter(|rtti| !rtti.is_abstract());
+                        self.scan_object(reader, rtti, 0, true, depth + 1, needs)?;
                     }
                 }
                 Ok(())

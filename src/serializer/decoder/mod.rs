@@ -16,7 +16,7 @@ use super::skip::{skip_field, skip_object};
 use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
 use super::Limits;
 use crate::field::{EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
-use crate::plain::Reader;
+use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Migration, Reflectable, Registry, RttiType};
 use smallvec::SmallVec;
 use std::any::Any;
@@ -114,7 +114,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let mut decoder = Decoder {
             data,
             recorded_objects: body.objects,
-            zero_sized_left: Reader::new(data).zero_sized_left(),
+            zero_sized_left: ZERO_SIZED_ALLOWANCE,
             registry,
             limits,
             context,
@@ -390,10 +390,16 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 for _ in 0..count {
                     let id = self.read_instance(reader)?;
                     if id != NULL_INSTANCE {
+                        // Building the target may read other objects' bodies: they spend the
+                        // same zero-size allowance as this one.
+                        self.zero_sized_left = reader.zero_sized_left();
                         let built = self.resolve(id, access.family())?;
+                        reader.set_zero_sized_left(self.zero_sized_left);
                         if access.is_weak() {
                             self.weak_built |= built;
-                        } else {
+                        } else if self.ready(id).is_some() {
+                            // A pointer that stays null (a missing type, the root by value, an
+                            // immutable cycle's back edge) holds nothing.
                             self.strong_edges.push(self.current, id as usize - 1);
                         }
                     }
