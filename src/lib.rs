@@ -162,7 +162,8 @@
 //!   limits and the memory and file front-ends.
 //!
 //! What only the derives and macros need lives in a hidden `__private` module
-//! (`src/private.rs`), so generated code never names the public internals.
+//! (`src/private.rs`): generated code reaches the crate only through it (the macros it invokes,
+//! such as `register_trait_impl!`, name public items).
 
 #![warn(missing_docs)]
 

@@ -196,7 +196,7 @@ fn hostile_counts_are_errors_not_allocations() {
     assert_eq!(error, PlainError::LengthTooLarge { offset: 4, claimed: u32::MAX as u64, available: 12 });
     assert!(decode::<Vec<String>>(&bytes).is_err());
     assert!(decode::<HashMap<u8, u8>>(&bytes).is_err());
-    assert!(decode::<Vec<[u8; 0]>>(&bytes).is_err(), "zero-size elements still cost a byte each");
+    assert!(decode::<Vec<[u8; 0]>>(&bytes).is_err(), "over the zero-size allowance");
     // A dynamic size larger than the input.
     assert!(matches!(decode::<String>(&[0xff, 0xff, 0xff, 0x7f, b'a']), Err(PlainError::LengthTooLarge { .. })));
     // A dynamic size smaller than its own prefix.

@@ -10,9 +10,16 @@ use std::path::Path;
 /// Encodes to and decodes from files. Saves are atomic: the file holds the old graph or the new one,
 /// never a part, and a save killed midway leaves no temporary file behind on Linux (elsewhere on
 /// unix, the next save to the same path removes it). See [`write_atomically`].
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub struct FileSerializer<'r> {
     core: BinarySerializer<'r>,
+}
+
+impl Default for FileSerializer<'static> {
+    /// As [`FileSerializer::new`]: files carry a checksum.
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl FileSerializer<'static> {

@@ -33,7 +33,7 @@ pub(crate) fn skip_field(
 }
 
 /// Skips an embedded object, header included.
-pub(crate) fn skip_embedded(reader: &mut Reader<'_>, depth: usize, limits: &Limits) -> Result<(), DecodeError> {
+fn skip_embedded(reader: &mut Reader<'_>, depth: usize, limits: &Limits) -> Result<(), DecodeError> {
     check_depth(reader, depth, limits)?;
     match embedded_header(reader)? {
         Some(_) => skip_object(reader, 0, true, depth, limits),
