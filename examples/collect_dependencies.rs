@@ -43,7 +43,7 @@ impl Walk {
             return Ok(());
         }
         for (rtti, section) in RttiType::sections(object) {
-            for field in rtti.fields().iter().filter(|field| !field.has_flag(SKIP_REFERENCE_SEARCH)) {
+            for field in rtti.fields_of(section).iter().filter(|field| !field.has_flag(SKIP_REFERENCE_SEARCH)) {
                 match field.access() {
                     FieldAccess::Plain(_) => {}
                     FieldAccess::Embedded(values) => {

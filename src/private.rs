@@ -75,15 +75,24 @@ pub fn base<O: Reflectable, B: Reflectable>(
     builder.base(get, get_mut)
 }
 
+/// How generated code reaches a struct's member.
+pub fn member<O, C>(get: fn(&O) -> &C, get_mut: fn(&mut O) -> &mut C) -> Accessor<O, C> {
+    Accessor::Direct { get, get_mut }
+}
+
+/// How generated code reaches a member of one variant of an enum.
+pub fn variant_member<O, C>(get: fn(&O) -> Option<&C>, get_mut: fn(&mut O) -> Option<&mut C>) -> Accessor<O, C> {
+    Accessor::Variant { get, get_mut }
+}
+
 /// A plain member.
 pub fn plain<O: Reflectable, C: PlainType>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
-    get: fn(&O) -> &C,
-    get_mut: fn(&mut O) -> &mut C,
+    access: Accessor<O, C>,
 ) -> RttiTypeBuilder<O> {
-    builder.add_plain::<C, One>(id, name, Accessor::Direct { get, get_mut }, None)
+    builder.add_plain::<C, One>(id, name, access, None)
 }
 
 /// A plain array member; `fill` comes from `array_fill!`.
@@ -91,14 +100,13 @@ pub fn plain_array<O: Reflectable, C: Container>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
-    get: fn(&O) -> &C,
-    get_mut: fn(&mut O) -> &mut C,
+    access: Accessor<O, C>,
     fill: Option<fn() -> C::Elem>,
 ) -> RttiTypeBuilder<O>
 where
     C::Elem: PlainType,
 {
-    builder.add_plain::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, fill)
+    builder.add_plain::<C, C::Shape>(id, name, access, fill)
 }
 
 /// An embedded member.
@@ -106,10 +114,9 @@ pub fn embedded<O: Reflectable, C: EmbeddedSlot>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
-    get: fn(&O) -> &C,
-    get_mut: fn(&mut O) -> &mut C,
+    access: Accessor<O, C>,
 ) -> RttiTypeBuilder<O> {
-    builder.add_embedded::<C, One>(id, name, Accessor::Direct { get, get_mut }, None)
+    builder.add_embedded::<C, One>(id, name, access, None)
 }
 
 /// An embedded array member; `fill` comes from `array_fill!`.
@@ -117,14 +124,13 @@ pub fn embedded_array<O: Reflectable, C: Container>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
-    get: fn(&O) -> &C,
-    get_mut: fn(&mut O) -> &mut C,
+    access: Accessor<O, C>,
     fill: Option<fn() -> C::Elem>,
 ) -> RttiTypeBuilder<O>
 where
     C::Elem: EmbeddedSlot,
 {
-    builder.add_embedded::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, fill)
+    builder.add_embedded::<C, C::Shape>(id, name, access, fill)
 }
 
 /// A pointer member.
@@ -132,10 +138,9 @@ pub fn pointer<O: Reflectable, C: PointerSlot>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
-    get: fn(&O) -> &C,
-    get_mut: fn(&mut O) -> &mut C,
+    access: Accessor<O, C>,
 ) -> RttiTypeBuilder<O> {
-    builder.add_pointer::<C, One>(id, name, Accessor::Direct { get, get_mut }, None)
+    builder.add_pointer::<C, One>(id, name, access, None)
 }
 
 /// A pointer array member; `fill` comes from `array_fill!`.
@@ -143,14 +148,13 @@ pub fn pointer_array<O: Reflectable, C: Container>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
-    get: fn(&O) -> &C,
-    get_mut: fn(&mut O) -> &mut C,
+    access: Accessor<O, C>,
     fill: Option<fn() -> C::Elem>,
 ) -> RttiTypeBuilder<O>
 where
     C::Elem: PointerSlot,
 {
-    builder.add_pointer::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, fill)
+    builder.add_pointer::<C, C::Shape>(id, name, access, fill)
 }
 
 /// Fails constant evaluation unless a `#[plain(pod)]` type's wire size is its memory size, which

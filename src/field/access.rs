@@ -18,6 +18,14 @@ pub enum Accessor<O, C> {
         /// Mutable borrow of the member.
         get_mut: fn(&mut O) -> &mut C,
     },
+    /// The container is a member of one variant of an enum: borrowed in place while the owner
+    /// holds that variant, [`FieldError::InactiveVariant`] otherwise.
+    Variant {
+        /// Shared borrow of the member, `None` in another variant.
+        get: fn(&O) -> Option<&C>,
+        /// Mutable borrow of the member, `None` in another variant.
+        get_mut: fn(&mut O) -> Option<&mut C>,
+    },
     /// The stored form is computed (Banshee's getter/setter pair): for data transformations such as
     /// compressing pixels on save and expanding them on load.
     Computed {
@@ -31,31 +39,54 @@ pub enum Accessor<O, C> {
 impl<O, C> Accessor<O, C> {
     /// Runs `f` on the container.
     #[inline]
-    pub fn with<R>(&self, owner: &O, f: impl FnOnce(&C) -> R) -> R {
+    pub fn with<R>(&self, owner: &O, f: impl FnOnce(&C) -> R) -> Result<R, FieldError> {
         match self {
-            Accessor::Direct { get, .. } => f(get(owner)),
-            Accessor::Computed { get, .. } => f(&get(owner)),
+            Accessor::Direct { get, .. } => Ok(f(get(owner))),
+            Accessor::Variant { get, .. } => get(owner).map(f).ok_or_else(inactive_variant),
+            Accessor::Computed { get, .. } => Ok(f(&get(owner))),
         }
     }
 
     /// Runs `f` on the container mutably; a computed field is read, changed and written back.
     #[inline]
-    pub fn modify<R>(&self, owner: &mut O, f: impl FnOnce(&mut C) -> R) -> R {
+    pub fn modify<R>(&self, owner: &mut O, f: impl FnOnce(&mut C) -> R) -> Result<R, FieldError> {
         match self {
-            Accessor::Direct { get_mut, .. } => f(get_mut(owner)),
+            Accessor::Direct { get_mut, .. } => Ok(f(get_mut(owner))),
+            Accessor::Variant { get_mut, .. } => get_mut(owner).map(f).ok_or_else(inactive_variant),
             Accessor::Computed { get, set } => {
                 let mut stored = get(owner);
                 let result = f(&mut stored);
                 set(owner, stored);
-                result
+                Ok(result)
             }
         }
+    }
+
+    /// [`with`](Self::with) for an `f` that can fail.
+    #[inline]
+    pub fn try_with<R>(&self, owner: &O, f: impl FnOnce(&C) -> Result<R, FieldError>) -> Result<R, FieldError> {
+        self.with(owner, f)?
+    }
+
+    /// [`modify`](Self::modify) for an `f` that can fail.
+    #[inline]
+    pub fn try_modify<R>(
+        &self,
+        owner: &mut O,
+        f: impl FnOnce(&mut C) -> Result<R, FieldError>,
+    ) -> Result<R, FieldError> {
+        self.modify(owner, f)?
     }
 
     /// `true` for a getter/setter pair.
     pub fn is_computed(&self) -> bool {
         matches!(self, Accessor::Computed { .. })
     }
+}
+
+#[cold]
+fn inactive_variant() -> FieldError {
+    FieldError::InactiveVariant { field: String::new() }
 }
 
 /// How a container `C` holds elements: one value, or an array form.

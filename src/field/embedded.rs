@@ -137,7 +137,7 @@ where
         index: usize,
         f: &mut dyn FnMut(Option<&dyn Reflectable>),
     ) -> Result<(), FieldError> {
-        self.access.with(owner_ref::<O>(owner)?, |container| {
+        self.access.try_with(owner_ref::<O>(owner)?, |container| {
             f(elem_at(S::as_slice(container), index)?.value());
             Ok(())
         })
@@ -149,7 +149,7 @@ where
         index: usize,
         f: &mut dyn FnMut(Option<&mut dyn Reflectable>),
     ) -> Result<(), FieldError> {
-        self.access.modify(owner_mut::<O>(owner)?, |container| {
+        self.access.try_modify(owner_mut::<O>(owner)?, |container| {
             f(elem_at_mut(S::as_mut_slice(container), index)?.value_mut());
             Ok(())
         })
@@ -157,8 +157,7 @@ where
 
     fn for_each(&self, owner: &dyn Any, f: &mut dyn FnMut(Option<&dyn Reflectable>)) -> Result<(), FieldError> {
         let owner = owner_ref::<O>(owner)?;
-        self.access.with(owner, |container| S::as_slice(container).iter().for_each(|elem| f(elem.value())));
-        Ok(())
+        self.access.with(owner, |container| S::as_slice(container).iter().for_each(|elem| f(elem.value())))
     }
 
     fn store(
@@ -178,12 +177,13 @@ where
         if !S::ARRAY {
             // A single field: assign in place, no container to build.
             if let Some(elem) = objects.into_iter().next().and_then(&mut convert) {
-                self.access.modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem));
+                self.access
+                    .modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem))?;
             }
             return Ok(refused);
         }
         let elems: Vec<S::Elem> = objects.into_iter().filter_map(&mut convert).collect();
-        self.access.modify(owner, |container| S::store(container, elems))?;
+        self.access.try_modify(owner, |container| S::store(container, elems))?;
         Ok(refused)
     }
 }

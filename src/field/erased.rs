@@ -95,14 +95,14 @@ where
         self.access.is_computed()
     }
     fn len(&self, owner: &dyn Any) -> Result<usize, FieldError> {
-        Ok(self.access.with(owner_ref::<O>(owner)?, |c| S::as_slice(c).len()))
+        self.access.with(owner_ref::<O>(owner)?, |c| S::as_slice(c).len())
     }
     fn resize(&self, owner: &mut dyn Any, len: usize) -> Result<(), FieldError> {
         let owner = owner_mut::<O>(owner)?;
         match self.fill {
-            Some(fill) => self.access.modify(owner, |c| S::resize(c, len, fill)),
+            Some(fill) => self.access.try_modify(owner, |c| S::resize(c, len, fill)),
             None => {
-                let current = self.access.with(owner, |c| S::as_slice(c).len());
+                let current = self.access.with(owner, |c| S::as_slice(c).len())?;
                 if current == len {
                     Ok(())
                 } else if S::ARRAY {
@@ -114,7 +114,7 @@ where
         }
     }
     fn with_elem(&self, owner: &dyn Any, index: usize, f: &mut dyn FnMut(&dyn Any)) -> Result<(), FieldError> {
-        self.access.with(owner_ref::<O>(owner)?, |c| {
+        self.access.try_with(owner_ref::<O>(owner)?, |c| {
             f(elem_at(S::as_slice(c), index)?);
             Ok(())
         })
@@ -122,7 +122,7 @@ where
     fn set_elem(&self, owner: &mut dyn Any, index: usize, value: &mut dyn Any) -> Result<(), FieldError> {
         let owner = owner_mut::<O>(owner)?;
         let value = value.downcast_mut::<Option<S::Elem>>().ok_or_else(FieldError::wrong_type::<S::Elem>)?;
-        self.access.modify(owner, |c| {
+        self.access.try_modify(owner, |c| {
             let slot = elem_at_mut(S::as_mut_slice(c), index)?;
             if let Some(value) = value.take() {
                 *slot = value;

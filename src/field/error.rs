@@ -35,6 +35,12 @@ pub enum FieldError {
         /// The field's kind.
         kind: FieldKind,
     },
+    /// The field belongs to a variant of an enum other than the one the object holds.
+    #[error("field `{field}` belongs to another variant than the one the object holds")]
+    InactiveVariant {
+        /// Field name.
+        field: String,
+    },
     /// The element index is past the end.
     #[error("index {index} out of range for a field of {len} elements")]
     OutOfRange {
@@ -99,7 +105,8 @@ impl FieldError {
     pub(crate) fn in_field(mut self, name: &str) -> Self {
         if let FieldError::WrongOwner { field, .. }
         | FieldError::WrongType { field, .. }
-        | FieldError::WrongKind { field, .. } = &mut self
+        | FieldError::WrongKind { field, .. }
+        | FieldError::InactiveVariant { field } = &mut self
         {
             if field.is_empty() {
                 *field = name.to_owned();

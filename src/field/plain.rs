@@ -34,7 +34,7 @@ where
     }
 
     fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<usize, FieldError> {
-        self.access.with(owner_ref::<O>(owner)?, |container| {
+        self.access.try_with(owner_ref::<O>(owner)?, |container| {
             let elems = S::as_slice(container);
             let start = out.len();
             if let (true, Some(size)) = (S::ARRAY, S::Elem::STATIC_SIZE) {
@@ -73,11 +73,10 @@ where
         }
         if !S::ARRAY && count == 1 {
             let value = read_elem::<S::Elem>(reader)?;
-            self.access.modify(owner, |container| S::as_mut_slice(container)[0] = value);
-            return Ok(());
+            return self.access.modify(owner, |container| S::as_mut_slice(container)[0] = value);
         }
         let mut elems = Vec::with_capacity(count);
         S::Elem::read_slice(reader, count, &mut elems)?;
-        self.access.modify(owner, |container| S::store(container, elems))
+        self.access.try_modify(owner, |container| S::store(container, elems))
     }
 }

@@ -389,11 +389,10 @@ where
             for elem in S::as_slice(container) {
                 f(elem.addr(), elem.is_only_pointer(), &|| elem.handle().map(SharedObject::new));
             }
-        });
-        Ok(())
+        })
     }
     fn shared(&self, owner: &dyn Any, index: usize) -> Result<Option<SharedObject>, FieldError> {
-        self.access.with(owner_ref::<O>(owner)?, |container| {
+        self.access.try_with(owner_ref::<O>(owner)?, |container| {
             Ok(elem_at(S::as_slice(container), index)?.handle().map(SharedObject::new))
         })
     }
@@ -413,12 +412,13 @@ where
         if !S::ARRAY {
             // A single field: assign in place, no container to build.
             if let Some(elem) = targets.first().and_then(&mut convert) {
-                self.access.modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem));
+                self.access
+                    .modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem))?;
             }
             return Ok(refused);
         }
         let elems: Vec<S::Elem> = targets.iter().filter_map(&mut convert).collect();
-        self.access.modify(owner, |container| S::store(container, elems))?;
+        self.access.try_modify(owner, |container| S::store(container, elems))?;
         Ok(refused)
     }
 }

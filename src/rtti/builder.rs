@@ -1,7 +1,10 @@
 //! [`RttiTypeBuilder`]: declares a type's RTTI by hand, Banshee style. The derive uses it too.
 
 use super::rtti_type::{BaseLink, Constructor, Hooks};
-use super::{downcast_box, Migration, Reflectable, RttiError, RttiType, NULL_TYPE_ID};
+use super::variant::{Activate, ActiveVariant, CreateVariant, Reset, VariantMigration, Variants};
+use super::{
+    downcast_box, Migration, Reflectable, RttiError, RttiType, RttiVariant, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID,
+};
 use crate::field::{
     Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
     SharedObject,
@@ -81,7 +84,23 @@ pub struct RttiTypeBuilder<T> {
     create: Option<Constructor>,
     hooks: Hooks,
     migrations: Vec<Migration>,
+    /// For an enum: which variant an object holds, and the variants declared so far (fields
+    /// added after a variant belong to it).
+    active: Option<ActiveVariant>,
+    variants: Vec<PendingVariant>,
+    variant_migrations: Vec<VariantMigration>,
+    /// The constructor, kept to reset an enum to its default variant in place.
+    make_default: Option<Arc<dyn Fn() -> T + Send + Sync>>,
     _type: PhantomData<fn() -> T>,
+}
+
+/// A variant being declared.
+struct PendingVariant {
+    id: u32,
+    name: Cow<'static, str>,
+    fields: Vec<RttiField>,
+    activate: Activate,
+    create: CreateVariant,
 }
 
 impl<T: Reflectable> RttiTypeBuilder<T> {
@@ -97,6 +116,10 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             create: None,
             hooks: Hooks::default(),
             migrations: Vec::new(),
+            active: None,
+            variants: Vec::new(),
+            variant_migrations: Vec::new(),
+            make_default: None,
             _type: PhantomData,
         }
     }
@@ -113,6 +136,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     pub fn constructor(mut self, create: impl Fn() -> T + Send + Sync + 'static) -> Self {
         let create = Arc::new(create);
         let boxed = create.clone();
+        self.make_default = Some(create.clone());
         self.create = Some(Constructor {
             boxed: Box::new(move || Box::new(boxed())),
             shared: Box::new(move |family| shared_of(family, create())),
@@ -132,16 +156,121 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         self
     }
 
+    /// The field list being added to: the last variant's for an enum, the type's otherwise.
+    fn current_fields(&mut self) -> &mut Vec<RttiField> {
+        match self.variants.last_mut() {
+            Some(variant) => &mut variant.fields,
+            None => &mut self.fields,
+        }
+    }
+
     fn push(mut self, id: u16, name: impl Into<Cow<'static, str>>, access: FieldAccess) -> Self {
-        self.fields.push(RttiField::new(id, name, 0, access));
+        self.current_fields().push(RttiField::new(id, name, 0, access));
         self
     }
 
     /// Sets the flags of the field added last (e.g. [`SKIP_REFERENCE_SEARCH`](crate::field::SKIP_REFERENCE_SEARCH)).
     pub fn flags(mut self, flags: u64) -> Self {
-        if let Some(field) = self.fields.last_mut() {
+        if let Some(field) = self.current_fields().last_mut() {
             field.set_flags(flags);
         }
+        self
+    }
+
+    /// Declares `T` an enum: `active` gives the ID of the variant an object holds. Declare each
+    /// variant with [`variant`](Self::variant); the fields added after a variant are its fields,
+    /// reached through [`Accessor::Variant`].
+    ///
+    /// ```
+    /// use reflectable::field::Accessor;
+    /// use reflectable::{Reflectable, RttiTypeBuilder};
+    ///
+    /// #[derive(Debug, Default, PartialEq)]
+    /// enum Shape {
+    ///     #[default]
+    ///     Empty,
+    ///     Circle { radius: f32 },
+    /// }
+    ///
+    /// fn shape_rtti() -> reflectable::RttiType {
+    ///     RttiTypeBuilder::<Shape>::new(9300, "Shape")
+    ///         .default_constructor()
+    ///         .variants(|shape| match shape {
+    ///             Shape::Empty => 1,
+    ///             Shape::Circle { .. } => 2,
+    ///         })
+    ///         .variant(1, "Empty", || Shape::Empty)
+    ///         .variant(2, "Circle", || Shape::Circle { radius: 0.0 })
+    ///         .add_plain::<f32, reflectable::field::One>(
+    ///             1,
+    ///             "radius",
+    ///             Accessor::Variant {
+    ///                 get: |shape| match shape {
+    ///                     Shape::Circle { radius } => Some(radius),
+    ///                     _ => None,
+    ///                 },
+    ///                 get_mut: |shape| match shape {
+    ///                     Shape::Circle { radius } => Some(radius),
+    ///                     _ => None,
+    ///                 },
+    ///             },
+    ///             None,
+    ///         )
+    ///         .build()
+    ///         .expect("valid RTTI")
+    /// }
+    /// # impl Reflectable for Shape {
+    /// #     fn rtti(&self) -> &'static reflectable::RttiType { Self::rtti_static() }
+    /// #     fn rtti_static() -> &'static reflectable::RttiType {
+    /// #         static RTTI: once_cell::sync::Lazy<reflectable::RttiType> = once_cell::sync::Lazy::new(shape_rtti);
+    /// #         &RTTI
+    /// #     }
+    /// # }
+    ///
+    /// let rtti = Shape::rtti_static();
+    /// let mut shape = Shape::Empty;
+    /// rtti.variant_by_name("Circle").unwrap().activate(&mut shape).unwrap();
+    /// rtti.fields_of(&shape)[0].set(&mut shape, 2.5f32).unwrap();
+    /// assert_eq!(shape, Shape::Circle { radius: 2.5 });
+    /// ```
+    pub fn variants(mut self, active: fn(&T) -> u32) -> Self {
+        self.active = Some(Box::new(move |object: &dyn Any| object.downcast_ref::<T>().map(active)));
+        self
+    }
+
+    /// Declares variant `id` named `name` of an enum; `make` builds a value of it with its fields
+    /// at their defaults. Fields added next belong to this variant.
+    pub fn variant(
+        mut self,
+        id: u32,
+        name: impl Into<Cow<'static, str>>,
+        make: impl Fn() -> T + Send + Sync + 'static,
+    ) -> Self {
+        let make = Arc::new(make);
+        let boxed = make.clone();
+        self.variants.push(PendingVariant {
+            id,
+            name: name.into(),
+            fields: Vec::new(),
+            activate: Box::new(move |object: &mut dyn Any| match object.downcast_mut::<T>() {
+                Some(object) => {
+                    *object = make();
+                    true
+                }
+                None => false,
+            }),
+            create: Box::new(move || Box::new(boxed())),
+        });
+        self
+    }
+
+    /// Handles a stored variant `stored_id` that this enum no longer has (removed, or from a newer
+    /// program): `migrate` gets the object (holding its default variant) and may switch it to
+    /// another variant; the stored variant's fields are then read into the fields of the variant
+    /// it holds, by ID. Without a handler an unknown variant leaves the default variant and its
+    /// fields are skipped.
+    pub fn migrate_variant(mut self, stored_id: u32, migrate: impl Fn(&mut T) + Send + Sync + 'static) -> Self {
+        self.variant_migrations.push(VariantMigration::new::<T>(stored_id, migrate));
         self
     }
 
@@ -377,31 +506,45 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         if self.id == NULL_TYPE_ID {
             return Err(RttiError::ReservedTypeId { type_name });
         }
-        let mut ids: AHashMap<u16, &str> = AHashMap::new();
-        let mut names: AHashMap<&str, u16> = AHashMap::new();
-        for field in &self.fields {
-            if let Some(first) = ids.insert(field.id(), field.name()) {
-                return Err(RttiError::DuplicateFieldId {
-                    type_name,
-                    id: field.id(),
-                    first: first.to_owned(),
-                    second: field.name().to_owned(),
-                });
-            }
-            if let Some(first) = names.insert(field.name(), field.id()) {
-                return Err(RttiError::DuplicateFieldName {
-                    type_name,
-                    name: field.name().to_owned(),
-                    first,
-                    second: field.id(),
-                });
-            }
-            if let ElemShape::Plain(info) = field.shape().elem {
-                if let Some(size) = info.static_size.filter(|&size| size > MAX_INLINE_SIZE) {
-                    return Err(RttiError::StaticSizeTooLarge { type_name, field: field.name().to_owned(), size });
+        check_fields(&type_name, &self.fields, false)?;
+        let variants = match self.active {
+            None if self.variants.is_empty() => None,
+            None => return Err(RttiError::NotAnEnum { type_name }),
+            Some(active) => {
+                if !self.fields.is_empty() || self.base.is_some() {
+                    return Err(RttiError::EnumWithFields { type_name });
                 }
+                let mut ids: AHashMap<u32, &str> = AHashMap::new();
+                for variant in &self.variants {
+                    if let Some(first) = ids.insert(variant.id, &variant.name) {
+                        return Err(RttiError::DuplicateVariant {
+                            type_name,
+                            what: format!("ID {} is used by both `{first}` and `{}`", variant.id, variant.name),
+                        });
+                    }
+                    if self.variants.iter().filter(|other| other.name == variant.name).count() > 1 {
+                        return Err(RttiError::DuplicateVariant {
+                            type_name,
+                            what: format!("name `{}` is used twice", variant.name),
+                        });
+                    }
+                    check_fields(&format!("{type_name}::{}", variant.name), &variant.fields, true)?;
+                }
+                let list = self
+                    .variants
+                    .into_iter()
+                    .map(|v| RttiVariant::new(v.id, v.name, v.fields, v.activate, v.create))
+                    .collect();
+                let reset = self.make_default.map(|make| -> Reset {
+                    Box::new(move |object: &mut dyn Any| {
+                        if let Some(object) = object.downcast_mut::<T>() {
+                            *object = make();
+                        }
+                    })
+                });
+                Some(Variants::new(list, active, reset, self.variant_migrations))
             }
-        }
+        };
         Ok(RttiType::assemble(
             self.id,
             self.name,
@@ -410,12 +553,52 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             std::mem::size_of::<T>(),
             self.base,
             self.fields,
+            variants,
             self.create,
             make_shared::<T>,
             self.hooks,
             self.migrations,
         ))
     }
+}
+
+/// Field IDs and names are unique, static sizes fit a field header, and in an enum's variant no
+/// field has ID 0, which its stream uses for the variant tag.
+fn check_fields(type_name: &str, fields: &[RttiField], in_variant: bool) -> Result<(), RttiError> {
+    let type_name = || type_name.to_owned();
+    let mut ids: AHashMap<u16, &str> = AHashMap::new();
+    let mut names: AHashMap<&str, u16> = AHashMap::new();
+    for field in fields {
+        if in_variant && field.id() == VARIANT_TAG_FIELD_ID {
+            return Err(RttiError::ReservedFieldId { type_name: type_name(), field: field.name().to_owned() });
+        }
+        if let Some(first) = ids.insert(field.id(), field.name()) {
+            return Err(RttiError::DuplicateFieldId {
+                type_name: type_name(),
+                id: field.id(),
+                first: first.to_owned(),
+                second: field.name().to_owned(),
+            });
+        }
+        if let Some(first) = names.insert(field.name(), field.id()) {
+            return Err(RttiError::DuplicateFieldName {
+                type_name: type_name(),
+                name: field.name().to_owned(),
+                first,
+                second: field.id(),
+            });
+        }
+        if let ElemShape::Plain(info) = field.shape().elem {
+            if let Some(size) = info.static_size.filter(|&size| size > MAX_INLINE_SIZE) {
+                return Err(RttiError::StaticSizeTooLarge {
+                    type_name: type_name(),
+                    field: field.name().to_owned(),
+                    size,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn typed_hook<T: 'static>(hook: impl Fn(&T, &mut dyn Any) + Send + Sync + 'static) -> super::rtti_type::Hook {

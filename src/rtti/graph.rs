@@ -99,7 +99,7 @@ impl Walk {
 
     fn object(&mut self, object: &dyn Reflectable) -> Result<(), FieldError> {
         for (rtti, section) in RttiType::sections(object) {
-            for field in rtti.fields() {
+            for field in rtti.fields_of(section) {
                 match field.access() {
                     FieldAccess::Plain(_) => {}
                     FieldAccess::Embedded(values) => {
@@ -134,7 +134,7 @@ pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
     let mut index = 0;
     while let Some(section) = RttiType::section_mut(object, index) {
         let rtti = section.rtti();
-        for field in rtti.fields() {
+        for field in rtti.fields_of(section) {
             match field.access() {
                 FieldAccess::Pointer(pointers) => {
                     let targets: &[Option<&SharedObject>] = if field.is_array() { &[] } else { &[None] };

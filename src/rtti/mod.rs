@@ -6,11 +6,13 @@
 //! descriptor records the chain and [`rtti_cast`] walks it.
 
 mod builder;
+mod field_table;
 pub(crate) mod graph;
 mod migration;
 mod reflectable;
 mod registry;
 mod rtti_type;
+mod variant;
 
 pub use builder::RttiTypeBuilder;
 pub use graph::{break_cycles, break_cycles_shared, clear_pointers, reachable_from_shared, reachable_shared};
@@ -18,6 +20,7 @@ pub use migration::Migration;
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
 pub use registry::{Registry, TypeRegistration};
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
+pub use variant::RttiVariant;
 
 use std::any::Any;
 use thiserror::Error;
@@ -37,6 +40,10 @@ pub trait RttiHooks {
 
 /// The type ID no type may have: streams write it for an empty embedded slot (`FORMAT.md`).
 pub const NULL_TYPE_ID: u32 = 0;
+
+/// The field ID an enum's stream uses for its variant tag (`FORMAT.md`); no field of a variant
+/// may have it.
+pub const VARIANT_TAG_FIELD_ID: u16 = 0;
 
 /// A type declaration is invalid, or conflicts with another.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -91,6 +98,36 @@ pub enum RttiError {
         first: u16,
         /// ID of the second field.
         second: u16,
+    },
+    /// A field of an enum's variant has ID 0, which the variant tag uses.
+    #[error(
+        "`{type_name}`: field `{field}` has ID 0, which an enum's stream uses for its variant tag; pick another ID"
+    )]
+    ReservedFieldId {
+        /// The enum and variant.
+        type_name: String,
+        /// The field.
+        field: String,
+    },
+    /// Two variants of an enum share an ID or a name.
+    #[error("enum `{type_name}`: variant {what}")]
+    DuplicateVariant {
+        /// The enum.
+        type_name: String,
+        /// What is shared, by which variants.
+        what: String,
+    },
+    /// Variants were declared without saying how to tell which one an object holds.
+    #[error("type `{type_name}` declares variants but no `variants(...)` function telling which one an object holds")]
+    NotAnEnum {
+        /// The type.
+        type_name: String,
+    },
+    /// An enum declared fields outside its variants, or a base.
+    #[error("enum `{type_name}` has fields outside its variants or a base; an enum's fields belong to its variants")]
+    EnumWithFields {
+        /// The enum.
+        type_name: String,
     },
     /// A plain field's static size exceeds the field header's 8-bit size.
     #[error("type `{type_name}`: plain field `{field}` has a static size of {size} bytes; above 255 the plain type must declare a dynamic size")]

@@ -1,8 +1,9 @@
 //! [`RttiType`]: the descriptor of one reflectable type.
 
+use super::field_table::FieldTable;
+use super::variant::{RttiVariant, Variants};
 use super::{Migration, Reflectable, Registry};
 use crate::field::{Family, RttiField, SharedObject};
-use ahash::AHashMap;
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
@@ -41,16 +42,6 @@ pub(crate) struct Constructor {
 /// Puts a fresh object into a shared allocation of a family.
 pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
 
-/// Field lookup by ID: a dense table when IDs are small (the usual case), a map otherwise.
-enum FieldIndex {
-    Dense(Vec<u16>),
-    Sparse(AHashMap<u16, u16>),
-}
-
-/// Largest field ID served by the dense table.
-const DENSE_FIELD_IDS: usize = 1024;
-const NO_FIELD: u16 = u16::MAX;
-
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
 /// constructor and hooks.
 pub struct RttiType {
@@ -60,9 +51,8 @@ pub struct RttiType {
     pub(crate) rust_name: &'static str,
     pub(crate) size: usize,
     pub(crate) base: Option<BaseLink>,
-    pub(crate) fields: Vec<RttiField>,
-    by_id: FieldIndex,
-    by_name: AHashMap<Cow<'static, str>, u16>,
+    fields: FieldTable,
+    variants: Option<Variants>,
     pub(crate) create: Option<Constructor>,
     pub(crate) make_shared: MakeShared,
     pub(crate) hooks: Hooks,
@@ -75,7 +65,8 @@ impl fmt::Debug for RttiType {
             .field("id", &self.id)
             .field("name", &self.name)
             .field("base", &self.base().map(RttiType::name))
-            .field("fields", &self.fields)
+            .field("fields", &self.fields.all())
+            .field("variants", &self.variants())
             .field("abstract", &self.is_abstract())
             .finish()
     }
@@ -91,26 +82,12 @@ impl RttiType {
         size: usize,
         base: Option<BaseLink>,
         fields: Vec<RttiField>,
+        variants: Option<Variants>,
         create: Option<Constructor>,
         make_shared: MakeShared,
         hooks: Hooks,
         migrations: Vec<Migration>,
     ) -> Self {
-        let max_id = fields.iter().map(|field| field.id() as usize).max().unwrap_or(0);
-        let by_id = if max_id < DENSE_FIELD_IDS {
-            let mut table = vec![NO_FIELD; max_id + 1];
-            for (index, field) in fields.iter().enumerate() {
-                table[field.id() as usize] = index as u16;
-            }
-            FieldIndex::Dense(table)
-        } else {
-            FieldIndex::Sparse(fields.iter().enumerate().map(|(index, field)| (field.id(), index as u16)).collect())
-        };
-        let by_name = fields
-            .iter()
-            .enumerate()
-            .map(|(index, field)| (Cow::Owned(field.name().to_owned()), index as u16))
-            .collect();
         RttiType {
             id,
             name,
@@ -118,9 +95,8 @@ impl RttiType {
             rust_name,
             size,
             base,
-            fields,
-            by_id,
-            by_name,
+            fields: FieldTable::new(fields),
+            variants,
             create,
             make_shared,
             hooks,
@@ -164,26 +140,62 @@ impl RttiType {
     pub fn derived_types(&self) -> &'static [&'static RttiType] {
         Registry::global().derived_types(self.id)
     }
-    /// This type's own fields, in declaration order (base fields belong to the base's descriptor).
+    /// This type's own fields, in declaration order (base fields belong to the base's descriptor;
+    /// an enum's fields belong to its variants, see [`fields_of`](RttiType::fields_of)).
     pub fn fields(&self) -> &[RttiField] {
-        &self.fields
+        self.fields.all()
     }
     /// Position of the field with `id` in [`fields`](RttiType::fields), in O(1).
     #[inline]
     pub fn field_index(&self, id: u16) -> Option<usize> {
-        match &self.by_id {
-            FieldIndex::Dense(table) => table.get(id as usize).copied().filter(|&i| i != NO_FIELD).map(usize::from),
-            FieldIndex::Sparse(map) => map.get(&id).map(|&i| usize::from(i)),
-        }
+        self.fields.index(id)
     }
     /// The field with `id`, in O(1).
     #[inline]
     pub fn field(&self, id: u16) -> Option<&RttiField> {
-        self.field_index(id).map(|index| &self.fields[index])
+        self.fields.by_id(id)
     }
     /// The field named `name`, in O(1).
     pub fn field_by_name(&self, name: &str) -> Option<&RttiField> {
-        self.by_name.get(name).map(|&index| &self.fields[usize::from(index)])
+        self.fields.by_name(name)
+    }
+    /// The fields `object` (of this type) has now: the type's own fields for a struct, the fields
+    /// of the variant the object holds for an enum.
+    #[inline]
+    pub fn fields_of(&self, object: &dyn Reflectable) -> &[RttiField] {
+        match &self.variants {
+            None => self.fields.all(),
+            Some(variants) => variants.active(object).map_or(&[], RttiVariant::fields),
+        }
+    }
+    /// `true` for an enum type: its fields belong to its [`variants`](RttiType::variants).
+    pub fn is_enum(&self) -> bool {
+        self.variants.is_some()
+    }
+    /// For a stored variant ID this enum does not have: resets `object` to the type's default and
+    /// runs the variant migration registered for `stored_id`, if any; returns the variant the
+    /// stored fields go to (`None`: they are skipped).
+    pub(crate) fn unknown_variant(&self, object: &mut dyn Reflectable, stored_id: u32) -> Option<&RttiVariant> {
+        self.variants.as_ref()?.fall_back(object, stored_id)
+    }
+    /// An enum's variants in declaration order; empty for a struct.
+    pub fn variants(&self) -> &[RttiVariant] {
+        self.variants.as_ref().map_or(&[], |variants| &variants.list)
+    }
+    /// The variant with `id`, in O(1); `None` for a struct or an unknown ID.
+    #[inline]
+    pub fn variant(&self, id: u32) -> Option<&RttiVariant> {
+        self.variants.as_ref()?.get(id)
+    }
+    /// The variant named `name`.
+    pub fn variant_by_name(&self, name: &str) -> Option<&RttiVariant> {
+        self.variants().iter().find(|variant| variant.name() == name)
+    }
+    /// The variant `object` (of this enum type) holds; `None` for a struct or an object of
+    /// another type.
+    #[inline]
+    pub fn active_variant(&self, object: &dyn Reflectable) -> Option<&RttiVariant> {
+        self.variants.as_ref()?.active(object)
     }
     /// `true` for abstract types (no constructor).
     pub fn is_abstract(&self) -> bool {

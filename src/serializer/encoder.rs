@@ -6,7 +6,10 @@
 //! Total work is linear in the graph (one hash lookup per pointer, no rescans).
 
 use super::error::EncodeError;
-use super::format::{FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID};
+use super::format::{
+    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, VARIANT_TAG,
+    VARIANT_TAG_FIELD_ID,
+};
 use super::wire::{write_stream_header, write_trailer};
 use super::{Limits, Root};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
@@ -148,7 +151,11 @@ impl<'s, 'c> Encoder<'s, 'c> {
         for (base, (rtti, section)) in RttiType::sections(object).enumerate() {
             TypeHeader { instance, base: base > 0, type_id: rtti.id() }.write(&mut self.out);
             rtti.hooks().serialization_started(section, self.context);
-            for field in rtti.fields() {
+            let fields = match rtti.is_enum() {
+                false => rtti.fields(),
+                true => self.variant_tag(rtti, section)?,
+            };
+            for field in fields {
                 self.field(field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
                 if instance != 0 {
                     self.maybe_flush()?;
@@ -162,6 +169,19 @@ impl<'s, 'c> Encoder<'s, 'c> {
             self.maybe_flush()?;
         }
         Ok(())
+    }
+
+    /// Writes the variant tag of `object`, an enum, and returns the fields of its variant.
+    fn variant_tag(
+        &mut self,
+        rtti: &'static RttiType,
+        object: &dyn Reflectable,
+    ) -> Result<&'static [RttiField], EncodeError> {
+        let variant = rtti.active_variant(object).ok_or(EncodeError::UnknownVariant { type_name: rtti.name() })?;
+        let header = FieldHeader { id: VARIANT_TAG_FIELD_ID, shape: VARIANT_TAG };
+        self.out.extend_from_slice(&header.pack().to_le_bytes());
+        self.out.extend_from_slice(&variant.id().to_le_bytes());
+        Ok(variant.fields())
     }
 
     /// Reserves a `u32` count and returns its position.

@@ -343,6 +343,12 @@ pub enum EncodeError {
         #[source]
         source: FieldError,
     },
+    /// An enum's `variants` function named a variant the type does not declare.
+    #[error("an object of enum {type_name} holds a variant its RTTI does not declare")]
+    UnknownVariant {
+        /// The enum.
+        type_name: &'static str,
+    },
     /// Objects are nested by value deeper than the limit the decoder would accept.
     #[error("objects nested by value deeper than the limit of {limit}")]
     TooDeep {

@@ -39,6 +39,11 @@ pub const INSTANCE_SHIFT: u32 = 2;
 pub const MAX_INSTANCE_ID: u32 = u32::MAX >> INSTANCE_SHIFT;
 /// Type ID of an empty embedded slot (`None`); no type may have it.
 pub use crate::rtti::NULL_TYPE_ID;
+/// The field ID of an enum's variant tag: the first field of an enum's section, a single plain
+/// `u32` holding the ID of the variant the object holds ([`VARIANT_TAG`]).
+pub use crate::rtti::VARIANT_TAG_FIELD_ID;
+/// The shape of an enum's variant tag field: one plain value of static size 4.
+pub const VARIANT_TAG: WireShape = WireShape { kind: WireKind::Plain(Some(4)), array: false };
 /// Instance ID of a null pointer.
 pub const NULL_INSTANCE: u32 = 0;
 

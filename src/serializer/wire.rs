@@ -6,7 +6,7 @@
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{
     FieldHeader, Trailer, TypeHeader, WireKind, MAGIC, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION, STREAM_HEADER_SIZE,
-    TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VERSION, WORD_SIZE,
+    TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, VERSION, WORD_SIZE,
 };
 use super::Limits;
 use crate::plain::Reader;
@@ -102,6 +102,14 @@ pub(crate) fn embedded_header(reader: &mut Reader<'_>) -> Result<Option<u32>, De
         return Err(corrupt(offset, "an embedded object must start with instance 0 and no base bit"));
     }
     Ok((header.type_id != NULL_TYPE_ID).then_some(header.type_id))
+}
+
+/// Reads an enum's variant tag (its field header read): the ID of the variant the object holds.
+pub(crate) fn variant_tag(reader: &mut Reader<'_>, header: &FieldHeader) -> Result<u32, DecodeError> {
+    if header.shape != VARIANT_TAG {
+        return Err(corrupt(reader.offset(), "an enum's variant tag must be a single plain value of 4 bytes"));
+    }
+    Ok(reader.read_u32()?)
 }
 
 /// Fails when `depth` is past the nesting limit.

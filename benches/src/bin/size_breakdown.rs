@@ -31,7 +31,7 @@ impl Parts {
     ) {
         for (rtti, current) in RttiType::sections(object) {
             self.type_headers += 8;
-            for field in rtti.fields() {
+            for field in rtti.fields_of(current) {
                 self.field_headers += 4;
                 if field.is_array() {
                     self.array_counts += 4;

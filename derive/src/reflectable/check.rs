@@ -2,36 +2,80 @@
 //! unique, and that each field's keys make sense together. Every problem is reported, each at the
 //! attribute or field it is about.
 
-use super::model::{Field, Input, Kind};
+use super::model::{Field, Input, Kind, Variant};
 use crate::attr::{key_name, literal_int};
 use crate::context::Ctxt;
 use std::collections::HashMap;
-use syn::{Data, DeriveInput, Type};
+use syn::{Data, DeriveInput, LitStr, Type};
 
 /// Reports everything wrong with `input` (the model of `derive`) to `cx`.
 pub fn check(cx: &Ctxt, derive: &DeriveInput, input: &Input) {
     check_item(cx, derive);
     check_type_id(cx, input);
-    for field in &input.fields {
-        check_field(cx, field);
+    check_fields(cx, &input.fields);
+    if let Some(variants) = &input.variants {
+        check_variants(cx, derive, variants);
     }
-    check_unique_ids(cx, &input.fields);
-    check_unique_names(cx, &input.fields);
-    check_single_base(cx, &input.fields);
 }
 
-/// Structs only, and no generics (for now).
-fn check_item(cx: &Ctxt, derive: &DeriveInput) {
-    match &derive.data {
-        Data::Struct(_) => {}
-        Data::Enum(data) => cx.error_spanned_by(
-            data.enum_token,
-            "`Reflectable` can be derived for structs only (for now); \
-             a fieldless enum can be a plain field type with `#[derive(PlainType)]`",
-        ),
-        Data::Union(data) => {
-            cx.error_spanned_by(data.union_token, "`Reflectable` can be derived for structs only (for now)")
+/// Every field alone, then IDs, names and the base across them.
+fn check_fields(cx: &Ctxt, fields: &[Field]) {
+    for field in fields {
+        check_field(cx, field);
+    }
+    check_unique_ids(cx, fields);
+    check_unique_names(cx, fields);
+    check_single_base(cx, fields);
+}
+
+/// Each variant has an ID, IDs and names are unique, and a variant's fields are checked like a
+/// struct's, with no base and no field ID 0 (the stream's variant tag).
+fn check_variants(cx: &Ctxt, derive: &DeriveInput, variants: &[Variant]) {
+    if variants.is_empty() {
+        cx.error_spanned_by(&derive.ident, "an enum without variants has no value to reflect");
+    }
+    let mut ids: HashMap<u64, String> = HashMap::new();
+    let mut names: HashMap<String, String> = HashMap::new();
+    for variant in variants {
+        match &variant.id {
+            None => cx.error_spanned_by(
+                variant.ident,
+                format!(
+                    "variant `{}` has no variant ID: add `#[rtti(id = N)]` with a number that is stable across versions",
+                    variant.ident
+                ),
+            ),
+            Some(id) => {
+                if let Some(value) = literal_int::<u64>(id) {
+                    if let Some(first) = ids.insert(value, variant.ident.to_string()) {
+                        cx.error_spanned_by(id, format!("variant ID {value} is already used by variant `{first}`"));
+                    }
+                }
+            }
         }
+        let name = variant.name.as_ref().map_or_else(|| variant.ident.to_string(), LitStr::value);
+        if let Some(first) = names.insert(name.clone(), variant.ident.to_string()) {
+            cx.error_spanned_by(variant.ident, format!("variant name `{name}` is already used by variant `{first}`"));
+        }
+        for field in &variant.fields {
+            if let Some(base) = &field.attrs.base {
+                cx.error_spanned_by(base, "a variant's field cannot be a base: an enum has no base type");
+            }
+            if field.attrs.id.as_ref().and_then(literal_int::<u64>) == Some(0) {
+                cx.error_spanned_by(
+                    &field.attrs.id,
+                    "field ID 0 of an enum's variant is reserved for the variant tag in the stream: choose another `id`",
+                );
+            }
+        }
+        check_fields(cx, &variant.fields);
+    }
+}
+
+/// Structs and enums, and no generics (for now).
+fn check_item(cx: &Ctxt, derive: &DeriveInput) {
+    if let Data::Union(data) = &derive.data {
+        cx.error_spanned_by(data.union_token, "`Reflectable` can be derived for structs and enums, not unions")
     }
     if !derive.generics.params.is_empty() {
         cx.error_spanned_by(

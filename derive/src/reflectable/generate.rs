@@ -3,12 +3,12 @@
 //! the field's kind is reported at the field.
 
 use super::infer::layout;
-use super::model::{Field, Input, Kind};
+use super::model::{Field, Input, Kind, Variant};
 use crate::attr::{crate_or_default, literal_int, path_at};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Expr, Ident, LitStr, Path};
+use syn::{Expr, Fields, Ident, LitStr, Member, Path};
 
 /// `impl Reflectable`, the registration and the trait casts of a checked `input`.
 pub fn generate(input: &Input) -> TokenStream {
@@ -59,7 +59,8 @@ fn is_const_like(expr: &Expr) -> bool {
     }
 }
 
-/// The builder steps after `new`: constructor, fields in order, hooks, `extend`.
+/// The builder steps after `new`: constructor, fields in order (for an enum: the variants, each
+/// followed by its fields), hooks, `extend`.
 fn steps(krate: &Path, input: &Input) -> Vec<TokenStream> {
     let ident = input.ident;
     let attrs = &input.attrs;
@@ -68,7 +69,16 @@ fn steps(krate: &Path, input: &Input) -> Vec<TokenStream> {
         let krate = path_at(krate, ident.span());
         steps.push(quote_spanned!(ident.span()=> let builder = #krate::__private::default_constructor(builder);));
     }
-    steps.extend(input.fields.iter().filter_map(|field| field_step(krate, ident, field)));
+    match &input.variants {
+        None => steps.extend(input.fields.iter().filter_map(|field| field_step(krate, ident, field, None))),
+        Some(variants) => {
+            steps.push(active_variant(ident, variants));
+            for variant in variants {
+                steps.push(variant_step(ident, variant));
+                steps.extend(variant.fields.iter().filter_map(|field| field_step(krate, ident, field, Some(variant))));
+            }
+        }
+    }
     if let Some(hooks) = &attrs.hooks {
         let krate = path_at(krate, hooks.span());
         steps.push(quote_spanned!(hooks.span()=> let builder = #krate::__private::hooks(builder);));
@@ -79,8 +89,69 @@ fn steps(krate: &Path, input: &Input) -> Vec<TokenStream> {
     steps
 }
 
-/// The step adding `field`, or `None` for a skipped field.
-fn field_step(krate: &Path, owner: &Ident, field: &Field) -> Option<TokenStream> {
+/// `.variants(...)`: the ID of the variant an object holds.
+fn active_variant(owner: &Ident, variants: &[Variant]) -> TokenStream {
+    let arms = variants.iter().map(|variant| {
+        let ident = variant.ident;
+        let id = variant.id.as_ref().expect("checked: a variant has an ID");
+        quote!(#owner::#ident { .. } => #id,)
+    });
+    quote!(let builder = builder.variants(|o: &#owner| -> u32 { match o { #(#arms)* } });)
+}
+
+/// `.variant(...)`: the variant's ID, name and a value of it with every field at its default.
+fn variant_step(owner: &Ident, variant: &Variant) -> TokenStream {
+    let ident = variant.ident;
+    let id = variant.id.as_ref().expect("checked: a variant has an ID");
+    let name = variant.name.clone().unwrap_or_else(|| LitStr::new(&ident.to_string(), ident.span()));
+    let defaults = variant.fields.iter().map(|field| {
+        let ty = field.ty();
+        quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+    });
+    let make = match variant.style {
+        Fields::Named(_) => {
+            let members = variant.fields.iter().map(|field| &field.member);
+            quote!(#owner::#ident { #(#members: #defaults),* })
+        }
+        Fields::Unnamed(_) => quote!(#owner::#ident(#(#defaults),*)),
+        Fields::Unit => quote!(#owner::#ident),
+    };
+    quote!(let builder = builder.variant(#id, #name, || #make);)
+}
+
+/// How a field's code reaches it: `o.member` in a struct, a match on its variant in an enum.
+fn accessor(krate: &TokenStream, owner: &Ident, field: &Field, variant: Option<&Variant>) -> TokenStream {
+    let ty = field.ty();
+    let member = &field.member;
+    let Some(variant) = variant else {
+        return quote!(#krate::__private::member::<#owner, #ty>(|o: &#owner| &o.#member, |o: &mut #owner| &mut o.#member));
+    };
+    let ident = variant.ident;
+    let pattern = match member {
+        Member::Named(name) => quote!(#owner::#ident { #name: value, .. }),
+        Member::Unnamed(index) => {
+            let before = (0..index.index).map(|_| quote!(_));
+            quote!(#owner::#ident(#(#before,)* value, ..))
+        }
+    };
+    quote! {
+        #krate::__private::variant_member::<#owner, #ty>(
+            |o: &#owner| match o {
+                #pattern => ::core::option::Option::Some(value),
+                #[allow(unreachable_patterns)]
+                _ => ::core::option::Option::None,
+            },
+            |o: &mut #owner| match o {
+                #pattern => ::core::option::Option::Some(value),
+                #[allow(unreachable_patterns)]
+                _ => ::core::option::Option::None,
+            },
+        )
+    }
+}
+
+/// The step adding `field` (of `variant`, in an enum), or `None` for a skipped field.
+fn field_step(krate: &Path, owner: &Ident, field: &Field, variant: Option<&Variant>) -> Option<TokenStream> {
     let attrs = &field.attrs;
     if attrs.skip.is_some() {
         return None;
@@ -88,18 +159,17 @@ fn field_step(krate: &Path, owner: &Ident, field: &Field) -> Option<TokenStream>
     let ty = field.ty();
     let span = ty.span();
     let krate = path_at(krate, span);
-    let member = &field.member;
-    let get = quote!(|o: &#owner| &o.#member);
-    let get_mut = quote!(|o: &mut #owner| &mut o.#member);
     if attrs.base.is_some() {
+        let member = &field.member;
         return Some(quote_spanned! {span=>
-            let builder = #krate::__private::base::<#owner, #ty>(builder, #get, #get_mut);
+            let builder = #krate::__private::base::<#owner, #ty>(builder, |o: &#owner| &o.#member, |o: &mut #owner| &mut o.#member);
         });
     }
     let id = attrs.id.as_ref().expect("checked: a reflected field has an ID");
     let name = stored_name(field);
     let layout = layout(field);
     let add = Ident::new(add_function(layout.kind, layout.array), span);
+    let access = accessor(&krate, owner, field, variant);
     // The filler is a local, so an element type of the wrong kind is reported at the field's type
     // rather than inside the `array_fill!` expansion.
     let (fill, fill_arg) = match layout.array {
@@ -109,7 +179,7 @@ fn field_step(krate: &Path, owner: &Ident, field: &Field) -> Option<TokenStream>
     let flags = attrs.flags.as_ref().map(|flags| quote!(let builder = builder.flags(#flags);));
     Some(quote_spanned! {span=>
         #fill
-        let builder = #krate::__private::#add::<#owner, #ty>(builder, #id, #name, #get, #get_mut #fill_arg);
+        let builder = #krate::__private::#add::<#owner, #ty>(builder, #id, #name, #access #fill_arg);
         #flags
     })
 }

@@ -13,14 +13,31 @@ const FIELD_KEYS: &str =
     "`id = N`, `name = \"...\"`, `flags = EXPR`, `skip`, `base`, `embedded`, `pointer`, `plain` or `array`";
 const ONLY_TYPE_KEYS: &[&str] = &["abstract", "hooks", "implements", "extend", "no_register", "crate"];
 const ONLY_FIELD_KEYS: &[&str] = &["flags", "skip", "base", "embedded", "pointer", "plain", "array"];
+const VARIANT_KEYS: &str = "`id = N` or `name = \"...\"`";
 
-/// A struct deriving `Reflectable`.
+/// A struct or enum deriving `Reflectable`.
 pub struct Input<'a> {
     /// The type's name.
     pub ident: &'a Ident,
     /// Its `#[rtti(...)]` attributes.
     pub attrs: TypeAttrs,
-    /// Its fields in declaration order; empty for an enum or a union.
+    /// A struct's fields in declaration order; empty for an enum or a union.
+    pub fields: Vec<Field<'a>>,
+    /// An enum's variants in declaration order; `None` for a struct or a union.
+    pub variants: Option<Vec<Variant<'a>>>,
+}
+
+/// One variant of an enum.
+pub struct Variant<'a> {
+    /// The variant's name.
+    pub ident: &'a Ident,
+    /// `{ .. }`, `( .. )` or neither.
+    pub style: &'a syn::Fields,
+    /// `id = N`.
+    pub id: Option<Expr>,
+    /// `name = "..."`.
+    pub name: Option<LitStr>,
+    /// Its fields, each with its `#[rtti(...)]` attributes.
     pub fields: Vec<Field<'a>>,
 }
 
@@ -110,11 +127,38 @@ impl Field<'_> {
 /// Reads the struct and every `#[rtti(...)]` attribute on it and its fields.
 pub fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
     let attrs = parse_type_attrs(cx, &input.attrs);
-    let fields = match &input.data {
-        Data::Struct(data) => data.fields.iter().enumerate().map(|(i, field)| parse_field(cx, i, field)).collect(),
-        Data::Enum(_) | Data::Union(_) => Vec::new(),
+    let (fields, variants) = match &input.data {
+        Data::Struct(data) => (parse_fields(cx, &data.fields), None),
+        Data::Enum(data) => {
+            (Vec::new(), Some(data.variants.iter().map(|variant| parse_variant(cx, variant)).collect()))
+        }
+        Data::Union(_) => (Vec::new(), None),
     };
-    Input { ident: &input.ident, attrs, fields }
+    Input { ident: &input.ident, attrs, fields, variants }
+}
+
+fn parse_fields<'a>(cx: &Ctxt, fields: &'a syn::Fields) -> Vec<Field<'a>> {
+    fields.iter().enumerate().map(|(i, field)| parse_field(cx, i, field)).collect()
+}
+
+fn parse_variant<'a>(cx: &Ctxt, variant: &'a syn::Variant) -> Variant<'a> {
+    let mut id = None;
+    let mut name = None;
+    for attr in rtti_attrs(&variant.attrs) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            let key = &meta.path;
+            match key_name(key).as_str() {
+                "id" => set_once(cx, &mut id, key, value(&meta)?.parse()?),
+                "name" => set_once(cx, &mut name, key, value(&meta)?.parse()?),
+                _ => return unknown_key(cx, &meta, "rtti", "variant", VARIANT_KEYS),
+            }
+            Ok(())
+        });
+        if let Err(error) = parsed {
+            cx.syn_error(error);
+        }
+    }
+    Variant { ident: &variant.ident, style: &variant.fields, id, name, fields: parse_fields(cx, &variant.fields) }
 }
 
 fn rtti_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {

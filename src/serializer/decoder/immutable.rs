@@ -5,14 +5,14 @@
 //! memory: the edge that closes it decodes as null.
 
 use super::hooks::finish_hooks;
-use super::{Decoder, State};
+use super::{Decoder, FieldScope, State};
 use crate::field::{Family, FieldAccess, RttiField};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::error::DecodeError;
-use crate::serializer::format::{FieldHeader, NULL_INSTANCE};
+use crate::serializer::format::{FieldHeader, NULL_INSTANCE, VARIANT_TAG_FIELD_ID};
 use crate::serializer::skip::skip_field;
-use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, walk_object, Item};
+use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, variant_tag, walk_object, Item};
 
 impl Decoder<'_, '_> {
     /// Builds immutable object `index` (already created as `object`) in `family`, after every
@@ -85,25 +85,34 @@ impl Decoder<'_, '_> {
         depth: usize,
         needs: &mut Vec<(usize, Family, bool)>,
     ) -> Result<(), DecodeError> {
-        let mut section = rtti;
+        let mut section = rtti.map(FieldScope::of);
         walk_object(reader, instance, embedded, |reader, item| match item {
             Item::Section(type_id) => {
-                section = rtti.and_then(|own| own.chain().find(|rtti| rtti.id() == type_id));
+                section = rtti.and_then(|own| own.chain().find(|rtti| rtti.id() == type_id)).map(FieldScope::of);
                 Ok(())
             }
-            Item::Field(header) => self.scan_field(reader, section, &header, depth, needs),
+            Item::Field(header) => match &mut section {
+                // The variant an enum's tag names; one this program lacks is skipped (a variant
+                // migration may choose another when the object is decoded: what that one needs is
+                // built when it is met).
+                Some(scope) if scope.rtti.is_enum() && header.id == VARIANT_TAG_FIELD_ID => {
+                    scope.variant = scope.rtti.variant(variant_tag(reader, &header)?);
+                    Ok(())
+                }
+                _ => self.scan_field(reader, section, &header, depth, needs),
+            },
         })
     }
 
     fn scan_field(
         &self,
         reader: &mut Reader<'_>,
-        section: Option<&'static RttiType>,
+        section: Option<FieldScope>,
         header: &FieldHeader,
         depth: usize,
         needs: &mut Vec<(usize, Family, bool)>,
     ) -> Result<(), DecodeError> {
-        let field = section.and_then(|rtti| rtti.field(header.id)).filter(|field| field.wire_shape() == header.shape);
+        let field = section.and_then(|scope| scope.field(header.id)).filter(|field| field.wire_shape() == header.shape);
         match field.map(RttiField::access) {
             Some(FieldAccess::Pointer(pointers)) if !pointers.family().is_mutable() => {
                 for _ in 0..field_count(reader, header, &self.limits)? {

@@ -10,14 +10,16 @@
 //! `hooks.rs` runs the deserialization hooks.
 
 use super::error::{DecodeError, DecodeErrorKind};
-use super::format::{FieldHeader, WireKind, NULL_INSTANCE};
+use super::format::{FieldHeader, WireKind, NULL_INSTANCE, VARIANT_TAG_FIELD_ID};
 use super::index::{index, index_rest, root_entry, IndexEntry};
 use super::skip::{skip_field, skip_object};
-use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
+use super::wire::{
+    check_depth, embedded_header, field_count, stream_body, type_header, variant_tag, walk_object, Item,
+};
 use super::Limits;
 use crate::field::{EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
-use crate::rtti::{Migration, Reflectable, Registry, RttiType};
+use crate::rtti::{Migration, Reflectable, Registry, RttiType, RttiVariant};
 use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
@@ -91,6 +93,30 @@ pub(crate) struct Decoder<'d, 'c> {
 const SHARED_OVERHEAD: usize = 96;
 /// What a boxed object costs beyond its instance.
 const BOXED_OVERHEAD: usize = 16;
+
+/// Where the stored fields of a section are looked up: the section's type, and for an enum the
+/// variant its tag named (none yet, or one this program lacks: its fields are skipped).
+#[derive(Clone, Copy)]
+pub(crate) struct FieldScope {
+    pub(crate) rtti: &'static RttiType,
+    pub(crate) variant: Option<&'static RttiVariant>,
+}
+
+impl FieldScope {
+    pub(crate) fn of(rtti: &'static RttiType) -> Self {
+        FieldScope { rtti, variant: None }
+    }
+
+    /// The running field with stored ID `id`.
+    #[inline]
+    pub(crate) fn field(&self, id: u16) -> Option<&'static RttiField> {
+        match self.variant {
+            Some(variant) => variant.field(id),
+            None if self.rtti.is_enum() => None,
+            None => self.rtti.field(id),
+        }
+    }
+}
 
 /// A field error, placed where the reader stands (a plain value's own offset wins).
 #[cold]
@@ -318,38 +344,74 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<(), DecodeError> {
         self.hooks_ran |= start_hooks(object, self.context);
         let own = object.rtti();
-        let mut section = Some((0, own));
+        let mut section = Some((0, FieldScope::of(own)));
         walk_object(reader, instance, embedded, |reader, item| match item {
             Item::Section(type_id) => {
-                section = own.chain().enumerate().find(|(_, rtti)| rtti.id() == type_id);
+                section = own
+                    .chain()
+                    .enumerate()
+                    .find(|(_, rtti)| rtti.id() == type_id)
+                    .map(|(index, rtti)| (index, FieldScope::of(rtti)));
                 Ok(())
             }
-            Item::Field(header) => match section {
-                Some((index, rtti)) => {
-                    let target = RttiType::section_mut(object, index).expect("the index comes from the object's chain");
-                    self.field(reader, rtti, &header, target)
+            Item::Field(header) => match &mut section {
+                Some((index, scope)) => {
+                    let target =
+                        RttiType::section_mut(object, *index).expect("the index comes from the object's chain");
+                    if scope.rtti.is_enum() && header.id == VARIANT_TAG_FIELD_ID {
+                        return self.variant_tag(reader, scope, &header, target);
+                    }
+                    self.field(reader, *scope, &header, target)
                 }
                 None => skip_field(reader, &header, self.depth, &self.limits),
             },
         })
     }
 
-    /// Decodes one stored field of section type `rtti` into `object`: into the field with its ID
-    /// when the stored shape still fits, else to the migration registered for that stored shape,
-    /// else it is skipped.
-    fn field(
+    /// Reads an enum's variant tag and makes `object` hold that variant, whose fields the stored
+    /// fields that follow go to. A variant this enum lacks leaves the default variant, or what its
+    /// variant migration chooses.
+    fn variant_tag(
         &mut self,
         reader: &mut Reader<'_>,
-        rtti: &'static RttiType,
+        scope: &mut FieldScope,
         header: &FieldHeader,
         object: &mut dyn Reflectable,
     ) -> Result<(), DecodeError> {
-        if let Some(field) = rtti.field(header.id).filter(|field| field.wire_shape() == header.shape) {
+        let offset = reader.offset();
+        let stored = variant_tag(reader, header)?;
+        let rtti = scope.rtti;
+        scope.variant = match rtti.variant(stored) {
+            Some(variant) => {
+                variant.activate(object).map_err(|error| DecodeError::from(error).at(offset))?;
+                Some(variant)
+            }
+            None => rtti.unknown_variant(object, stored),
+        };
+        Ok(())
+    }
+
+    /// Decodes one stored field of a section into `object`: into the field with its ID when the
+    /// stored shape still fits, else to the migration registered for that stored shape, else it is
+    /// skipped.
+    fn field(
+        &mut self,
+        reader: &mut Reader<'_>,
+        scope: FieldScope,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        let rtti = scope.rtti;
+        if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
             return self
                 .known_field(reader, field, header, object)
                 .map_err(|e| e.within(rtti.name(), Some(field.name())));
         }
-        match rtti.migration(header.id).filter(|migration| migration.wire_shape() == header.shape) {
+        let migration = match scope.variant {
+            None if !rtti.is_enum() => rtti.migration(header.id),
+            _ => None,
+        };
+        match migration.filter(|migration| migration.wire_shape() == header.shape) {
             Some(migration) => self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None)),
             None => skip_field(reader, header, self.depth, &self.limits),
         }
