@@ -18,7 +18,8 @@ use std::fmt;
 pub(crate) type Activate = Box<dyn Fn(&mut dyn Any) -> bool + Send + Sync>;
 /// A fresh value of one variant, boxed.
 pub(crate) type CreateVariant = Box<dyn Fn() -> Box<dyn Reflectable> + Send + Sync>;
-/// Puts the type's default value into an object of the enum type.
+/// Changes an object of the enum type: resets it to the type's default, or runs a variant
+/// migration on it.
 pub(crate) type Reset = Box<dyn Fn(&mut dyn Any) + Send + Sync>;
 /// The ID of the variant an object holds; `None` when the object is of another type.
 pub(crate) type ActiveVariant = Box<dyn Fn(&dyn Any) -> Option<u32> + Send + Sync>;
@@ -146,7 +147,7 @@ impl Variants {
 /// (holding its default variant) to another variant.
 pub(crate) struct VariantMigration {
     pub(crate) stored_id: u32,
-    migrate: Box<dyn Fn(&mut dyn Any) + Send + Sync>,
+    migrate: Reset,
 }
 
 impl VariantMigration {
