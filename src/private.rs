@@ -19,11 +19,15 @@ pub use crate::field::Container;
 pub use crate::plain::{
     elem_size, inline_or_dynamic, read_elem, sum_static_sizes, write_elem, PlainError, PlainType, Reader,
 };
-pub use crate::rtti::{Reflectable, RttiError, RttiHooks, RttiType, RttiTypeBuilder};
+pub use crate::rtti::{
+    generic_rtti, instantiation_id, instantiation_name, Reflectable, RttiError, RttiHooks, RttiType, RttiTypeBuilder,
+    TypeArgument,
+};
 pub use crate::{
     __reflectable_array_fill as array_fill, __reflectable_impl_boxed_embedded as impl_boxed_embedded,
     __reflectable_impl_reflectable as impl_reflectable, register_trait_impl,
 };
+pub use std::borrow::Cow;
 
 use crate::field::{Accessor, EmbeddedSlot, One, PointerSlot};
 use std::marker::PhantomData;
@@ -281,10 +285,35 @@ macro_rules! __reflectable_array_fill {
 
 /// `static RTTI` (the descriptor `$build` makes, built on first use) and `impl Reflectable for
 /// $type` reading it; with `register`, also submits `RTTI` to the global registry, error and all,
-/// so the registry can report an invalid declaration instead of panicking.
+/// so the registry can report an invalid declaration instead of panicking. A generic type
+/// (`generic [params] $type, [bounds]`) keeps each instantiation's descriptor in the table of
+/// [`generic_rtti`], and is registered per instantiation with `register_type!`. Either way the
+/// type also becomes a [`TypeArgument`] of other generic types.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __reflectable_impl_reflectable {
+    (generic [$($params:tt)*] $type:ty, [$($bounds:tt)*], $build:expr) => {
+        impl<$($params)*> $crate::__private::Reflectable for $type where $($bounds)* {
+            fn rtti(&self) -> &'static $crate::__private::RttiType {
+                <Self as $crate::__private::Reflectable>::rtti_static()
+            }
+            fn rtti_static() -> &'static $crate::__private::RttiType {
+                $crate::__private::expect_rtti($crate::__private::generic_rtti::<Self>($build))
+            }
+        }
+
+        $crate::__private::impl_reflectable!(@argument [$($params)*] $type, [$($bounds)*]);
+    };
+    (@argument [$($params:tt)*] $type:ty, [$($bounds:tt)*]) => {
+        impl<$($params)*> $crate::__private::TypeArgument for $type where $($bounds)* {
+            fn type_argument_id() -> u32 {
+                <Self as $crate::__private::Reflectable>::rtti_static().id()
+            }
+            fn type_argument_name() -> $crate::__private::Cow<'static, str> {
+                $crate::__private::Cow::Borrowed(<Self as $crate::__private::Reflectable>::rtti_static().name())
+            }
+        }
+    };
     ($type:ty, $build:expr) => {
         static RTTI: $crate::__private::Lazy<
             ::core::result::Result<$crate::__private::RttiType, $crate::__private::RttiError>,
@@ -298,6 +327,8 @@ macro_rules! __reflectable_impl_reflectable {
                 $crate::__private::expect_rtti(&RTTI)
             }
         }
+
+        $crate::__private::impl_reflectable!(@argument [] $type, []);
     };
     ($type:ty, $build:expr, register) => {
         $crate::__private::impl_reflectable!($type, $build);
@@ -313,8 +344,8 @@ macro_rules! __reflectable_impl_reflectable {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __reflectable_impl_boxed_embedded {
-    ($type:ty) => {
-        impl $crate::field::EmbeddedSlot for ::std::boxed::Box<$type> {
+    ([$($params:tt)*] $type:ty, [$($bounds:tt)*]) => {
+        impl<$($params)*> $crate::field::EmbeddedSlot for ::std::boxed::Box<$type> where $($bounds)* {
             fn declared() -> $crate::field::Declared {
                 <$type as $crate::field::EmbeddedSlot>::declared()
             }
@@ -331,5 +362,8 @@ macro_rules! __reflectable_impl_boxed_embedded {
                 $crate::rtti::downcast_box::<$type>(object?).ok()
             }
         }
+    };
+    ($type:ty) => {
+        $crate::__private::impl_boxed_embedded!([] $type, []);
     };
 }

@@ -7,6 +7,7 @@
 
 mod builder;
 mod field_table;
+mod generic;
 pub(crate) mod graph;
 mod migration;
 mod reflectable;
@@ -15,6 +16,10 @@ mod rtti_type;
 mod variant;
 
 pub use builder::RttiTypeBuilder;
+pub use generic::{
+    derived_instantiation_id, generic_rtti, instantiation_id, instantiation_name, InstantiationId, TypeArgument,
+    DERIVED_ID_BIT,
+};
 pub use graph::{break_cycles, break_cycles_shared, clear_pointers, reachable_from_shared, reachable_shared};
 pub use migration::Migration;
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};

@@ -46,6 +46,12 @@ macro_rules! register_type {
             $crate::rtti::TypeRegistration { rtti: || Ok(<$type as $crate::Reflectable>::rtti_static()) }
         }
     };
+    ($type:ty, id = $id:expr) => {
+        $crate::__private::inventory::submit! {
+            $crate::rtti::InstantiationId { rust_type: || ::core::any::TypeId::of::<$type>(), id: $id }
+        }
+        $crate::register_type!($type);
+    };
 }
 
 /// A set of types, each reachable by ID, name and Rust type.

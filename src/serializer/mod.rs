@@ -60,8 +60,8 @@ pub use root::AsRoot;
 pub use root::Root;
 pub use shortcuts::{from_slice, from_slice_shared, load, load_shared, save, to_vec};
 
-use crate::field::{SharedHandle, SharedObject};
-use crate::rtti::{downcast_box, Reflectable, Registry};
+use crate::field::{Declared, SharedHandle, SharedObject};
+use crate::rtti::{downcast_box, AsReflectable, Reflectable, Registry};
 use decoder::Decoder;
 use encoder::Encoder;
 use std::any::Any;
@@ -194,7 +194,7 @@ impl<'r> BinarySerializer<'r> {
     /// Decodes a graph whose root is a `T`; a root of another type is refused before anything is
     /// built.
     pub fn decode_as<T: Reflectable>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<T, DecodeError> {
-        let expected = (std::any::TypeId::of::<T>(), std::any::type_name::<T>());
+        let expected = Declared::Type(T::rtti_static);
         let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(Some(expected))?;
         downcast_box::<T>(root).map(|root| *root).map_err(|root| {
             let found = root.rtti().name().to_owned();
@@ -206,7 +206,9 @@ impl<'r> BinarySerializer<'r> {
     /// pointers inside the graph to the root share it.
     pub fn decode_shared<H: SharedHandle>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<H, DecodeError> {
         let accepts = |root: &SharedObject| root.cast_in::<H>(self.registry).is_some();
-        let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_shared(H::FAMILY, &accepts)?;
+        let expected = <H::Pointee as AsReflectable>::declared();
+        let root =
+            Decoder::new(bytes, self.registry, self.limits, context)?.decode_shared(H::FAMILY, expected, &accepts)?;
         Ok(root.cast_in::<H>(self.registry).expect("the root was checked"))
     }
 

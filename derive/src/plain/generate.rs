@@ -27,6 +27,15 @@ pub fn generate(input: &DeriveInput, attrs: &PlainAttrs) -> TokenStream {
             #body
             #pod
         }
+
+        impl #p::TypeArgument for #name {
+            fn type_argument_id() -> u32 {
+                <Self as #p::PlainType>::TYPE_ID
+            }
+            fn type_argument_name() -> #p::Cow<'static, str> {
+                #p::Cow::Borrowed(::core::stringify!(#name))
+            }
+        }
     }
 }
 

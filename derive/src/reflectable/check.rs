@@ -10,7 +10,7 @@ use syn::{Data, DeriveInput, LitStr, Type};
 
 /// Reports everything wrong with `input` (the model of `derive`) to `cx`.
 pub fn check(cx: &Ctxt, derive: &DeriveInput, input: &Input) {
-    check_item(cx, derive);
+    check_item(cx, derive, input);
     check_type_id(cx, input);
     check_fields(cx, &input.fields);
     if let Some(variants) = &input.variants {
@@ -72,17 +72,32 @@ fn check_variants(cx: &Ctxt, derive: &DeriveInput, variants: &[Variant]) {
     }
 }
 
-/// Structs and enums, and no generics (for now).
-fn check_item(cx: &Ctxt, derive: &DeriveInput) {
+/// Structs and enums, with type parameters only.
+fn check_item(cx: &Ctxt, derive: &DeriveInput, input: &Input) {
     if let Data::Union(data) = &derive.data {
         cx.error_spanned_by(data.union_token, "`Reflectable` can be derived for structs and enums, not unions")
     }
-    if !derive.generics.params.is_empty() {
-        cx.error_spanned_by(
-            &derive.generics,
-            "`Reflectable` cannot be derived for generic types (for now): every type needs one type ID, \
-             and each instantiation of a generic type would be a type of its own",
-        );
+    for param in &derive.generics.params {
+        match param {
+            syn::GenericParam::Type(_) => {}
+            syn::GenericParam::Lifetime(_) => cx.error_spanned_by(
+                param,
+                "a reflectable type cannot borrow: its objects are created empty from a type ID and must be `'static`",
+            ),
+            syn::GenericParam::Const(_) => cx.error_spanned_by(
+                param,
+                "const parameters are not supported: an instantiation's type ID is made from its type arguments' IDs",
+            ),
+        }
+    }
+    if derive.generics.type_params().next().is_some() {
+        if let Some(implements) = input.attrs.implements.first() {
+            cx.error_spanned_by(
+                implements,
+                "`implements` is not supported on a generic type: register each instantiation's trait casts \
+                 with `register_trait_impl!(Type<Arg> => Trait)`",
+            );
+        }
     }
 }
 

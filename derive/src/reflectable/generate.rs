@@ -17,24 +17,90 @@ pub fn generate(input: &Input) -> TokenStream {
     let id = input.attrs.id.as_ref().expect("checked: the type has an ID");
     let name = input.attrs.name.clone().unwrap_or_else(|| LitStr::new(&ident.to_string(), ident.span()));
     let id_check = const_id_check(&krate, id);
-    let steps = steps(&krate, input);
-    let register = input.attrs.no_register.is_none().then(|| quote!(, register));
+    let generics = Generic::of(&krate, input);
+    let owner = &generics.owner;
+    let steps = steps(&krate, input, owner);
     let implements = implements(&krate, input);
+    let (build_generics, where_clause) = (&generics.impl_generics, &generics.where_clause);
+    let (type_id, type_name, impls) = if generics.params.is_empty() {
+        let register = input.attrs.no_register.is_none().then(|| quote!(, register));
+        let impls = quote! {
+            #krate::__private::impl_reflectable!(#ident, __reflectable_build #register);
+            #krate::__private::impl_boxed_embedded!(#ident);
+        };
+        (quote!(#id), quote!(#name), impls)
+    } else {
+        // Each instantiation is a type of its own, registered with `register_type!`.
+        let (params, bounds, arguments) = (&generics.params, &generics.bounds, &generics.arguments);
+        let type_id = quote! {
+            #krate::__private::instantiation_id::<#owner>(
+                #id, &[#(<#arguments as #krate::__private::TypeArgument>::type_argument_id()),*])
+        };
+        let type_name = quote! {
+            #krate::__private::instantiation_name(
+                #name, &[#(<#arguments as #krate::__private::TypeArgument>::type_argument_name()),*])
+        };
+        let impls = quote! {
+            #krate::__private::impl_reflectable!(
+                generic [#params] #owner, [#bounds], __reflectable_build::<#(#arguments),*>);
+            #krate::__private::impl_boxed_embedded!([#params] #owner, [#bounds]);
+        };
+        (type_id, type_name, impls)
+    };
     quote! {
         const _: () = {
             #id_check
 
-            fn __reflectable_build(
-            ) -> ::core::result::Result<#krate::__private::RttiType, #krate::__private::RttiError> {
-                let builder = #krate::__private::RttiTypeBuilder::<#ident>::new(#id, #name);
+            fn __reflectable_build #build_generics (
+            ) -> ::core::result::Result<#krate::__private::RttiType, #krate::__private::RttiError> #where_clause {
+                let builder = #krate::__private::RttiTypeBuilder::<#owner>::new(#type_id, #type_name);
                 #(#steps)*
                 builder.build()
             }
 
-            #krate::__private::impl_reflectable!(#ident, __reflectable_build #register);
-            #krate::__private::impl_boxed_embedded!(#ident);
+            #impls
         };
         #implements
+    }
+}
+
+/// The type's generics as generated code needs them: every type parameter must also be a
+/// `TypeArgument`, whose ID and name go into each instantiation's.
+struct Generic {
+    /// The type as generated code names it: `Handle<T>`.
+    owner: TokenStream,
+    /// `<T: Bound>` for `impl` and `fn`.
+    impl_generics: TokenStream,
+    /// `where ..., T: TypeArgument`.
+    where_clause: TokenStream,
+    /// The parameters with their bounds, without `<>`.
+    params: TokenStream,
+    /// The where-clause predicates, without `where`.
+    bounds: TokenStream,
+    /// The type parameters.
+    arguments: Vec<Ident>,
+}
+
+impl Generic {
+    fn of(krate: &Path, input: &Input) -> Self {
+        let mut generics = input.generics.clone();
+        let arguments: Vec<Ident> = generics.type_params().map(|param| param.ident.clone()).collect();
+        let where_clause = generics.make_where_clause();
+        for argument in &arguments {
+            where_clause.predicates.push(syn::parse_quote!(#argument: #krate::__private::TypeArgument));
+        }
+        let bounds = where_clause.predicates.clone();
+        let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
+        let ident = input.ident;
+        let params = &generics.params;
+        Generic {
+            owner: quote!(#ident #type_generics),
+            impl_generics: quote!(#impl_generics),
+            where_clause: quote!(#where_clause),
+            params: quote!(#params),
+            bounds: quote!(#bounds),
+            arguments,
+        }
     }
 }
 
@@ -61,7 +127,7 @@ fn is_const_like(expr: &Expr) -> bool {
 
 /// The builder steps after `new`: constructor, fields in order (for an enum: the variants, each
 /// followed by its fields), hooks, `extend`.
-fn steps(krate: &Path, input: &Input) -> Vec<TokenStream> {
+fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
     let ident = input.ident;
     let attrs = &input.attrs;
     let mut steps = Vec::new();
@@ -70,12 +136,14 @@ fn steps(krate: &Path, input: &Input) -> Vec<TokenStream> {
         steps.push(quote_spanned!(ident.span()=> let builder = #krate::__private::default_constructor(builder);));
     }
     match &input.variants {
-        None => steps.extend(input.fields.iter().filter_map(|field| field_step(krate, ident, field, None))),
+        None => steps.extend(input.fields.iter().filter_map(|field| field_step(krate, owner, ident, field, None))),
         Some(variants) => {
-            steps.push(active_variant(ident, variants));
+            steps.push(active_variant(owner, ident, variants));
             for variant in variants {
                 steps.push(variant_step(ident, variant));
-                steps.extend(variant.fields.iter().filter_map(|field| field_step(krate, ident, field, Some(variant))));
+                steps.extend(
+                    variant.fields.iter().filter_map(|field| field_step(krate, owner, ident, field, Some(variant))),
+                );
             }
         }
     }
@@ -90,11 +158,11 @@ fn steps(krate: &Path, input: &Input) -> Vec<TokenStream> {
 }
 
 /// `.variants(...)`: the ID of the variant an object holds.
-fn active_variant(owner: &Ident, variants: &[Variant]) -> TokenStream {
+fn active_variant(owner: &TokenStream, path: &Ident, variants: &[Variant]) -> TokenStream {
     let arms = variants.iter().map(|variant| {
         let ident = variant.ident;
         let id = variant.id.as_ref().expect("checked: a variant has an ID");
-        quote!(#owner::#ident { .. } => #id,)
+        quote!(#path::#ident { .. } => #id,)
     });
     quote!(let builder = builder.variants(|o: &#owner| -> u32 { match o { #(#arms)* } });)
 }
@@ -120,7 +188,14 @@ fn variant_step(owner: &Ident, variant: &Variant) -> TokenStream {
 }
 
 /// How a field's code reaches it: `o.member` in a struct, a match on its variant in an enum.
-fn accessor(krate: &TokenStream, owner: &Ident, field: &Field, variant: Option<&Variant>) -> TokenStream {
+/// `owner` is the type (`Handle<T>`), `path` the name its variants are reached by.
+fn accessor(
+    krate: &TokenStream,
+    owner: &TokenStream,
+    path: &Ident,
+    field: &Field,
+    variant: Option<&Variant>,
+) -> TokenStream {
     let ty = field.ty();
     let member = &field.member;
     let Some(variant) = variant else {
@@ -128,10 +203,10 @@ fn accessor(krate: &TokenStream, owner: &Ident, field: &Field, variant: Option<&
     };
     let ident = variant.ident;
     let pattern = match member {
-        Member::Named(name) => quote!(#owner::#ident { #name: value, .. }),
+        Member::Named(name) => quote!(#path::#ident { #name: value, .. }),
         Member::Unnamed(index) => {
             let before = (0..index.index).map(|_| quote!(_));
-            quote!(#owner::#ident(#(#before,)* value, ..))
+            quote!(#path::#ident(#(#before,)* value, ..))
         }
     };
     quote! {
@@ -151,7 +226,13 @@ fn accessor(krate: &TokenStream, owner: &Ident, field: &Field, variant: Option<&
 }
 
 /// The step adding `field` (of `variant`, in an enum), or `None` for a skipped field.
-fn field_step(krate: &Path, owner: &Ident, field: &Field, variant: Option<&Variant>) -> Option<TokenStream> {
+fn field_step(
+    krate: &Path,
+    owner: &TokenStream,
+    path: &Ident,
+    field: &Field,
+    variant: Option<&Variant>,
+) -> Option<TokenStream> {
     let attrs = &field.attrs;
     if attrs.skip.is_some() {
         return None;
@@ -169,7 +250,7 @@ fn field_step(krate: &Path, owner: &Ident, field: &Field, variant: Option<&Varia
     let name = stored_name(field);
     let layout = layout(field);
     let add = Ident::new(add_function(layout.kind, layout.array), span);
-    let access = accessor(&krate, owner, field, variant);
+    let access = accessor(&krate, owner, path, field, variant);
     // The filler is a local, so an element type of the wrong kind is reported at the field's type
     // rather than inside the `array_fill!` expansion.
     let (fill, fill_arg) = match layout.array {

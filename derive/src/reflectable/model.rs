@@ -19,6 +19,8 @@ const VARIANT_KEYS: &str = "`id = N` or `name = \"...\"`";
 pub struct Input<'a> {
     /// The type's name.
     pub ident: &'a Ident,
+    /// Its generic parameters.
+    pub generics: &'a syn::Generics,
     /// Its `#[rtti(...)]` attributes.
     pub attrs: TypeAttrs,
     /// A struct's fields in declaration order; empty for an enum or a union.
@@ -134,7 +136,7 @@ pub fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
         }
         Data::Union(_) => (Vec::new(), None),
     };
-    Input { ident: &input.ident, attrs, fields, variants }
+    Input { ident: &input.ident, generics: &input.generics, attrs, fields, variants }
 }
 
 fn parse_fields<'a>(cx: &Ctxt, fields: &'a syn::Fields) -> Vec<Field<'a>> {

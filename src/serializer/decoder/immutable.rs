@@ -6,13 +6,17 @@
 
 use super::hooks::finish_hooks;
 use super::{Decoder, FieldScope, State};
-use crate::field::{Family, FieldAccess, RttiField};
+use crate::field::{Declared, Family, FieldAccess, RttiField};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::error::DecodeError;
 use crate::serializer::format::{FieldHeader, NULL_INSTANCE, VARIANT_TAG_FIELD_ID};
 use crate::serializer::skip::skip_field;
 use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, variant_tag, walk_object, Item};
+
+/// An immutable object another one needs: its index, the family and whether it is wanted through
+/// a `Weak`, and the type the pointer declares.
+type Need = (usize, Family, bool, Declared);
 
 impl Decoder<'_, '_> {
     /// Builds immutable object `index` (already created as `object`) in `family`, after every
@@ -29,8 +33,8 @@ impl Decoder<'_, '_> {
         while let Some(frame) = stack.last_mut() {
             if !frame.3 {
                 frame.3 = true;
-                let current = frame.0;
-                for (need, need_family, weak) in self.immutable_needs(current)? {
+                let (current, rtti) = (frame.0, frame.2.rtti());
+                for (need, need_family, weak, declared) in self.immutable_needs(current, rtti)? {
                     if !matches!(self.states[need], State::Pending) {
                         continue;
                     }
@@ -38,7 +42,7 @@ impl Decoder<'_, '_> {
                     // sweep must look for.
                     self.weak_built |= weak;
                     let entry = self.entries[need];
-                    let rtti = self.registry.get(entry.type_id);
+                    let rtti = self.lookup(entry.type_id, Some(declared));
                     if let Some(rtti) = rtti {
                         self.charge(entry.offset, rtti.instance_size() + super::SHARED_OVERHEAD)?;
                     }
@@ -64,13 +68,12 @@ impl Decoder<'_, '_> {
 
     /// The objects that immutable pointer fields of top-level object `index` point at, with the
     /// family each is wanted in.
-    fn immutable_needs(&self, index: usize) -> Result<Vec<(usize, Family, bool)>, DecodeError> {
+    fn immutable_needs(&self, index: usize, rtti: &'static RttiType) -> Result<Vec<Need>, DecodeError> {
         let mut reader = Reader::new(self.data);
         reader.skip(self.entries[index].offset)?;
         let header = type_header(&mut reader)?;
-        let rtti = self.registry.get(header.type_id);
         let mut needs = Vec::new();
-        self.scan_object(&mut reader, rtti, header.instance, false, self.depth, &mut needs)?;
+        self.scan_object(&mut reader, Some(rtti), header.instance, false, self.depth, &mut needs)?;
         Ok(needs)
     }
 
@@ -83,7 +86,7 @@ impl Decoder<'_, '_> {
         instance: u32,
         embedded: bool,
         depth: usize,
-        needs: &mut Vec<(usize, Family, bool)>,
+        needs: &mut Vec<Need>,
     ) -> Result<(), DecodeError> {
         let mut section = rtti.map(FieldScope::of);
         walk_object(reader, instance, embedded, |reader, item| match item {
@@ -110,7 +113,7 @@ impl Decoder<'_, '_> {
         section: Option<FieldScope>,
         header: &FieldHeader,
         depth: usize,
-        needs: &mut Vec<(usize, Family, bool)>,
+        needs: &mut Vec<Need>,
     ) -> Result<(), DecodeError> {
         let field = section.and_then(|scope| scope.field(header.id)).filter(|field| field.wire_shape() == header.shape);
         match field.map(RttiField::access) {
@@ -118,17 +121,17 @@ impl Decoder<'_, '_> {
                 for _ in 0..field_count(reader, header, &self.limits)? {
                     let id = self.read_instance(reader)?;
                     if id != NULL_INSTANCE {
-                        needs.push((id as usize - 1, pointers.family(), pointers.is_weak()));
+                        needs.push((id as usize - 1, pointers.family(), pointers.is_weak(), pointers.declared()));
                     }
                 }
                 Ok(())
             }
-            Some(FieldAccess::Embedded(_)) => {
+            Some(FieldAccess::Embedded(values)) => {
                 for _ in 0..field_count(reader, header, &self.limits)? {
                     check_depth(reader, depth + 1, &self.limits)?;
                     if let Some(type_id) = embedded_header(reader)? {
                         // An abstract or unknown type is skipped by the decoder: nothing under it is needed.
-                        let rtti = self.registry.get(type_id).filter(|rtti| !rtti.is_abstract());
+                        let rtti = self.lookup(type_id, Some(values.declared())).filter(|rtti| !rtti.is_abstract());
                         self.scan_object(reader, rtti, 0, true, depth + 1, needs)?;
                     }
                 }

@@ -17,7 +17,7 @@ use super::wire::{
     check_depth, embedded_header, field_count, stream_body, type_header, variant_tag, walk_object, Item,
 };
 use super::Limits;
-use crate::field::{EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
+use crate::field::{Declared, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Migration, Reflectable, Registry, RttiType, RttiVariant};
 use smallvec::SmallVec;
@@ -83,6 +83,8 @@ pub(crate) struct Decoder<'d, 'c> {
     indexed: bool,
     /// Where the root ended, once it is decoded.
     root_end: Option<usize>,
+    /// What the caller asked the root to be: its type is found even when not registered.
+    expected_root: Option<Declared>,
     /// Set when a deserialization hook ran: hooks can change pointers, so only a walk of the
     /// finished graph knows what it holds.
     hooks_ran: bool,
@@ -156,6 +158,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             strong_graph: None,
             current: 0,
             hooks_ran: false,
+            expected_root: None,
             indexed: false,
             root_end: None,
             entries,
@@ -198,10 +201,19 @@ impl<'d, 'c> Decoder<'d, 'c> {
         Ok(())
     }
 
+    /// The type with ID `type_id`: the registry's, or else the type a field declares (so an
+    /// instantiation of a generic type loads into a field of its exact type without being
+    /// registered).
+    #[inline]
+    pub(crate) fn lookup(&self, type_id: u32, declared: Option<Declared>) -> Option<&'static RttiType> {
+        self.registry
+            .get(type_id)
+            .or_else(|| declared.and_then(|declared| declared.rtti()).filter(|rtti| rtti.id() == type_id))
+    }
+
     fn root_type(&self) -> Result<&'static RttiType, DecodeError> {
         let entry = self.entries[0];
-        self.registry
-            .get(entry.type_id)
+        self.lookup(entry.type_id, self.expected_root)
             .filter(|rtti| !rtti.is_abstract())
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::UnknownRootType { type_id: entry.type_id }, entry.offset))
     }
@@ -209,16 +221,14 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// Decodes the graph with the root returned by value. With `expected` (a Rust type and its
     /// name), a root the registry would build as another Rust type is refused before anything is
     /// built.
-    pub(crate) fn decode_boxed(
-        mut self,
-        expected: Option<(std::any::TypeId, &'static str)>,
-    ) -> Result<Box<dyn Reflectable>, DecodeError> {
-        if let Some((rust_type, rust_name)) = expected {
+    pub(crate) fn decode_boxed(mut self, expected: Option<Declared>) -> Result<Box<dyn Reflectable>, DecodeError> {
+        self.expected_root = expected;
+        if let Some(rtti) = expected.and_then(|expected| expected.rtti()) {
             let entry = self.entries[0];
-            let stored = self.registry.get(entry.type_id);
-            if stored.map(RttiType::rust_type) != Some(rust_type) {
+            let stored = self.lookup(entry.type_id, expected);
+            if stored.map(RttiType::rust_type) != Some(rtti.rust_type()) {
                 let found = stored.map_or_else(|| format!("type {}", entry.type_id), |t| t.name().to_owned());
-                let kind = DecodeErrorKind::RootTypeMismatch { expected: rust_name, found };
+                let kind = DecodeErrorKind::RootTypeMismatch { expected: rtti.rust_name(), found };
                 return Err(DecodeError::new(kind, entry.offset));
             }
         }
@@ -234,8 +244,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
     pub(crate) fn decode_shared(
         mut self,
         family: Family,
+        expected: Declared,
         accepts: &dyn Fn(&SharedObject) -> bool,
     ) -> Result<SharedObject, DecodeError> {
+        self.expected_root = Some(expected);
         let result = self.try_decode_shared(family, accepts);
         if result.is_err() {
             self.release();
@@ -282,7 +294,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             Ok(root)
         } else {
             // Immutable roots are decoded before sharing, like any immutable object.
-            self.resolve(1, family)?;
+            self.resolve(1, family, self.expected_root)?;
             self.finish()?;
             match &self.states[0] {
                 State::Ready(shared) => {
@@ -439,7 +451,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 if !header.shape.array && self.embedded_in_place(reader, &**access, object)? {
                     return Ok(());
                 }
-                let values = self.embedded_values(reader, count)?;
+                let values = self.embedded_values(reader, count, Some(access.declared()))?;
                 let refused =
                     access.store(object, values, self.registry).map_err(|error| field_failure(reader, error))?;
                 self.orphans_possible |= refused > 0;
@@ -455,7 +467,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                         // Building the target may read other objects' bodies: they spend the
                         // same zero-size allowance as this one.
                         self.zero_sized_left = reader.zero_sized_left();
-                        let built = self.resolve(id, access.family())?;
+                        let built = self.resolve(id, access.family(), Some(access.declared()))?;
                         reader.set_zero_sized_left(self.zero_sized_left);
                         if access.is_weak() {
                             self.weak_built |= built;
@@ -491,13 +503,14 @@ impl<'d, 'c> Decoder<'d, 'c> {
         &mut self,
         reader: &mut Reader<'_>,
         count: usize,
+        declared: Option<Declared>,
     ) -> Result<Vec<Option<Box<dyn Reflectable>>>, DecodeError> {
         self.depth += 1;
         check_depth(reader, self.depth, &self.limits)?;
         self.charge(reader.offset(), count.saturating_mul(std::mem::size_of::<Option<Box<dyn Reflectable>>>()))?;
         let mut values = Vec::with_capacity(count);
         for _ in 0..count {
-            values.push(self.embedded(reader)?);
+            values.push(self.embedded(reader, declared)?);
         }
         self.depth -= 1;
         Ok(values)
@@ -530,10 +543,14 @@ impl<'d, 'c> Decoder<'d, 'c> {
     }
 
     /// One object embedded by value: `None` for an empty slot or a type this program lacks.
-    fn embedded(&mut self, reader: &mut Reader<'_>) -> Result<Option<Box<dyn Reflectable>>, DecodeError> {
+    fn embedded(
+        &mut self,
+        reader: &mut Reader<'_>,
+        declared: Option<Declared>,
+    ) -> Result<Option<Box<dyn Reflectable>>, DecodeError> {
         let offset = reader.offset();
         let Some(type_id) = embedded_header(reader)? else { return Ok(None) };
-        let rtti = self.registry.get(type_id);
+        let rtti = self.lookup(type_id, declared);
         if let Some(rtti) = rtti {
             self.charge(offset, rtti.instance_size() + BOXED_OVERHEAD)?;
         }
@@ -551,14 +568,14 @@ impl<'d, 'c> Decoder<'d, 'c> {
     }
 
     /// Makes sure instance `id` is built (or known to be missing); `true` when this call built it.
-    fn resolve(&mut self, id: u32, family: Family) -> Result<bool, DecodeError> {
+    fn resolve(&mut self, id: u32, family: Family, declared: Option<Declared>) -> Result<bool, DecodeError> {
         self.complete_index()?;
         let index = id as usize - 1;
         if !matches!(self.states[index], State::Pending) {
             return Ok(false);
         }
         let entry = self.entries[index];
-        let rtti = self.registry.get(entry.type_id);
+        let rtti = self.lookup(entry.type_id, declared);
         if let Some(rtti) = rtti {
             self.charge(entry.offset, rtti.instance_size() + SHARED_OVERHEAD)?;
         }
@@ -599,7 +616,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let count = field_count(reader, header, &self.limits)?;
         // Migrations take plain or embedded fields.
         if migration.wire_shape().kind == WireKind::Embedded {
-            let values = self.embedded_values(reader, count)?;
+            let values = self.embedded_values(reader, count, None)?;
             self.orphans_possible |= values.iter().any(Option::is_some);
             migration.apply_embedded(object, values);
         } else {

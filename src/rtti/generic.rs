@@ -1,0 +1,121 @@
+//! Generic reflectable types: every instantiation (`Handle<Texture>`, `Handle<Mesh>`) is a type of
+//! its own, with its own descriptor, type ID and name.
+//!
+//! A Rust `static` cannot depend on a type parameter, so the descriptors of instantiations live in
+//! one table keyed by [`TypeId`], built on first use ([`generic_rtti`]).
+//!
+//! **Type IDs.** An instantiation's ID is, in this order:
+//! 1. the ID given where it is registered: `register_type!(Handle<Texture>, id = 200_310)`;
+//! 2. otherwise derived from the generic type's ID and its arguments' IDs ([`instantiation_id`]):
+//!    64-bit FNV-1a over those `u32`s in little-endian order, folded to 31 bits, with bit 31 set.
+//!
+//! The derived ID depends on nothing but numbers the program declares (no `TypeId`, no Rust type
+//! name, no address), so every build on every platform computes the same ID. Bit 31 keeps derived
+//! IDs apart from declared ones: give your own types IDs below 2^31. Two instantiations whose
+//! derived IDs collide are reported when both are registered (`DuplicateTypeId`); give one of them
+//! an ID with `register_type!(..., id = N)`.
+
+use super::{RttiError, RttiType};
+use ahash::AHashMap;
+use once_cell::sync::Lazy;
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::sync::RwLock;
+
+/// What a type contributes when it is the argument of a generic reflectable type: a stable ID
+/// and a name. `#[derive(Reflectable)]` and `#[derive(PlainType)]` implement it; so do the
+/// primitive plain types and `String`.
+pub trait TypeArgument: 'static {
+    /// The type's stable numeric ID: its RTTI type ID, or its plain type ID.
+    fn type_argument_id() -> u32;
+    /// The type's name as an argument shows it (`Texture`, `u32`, `Handle<Mesh>`).
+    fn type_argument_name() -> Cow<'static, str>;
+}
+
+/// An ID given to an instantiation where it is registered (`register_type!(T, id = N)`).
+pub struct InstantiationId {
+    /// The instantiation's Rust type.
+    pub rust_type: fn() -> TypeId,
+    /// Its type ID.
+    pub id: u32,
+}
+
+inventory::collect!(InstantiationId);
+
+static DECLARED_IDS: Lazy<AHashMap<TypeId, u32>> = Lazy::new(|| {
+    inventory::iter::<InstantiationId>.into_iter().map(|declared| ((declared.rust_type)(), declared.id)).collect()
+});
+
+/// Bit 31, set in every derived instantiation ID.
+pub const DERIVED_ID_BIT: u32 = 1 << 31;
+
+/// The ID of instantiation `T` of the generic type with ID `generic_id` and arguments with IDs
+/// `arguments`: the one declared for `T` where it is registered, or the derived one (see the
+/// module docs).
+pub fn instantiation_id<T: 'static>(generic_id: u32, arguments: &[u32]) -> u32 {
+    if let Some(&declared) = DECLARED_IDS.get(&TypeId::of::<T>()) {
+        return declared;
+    }
+    derived_instantiation_id(generic_id, arguments)
+}
+
+/// The derived ID (see the module docs): FNV-1a 64 over the little-endian bytes of `generic_id`
+/// then each argument ID, folded to 31 bits, bit 31 set.
+///
+/// ```
+/// use reflectable::rtti::derived_instantiation_id;
+/// assert_eq!(derived_instantiation_id(200, &[3]), derived_instantiation_id(200, &[3]));
+/// assert_ne!(derived_instantiation_id(200, &[3]), derived_instantiation_id(200, &[4]));
+/// assert!(derived_instantiation_id(200, &[3]) >= 1 << 31);
+/// ```
+pub fn derived_instantiation_id(generic_id: u32, arguments: &[u32]) -> u32 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash = OFFSET;
+    for word in std::iter::once(generic_id).chain(arguments.iter().copied()) {
+        for byte in word.to_le_bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(PRIME);
+        }
+    }
+    let folded = (hash ^ (hash >> 32)) as u32;
+    folded | DERIVED_ID_BIT
+}
+
+/// `Name<Arg1, Arg2>`.
+pub fn instantiation_name(generic_name: &str, arguments: &[Cow<'static, str>]) -> String {
+    format!("{generic_name}<{}>", arguments.join(", "))
+}
+
+/// Descriptors of generic instantiations, built on first use.
+static GENERIC: Lazy<RwLock<AHashMap<TypeId, &'static Result<RttiType, RttiError>>>> =
+    Lazy::new(|| RwLock::new(AHashMap::new()));
+
+/// The descriptor of instantiation `T`, built by `build` the first time it is asked for (what
+/// `#[derive(Reflectable)]` generates for a generic type's `rtti_static`). A build error is kept
+/// and returned as it is for a non-generic type.
+pub fn generic_rtti<T: 'static>(build: fn() -> Result<RttiType, RttiError>) -> &'static Result<RttiType, RttiError> {
+    let key = TypeId::of::<T>();
+    if let Some(&rtti) = GENERIC.read().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&key) {
+        return rtti;
+    }
+    // Built outside the lock: building may ask for other instantiations' descriptors. If two
+    // threads race, the first one stored wins and the other's is a small one-time leak.
+    let built: &'static Result<RttiType, RttiError> = Box::leak(Box::new(build()));
+    *GENERIC.write().unwrap_or_else(|poisoned| poisoned.into_inner()).entry(key).or_insert(built)
+}
+
+macro_rules! plain_type_arguments {
+    ($($type:ty),* $(,)?) => {$(
+        impl TypeArgument for $type {
+            fn type_argument_id() -> u32 {
+                <$type as crate::plain::PlainType>::TYPE_ID
+            }
+            fn type_argument_name() -> Cow<'static, str> {
+                Cow::Borrowed(stringify!($type))
+            }
+        }
+    )*};
+}
+
+plain_type_arguments!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64, bool, char, usize, isize, String);
