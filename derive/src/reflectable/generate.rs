@@ -85,11 +85,12 @@ impl Generic {
     fn of(krate: &Path, input: &Input) -> Self {
         let mut generics = input.generics.clone();
         let arguments: Vec<Ident> = generics.type_params().map(|param| param.ident.clone()).collect();
-        let where_clause = generics.make_where_clause();
-        for argument in &arguments {
-            where_clause.predicates.push(syn::parse_quote!(#argument: #krate::__private::TypeArgument));
+        // Inline, beside the user's own bounds: a where-clause predicate for a parameter that has
+        // inline bounds would make clippy flag the user's type.
+        for param in generics.type_params_mut() {
+            param.bounds.push(syn::parse_quote!(#krate::__private::TypeArgument));
         }
-        let bounds = where_clause.predicates.clone();
+        let bounds = generics.where_clause.as_ref().map(|clause| clause.predicates.clone()).unwrap_or_default();
         let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
         let ident = input.ident;
         let params = &generics.params;
