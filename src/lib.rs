@@ -167,6 +167,7 @@
 
 #![warn(missing_docs)]
 
+pub mod containers;
 pub mod field;
 pub mod plain;
 pub mod rtti;

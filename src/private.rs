@@ -29,6 +29,7 @@ pub use crate::{
 };
 pub use std::borrow::Cow;
 
+use crate::containers::ObjectMap;
 use crate::field::{Accessor, EmbeddedSlot, One, PointerSlot};
 use std::marker::PhantomData;
 
@@ -159,6 +160,16 @@ where
     C::Elem: PointerSlot,
 {
     builder.add_pointer::<C, C::Shape>(id, name, access, fill)
+}
+
+/// A map member whose values are objects or pointers.
+pub fn object_map<O: Reflectable, M: ObjectMap>(
+    builder: RttiTypeBuilder<O>,
+    id: u16,
+    name: &'static str,
+    access: Accessor<O, M>,
+) -> RttiTypeBuilder<O> {
+    builder.add_map::<M>(id, name, access)
 }
 
 /// Fails constant evaluation unless a `#[plain(pod)]` type's wire size is its memory size, which

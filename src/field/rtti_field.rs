@@ -1,9 +1,12 @@
 //! [`RttiField`]: one reflected field, and dynamic access to it for any kind.
 
+use super::Declared;
 use super::{
     ElemShape, EmbeddedAccess, ErasedElems, FieldAccess, FieldError, FieldKind, FieldShape, PlainAccess, PointerAccess,
     SharedObject, WireShape,
 };
+use crate::containers::{Element, MapEntries, MAP_TYPE_ID};
+use crate::plain::PlainType;
 use crate::rtti::Reflectable;
 use std::any::Any;
 use std::borrow::Cow;
@@ -246,6 +249,119 @@ impl RttiField {
             Some(handle) => handle.write(|object| f(Some(object))),
             None => Ok(f(None)),
         }
+    }
+
+    /// `true` for a map field (values that are objects or pointers, see [`containers`](crate::containers)).
+    pub fn is_map(&self) -> bool {
+        matches!(self.shape.elem, ElemShape::Embedded(Declared::Type(rtti)) if !self.shape.array && rtti().id() == MAP_TYPE_ID)
+    }
+
+    /// Runs `f` on a map field's entries, typed.
+    fn with_entries<K: PlainType, V: Element, R>(
+        &self,
+        owner: &dyn Reflectable,
+        f: impl FnOnce(&MapEntries<K, V>) -> R,
+    ) -> Result<R, FieldError> {
+        self.with_embedded(owner, 0, |entries| entries.and_then(|entries| entries.downcast_ref().map(f)))?
+            .ok_or_else(|| self.wrong_type())
+    }
+
+    /// Runs `f` on a map field's entries, typed and mutably; the map is rebuilt from them after.
+    fn with_entries_mut<K: PlainType, V: Element, R>(
+        &self,
+        owner: &mut dyn Reflectable,
+        f: impl FnOnce(&mut MapEntries<K, V>) -> R,
+    ) -> Result<R, FieldError> {
+        self.with_embedded_mut(owner, 0, |entries| entries.and_then(|entries| entries.downcast_mut().map(f)))?
+            .ok_or_else(|| self.wrong_type())
+    }
+
+    /// The keys of a map field, in the order the format writes them.
+    ///
+    /// ```
+    /// use reflectable::Reflectable;
+    /// use std::collections::HashMap;
+    /// use std::rc::Rc;
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9500)]
+    /// struct Material {
+    ///     #[rtti(id = 1)]
+    ///     shininess: f32,
+    /// }
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9501)]
+    /// struct Library {
+    ///     #[rtti(id = 1)]
+    ///     materials: HashMap<String, Rc<Material>>,
+    /// }
+    ///
+    /// let mut library = Library::default();
+    /// let field = Library::rtti_static().field_by_name("materials").unwrap();
+    /// assert!(field.is_map());
+    /// field.map_insert(&mut library, "gold".to_string(), Rc::new(Material { shininess: 0.9 })).unwrap();
+    /// assert_eq!(field.map_keys::<String>(&library).unwrap(), ["gold"]);
+    /// let gold: Rc<Material> = field.map_get(&library, &"gold".to_string()).unwrap().unwrap();
+    /// assert_eq!(gold.shininess, 0.9);
+    /// assert!(field.map_remove::<String, Rc<Material>>(&mut library, &"gold".to_string()).unwrap().is_some());
+    /// assert!(library.materials.is_empty());
+    /// ```
+    pub fn map_keys<K: PlainType + Clone>(&self, owner: &dyn Reflectable) -> Result<Vec<K>, FieldError> {
+        let mut keys = None;
+        self.with_embedded(owner, 0, |entries| {
+            if let Some(entries) = entries {
+                // The value type is not known here: read the keys field through RTTI.
+                let field = entries.rtti().field(1);
+                keys = field.and_then(|field| {
+                    (0..field.len(entries).ok()?).map(|i| field.get_elem::<K>(entries, i).ok()).collect()
+                });
+            }
+        })?;
+        keys.ok_or_else(|| self.wrong_type())
+    }
+
+    /// A clone of the value under `key` in a map field (for pointers, a clone of the handle).
+    pub fn map_get<K: PlainType + PartialEq, V: Element + Clone>(
+        &self,
+        owner: &dyn Reflectable,
+        key: &K,
+    ) -> Result<Option<V>, FieldError> {
+        self.with_entries(owner, |entries: &MapEntries<K, V>| {
+            entries.keys.iter().position(|k| k == key).and_then(|i| entries.values.get(i).cloned())
+        })
+    }
+
+    /// Puts `value` under `key` in a map field; returns the value it replaces.
+    pub fn map_insert<K: PlainType + PartialEq, V: Element>(
+        &self,
+        owner: &mut dyn Reflectable,
+        key: K,
+        value: V,
+    ) -> Result<Option<V>, FieldError> {
+        self.with_entries_mut(owner, |entries: &mut MapEntries<K, V>| {
+            match entries.keys.iter().position(|k| *k == key) {
+                Some(i) if i < entries.values.len() => Some(std::mem::replace(&mut entries.values[i], value)),
+                _ => {
+                    entries.keys.push(key);
+                    entries.values.push(value);
+                    None
+                }
+            }
+        })
+    }
+
+    /// Takes the value under `key` out of a map field.
+    pub fn map_remove<K: PlainType + PartialEq, V: Element>(
+        &self,
+        owner: &mut dyn Reflectable,
+        key: &K,
+    ) -> Result<Option<V>, FieldError> {
+        self.with_entries_mut(owner, |entries: &mut MapEntries<K, V>| {
+            let i = entries.keys.iter().position(|k| k == key).filter(|&i| i < entries.values.len())?;
+            entries.keys.remove(i);
+            Some(entries.values.remove(i))
+        })
     }
 
     /// A type-erased strong handle to the pointee of element `index` (`None` when null or dead).

@@ -5,6 +5,7 @@ use super::variant::{Activate, ActiveVariant, CreateVariant, Reset, VariantMigra
 use super::{
     downcast_box, Migration, Reflectable, RttiError, RttiType, RttiVariant, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID,
 };
+use crate::containers::{add_map_field, ObjectMap};
 use crate::field::{
     Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
     SharedObject,
@@ -314,6 +315,24 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         S::Elem: PointerSlot,
     {
         self.push(id, name, FieldAccess::Pointer(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
+    }
+
+    /// Adds a map field of any accessor: a map whose values are objects or pointers
+    /// (`HashMap<String, Rc<RefCell<Material>>>`), written as a map object (see
+    /// [`containers`](crate::containers)).
+    pub fn add_map<M: ObjectMap>(self, id: u16, name: &'static str, access: Accessor<T, M>) -> Self {
+        add_map_field(self, id, name, access)
+    }
+
+    /// A map member whose values are objects or pointers.
+    pub fn object_map<M: ObjectMap>(
+        self,
+        id: u16,
+        name: &'static str,
+        get: fn(&T) -> &M,
+        get_mut: fn(&mut T) -> &mut M,
+    ) -> Self {
+        self.add_map(id, name, Accessor::Direct { get, get_mut })
     }
 
     /// A plain member.

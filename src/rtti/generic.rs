@@ -7,7 +7,9 @@
 //! **Type IDs.** An instantiation's ID is, in this order:
 //! 1. the ID given where it is registered: `register_type!(Handle<Texture>, id = 200_310)`;
 //! 2. otherwise derived from the generic type's ID and its arguments' IDs ([`instantiation_id`]):
-//!    64-bit FNV-1a over those `u32`s in little-endian order, folded to 31 bits, with bit 31 set.
+//!    64-bit FNV-1a over those `u32`s in little-endian order, folded to 32 bits (high half XOR low
+//!    half), with bit 31 set; a result in the top 256 IDs, which the format reserves for its
+//!    built-in types, is lowered by 256.
 //!
 //! The derived ID depends on nothing but numbers the program declares (no `TypeId`, no Rust type
 //! name, no address), so every build on every platform computes the same ID. Bit 31 keeps derived
@@ -60,7 +62,7 @@ pub fn instantiation_id<T: 'static>(generic_id: u32, arguments: &[u32]) -> u32 {
 }
 
 /// The derived ID (see the module docs): FNV-1a 64 over the little-endian bytes of `generic_id`
-/// then each argument ID, folded to 31 bits, bit 31 set.
+/// then each argument ID, folded to 32 bits, bit 31 set, kept below the reserved range.
 ///
 /// ```
 /// use reflectable::rtti::derived_instantiation_id;
@@ -78,8 +80,13 @@ pub fn derived_instantiation_id(generic_id: u32, arguments: &[u32]) -> u32 {
             hash = hash.wrapping_mul(PRIME);
         }
     }
-    let folded = (hash ^ (hash >> 32)) as u32;
-    folded | DERIVED_ID_BIT
+    let folded = (hash ^ (hash >> 32)) as u32 | DERIVED_ID_BIT;
+    // The top 256 IDs are the format's built-in types.
+    if folded >= crate::containers::FIRST_RESERVED_TYPE_ID {
+        folded - 0x100
+    } else {
+        folded
+    }
 }
 
 /// `Name<Arg1, Arg2>`.

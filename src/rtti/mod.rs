@@ -104,6 +104,16 @@ pub enum RttiError {
         /// ID of the second field.
         second: u16,
     },
+    /// A type declares an ID from the range the format keeps for its built-in types.
+    #[error(
+        "type `{type_name}` has type ID {id:#x}; IDs from 0xFFFF_FF00 up are reserved for the format's built-in types"
+    )]
+    BuiltInTypeId {
+        /// The type's name.
+        type_name: String,
+        /// Its ID.
+        id: u32,
+    },
     /// A field of an enum's variant has ID 0, which the variant tag uses.
     #[error(
         "`{type_name}`: field `{field}` has ID 0, which an enum's stream uses for its variant tag; pick another ID"

@@ -1,6 +1,7 @@
 //! The type registry: every type by numeric ID, by name and by Rust `TypeId`.
 
 use super::{Reflectable, RttiError, RttiType};
+use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::{cast, CastTable};
 
 use ahash::AHashMap;
@@ -113,6 +114,9 @@ impl Registry {
     /// builder, which makes every descriptor, refuses it.)
     pub fn register(&mut self, rtti: &'static RttiType) -> Result<(), RttiError> {
         for rtti in rtti.chain() {
+            if rtti.id() >= FIRST_RESERVED_TYPE_ID {
+                return Err(RttiError::BuiltInTypeId { type_name: rtti.name().to_owned(), id: rtti.id() });
+            }
             if let Some(existing) = self.by_id.get(&rtti.id()) {
                 if std::ptr::eq(*existing, rtti) {
                     continue;

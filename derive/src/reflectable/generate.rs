@@ -250,7 +250,7 @@ fn field_step(
     let id = attrs.id.as_ref().expect("checked: a reflected field has an ID");
     let name = stored_name(field);
     let layout = layout(field);
-    let add = Ident::new(add_function(layout.kind, layout.array), span);
+    let add = Ident::new(if layout.map { "object_map" } else { add_function(layout.kind, layout.array) }, span);
     let access = accessor(&krate, owner, path, field, variant);
     // The filler is a local, so an element type of the wrong kind is reported at the field's type
     // rather than inside the `array_fill!` expansion.

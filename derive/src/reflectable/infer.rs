@@ -11,6 +11,9 @@ pub struct Layout {
     pub kind: Kind,
     /// `true` for an array field (`Vec`, `SmallVec`, `[T; N]`), `false` for a single value.
     pub array: bool,
+    /// `true` for a map whose values are objects or pointers (a map object, see
+    /// `reflectable::containers`).
+    pub map: bool,
 }
 
 /// The layout of `field`. Vec and SmallVec are array fields always; `[T; N]` unless it is plain (a
@@ -18,6 +21,12 @@ pub struct Layout {
 /// `plain` makes any container one plain value.
 pub fn layout(field: &Field) -> Layout {
     let ty = field.ty();
+    if let Some(value) = map_value(ty) {
+        let kind = field.explicit_kind().unwrap_or_else(|| infer_kind(value));
+        if kind != Kind::Plain {
+            return Layout { kind, array: false, map: true };
+        }
+    }
     let elem = array_elem(ty);
     let kind = field.explicit_kind().unwrap_or_else(|| infer_kind(elem.unwrap_or(ty)));
     let array = match (elem, kind) {
@@ -26,7 +35,25 @@ pub fn layout(field: &Field) -> Layout {
         (Some(_), Kind::Plain) => !matches!(ty, Type::Array(_)) || field.attrs.array.is_some(),
         (Some(_), _) => true,
     };
-    Layout { kind, array }
+    Layout { kind, array, map: false }
+}
+
+/// The value type of a map (`HashMap<K, V>`, `BTreeMap<K, V>`, `AHashMap<K, V>`).
+fn map_value(ty: &Type) -> Option<&Type> {
+    match path_parts(ty)? {
+        (name, args) if MAPS.contains(&name.as_str()) && args.len() >= 2 => Some(args[1]),
+        _ => None,
+    }
+}
+
+const MAPS: &[&str] = &["HashMap", "BTreeMap", "AHashMap"];
+
+/// A `Vec` whose elements hold objects or pointers: a list of objects, embedded.
+fn is_object_list(ty: &Type) -> bool {
+    match path_parts(ty) {
+        Some((name, args)) if name == "Vec" && args.len() == 1 => infer_kind(args[0]) != Kind::Plain,
+        _ => false,
+    }
 }
 
 /// The last path segment's identifier and its generic type arguments.
@@ -82,11 +109,12 @@ fn is_boxed_trait_object(ty: &Type) -> bool {
 }
 
 /// The kind an element type has when no attribute says otherwise: `Rc`/`Arc`/`Weak` are pointers,
-/// `Box<dyn Trait>` is embedded, anything else is plain.
+/// `Box<dyn Trait>` and lists of objects or pointers (`Vec<Rc<T>>` inside an array or an
+/// `Option`) are embedded, anything else is plain.
 fn infer_kind(elem: &Type) -> Kind {
     if is_pointer(elem) {
         Kind::Pointer
-    } else if is_boxed_trait_object(elem) {
+    } else if is_boxed_trait_object(elem) || is_object_list(strip_option(elem)) {
         Kind::Embedded
     } else {
         Kind::Plain

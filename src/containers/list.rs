@@ -1,0 +1,26 @@
+//! `Vec<X>` of objects or pointers as a reflectable object: a list, with one array field.
+
+use super::{Element, LIST_TYPE_ID};
+use crate::field::Accessor;
+use crate::rtti::{generic_rtti, Reflectable, RttiType, RttiTypeBuilder};
+
+/// The field of a list that holds its elements.
+const ITEMS: u16 = 1;
+
+impl<X: Element> Reflectable for Vec<X> {
+    fn rtti(&self) -> &'static RttiType {
+        Self::rtti_static()
+    }
+    fn rtti_static() -> &'static RttiType {
+        match generic_rtti::<Self>(build::<X>) {
+            Ok(rtti) => rtti,
+            Err(error) => unreachable!("a list's declaration is valid: {error}"),
+        }
+    }
+}
+
+fn build<X: Element>() -> Result<RttiType, crate::rtti::RttiError> {
+    let name = format!("List<{}>", std::any::type_name::<X>());
+    let builder = RttiTypeBuilder::<Vec<X>>::new(LIST_TYPE_ID, name).default_constructor();
+    X::array_field(builder, ITEMS, "items", Accessor::Direct { get: |list| list, get_mut: |list| list }).build()
+}

@@ -1,0 +1,158 @@
+//! Maps whose values are objects or pointers. On the wire a map is an object of the built-in map
+//! type with two array fields, `keys` and `values` ([`MapEntries`]); a map field reaches it through
+//! a getter/setter pair that converts between the map and its entries.
+
+use super::{Element, MAP_TYPE_ID};
+use crate::field::{Accessor, One, VecShape};
+use crate::plain::{write_elem, PlainType};
+use crate::rtti::{generic_rtti, Reflectable, RttiError, RttiType, RttiTypeBuilder};
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hash};
+use std::sync::Arc;
+
+/// The entries of a map as the format writes them: `keys[i]` maps to `values[i]`.
+///
+/// This is the object a map field shows through RTTI: its fields are `keys` (1) and `values` (2).
+/// [`RttiField::map_get`](crate::field::RttiField::map_get) and its siblings work on it by key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapEntries<K, V> {
+    /// The keys, in the order written.
+    pub keys: Vec<K>,
+    /// The value of each key.
+    pub values: Vec<V>,
+}
+
+impl<K, V> Default for MapEntries<K, V> {
+    fn default() -> Self {
+        MapEntries { keys: Vec::new(), values: Vec::new() }
+    }
+}
+
+impl<K: PlainType, V: Element> Reflectable for MapEntries<K, V> {
+    fn rtti(&self) -> &'static RttiType {
+        Self::rtti_static()
+    }
+    fn rtti_static() -> &'static RttiType {
+        match generic_rtti::<Self>(build::<K, V>) {
+            Ok(rtti) => rtti,
+            Err(error) => unreachable!("a map's declaration is valid: {error}"),
+        }
+    }
+}
+
+fn build<K: PlainType, V: Element>() -> Result<RttiType, RttiError> {
+    let name = format!("Map<{}, {}>", std::any::type_name::<K>(), std::any::type_name::<V>());
+    let builder = RttiTypeBuilder::<MapEntries<K, V>>::new(MAP_TYPE_ID, name)
+        .default_constructor()
+        .add_plain::<Vec<K>, VecShape>(
+            1,
+            "keys",
+            Accessor::Direct { get: |map| &map.keys, get_mut: |map| &mut map.keys },
+            None,
+        );
+    V::array_field(builder, 2, "values", Accessor::Direct { get: |map| &map.values, get_mut: |map| &mut map.values })
+        .build()
+}
+
+/// A map whose values are objects or pointers: `HashMap`, `BTreeMap` and `ahash::AHashMap` with
+/// plain keys and [`Element`] values.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a map of objects",
+    label = "a map field needs plain, `Clone` keys and values that are reflectable objects or pointers",
+    note = "a map of plain values (`HashMap<String, u32>`) is a plain field: leave out `embedded`/`pointer`"
+)]
+pub trait ObjectMap: Default + 'static {
+    /// The key type.
+    type Key: PlainType + Clone;
+    /// The value type.
+    type Value: Element + Clone;
+    /// The entries in the order the format writes them: key order for ordered maps, the order of
+    /// the keys' encoded bytes for hash maps (the same in every process).
+    fn to_entries(&self) -> MapEntries<Self::Key, Self::Value>;
+    /// Replaces the contents with `entries`; a key given twice keeps its last value, and keys
+    /// beyond the number of values (or values beyond the keys) are left out.
+    fn set_entries(&mut self, entries: MapEntries<Self::Key, Self::Value>);
+}
+
+impl<K: PlainType + Clone + Ord, V: Element + Clone> ObjectMap for BTreeMap<K, V> {
+    type Key = K;
+    type Value = V;
+    fn to_entries(&self) -> MapEntries<K, V> {
+        MapEntries { keys: self.keys().cloned().collect(), values: self.values().cloned().collect() }
+    }
+    fn set_entries(&mut self, entries: MapEntries<K, V>) {
+        *self = entries.keys.into_iter().zip(entries.values).collect();
+    }
+}
+
+impl<K, V, S> ObjectMap for HashMap<K, V, S>
+where
+    K: PlainType + Clone + Eq + Hash,
+    V: Element + Clone,
+    S: BuildHasher + Default + 'static,
+{
+    type Key = K;
+    type Value = V;
+    fn to_entries(&self) -> MapEntries<K, V> {
+        sorted_by_key(self.iter())
+    }
+    fn set_entries(&mut self, entries: MapEntries<K, V>) {
+        *self = entries.keys.into_iter().zip(entries.values).collect();
+    }
+}
+
+impl<K, V> ObjectMap for ahash::AHashMap<K, V>
+where
+    K: PlainType + Clone + Eq + Hash,
+    V: Element + Clone,
+{
+    type Key = K;
+    type Value = V;
+    fn to_entries(&self) -> MapEntries<K, V> {
+        sorted_by_key(self.iter())
+    }
+    fn set_entries(&mut self, entries: MapEntries<K, V>) {
+        *self = entries.keys.into_iter().zip(entries.values).collect();
+    }
+}
+
+/// The entries of a hash map in the order of their keys' encoded bytes (as the plain codec of
+/// hash maps writes them), so two processes write the same bytes whatever their hashers' seeds.
+fn sorted_by_key<'a, K: PlainType + Clone, V: Clone + 'a>(
+    entries: impl Iterator<Item = (&'a K, &'a V)>,
+) -> MapEntries<K, V> {
+    let mut bytes = Vec::new();
+    let mut order: Vec<(usize, usize, &K, &V)> = entries
+        .map(|(key, value)| {
+            let start = bytes.len();
+            write_elem(key, &mut bytes);
+            (start, bytes.len(), key, value)
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| bytes[a.0..a.1].cmp(&bytes[b.0..b.1]));
+    MapEntries {
+        keys: order.iter().map(|entry| entry.2.clone()).collect(),
+        values: order.iter().map(|entry| entry.3.clone()).collect(),
+    }
+}
+
+/// Adds map field `id`/`name` of the map `M` that `access` reaches: an embedded map object, read
+/// from and written back to the map through its entries.
+pub(crate) fn add_map_field<O: Reflectable, M: ObjectMap>(
+    builder: RttiTypeBuilder<O>,
+    id: u16,
+    name: &'static str,
+    access: Accessor<O, M>,
+) -> RttiTypeBuilder<O> {
+    let access = Arc::new(access);
+    let read = access.clone();
+    let entries = Accessor::Computed {
+        // Only the encoder and dynamic access read a field, and only of the variant an enum
+        // holds: an inactive variant's map reads as empty.
+        get: Box::new(move |owner: &O| read.with(owner, M::to_entries).unwrap_or_default()),
+        set: Box::new(move |owner: &mut O, entries| {
+            let _inactive_variant = access.modify(owner, |map| map.set_entries(entries));
+        }),
+    };
+    builder.add_embedded::<MapEntries<M::Key, M::Value>, One>(id, name, entries, None)
+}

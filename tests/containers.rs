@@ -1,0 +1,151 @@
+//! Containers of objects: maps whose values are objects or pointers, and nested lists.
+
+use reflectable::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
+use reflectable::{from_slice, to_vec, Reflectable};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
+#[rtti(id = 550_000)]
+pub struct Material {
+    #[rtti(id = 1)]
+    pub name: String,
+    #[rtti(id = 2)]
+    pub roughness: f32,
+}
+
+#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
+#[rtti(id = 550_001)]
+pub enum Light {
+    #[default]
+    #[rtti(id = 1)]
+    Off,
+    #[rtti(id = 2)]
+    Point {
+        #[rtti(id = 1)]
+        radius: f32,
+    },
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 550_002)]
+pub struct Level {
+    #[rtti(id = 1)]
+    pub materials: HashMap<String, Rc<RefCell<Material>>>,
+    #[rtti(id = 2, embedded)]
+    pub lights: BTreeMap<u32, Light>,
+    #[rtti(id = 3)]
+    pub by_layer: Vec<Vec<Rc<RefCell<Material>>>>,
+    #[rtti(id = 4)]
+    pub holes: Vec<Option<Rc<RefCell<Material>>>>,
+    #[rtti(id = 5)]
+    pub maybe: Option<Vec<Rc<RefCell<Material>>>>,
+    #[rtti(id = 6)]
+    pub fast: ahash::AHashMap<u64, Arc<Mutex<Material>>>,
+    #[rtti(id = 7)]
+    pub deep: Vec<Vec<Vec<Rc<RefCell<Material>>>>>,
+    #[rtti(id = 8)]
+    pub tail: u32,
+}
+
+fn material(name: &str) -> Rc<RefCell<Material>> {
+    Rc::new(RefCell::new(Material { name: name.into(), roughness: 0.5 }))
+}
+
+fn level() -> Level {
+    let stone = material("stone");
+    let wood = material("wood");
+    let mut level = Level::default();
+    level.materials.insert("stone".into(), stone.clone());
+    level.materials.insert("wood".into(), wood.clone());
+    level.materials.insert("stone again".into(), stone.clone());
+    level.lights.insert(1, Light::Point { radius: 2.0 });
+    level.lights.insert(5, Light::Off);
+    level.by_layer = vec![vec![stone.clone(), wood.clone()], vec![], vec![wood.clone()]];
+    level.holes = vec![None, Some(stone.clone()), None];
+    level.maybe = Some(vec![wood.clone()]);
+    level.fast.insert(9, Arc::new(Mutex::new(Material { name: "glass".into(), roughness: 0.1 })));
+    level.deep = vec![vec![vec![stone], vec![]], vec![vec![wood]]];
+    level.tail = 42;
+    level
+}
+
+#[test]
+fn maps_and_nested_lists_round_trip_with_sharing() {
+    let back: Level = from_slice(&to_vec(&level()).unwrap()).unwrap();
+    let stone = back.materials["stone"].clone();
+    let wood = back.materials["wood"].clone();
+    assert_eq!(stone.borrow().name, "stone");
+    assert!(Rc::ptr_eq(&stone, &back.materials["stone again"]));
+    assert_eq!(back.lights, BTreeMap::from([(1, Light::Point { radius: 2.0 }), (5, Light::Off)]));
+    assert_eq!(back.by_layer.len(), 3);
+    assert!(Rc::ptr_eq(&back.by_layer[0][0], &stone));
+    assert!(Rc::ptr_eq(&back.by_layer[0][1], &wood));
+    assert!(back.by_layer[1].is_empty());
+    assert!(Rc::ptr_eq(&back.by_layer[2][0], &wood));
+    assert!(back.holes[0].is_none() && back.holes[2].is_none());
+    assert!(Rc::ptr_eq(back.holes[1].as_ref().unwrap(), &stone));
+    assert!(Rc::ptr_eq(&back.maybe.as_ref().unwrap()[0], &wood));
+    assert_eq!(back.fast[&9].lock().unwrap().name, "glass");
+    assert!(Rc::ptr_eq(&back.deep[0][0][0], &stone));
+    assert!(back.deep[0][1].is_empty());
+    assert!(Rc::ptr_eq(&back.deep[1][0][0], &wood));
+    assert_eq!(back.tail, 42);
+
+    let empty: Level = from_slice(&to_vec(&Level::default()).unwrap()).unwrap();
+    assert!(empty.materials.is_empty() && empty.maybe.is_none() && empty.deep.is_empty());
+}
+
+#[test]
+fn map_fields_are_maps_to_rtti_with_access_by_key() {
+    let rtti = Level::rtti_static();
+    let field = rtti.field_by_name("materials").unwrap();
+    assert!(field.is_map());
+    assert!(!rtti.field_by_name("by_layer").unwrap().is_map());
+    let mut level = level();
+    let mut keys = field.map_keys::<String>(&level).unwrap();
+    keys.sort();
+    assert_eq!(keys, ["stone", "stone again", "wood"]);
+    let wood: Rc<RefCell<Material>> = field.map_get(&level, &"wood".to_string()).unwrap().unwrap();
+    assert!(Rc::ptr_eq(&wood, &level.materials["wood"]));
+    let old = field.map_insert(&mut level, "wood".to_string(), material("oak")).unwrap();
+    assert!(Rc::ptr_eq(&old.unwrap(), &wood));
+    assert_eq!(level.materials["wood"].borrow().name, "oak");
+    field.map_remove::<String, Rc<RefCell<Material>>>(&mut level, &"stone".to_string()).unwrap();
+    assert!(!level.materials.contains_key("stone"));
+    // Typed access with the wrong key type is an error, not a panic.
+    assert!(field.map_get::<u32, Rc<RefCell<Material>>>(&level, &1).is_err());
+
+    // The nested element access goes through the map object's own fields.
+    let lights = rtti.field_by_name("lights").unwrap();
+    lights
+        .with_embedded(&level, 0, |entries| {
+            let entries = entries.unwrap();
+            assert_eq!(entries.rtti().id(), MAP_TYPE_ID);
+            let values = entries.rtti().field_by_name("values").unwrap();
+            values.with_embedded(entries, 0, |light| {
+                let light = light.unwrap();
+                assert_eq!(light.rtti().active_variant(light).unwrap().name(), "Point");
+            })
+        })
+        .unwrap()
+        .unwrap();
+    let by_layer = rtti.field_by_name("by_layer").unwrap();
+    by_layer
+        .with_embedded(&level, 0, |list| {
+            let list = list.unwrap();
+            assert_eq!(list.rtti().id(), LIST_TYPE_ID);
+            assert_eq!(list.rtti().fields()[0].len(list).unwrap(), 2);
+        })
+        .unwrap();
+}
+
+#[test]
+fn hash_maps_of_objects_encode_the_same_bytes_whatever_the_hasher() {
+    // Two maps with the same entries but different hashers (ahash seeds differ per map).
+    let first = to_vec(&level()).unwrap();
+    let second = to_vec(&level()).unwrap();
+    assert_eq!(first, second);
+}
