@@ -1,6 +1,8 @@
 //! Builds a level (a scene tree with `Weak` parents, polymorphic components, meshes, materials and
-//! textures shared between many objects, resource handles, and camera -> object strong cycles),
-//! saves it with `FileSerializer`, loads it back, and checks that values and sharing survived.
+//! textures shared between many objects, resource handles, camera -> object strong cycles, a
+//! generic `Handle<AudioClip>`, camera projections that are an enum with data, and a material
+//! library that is a `HashMap` of shared materials), saves it with `FileSerializer`, loads it
+//! back, and checks that values and sharing survived.
 //!
 //! Run with `cargo run --release --example save_level [objects]` (default 10,000 objects).
 
@@ -35,6 +37,7 @@ fn main() {
     println!("  scene objects      {:>10}", stats.scene_objects);
     println!("  components         {:>10}", stats.components);
     println!("  shared objects     {:>10}  (same sharing after the round trip)", shared);
+    println!("  material library   {:>10}  (a map of the same shared materials)", loaded.material_library.len());
     println!("  file size          {:>10} bytes  ({:.1} bytes per shared object)", size, size as f64 / shared as f64);
     println!("  build              {:>10.2?}", built);
     println!("  save (encode+sync) {:>10.2?}", saved);

@@ -207,7 +207,7 @@ pub fn tree(level: &Level) -> TLevel {
                 editor_preview: a.editor_preview.as_ref().map(t_handle),
             }
         } else if let Some(c) = c.downcast_ref::<Camera>() {
-            TComponent::Camera { fov: c.fov, target: c.target.as_ref().map(|t| indices[&address(t)]) }
+            TComponent::Camera { fov: c.projection.extent(), target: c.target.as_ref().map(|t| indices[&address(t)]) }
         } else {
             panic!("unknown component {}", c.kind())
         }
@@ -413,7 +413,7 @@ impl Shared {
                 editor_preview: a.editor_preview.as_ref().map(f_handle),
             })
         } else if let Some(c) = c.downcast_ref::<Camera>() {
-            Rc::new(FCamera { fov: c.fov, target: c.target.as_ref().map(|t| self.indices[&address(t)]) })
+            Rc::new(FCamera { fov: c.projection.extent(), target: c.target.as_ref().map(|t| self.indices[&address(t)]) })
         } else {
             panic!("unknown component {}", c.kind())
         }

@@ -1,11 +1,15 @@
 //! A small game-level model shared by the examples: a scene tree (children as shared pointers,
-//! parents as `Weak`), polymorphic components, resources shared between many objects, and resource
-//! handles inside components. `build_level` makes a deterministic level of any size.
+//! parents as `Weak`), polymorphic components, resources shared between many objects, resource
+//! handles inside components (one of them a generic, typed `Handle<AudioClip>`), a camera
+//! projection that is an enum with data, and a material library that is a map of shared
+//! materials. `build_level` makes a deterministic level of any size.
 #![allow(dead_code)]
 
 use reflectable::field::SKIP_REFERENCE_SEARCH;
-use reflectable::{reflect_trait, Reflectable};
+use reflectable::{reflect_trait, register_type, Reflectable};
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::rc::{Rc, Weak};
 
 /// A reference to an asset stored elsewhere (what a dependency scan looks for).
@@ -23,6 +27,59 @@ impl ResourceHandle {
         ResourceHandle { uuid, path: path.into() }
     }
 }
+
+/// A handle to an asset of type `T`: a resource handle the compiler will not let you confuse
+/// with another kind of asset's. Each `Handle<T>` is a reflectable type of its own.
+#[derive(Reflectable, Debug)]
+#[rtti(id = 300_006)]
+pub struct Handle<T> {
+    #[rtti(id = 1, embedded)]
+    pub resource: ResourceHandle,
+    #[rtti(skip)]
+    pub asset: PhantomData<fn() -> T>,
+}
+
+impl<T> Handle<T> {
+    pub fn new(resource: ResourceHandle) -> Self {
+        Handle { resource, asset: PhantomData }
+    }
+}
+
+impl<T> Default for Handle<T> {
+    fn default() -> Self {
+        Handle::new(ResourceHandle::default())
+    }
+}
+
+impl<T> Clone for Handle<T> {
+    fn clone(&self) -> Self {
+        Handle::new(self.resource.clone())
+    }
+}
+
+impl<T> PartialEq for Handle<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.resource == other.resource
+    }
+}
+
+impl<T> std::ops::Deref for Handle<T> {
+    type Target = ResourceHandle;
+    fn deref(&self) -> &ResourceHandle {
+        &self.resource
+    }
+}
+
+/// An audio asset: what `Handle<AudioClip>` points at.
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 300_005)]
+pub struct AudioClip {
+    #[rtti(id = 1)]
+    pub seconds: f32,
+}
+
+// The instantiation the level stores, registered under an ID of its own choosing.
+register_type!(Handle<AudioClip>, id = 300_007);
 
 #[derive(Reflectable, Default, Debug, Clone, PartialEq)]
 #[rtti(id = 300_001)]
@@ -116,7 +173,7 @@ impl Component for Light {
 #[rtti(id = 300_012, implements(Component))]
 pub struct AudioSource {
     #[rtti(id = 1, embedded)]
-    pub clip: ResourceHandle,
+    pub clip: Handle<AudioClip>,
     #[rtti(id = 2)]
     pub volume: f32,
     /// Editor-only preview: not a runtime dependency, so reference searches skip it.
@@ -129,13 +186,46 @@ impl Component for AudioSource {
     }
 }
 
+/// How a camera projects: an enum with data.
+#[derive(Reflectable, Debug, Clone, PartialEq)]
+#[rtti(id = 300_014)]
+pub enum Projection {
+    #[rtti(id = 1)]
+    Perspective {
+        #[rtti(id = 1)]
+        fov_degrees: f32,
+    },
+    #[rtti(id = 2)]
+    Orthographic {
+        #[rtti(id = 1)]
+        height: f32,
+    },
+}
+
+impl Default for Projection {
+    fn default() -> Self {
+        Projection::Perspective { fov_degrees: 60.0 }
+    }
+}
+
+impl Projection {
+    /// The field of view or the view height: the one number that sizes the view.
+    pub fn extent(&self) -> f32 {
+        match self {
+            Projection::Perspective { fov_degrees } => *fov_degrees,
+            Projection::Orthographic { height } => *height,
+        }
+    }
+}
+
 /// Follows a scene object: a strong pointer back into the tree, so object -> camera -> object is
 /// a strong cycle.
 #[derive(Reflectable, Default)]
 #[rtti(id = 300_013, implements(Component))]
 pub struct Camera {
-    #[rtti(id = 1)]
-    pub fov: f32,
+    /// Field 1 was `fov: f32` before projections were an enum.
+    #[rtti(id = 3, embedded)]
+    pub projection: Projection,
     #[rtti(id = 2)]
     pub target: Option<Rc<RefCell<SceneObject>>>,
 }
@@ -169,6 +259,9 @@ pub struct Level {
     pub skybox: ResourceHandle,
     #[rtti(id = 3)]
     pub root: Option<Rc<RefCell<SceneObject>>>,
+    /// Every material of the level by name, shared with the renderers that use them.
+    #[rtti(id = 4)]
+    pub material_library: HashMap<String, Rc<RefCell<Material>>>,
 }
 
 /// A deterministic pseudo-random sequence (xorshift), so every run builds the same level.
@@ -282,12 +375,18 @@ pub fn build_level(objects: usize, seed: u64) -> (Level, LevelStats) {
                         .then(|| handle(&mut stats, 40_000 + i as u64, format!("cookies/c{i}.png"))),
                 })),
                 2 => Rc::new(RefCell::new(AudioSource {
-                    clip: handle(&mut stats, 50_000 + i as u64, format!("audio/a{i}.ogg")),
+                    clip: Handle::new(handle(&mut stats, 50_000 + i as u64, format!("audio/a{i}.ogg"))),
                     volume: rng.unit(),
                     editor_preview: Some(ResourceHandle::new(60_000 + i as u64, format!("editor/p{i}.wav"))),
                 })),
                 _ => Rc::new(RefCell::new(Camera {
-                    fov: 60.0,
+                    // Every fourth object's camera is orthographic (chosen by index, so the
+                    // random sequence and hence the rest of the level do not change).
+                    projection: if i % 4 == 0 {
+                        Projection::Orthographic { height: 20.0 }
+                    } else {
+                        Projection::Perspective { fov_degrees: 60.0 }
+                    },
                     // Follows its own object or an earlier one: a strong cycle or a cross link.
                     target: Some(if i == 0 { object.clone() } else { scene[rng.below(i)].clone() }),
                 })),
@@ -317,6 +416,7 @@ pub fn build_level(objects: usize, seed: u64) -> (Level, LevelStats) {
         name: format!("level of {objects}"),
         skybox: handle(&mut stats, 1, "sky/day.hdr".into()),
         root: scene.first().cloned(),
+        material_library: materials.iter().map(|m| (m.borrow().name.clone(), m.clone())).collect(),
     };
     (level, stats)
 }
@@ -400,6 +500,12 @@ pub fn compare_levels(a: &Level, b: &Level) -> Result<usize, String> {
             }
         }
     }
+    // The library holds the materials the renderers use: the same objects, paired the same way.
+    check(a.material_library.len() == b.material_library.len(), || "material library size differs".into())?;
+    for (name, x) in &a.material_library {
+        let y = b.material_library.get(name).ok_or_else(|| format!("material library lacks {name}"))?;
+        identity.link(addr(x), addr(y))?;
+    }
     Ok(identity.len())
 }
 
@@ -443,7 +549,7 @@ fn compare_components(
             "audio source differs".into()
         })?;
     } else if let (Some(x), Some(y)) = (x.downcast_ref::<Camera>(), y.downcast_ref::<Camera>()) {
-        check(x.fov == y.fov, || "camera differs".into())?;
+        check(x.projection == y.projection, || "camera differs".into())?;
         match (&x.target, &y.target) {
             (Some(tx), Some(ty)) => pending.push((tx.clone(), ty.clone())),
             (None, None) => {}
