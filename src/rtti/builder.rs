@@ -6,7 +6,7 @@ use crate::field::{
     Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
     SharedObject,
 };
-use crate::plain::{PlainType, MAX_INLINE_SIZE};
+use crate::plain::{Native, PlainCodec, PlainType, MAX_INLINE_SIZE};
 
 use ahash::AHashMap;
 use std::any::{Any, TypeId};
@@ -156,7 +156,19 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     where
         S::Elem: PlainType,
     {
-        self.push(id, name, FieldAccess::Plain(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
+        self.add_plain_with::<C, S, Native>(id, name, access, fill)
+    }
+
+    /// Adds a plain field whose elements are stored through the codec `K` (see [`PlainCodec`]):
+    /// for element types that cannot implement [`PlainType`].
+    pub fn add_plain_with<C: 'static, S: Shape<C>, K: PlainCodec<S::Elem>>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        access: Accessor<T, C>,
+        fill: Option<fn() -> S::Elem>,
+    ) -> Self {
+        self.push(id, name, FieldAccess::Plain(Box::new(FieldImpl::<T, C, S, K>::new(access, fill))))
     }
 
     /// Adds an embedded field of any shape and accessor.
@@ -221,6 +233,70 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         C::Elem: PlainType + Default,
     {
         self.add_plain::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, Some(C::Elem::default))
+    }
+
+    /// A plain member stored through the codec `K`, for a type that cannot implement
+    /// [`PlainType`] (see [`PlainCodec`]); what `#[rtti(id = N, with = K)]` declares.
+    ///
+    /// ```
+    /// # use reflectable::plain::{PlainCodec, PlainError, Reader};
+    /// # use reflectable::{Reflectable, RttiType, RttiTypeBuilder};
+    /// # use once_cell::sync::Lazy;
+    /// # #[derive(Clone, Copy, Default, Debug, PartialEq)]
+    /// # struct Celsius(f32); // stands for a type of another crate
+    /// struct CelsiusCodec;
+    /// impl PlainCodec<Celsius> for CelsiusCodec {
+    ///     const TYPE_ID: u32 = 1200;
+    ///     const STATIC_SIZE: Option<u32> = Some(4);
+    ///     fn size(_: &Celsius) -> usize { 4 }
+    ///     fn write(value: &Celsius, out: &mut Vec<u8>) { out.extend_from_slice(&value.0.to_le_bytes()) }
+    ///     fn read(reader: &mut Reader<'_>) -> Result<Celsius, PlainError> {
+    ///         Ok(Celsius(f32::from_le_bytes(reader.take_array()?)))
+    ///     }
+    /// }
+    ///
+    /// #[derive(Default)]
+    /// struct Oven { target: Celsius, history: Vec<Celsius> }
+    /// impl Reflectable for Oven {
+    ///     fn rtti(&self) -> &'static RttiType { Self::rtti_static() }
+    ///     fn rtti_static() -> &'static RttiType {
+    ///         static RTTI: Lazy<RttiType> = Lazy::new(|| {
+    ///             RttiTypeBuilder::<Oven>::new(9720, "Oven")
+    ///                 .default_constructor()
+    ///                 .plain_with::<CelsiusCodec, _>(1, "target", |o| &o.target, |o| &mut o.target)
+    ///                 .plain_array_with::<CelsiusCodec, _>(2, "history", |o| &o.history, |o| &mut o.history)
+    ///                 .build()
+    ///                 .expect("valid RTTI")
+    ///         });
+    ///         &RTTI
+    ///     }
+    /// }
+    ///
+    /// let oven = Oven { target: Celsius(180.0), history: vec![Celsius(20.0)] };
+    /// let bytes = reflectable::to_vec(&oven).unwrap();
+    /// let back: Oven = reflectable::from_slice(&bytes).unwrap();
+    /// assert_eq!((back.target, back.history), (Celsius(180.0), vec![Celsius(20.0)]));
+    /// ```
+    pub fn plain_with<K: PlainCodec<C>, C: 'static>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self {
+        self.add_plain_with::<C, One, K>(id, name, Accessor::Direct { get, get_mut }, None)
+    }
+
+    /// An array member (`Vec`, `[T; N]`, `SmallVec`) whose elements are stored through the codec
+    /// `K`. Without a `Default` element type, the field cannot be resized through reflection.
+    pub fn plain_array_with<K: PlainCodec<C::Elem>, C: Container>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self {
+        self.add_plain_with::<C, C::Shape, K>(id, name, Accessor::Direct { get, get_mut }, None)
     }
 
     /// An embedded member: a reflectable object stored by value (`T`, `Option<T>`, `Box<dyn Trait>`, ...).
