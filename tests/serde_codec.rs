@@ -45,7 +45,12 @@ fn profile() -> Profile {
         bindings: BTreeMap::from([("jump".into(), vec![32, 57]), ("fire".into(), vec![])]),
         mode: Mode::Fullscreen { monitor: 2 },
     };
-    Profile { settings: settings.clone(), history: vec![Settings::default(), settings], extra: Some((7, "x".into())), plain: 9 }
+    Profile {
+        settings: settings.clone(),
+        history: vec![Settings::default(), settings],
+        extra: Some((7, "x".into())),
+        plain: 9,
+    }
 }
 
 fn encode<T: Serialize + serde::de::DeserializeOwned + 'static>(value: &T) -> Vec<u8> {
@@ -89,7 +94,10 @@ fn malformed_payloads_are_errors_at_the_payload() {
     assert!(decode::<BTreeMap<u8, Vec<u8>>>(&hostile).is_err());
 
     // A varint that never ends, invalid UTF-8, a bad bool, an unknown enum variant.
-    assert!(matches!(decode::<u64>(&[15, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), Err(PlainError::Invalid { offset: 4, .. })));
+    assert!(matches!(
+        decode::<u64>(&[15, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+        Err(PlainError::Invalid { offset: 4, .. })
+    ));
     assert!(matches!(decode::<String>(&[7, 0, 0, 0, 2, 0xff, 0xfe]), Err(PlainError::Invalid { offset: 4, .. })));
     assert!(matches!(decode::<bool>(&[5, 0, 0, 0, 2]), Err(PlainError::Invalid { offset: 4, .. })));
     assert!(matches!(decode::<Mode>(&[5, 0, 0, 0, 9]), Err(PlainError::Invalid { offset: 4, .. })));

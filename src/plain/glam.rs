@@ -36,7 +36,14 @@ macro_rules! glam_plain {
             }
             #[inline]
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
-                let $a: [$lane; $n] = PlainType::read(reader)?;
+                // One bounds check for the whole value, so a short input is one error at its start.
+                const LANE: usize = std::mem::size_of::<$lane>();
+                let bytes = reader.take_array::<{ $n * LANE }>()?;
+                let $a: [$lane; $n] = std::array::from_fn(|i| {
+                    let mut lane = [0u8; LANE];
+                    lane.copy_from_slice(&bytes[i * LANE..(i + 1) * LANE]);
+                    <$lane>::from_le_bytes(lane)
+                });
                 Ok($from)
             }
             $($slices)*
