@@ -152,10 +152,9 @@ impl<T: 'static> PlainCodec<T> for SerdeCodec {
 /// Fails constant evaluation, at the `serde` key, unless this crate was built with its `serde`
 /// feature.
 pub const fn require_serde_feature() {
-    assert!(
-        cfg!(feature = "serde"),
-        "`#[rtti(serde)]` needs reflectable's `serde` feature: add `features = [\"serde\"]` to its dependency"
-    );
+    if !cfg!(feature = "serde") {
+        panic!("`#[rtti(serde)]` needs reflectable's `serde` feature: add `features = [\"serde\"]` to its dependency");
+    }
 }
 
 /// An embedded member.

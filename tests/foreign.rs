@@ -256,3 +256,41 @@ fn std_types_round_trip_as_plain_fields() {
     let back: Endpoint = reflectable::from_slice(&bytes).unwrap();
     assert_eq!(back, endpoint);
 }
+
+/// Declared by hand, as `with` declares it.
+#[derive(Default, Debug, PartialEq)]
+struct Bundle {
+    id: Uuid,
+    parts: Vec<Uuid>,
+    label: Tag,
+}
+
+impl Reflectable for Bundle {
+    fn rtti(&self) -> &'static reflectable::RttiType {
+        Self::rtti_static()
+    }
+    fn rtti_static() -> &'static reflectable::RttiType {
+        static RTTI: once_cell::sync::Lazy<reflectable::RttiType> = once_cell::sync::Lazy::new(|| {
+            reflectable::RttiTypeBuilder::<Bundle>::new(470_002, "Bundle")
+                .default_constructor()
+                .plain_with::<UuidCodec, _>(1, "id", |b| &b.id, |b| &mut b.id)
+                .plain_array_with::<UuidCodec, _>(2, "parts", |b| &b.parts, |b| &mut b.parts)
+                .plain_with::<TagCodec, _>(3, "label", |b| &b.label, |b| &mut b.label)
+                .build()
+                .expect("valid RTTI")
+        });
+        &RTTI
+    }
+}
+reflectable::register_type!(Bundle);
+
+#[test]
+fn the_builder_declares_codec_fields_by_hand() {
+    let bundle = Bundle { id: Uuid(1), parts: vec![Uuid(2), Uuid(3)], label: Tag("box".into()) };
+    let bytes = reflectable::to_vec(&bundle).unwrap();
+    let back: Bundle = reflectable::from_slice(&bytes).unwrap();
+    assert_eq!(back, bundle);
+    let parts = Bundle::rtti_static().field_by_name("parts").unwrap();
+    assert!(parts.is_array());
+    assert_eq!(parts.get_elem::<Uuid>(&bundle, 1).unwrap(), Uuid(3));
+}

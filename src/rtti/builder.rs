@@ -236,47 +236,8 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     }
 
     /// A plain member stored through the codec `K`, for a type that cannot implement
-    /// [`PlainType`] (see [`PlainCodec`]); what `#[rtti(id = N, with = K)]` declares.
-    ///
-    /// ```
-    /// # use reflectable::plain::{PlainCodec, PlainError, Reader};
-    /// # use reflectable::{Reflectable, RttiType, RttiTypeBuilder};
-    /// # use once_cell::sync::Lazy;
-    /// # #[derive(Clone, Copy, Default, Debug, PartialEq)]
-    /// # struct Celsius(f32); // stands for a type of another crate
-    /// struct CelsiusCodec;
-    /// impl PlainCodec<Celsius> for CelsiusCodec {
-    ///     const TYPE_ID: u32 = 1200;
-    ///     const STATIC_SIZE: Option<u32> = Some(4);
-    ///     fn size(_: &Celsius) -> usize { 4 }
-    ///     fn write(value: &Celsius, out: &mut Vec<u8>) { out.extend_from_slice(&value.0.to_le_bytes()) }
-    ///     fn read(reader: &mut Reader<'_>) -> Result<Celsius, PlainError> {
-    ///         Ok(Celsius(f32::from_le_bytes(reader.take_array()?)))
-    ///     }
-    /// }
-    ///
-    /// #[derive(Default)]
-    /// struct Oven { target: Celsius, history: Vec<Celsius> }
-    /// impl Reflectable for Oven {
-    ///     fn rtti(&self) -> &'static RttiType { Self::rtti_static() }
-    ///     fn rtti_static() -> &'static RttiType {
-    ///         static RTTI: Lazy<RttiType> = Lazy::new(|| {
-    ///             RttiTypeBuilder::<Oven>::new(9720, "Oven")
-    ///                 .default_constructor()
-    ///                 .plain_with::<CelsiusCodec, _>(1, "target", |o| &o.target, |o| &mut o.target)
-    ///                 .plain_array_with::<CelsiusCodec, _>(2, "history", |o| &o.history, |o| &mut o.history)
-    ///                 .build()
-    ///                 .expect("valid RTTI")
-    ///         });
-    ///         &RTTI
-    ///     }
-    /// }
-    ///
-    /// let oven = Oven { target: Celsius(180.0), history: vec![Celsius(20.0)] };
-    /// let bytes = reflectable::to_vec(&oven).unwrap();
-    /// let back: Oven = reflectable::from_slice(&bytes).unwrap();
-    /// assert_eq!((back.target, back.history), (Celsius(180.0), vec![Celsius(20.0)]));
-    /// ```
+    /// [`PlainType`] (see [`PlainCodec`]); what `#[rtti(id = N, with = K)]` declares:
+    /// `.plain_with::<UuidCodec, _>(1, "id", |a| &a.id, |a| &mut a.id)`.
     pub fn plain_with<K: PlainCodec<C>, C: 'static>(
         self,
         id: u16,

@@ -59,7 +59,7 @@ pub enum Kind {
 /// The codec a field names: `with = Codec`, or `serde` (the library's serde codec).
 pub enum Codec {
     /// `with = Codec`: a type implementing `PlainCodec` for the field's (element) type.
-    With(Type),
+    With(Box<Type>),
     /// `serde`.
     Serde,
 }
