@@ -88,6 +88,8 @@
 //! | field | `plain` | A whole container (say a `Vec`) as one plain value instead of an array field. |
 //! | field | `array` | A plain `[T; N]` as an array field instead of one plain value. |
 //! | field | `pointer` | A shared pointer the inference does not see (behind a type alias). |
+//! | field | `with = Codec` | A plain field stored through `Codec`, a [`plain::PlainCodec`] for the field's type (for the element type of a `Vec`, `SmallVec` or `[T; N]`, then an array field): for a type of another crate that cannot implement `PlainType`. |
+//! | field | `serde` | Feature `serde`: a plain field holding any `Serialize + DeserializeOwned` value as a postcard payload (`with = reflectable::plain::SerdeCodec`). |
 //!
 //! Mistakes are compile errors, all reported at once, each at the attribute or field it is about; a
 //! field type that does not fit its kind is reported at the field, saying what to add (`embedded`,

@@ -17,7 +17,7 @@ pub use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::field::Container;
 pub use crate::plain::{
-    elem_size, inline_or_dynamic, read_elem, sum_static_sizes, write_elem, PlainError, PlainType, Reader,
+    elem_size, inline_or_dynamic, read_elem, sum_static_sizes, write_elem, PlainCodec, PlainError, PlainType, Reader,
 };
 pub use crate::rtti::{
     generic_rtti, instantiation_id, instantiation_name, Reflectable, RttiError, RttiHooks, RttiType, RttiTypeBuilder,
@@ -112,6 +112,60 @@ where
     C::Elem: PlainType,
 {
     builder.add_plain::<C, C::Shape>(id, name, access, fill)
+}
+
+/// A member stored through the codec `K` (`with = K`, `serde`).
+pub fn plain_with<O: Reflectable, C: 'static, K: PlainCodec<C>>(
+    builder: RttiTypeBuilder<O>,
+    id: u16,
+    name: &'static str,
+    access: Accessor<O, C>,
+) -> RttiTypeBuilder<O> {
+    builder.add_plain_with::<C, One, K>(id, name, access, None)
+}
+
+/// An array member whose elements are stored through the codec `K`; `fill` comes from
+/// `array_fill!`.
+pub fn plain_with_array<O: Reflectable, C: Container, K: PlainCodec<C::Elem>>(
+    builder: RttiTypeBuilder<O>,
+    id: u16,
+    name: &'static str,
+    access: Accessor<O, C>,
+    fill: Option<fn() -> C::Elem>,
+) -> RttiTypeBuilder<O> {
+    builder.add_plain_with::<C, C::Shape, K>(id, name, access, fill)
+}
+
+/// The codec of `#[rtti(serde)]`.
+#[cfg(feature = "serde")]
+pub use crate::plain::SerdeCodec;
+
+/// Stands in for the codec of `#[rtti(serde)]` without the `serde` feature, so that the one
+/// error such a field gets is [`require_serde_feature`]'s.
+#[cfg(not(feature = "serde"))]
+pub struct SerdeCodec;
+
+#[cfg(not(feature = "serde"))]
+impl<T: 'static> PlainCodec<T> for SerdeCodec {
+    const TYPE_ID: u32 = 0;
+    const STATIC_SIZE: Option<u32> = None;
+    fn size(_: &T) -> usize {
+        unreachable!("`#[rtti(serde)]` does not compile without the `serde` feature")
+    }
+    fn write(_: &T, _: &mut Vec<u8>) {
+        unreachable!("`#[rtti(serde)]` does not compile without the `serde` feature")
+    }
+    fn read(_: &mut Reader<'_>) -> Result<T, PlainError> {
+        unreachable!("`#[rtti(serde)]` does not compile without the `serde` feature")
+    }
+}
+
+/// Fails constant evaluation, at the `serde` key, unless this crate was built with its `serde`
+/// feature.
+pub const fn require_serde_feature() {
+    if !cfg!(feature = "serde") {
+        panic!("`#[rtti(serde)]` needs reflectable's `serde` feature: add `features = [\"serde\"]` to its dependency");
+    }
 }
 
 /// An embedded member.

@@ -109,12 +109,16 @@ fn word(bytes: &mut Vec<u8>, word: u32) {
     bytes.extend_from_slice(&word.to_le_bytes());
 }
 
-/// Decodes `input`, checking it finishes within a second, peaks below 10x the input plus
-/// [`FIXED_COST`], and leaves
-/// nothing behind once the result is dropped.
 /// What any decode may allocate whatever its input: the first index entry and state, and an error.
 const FIXED_COST: usize = 1024;
 
+/// How long a hostile decode may take before it counts as a hang. Generous on purpose: this is a
+/// guard against unbounded work, not a speed target (those live in the benchmarks), and CI
+/// machines under load are slow.
+const HANG: Duration = Duration::from_secs(30);
+
+/// Decodes `input`, checking it does not hang, peaks below 10x the input plus [`FIXED_COST`], and
+/// leaves nothing behind once the result is dropped.
 fn decode_bounded(name: &str, input: &[u8]) -> Result<(), DecodeErrorKind> {
     let started = Instant::now();
     let (result, peak, left) = measure(|| MemorySerializer::new().decode(input).map(drop).map_err(|e| e.into_kind()));
@@ -125,7 +129,7 @@ fn decode_bounded(name: &str, input: &[u8]) -> Result<(), DecodeErrorKind> {
         peak as f64 / input.len() as f64
     );
     assert!(peak < 10 * input.len() + FIXED_COST, "{name}: peak {peak} bytes for {} input bytes", input.len());
-    assert!(elapsed < Duration::from_secs(1), "{name}: took {elapsed:?}");
+    assert!(elapsed < HANG, "{name}: took {elapsed:?}");
     assert_eq!(left, 0, "{name}: {left} bytes leaked");
     result
 }

@@ -6,7 +6,9 @@ use reflectable::PlainType;
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt::Debug;
-use std::time::Duration;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 fn encode<T: PlainType>(value: &T) -> Vec<u8> {
     let mut out = Vec::new();
@@ -216,4 +218,95 @@ fn invalid_values_are_errors_with_offsets() {
     assert!(matches!(decode::<u32>(&[1, 2]), Err(PlainError::UnexpectedEnd { offset: 0, needed: 4, available: 2 })));
     // Trailing bytes inside a dynamic element.
     assert!(matches!(decode::<Vec<u8>>(&[10, 0, 0, 0, 1, 0, 0, 0, 7, 8]), Err(PlainError::TrailingBytes { .. })));
+}
+
+quickcheck! {
+    fn addresses(v4: u32, v6: u128, port: u16, flowinfo: u32, scope_id: u32) -> bool {
+        let v4 = Ipv4Addr::from(v4);
+        let v6 = Ipv6Addr::from(v6);
+        round_trips_eq((v4, v6, IpAddr::V4(v4), IpAddr::V6(v6)))
+            && round_trips_eq(SocketAddr::V4(SocketAddrV4::new(v4, port)))
+            && round_trips_eq(SocketAddr::V6(SocketAddrV6::new(v6, port, flowinfo, scope_id)))
+    }
+    fn system_times(secs: i64, nanos: u32) -> bool {
+        let offset = Duration::new(secs.unsigned_abs() / 2, nanos % 1_000_000_000);
+        let time = if secs < 0 { UNIX_EPOCH - offset } else { UNIX_EPOCH + offset };
+        round_trips_eq(time)
+    }
+    fn paths(text: String, raw: Vec<u8>) -> bool {
+        #[cfg(unix)]
+        let raw_round_trips = {
+            use std::os::unix::ffi::OsStrExt;
+            round_trips_eq(PathBuf::from(std::ffi::OsStr::from_bytes(&raw)))
+        };
+        // Elsewhere a path is Unicode, which `text` covers.
+        #[cfg(not(unix))]
+        let raw_round_trips = {
+            let _ = raw;
+            true
+        };
+        round_trips_eq(PathBuf::from(text)) && raw_round_trips
+    }
+    fn random_bytes_never_panic_as_std_types(bytes: Vec<u8>) -> TestResult {
+        let _ = decode::<(SystemTime, IpAddr, SocketAddr)>(&bytes);
+        let _ = decode::<Vec<PathBuf>>(&bytes);
+        let _ = decode::<Vec<SocketAddr>>(&bytes);
+        TestResult::passed()
+    }
+}
+
+#[test]
+fn std_types_have_these_exact_layouts() {
+    assert_eq!(encode(&Ipv4Addr::new(192, 168, 0, 1)), [192, 168, 0, 1]);
+    let v6: Ipv6Addr = "2001:db8::1".parse().unwrap();
+    assert_eq!(encode(&v6), v6.octets());
+    let mut v4_in_ip = vec![4, 10, 0, 0, 7];
+    v4_in_ip.resize(17, 0);
+    assert_eq!(encode(&IpAddr::V4(Ipv4Addr::new(10, 0, 0, 7))), v4_in_ip);
+    assert_eq!(encode(&IpAddr::V6(v6))[..1], [6]);
+    let socket = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 7), 0x1f90));
+    let mut expected = v4_in_ip.clone();
+    expected.extend_from_slice(&[0x90, 0x1f, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(encode(&socket), expected);
+    assert_eq!(<SocketAddr as PlainType>::STATIC_SIZE, Some(27));
+    // 1.5 s before the epoch: seconds -2, then 0.5 s forward.
+    let before = UNIX_EPOCH - Duration::from_millis(1500);
+    let mut expected = (-2i64).to_le_bytes().to_vec();
+    expected.extend_from_slice(&500_000_000u32.to_le_bytes());
+    assert_eq!(encode(&before), expected);
+    assert_eq!(encode(&(UNIX_EPOCH + Duration::new(3, 4))), [3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0]);
+    assert_eq!(encode(&PathBuf::from("a/b")), [7, 0, 0, 0, b'a', b'/', b'b']);
+}
+
+#[test]
+fn invalid_std_values_are_errors_with_offsets() {
+    let mut bytes = 5i64.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&1_000_000_000u32.to_le_bytes());
+    assert_eq!(
+        decode::<SystemTime>(&bytes),
+        Err(PlainError::Invalid { offset: 0, what: "SystemTime nanoseconds out of range" })
+    );
+    assert!(matches!(decode::<SystemTime>(&bytes[..11]), Err(PlainError::UnexpectedEnd { .. })));
+
+    let mut ip = vec![5];
+    ip.resize(17, 0);
+    assert_eq!(
+        decode::<IpAddr>(&ip),
+        Err(PlainError::Invalid { offset: 0, what: "IP address version is neither 4 nor 6" })
+    );
+    ip[0] = 4;
+    ip[16] = 1;
+    assert!(matches!(decode::<IpAddr>(&ip), Err(PlainError::Invalid { offset: 5, .. })), "nonzero padding");
+    assert!(matches!(decode::<Ipv6Addr>(&[0; 15]), Err(PlainError::UnexpectedEnd { .. })));
+
+    let mut socket = encode(&SocketAddr::from(([1, 2, 3, 4], 80)));
+    socket[22] = 1;
+    assert!(matches!(decode::<SocketAddr>(&socket), Err(PlainError::Invalid { offset: 19, .. })), "v4 with a flow");
+
+    // Not UTF-8: exact bytes on unix, an error where paths must be Unicode.
+    let path = decode::<PathBuf>(&[6, 0, 0, 0, 0xff, b'x']);
+    #[cfg(unix)]
+    assert_eq!(encode(&path.unwrap()), [6, 0, 0, 0, 0xff, b'x']);
+    #[cfg(not(unix))]
+    assert!(matches!(path, Err(PlainError::Invalid { offset: 4, .. })));
 }

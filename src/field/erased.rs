@@ -7,7 +7,9 @@
 //! [`FieldError::WrongType`]: errors, never sentinels.
 
 use super::{Accessor, FieldError, Shape};
+use crate::plain::Native;
 use std::any::{Any, TypeId};
+use std::marker::PhantomData;
 
 /// The operations every field supports, whatever its kind.
 pub trait ErasedElems: Send + Sync {
@@ -60,19 +62,22 @@ pub(crate) fn owner_mut<O: 'static>(owner: &mut dyn Any) -> Result<&mut O, Field
 
 /// The field implementation shared by all kinds: an accessor, a shape and an optional default
 /// element for growing arrays. The kind-specific traits are implemented for it in the kind files.
-pub struct FieldImpl<O, C, S: Shape<C>> {
+/// `K` is the [`PlainCodec`](crate::plain::PlainCodec) of a plain field's elements: their own
+/// `PlainType` ([`Native`]) unless the field names another (`with = Codec`); other kinds ignore it.
+pub struct FieldImpl<O, C, S: Shape<C>, K = Native> {
     pub(crate) access: Accessor<O, C>,
     pub(crate) fill: Option<fn() -> S::Elem>,
+    codec: PhantomData<fn() -> K>,
 }
 
-impl<O, C, S: Shape<C>> FieldImpl<O, C, S> {
+impl<O, C, S: Shape<C>, K> FieldImpl<O, C, S, K> {
     /// A field implementation; `fill` makes new elements when an array grows.
     pub fn new(access: Accessor<O, C>, fill: Option<fn() -> S::Elem>) -> Self {
-        FieldImpl { access, fill }
+        FieldImpl { access, fill, codec: PhantomData }
     }
 }
 
-impl<O: 'static, C: 'static, S: Shape<C>> ErasedElems for FieldImpl<O, C, S>
+impl<O: 'static, C: 'static, S: Shape<C>, K: 'static> ErasedElems for FieldImpl<O, C, S, K>
 where
     Self: Send + Sync,
 {

@@ -1,7 +1,9 @@
-//! Plain fields: values copied through their [`PlainType`] codec.
+//! Plain fields: values copied through a [`PlainCodec`]: their own [`PlainType`](crate::plain::PlainType)
+//! impl ([`Native`](crate::plain::Native)), or the codec a field names (`with = Codec`). Both take
+//! this one path, so a codec field has the header, size rules and bulk copies of any plain field.
 
 use super::{owner_mut, owner_ref, ErasedElems, FieldError, FieldImpl, PlainInfo, Shape};
-use crate::plain::{min_elem_size, read_elem, write_elem, PlainError, PlainType, Reader};
+use crate::plain::{min_elem_size_with, read_elem_with, write_elem_with, PlainCodec, PlainError, Reader};
 use std::any::Any;
 
 /// Bytes reserved beyond a plain array's own, for what the encoder writes after it.
@@ -21,36 +23,36 @@ pub trait PlainAccess: ErasedElems {
     fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), FieldError>;
 }
 
-impl<O, C, S> PlainAccess for FieldImpl<O, C, S>
+impl<O, C, S, K> PlainAccess for FieldImpl<O, C, S, K>
 where
     O: 'static,
     C: 'static,
     S: Shape<C>,
-    S::Elem: PlainType,
+    K: PlainCodec<S::Elem>,
     Self: Send + Sync,
 {
     fn info(&self) -> PlainInfo {
-        PlainInfo::of::<S::Elem>()
+        PlainInfo { type_id: K::TYPE_ID, static_size: K::STATIC_SIZE }
     }
 
     fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<usize, FieldError> {
         self.access.try_with(owner_ref::<O>(owner)?, |container| {
             let elems = S::as_slice(container);
             let start = out.len();
-            if let (true, Some(size)) = (S::ARRAY, S::Elem::STATIC_SIZE) {
+            if let (true, Some(size)) = (S::ARRAY, K::STATIC_SIZE) {
                 // A large array is copied in one go, and the buffer grows to exactly its size; the
                 // few bytes after it (headers, the stream's trailer) would then reallocate and
                 // copy the whole buffer. Room for them is reserved with the array.
                 out.reserve(elems.len() * size as usize + HEADROOM);
             }
             if S::ARRAY {
-                S::Elem::write_slice(elems, out);
+                K::write_slice(elems, out);
             } else {
                 // One element: its fixed-size write inlines, where a bulk copy of a slice whose
                 // length is only known at run time costs a `memcpy` call.
-                elems.iter().for_each(|elem| write_elem(elem, out));
+                elems.iter().for_each(|elem| write_elem_with::<K, _>(elem, out));
             }
-            match S::Elem::STATIC_SIZE {
+            match K::STATIC_SIZE {
                 Some(size) if out.len() - start != size as usize * elems.len() => Err(FieldError::SizeMismatch {
                     type_name: std::any::type_name::<S::Elem>(),
                     declared: size,
@@ -63,7 +65,7 @@ where
 
     fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), FieldError> {
         let owner = owner_mut::<O>(owner)?;
-        if count.saturating_mul(min_elem_size::<S::Elem>()) > reader.remaining() {
+        if count.saturating_mul(min_elem_size_with::<K, S::Elem>()) > reader.remaining() {
             return Err(PlainError::LengthTooLarge {
                 offset: reader.offset(),
                 claimed: count as u64,
@@ -72,11 +74,11 @@ where
             .into());
         }
         if !S::ARRAY && count == 1 {
-            let value = read_elem::<S::Elem>(reader)?;
+            let value = read_elem_with::<K, S::Elem>(reader)?;
             return self.access.modify(owner, |container| S::as_mut_slice(container)[0] = value);
         }
         let mut elems = Vec::with_capacity(count);
-        S::Elem::read_slice(reader, count, &mut elems)?;
+        K::read_slice(reader, count, &mut elems)?;
         self.access.try_modify(owner, |container| S::store(container, elems))
     }
 }

@@ -19,12 +19,21 @@
 //! assert_eq!(back, value);
 //! ```
 
+mod codec;
 mod collections;
+#[cfg(feature = "glam")]
+mod glam;
 pub mod pod;
 mod primitives;
 mod reader;
+#[cfg(feature = "serde")]
+mod serde;
+mod std_types;
 
+pub use codec::{elem_size_with, min_elem_size_with, read_elem_with, write_elem_with, Native, PlainCodec};
 pub use reader::{PlainError, Reader, ZERO_SIZED_ALLOWANCE};
+#[cfg(feature = "serde")]
+pub use serde::SerdeCodec;
 
 /// Size in bytes of the `u32` that prefixes every dynamic-size element.
 pub const DYNAMIC_SIZE_PREFIX: usize = 4;
@@ -35,9 +44,12 @@ pub const MAX_INLINE_SIZE: u32 = 255;
 
 /// A value type with a fixed binary codec.
 ///
-/// Implemented for integers, floats, `bool`, `char`, `String`, `Duration`, the std collections,
-/// `Option`, `Box`, arrays, tuples up to 8 and `SmallVec`. User structs and fieldless enums get it
-/// from `#[derive(PlainType)]`.
+/// Implemented for integers, floats, `bool`, `char`, `String`, `Duration`, `SystemTime`,
+/// `PathBuf`, IP and socket addresses, the std collections, `Option`, `Box`, arrays, tuples up to
+/// 8 and `SmallVec`; with the `glam` feature, for glam's vectors, quaternions and matrices. User
+/// structs and fieldless enums get it from `#[derive(PlainType)]`. A type of another crate is
+/// stored through a [`PlainCodec`] instead (`#[rtti(id = N, with = Codec)]`), or through serde
+/// with the `serde` feature (`#[rtti(id = N, serde)]`).
 ///
 /// Encoding a collection of 2^32 or more elements, or a dynamic value of 4 GiB or more, panics:
 /// the wire's `u32` counts and sizes cannot describe them. (An array *field* that long is an
@@ -51,7 +63,7 @@ pub const MAX_INLINE_SIZE: u32 = 255;
     message = "`{Self}` is not a plain type",
     label = "`{Self}` does not implement `PlainType`",
     note = "if `{Self}` is a reflectable struct stored by value, mark the field `#[rtti(id = N, embedded)]`: a field is plain unless it is marked, or its type is a pointer (`Rc`, `Arc`, `Weak`) or a `Box<dyn Trait>`",
-    note = "if `{Self}` is a value type of your own, add `#[derive(PlainType)]` to it; otherwise store a plain form of the value (a `String` for a path, say) or leave the field out with `#[rtti(skip)]`"
+    note = "if `{Self}` is a value type of your own, add `#[derive(PlainType)]` to it; for a type of another crate, store it through a codec, `#[rtti(id = N, with = Codec)]` (see `PlainCodec`), or `#[rtti(id = N, serde)]` with the `serde` feature; or leave the field out with `#[rtti(skip)]`"
 )]
 pub trait PlainType: Sized + 'static {
     /// Stable numeric ID of this plain type, recorded in field descriptors.
@@ -89,19 +101,13 @@ pub trait PlainType: Sized + 'static {
 /// 0, whose counts [`Reader::read_count`] checks against its zero-size allowance instead.
 #[inline]
 pub const fn min_elem_size<T: PlainType>() -> usize {
-    match T::STATIC_SIZE {
-        Some(n) => n as usize,
-        None => DYNAMIC_SIZE_PREFIX,
-    }
+    min_elem_size_with::<Native, T>()
 }
 
 /// Bytes [`write_elem`] appends for `value`: the content, plus the size prefix for dynamic types.
 #[inline]
 pub fn elem_size<T: PlainType>(value: &T) -> usize {
-    match T::STATIC_SIZE {
-        Some(n) => n as usize,
-        None => DYNAMIC_SIZE_PREFIX + value.size(),
-    }
+    elem_size_with::<Native, T>(value)
 }
 
 /// Appends `value` as one element: the content, preceded for dynamic types by a `u32` size that
@@ -111,31 +117,14 @@ pub fn elem_size<T: PlainType>(value: &T) -> usize {
 /// When a dynamic value is larger than 4 GiB, which the `u32` size cannot describe.
 #[inline]
 pub fn write_elem<T: PlainType>(value: &T, out: &mut Vec<u8>) {
-    if T::STATIC_SIZE.is_none() {
-        let total = DYNAMIC_SIZE_PREFIX + value.size();
-        let total = u32::try_from(total).expect("a dynamic plain value must be smaller than 4 GiB");
-        out.extend_from_slice(&total.to_le_bytes());
-    }
-    value.write(out);
+    write_elem_with::<Native, T>(value, out)
 }
 
 /// Reads one element written by [`write_elem`]. A dynamic element must be consumed exactly by its
 /// content; anything left over is an error.
 #[inline]
 pub fn read_elem<T: PlainType>(reader: &mut Reader<'_>) -> Result<T, PlainError> {
-    if T::STATIC_SIZE.is_some() {
-        return T::read(reader);
-    }
-    let start = reader.offset();
-    let total = reader.read_u32()? as usize;
-    if total < DYNAMIC_SIZE_PREFIX {
-        return Err(PlainError::Invalid { offset: start, what: "dynamic size smaller than its own prefix" });
-    }
-    let mut content = reader.sub_reader(total - DYNAMIC_SIZE_PREFIX)?;
-    let value = T::read(&mut content)?;
-    content.expect_end()?;
-    reader.rejoin(&content);
-    Ok(value)
+    read_elem_with::<Native, T>(reader)
 }
 
 /// Skips one element of a plain type whose static size is `static_size` (`None` = dynamic),
@@ -211,6 +200,38 @@ pub mod type_ids {
     pub const ARRAY: u32 = 38;
     pub const TUPLE: u32 = 39;
     pub const SMALL_VEC: u32 = 40;
+    // std types beyond numbers and strings.
+    pub const SYSTEM_TIME: u32 = 22;
+    pub const PATH_BUF: u32 = 23;
+    pub const IPV4_ADDR: u32 = 24;
+    pub const IPV6_ADDR: u32 = 25;
+    pub const IP_ADDR: u32 = 26;
+    pub const SOCKET_ADDR: u32 = 27;
+    /// A serde value as a postcard payload (`SerdeCodec`, feature `serde`).
+    pub const SERDE: u32 = 50;
+    // glam (feature `glam`).
+    pub const GLAM_VEC2: u32 = 100;
+    pub const GLAM_VEC3: u32 = 101;
+    pub const GLAM_VEC3A: u32 = 102;
+    pub const GLAM_VEC4: u32 = 103;
+    pub const GLAM_IVEC2: u32 = 104;
+    pub const GLAM_IVEC3: u32 = 105;
+    pub const GLAM_IVEC4: u32 = 106;
+    pub const GLAM_UVEC2: u32 = 107;
+    pub const GLAM_UVEC3: u32 = 108;
+    pub const GLAM_UVEC4: u32 = 109;
+    pub const GLAM_DVEC2: u32 = 110;
+    pub const GLAM_DVEC3: u32 = 111;
+    pub const GLAM_DVEC4: u32 = 112;
+    pub const GLAM_QUAT: u32 = 113;
+    pub const GLAM_DQUAT: u32 = 114;
+    pub const GLAM_MAT2: u32 = 115;
+    pub const GLAM_MAT3: u32 = 116;
+    pub const GLAM_MAT3A: u32 = 117;
+    pub const GLAM_MAT4: u32 = 118;
+    pub const GLAM_DMAT4: u32 = 119;
+    pub const GLAM_AFFINE2: u32 = 120;
+    pub const GLAM_AFFINE3A: u32 = 121;
 }
 
 /// First plain type ID free for user types (`#[derive(PlainType)]`).

@@ -10,7 +10,7 @@ use crate::field::{
     Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
     SharedObject,
 };
-use crate::plain::{PlainType, MAX_INLINE_SIZE};
+use crate::plain::{Native, PlainCodec, PlainType, MAX_INLINE_SIZE};
 
 use ahash::AHashMap;
 use std::any::{Any, TypeId};
@@ -286,7 +286,19 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     where
         S::Elem: PlainType,
     {
-        self.push(id, name, FieldAccess::Plain(Box::new(FieldImpl::<T, C, S>::new(access, fill))))
+        self.add_plain_with::<C, S, Native>(id, name, access, fill)
+    }
+
+    /// Adds a plain field whose elements are stored through the codec `K` (see [`PlainCodec`]):
+    /// for element types that cannot implement [`PlainType`].
+    pub fn add_plain_with<C: 'static, S: Shape<C>, K: PlainCodec<S::Elem>>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        access: Accessor<T, C>,
+        fill: Option<fn() -> S::Elem>,
+    ) -> Self {
+        self.push(id, name, FieldAccess::Plain(Box::new(FieldImpl::<T, C, S, K>::new(access, fill))))
     }
 
     /// Adds an embedded field of any shape and accessor.
@@ -369,6 +381,31 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         C::Elem: PlainType + Default,
     {
         self.add_plain::<C, C::Shape>(id, name, Accessor::Direct { get, get_mut }, Some(C::Elem::default))
+    }
+
+    /// A plain member stored through the codec `K`, for a type that cannot implement
+    /// [`PlainType`] (see [`PlainCodec`]); what `#[rtti(id = N, with = K)]` declares:
+    /// `.plain_with::<UuidCodec, _>(1, "id", |a| &a.id, |a| &mut a.id)`.
+    pub fn plain_with<K: PlainCodec<C>, C: 'static>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self {
+        self.add_plain_with::<C, One, K>(id, name, Accessor::Direct { get, get_mut }, None)
+    }
+
+    /// An array member (`Vec`, `[T; N]`, `SmallVec`) whose elements are stored through the codec
+    /// `K`. Without a `Default` element type, the field cannot be resized through reflection.
+    pub fn plain_array_with<K: PlainCodec<C::Elem>, C: Container>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: fn(&T) -> &C,
+        get_mut: fn(&mut T) -> &mut C,
+    ) -> Self {
+        self.add_plain_with::<C, C::Shape, K>(id, name, Accessor::Direct { get, get_mut }, None)
     }
 
     /// An embedded member: a reflectable object stored by value (`T`, `Option<T>`, `Box<dyn Trait>`, ...).

@@ -315,6 +315,8 @@ pub fn plain_round_trips(data: &[u8]) {
     check::<Vec<Mode>>(data, true);
     check::<Vec<Vec<Marker>>>(data, true);
     check::<std::time::Duration>(data, true);
+    check::<(std::time::SystemTime, std::net::IpAddr, std::net::SocketAddr)>(data, true);
+    check::<Vec<std::path::PathBuf>>(data, true);
     check::<SmallVec<[f64; 2]>>(data, true);
     check::<BTreeMap<u8, String>>(data, false);
     check::<HashMap<u16, Vec<u8>>>(data, false);

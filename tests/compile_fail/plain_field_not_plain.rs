@@ -1,12 +1,12 @@
 // A `#[derive(PlainType)]` struct's fields must be plain too.
 use reflectable::PlainType;
-use std::path::PathBuf;
+use std::ffi::OsString;
 
 #[derive(PlainType)]
 #[plain(id = 1171)]
 struct Entry {
     size: u64,
-    path: PathBuf,
+    name: OsString,
 }
 
 fn main() {}

@@ -140,6 +140,32 @@ fn check_field(cx: &Ctxt, field: &Field) {
         );
     }
     check_kinds(cx, field);
+    check_codec(cx, field);
+}
+
+/// At most one codec key; a field with one is plain, so no kind key and no `array` besides.
+fn check_codec(cx: &Ctxt, field: &Field) {
+    let Some((_, first)) = field.attrs.codecs.first() else { return };
+    for (_, key) in &field.attrs.codecs[1..] {
+        let message = if key_name(key) == key_name(first) {
+            format!("duplicate `{}`", key_name(key))
+        } else {
+            format!("`{}` conflicts with `{}`: a field is stored through one codec", key_name(key), key_name(first))
+        };
+        cx.error_spanned_by(key, message);
+    }
+    let others = field.attrs.kinds.iter().map(|(_, key)| key).chain(&field.attrs.array);
+    for other in others {
+        cx.error_spanned_by(
+            first,
+            format!(
+                "`{}` conflicts with `{}`: a field stored through a codec is a plain field, and an array field \
+                 (the codec storing each element) when its type is a `Vec`, `SmallVec` or `[T; N]`",
+                key_name(first),
+                key_name(other)
+            ),
+        );
+    }
 }
 
 /// Reports every key of `field` other than `key` as conflicting with it.

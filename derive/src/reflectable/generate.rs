@@ -2,8 +2,8 @@
 //! `::core`), and each field's step is spanned on the field's type, so a field type that is not of
 //! the field's kind is reported at the field.
 
-use super::infer::layout;
-use super::model::{Field, Input, Kind, Variant};
+use super::infer::{array_elem, layout};
+use super::model::{Codec, Field, Input, Kind, Variant};
 use crate::attr::{crate_or_default, literal_int, path_at};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -249,9 +249,12 @@ fn field_step(
     }
     let id = attrs.id.as_ref().expect("checked: a reflected field has an ID");
     let name = stored_name(field);
+    let access = accessor(&krate, owner, path, field, variant);
+    if let Some(codec) = field.codec() {
+        return Some(codec_step(&krate, owner, field, access, codec));
+    }
     let layout = layout(field);
     let add = Ident::new(if layout.map { "object_map" } else { add_function(layout.kind, layout.array) }, span);
-    let access = accessor(&krate, owner, path, field, variant);
     // The filler is a local, so an element type of the wrong kind is reported at the field's type
     // rather than inside the `array_fill!` expansion.
     let (fill, fill_arg) = match layout.array {
@@ -264,6 +267,40 @@ fn field_step(
         let builder = #krate::__private::#add::<#owner, #ty>(builder, #id, #name, #access #fill_arg);
         #flags
     })
+}
+
+/// The step adding a field stored through a codec (`with = Codec`, `serde`): a plain field, an
+/// array field of coded elements when its type is an array container. `krate` is spanned at the
+/// field's type already.
+fn codec_step(
+    krate: &TokenStream,
+    owner: &TokenStream,
+    field: &Field,
+    access: TokenStream,
+    (codec, key): &(Codec, Path),
+) -> TokenStream {
+    let ty = field.ty();
+    let span = ty.span();
+    let id = field.attrs.id.as_ref().expect("checked: a reflected field has an ID");
+    let name = stored_name(field);
+    let flags = field.attrs.flags.as_ref().map(|flags| quote!(let builder = builder.flags(#flags);));
+    let (codec, feature_check) = match codec {
+        Codec::With(codec) => (quote!(#codec), None),
+        Codec::Serde => (
+            quote_spanned!(key.span()=> #krate::__private::SerdeCodec),
+            Some(quote_spanned!(key.span()=> const _: () = #krate::__private::require_serde_feature();)),
+        ),
+    };
+    let add = match array_elem(ty) {
+        Some(_) => quote_spanned! {span=>
+            let fill = #krate::__private::array_fill!(#ty);
+            let builder = #krate::__private::plain_with_array::<#owner, #ty, #codec>(builder, #id, #name, #access, fill);
+        },
+        None => quote_spanned! {span=>
+            let builder = #krate::__private::plain_with::<#owner, #ty, #codec>(builder, #id, #name, #access);
+        },
+    };
+    quote!(#feature_check #add #flags)
 }
 
 /// The `__private` function that adds a field of this kind and shape.

@@ -9,10 +9,10 @@ use syn::{Attribute, Data, DeriveInput, Expr, Ident, Index, LitStr, Member, Path
 
 const TYPE_KEYS: &str =
     "`id = N`, `name = \"...\"`, `abstract`, `hooks`, `implements(Trait, ...)`, `extend = path`, `no_register` or `crate = path`";
-const FIELD_KEYS: &str =
-    "`id = N`, `name = \"...\"`, `flags = EXPR`, `skip`, `base`, `embedded`, `pointer`, `plain` or `array`";
+const FIELD_KEYS: &str = "`id = N`, `name = \"...\"`, `flags = EXPR`, `skip`, `base`, `embedded`, `pointer`, `plain`, \
+                          `array`, `with = Codec` or `serde`";
 const ONLY_TYPE_KEYS: &[&str] = &["abstract", "hooks", "implements", "extend", "no_register", "crate"];
-const ONLY_FIELD_KEYS: &[&str] = &["flags", "skip", "base", "embedded", "pointer", "plain", "array"];
+const ONLY_FIELD_KEYS: &[&str] = &["flags", "skip", "base", "embedded", "pointer", "plain", "array", "with", "serde"];
 const VARIANT_KEYS: &str = "`id = N` or `name = \"...\"`";
 
 /// A struct or enum deriving `Reflectable`.
@@ -75,6 +75,14 @@ pub enum Kind {
     Pointer,
 }
 
+/// The codec a field names: `with = Codec`, or `serde` (the library's serde codec).
+pub enum Codec {
+    /// `with = Codec`: a type implementing `PlainCodec` for the field's (element) type.
+    With(Box<Type>),
+    /// `serde`.
+    Serde,
+}
+
 /// One field of the struct.
 pub struct Field<'a> {
     /// The field as declared.
@@ -104,6 +112,8 @@ pub struct FieldAttrs {
     pub kinds: Vec<(Kind, Path)>,
     /// `array`.
     pub array: Option<Path>,
+    /// Every codec key given (`with = Codec`, `serde`); `check.rs` makes sure there is at most one.
+    pub codecs: Vec<(Codec, Path)>,
 }
 
 impl Field<'_> {
@@ -118,6 +128,11 @@ impl Field<'_> {
             Member::Named(ident) => ident.to_string(),
             Member::Unnamed(index) => index.index.to_string(),
         }
+    }
+
+    /// The codec an attribute stores the field through, with its key, if any.
+    pub fn codec(&self) -> Option<&(Codec, Path)> {
+        self.attrs.codecs.first()
     }
 
     /// The kind an attribute gives the field, if any.
@@ -220,6 +235,11 @@ fn parse_field_key(cx: &Ctxt, attrs: &mut FieldAttrs, meta: &ParseNestedMeta) ->
         "skip" => return set_key(cx, &mut attrs.skip, &mut attrs.keys, meta),
         "base" => return set_key(cx, &mut attrs.base, &mut attrs.keys, meta),
         "array" => return set_key(cx, &mut attrs.array, &mut attrs.keys, meta),
+        "with" => return add_codec(attrs, meta, Codec::With(value(meta)?.parse()?)),
+        "serde" => {
+            expect_no_value(cx, meta)?;
+            return add_codec(attrs, meta, Codec::Serde);
+        }
         "embedded" => Kind::Embedded,
         "pointer" => Kind::Pointer,
         "plain" => Kind::Plain,
@@ -229,6 +249,12 @@ fn parse_field_key(cx: &Ctxt, attrs: &mut FieldAttrs, meta: &ParseNestedMeta) ->
     expect_no_value(cx, meta)?;
     attrs.keys.push(key.clone());
     attrs.kinds.push((kind, key.clone()));
+    Ok(())
+}
+
+fn add_codec(attrs: &mut FieldAttrs, meta: &ParseNestedMeta, codec: Codec) -> syn::Result<()> {
+    attrs.keys.push(meta.path.clone());
+    attrs.codecs.push((codec, meta.path.clone()));
     Ok(())
 }
 

@@ -1,0 +1,188 @@
+//! [`PlainCodec`]: a plain codec for a type that is not a [`PlainType`], named by the field that
+//! stores it (`#[rtti(id = N, with = Codec)]`), and the element helpers every plain value goes
+//! through, whichever codec it has.
+//!
+//! The orphan rule keeps a crate from implementing `PlainType` (ours) for a type it does not own
+//! either (`uuid::Uuid`, `chrono::NaiveDate`). A codec is a type of the user's own that implements
+//! `PlainCodec<Foreign>`, so the rule does not apply. A [`PlainType`] is itself stored through a
+//! codec, [`Native`], which forwards to its own impl: the field code and the element helpers have
+//! one path for both.
+
+use super::{PlainError, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
+
+/// Stores values of `T` as plain content, for a type `T` that cannot implement [`PlainType`].
+///
+/// The same contract as [`PlainType`]: [`write`](PlainCodec::write) appends exactly
+/// [`size`](PlainCodec::size) bytes (`STATIC_SIZE` bytes for a static codec), and
+/// [`read`](PlainCodec::read) consumes exactly what `write` produced, returns a [`PlainError`] for
+/// malformed input instead of panicking, and never allocates more than the input justifies. The
+/// field header, the dynamic-size prefix and the rules old readers skip by are the ones of any
+/// plain field: a reader that does not know the codec skips the field by its size.
+///
+/// A codec is a type, not a module of functions, so that one codec can serve many types (a
+/// generic impl, like [`SerdeCodec`](super::SerdeCodec)'s for every `Serialize` type), its facts
+/// are constants the field header is computed from, and a codec that does not fit the field's type
+/// is a compile error at the field.
+///
+/// # Example
+///
+/// A type from another crate (here a stand-in, `Uuid`), stored in a field through a codec:
+///
+/// ```
+/// use reflectable::plain::{PlainCodec, PlainError, Reader, FIRST_USER_PLAIN_TYPE_ID};
+/// use reflectable::Reflectable;
+///
+/// # mod uuid { #[derive(Clone, Copy, Debug, Default, PartialEq)] pub struct Uuid(pub u128); }
+/// use uuid::Uuid;
+///
+/// /// `Uuid` as its 16 bytes.
+/// struct UuidCodec;
+///
+/// impl PlainCodec<Uuid> for UuidCodec {
+///     const TYPE_ID: u32 = FIRST_USER_PLAIN_TYPE_ID + 1;
+///     const STATIC_SIZE: Option<u32> = Some(16);
+///
+///     fn size(_: &Uuid) -> usize {
+///         16
+///     }
+///     fn write(value: &Uuid, out: &mut Vec<u8>) {
+///         out.extend_from_slice(&value.0.to_le_bytes());
+///     }
+///     fn read(reader: &mut Reader<'_>) -> Result<Uuid, PlainError> {
+///         Ok(Uuid(u128::from_le_bytes(reader.take_array()?)))
+///     }
+/// }
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9700)]
+/// struct Asset {
+///     #[rtti(id = 1, with = UuidCodec)]
+///     id: Uuid,
+///     #[rtti(id = 2, with = UuidCodec)] // an array field: the codec stores each element
+///     dependencies: Vec<Uuid>,
+/// }
+///
+/// let asset = Asset { id: Uuid(7), dependencies: vec![Uuid(8), Uuid(9)] };
+/// let bytes = reflectable::to_vec(&asset).unwrap();
+/// let back: Asset = reflectable::from_slice(&bytes).unwrap();
+/// assert_eq!((back.id, back.dependencies), (Uuid(7), vec![Uuid(8), Uuid(9)]));
+///
+/// // To reflection, the field holds `Uuid` values.
+/// let id = Asset::rtti_static().field_by_name("id").unwrap();
+/// assert_eq!(id.get::<Uuid>(&asset).unwrap(), Uuid(7));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a plain codec for `{T}`",
+    label = "`{Self}` does not implement `PlainCodec<{T}>`",
+    note = "`#[rtti(with = Codec)]` names a type implementing `PlainCodec` for the field's type, or for its element type when the field is a `Vec`, `SmallVec` or `[T; N]`"
+)]
+pub trait PlainCodec<T>: 'static {
+    /// Stable numeric ID of the plain type this codec writes, recorded in field descriptors
+    /// (see [`type_ids`](super::type_ids)).
+    const TYPE_ID: u32;
+    /// `Some(n)` when every value's content is exactly `n` bytes (at most 255); `None` for
+    /// dynamic size.
+    const STATIC_SIZE: Option<u32>;
+
+    /// Content size in bytes of `value` (without the dynamic-size prefix).
+    fn size(value: &T) -> usize;
+    /// Appends the content bytes of `value`.
+    fn write(value: &T, out: &mut Vec<u8>);
+    /// Reads one value's content. For a dynamic codec the reader is limited to the content.
+    fn read(reader: &mut Reader<'_>) -> Result<T, PlainError>;
+
+    /// Appends the contents of many values: element by element unless overridden.
+    fn write_slice(values: &[T], out: &mut Vec<u8>) {
+        for value in values {
+            write_elem_with::<Self, T>(value, out);
+        }
+    }
+
+    /// Reads `count` elements appended to `out`. The caller has already checked that the input
+    /// can hold `count` elements.
+    fn read_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<T>) -> Result<(), PlainError> {
+        for _ in 0..count {
+            out.push(read_elem_with::<Self, T>(reader)?);
+        }
+        Ok(())
+    }
+}
+
+/// The codec of a [`PlainType`]: its own impl. Every plain field without `with` uses it.
+pub struct Native;
+
+impl<T: PlainType> PlainCodec<T> for Native {
+    const TYPE_ID: u32 = T::TYPE_ID;
+    const STATIC_SIZE: Option<u32> = T::STATIC_SIZE;
+
+    #[inline(always)]
+    fn size(value: &T) -> usize {
+        value.size()
+    }
+    #[inline(always)]
+    fn write(value: &T, out: &mut Vec<u8>) {
+        value.write(out)
+    }
+    #[inline(always)]
+    fn read(reader: &mut Reader<'_>) -> Result<T, PlainError> {
+        T::read(reader)
+    }
+    #[inline(always)]
+    fn write_slice(values: &[T], out: &mut Vec<u8>) {
+        T::write_slice(values, out)
+    }
+    #[inline(always)]
+    fn read_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<T>) -> Result<(), PlainError> {
+        T::read_slice(reader, count, out)
+    }
+}
+
+/// [`min_elem_size`](super::min_elem_size) for values stored through the codec `K`.
+#[inline]
+pub const fn min_elem_size_with<K: PlainCodec<T> + ?Sized, T>() -> usize {
+    match K::STATIC_SIZE {
+        Some(n) => n as usize,
+        None => DYNAMIC_SIZE_PREFIX,
+    }
+}
+
+/// [`elem_size`](super::elem_size) for a value stored through the codec `K`.
+#[inline]
+pub fn elem_size_with<K: PlainCodec<T> + ?Sized, T>(value: &T) -> usize {
+    match K::STATIC_SIZE {
+        Some(n) => n as usize,
+        None => DYNAMIC_SIZE_PREFIX + K::size(value),
+    }
+}
+
+/// [`write_elem`](super::write_elem) for a value stored through the codec `K`.
+///
+/// # Panics
+/// When a dynamic value is larger than 4 GiB, which the `u32` size cannot describe.
+#[inline]
+pub fn write_elem_with<K: PlainCodec<T> + ?Sized, T>(value: &T, out: &mut Vec<u8>) {
+    if K::STATIC_SIZE.is_none() {
+        let total = DYNAMIC_SIZE_PREFIX + K::size(value);
+        let total = u32::try_from(total).expect("a dynamic plain value must be smaller than 4 GiB");
+        out.extend_from_slice(&total.to_le_bytes());
+    }
+    K::write(value, out);
+}
+
+/// [`read_elem`](super::read_elem) for a value stored through the codec `K`.
+#[inline]
+pub fn read_elem_with<K: PlainCodec<T> + ?Sized, T>(reader: &mut Reader<'_>) -> Result<T, PlainError> {
+    if K::STATIC_SIZE.is_some() {
+        return K::read(reader);
+    }
+    let start = reader.offset();
+    let total = reader.read_u32()? as usize;
+    if total < DYNAMIC_SIZE_PREFIX {
+        return Err(PlainError::Invalid { offset: start, what: "dynamic size smaller than its own prefix" });
+    }
+    let mut content = reader.sub_reader(total - DYNAMIC_SIZE_PREFIX)?;
+    let value = K::read(&mut content)?;
+    content.expect_end()?;
+    reader.rejoin(&content);
+    Ok(value)
+}
