@@ -135,6 +135,86 @@
 //! assert!(reflectable::rtti::rtti_create_by_name("Sensor").is_some());
 //! ```
 //!
+//! ## Enums, generic types and containers of objects
+//!
+//! Enums derive like structs: every variant and every variant field has an ID. Their RTTI lists
+//! the variants, tells which one an object holds, and switches it. A generic type is a type per
+//! instantiation (`Handle<Texture>` and `Handle<Mesh>`), each with its own ID: declared with
+//! `register_type!(Handle<Texture>, id = N)`, or derived from the generic type's and the arguments'
+//! IDs (see [`rtti::derived_instantiation_id`]). Maps whose values are objects or pointers, and
+//! nested lists of them, are fields like any other ([`containers`]).
+//!
+//! ```
+//! use reflectable::{from_slice, to_vec, Reflectable};
+//! use std::collections::HashMap;
+//! use std::marker::PhantomData;
+//! use std::rc::Rc;
+//!
+//! #[derive(Reflectable, Default, Debug, PartialEq)]
+//! #[rtti(id = 200_200)]
+//! enum LightKind {
+//!     #[default]
+//!     #[rtti(id = 1)]
+//!     Directional,
+//!     #[rtti(id = 2)]
+//!     Spot {
+//!         #[rtti(id = 1)]
+//!         angle: f32,
+//!         #[rtti(id = 2)]
+//!         range: f32,
+//!     },
+//! }
+//!
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 200_201)]
+//! struct Texture {
+//!     #[rtti(id = 1)]
+//!     path: String,
+//! }
+//!
+//! /// A typed handle: `Handle<Texture>` is a type of its own.
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 200_202)]
+//! struct Handle<T: Default> {
+//!     #[rtti(id = 1)]
+//!     asset: u64,
+//!     #[rtti(skip)]
+//!     kind: PhantomData<T>,
+//! }
+//!
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 200_203)]
+//! struct Scene {
+//!     #[rtti(id = 1, embedded)]
+//!     sun: LightKind,
+//!     #[rtti(id = 2, embedded)]
+//!     sky: Handle<Texture>,
+//!     #[rtti(id = 3)]
+//!     textures: HashMap<String, Rc<Texture>>,
+//!     #[rtti(id = 4)]
+//!     layers: Vec<Vec<Rc<Texture>>>,
+//! }
+//!
+//! let rtti = LightKind::rtti_static();
+//! let mut sun = LightKind::Directional;
+//! rtti.variant_by_name("Spot").unwrap().activate(&mut sun).unwrap();
+//! rtti.fields_of(&sun)[1].set(&mut sun, 50.0f32).unwrap();
+//! assert_eq!(sun, LightKind::Spot { angle: 0.0, range: 50.0 });
+//! assert_eq!(Handle::<Texture>::rtti_static().name(), "Handle<Texture>");
+//!
+//! let grass = Rc::new(Texture { path: "grass.png".into() });
+//! let scene = Scene {
+//!     sun,
+//!     sky: Handle { asset: 7, kind: PhantomData },
+//!     textures: HashMap::from([("grass".to_string(), grass.clone())]),
+//!     layers: vec![vec![grass.clone(), grass]],
+//! };
+//! let back: Scene = from_slice(&to_vec(&scene).unwrap()).unwrap();
+//! assert_eq!(back.sun, LightKind::Spot { angle: 0.0, range: 50.0 });
+//! assert_eq!(back.sky.asset, 7);
+//! assert!(Rc::ptr_eq(&back.textures["grass"], &back.layers[0][1]));
+//! ```
+//!
 //! ## Saving and loading
 //!
 //! The [`serializer`] writes whole object graphs in the self-describing format of `FORMAT.md`.
@@ -155,9 +235,10 @@
 //!   and a container shape; every wrong owner or value is a [`field::FieldError`]. It names
 //!   [`Reflectable`], [`RttiType`] and [`Registry`] (whose trait casts fill `dyn Trait` fields)
 //!   from `rtti`, the types its elements are.
-//! - [`rtti`]: the [`Reflectable`] trait, type descriptors, the builder, migrations, the
-//!   [`Registry`] (types by ID, name and Rust type, their derived types and trait casts) and
-//!   whole-graph walks.
+//! - [`rtti`]: the [`Reflectable`] trait, type descriptors (with an enum's variants), the builder,
+//!   migrations, generic instantiations, the [`Registry`] (types by ID, name and Rust type, their
+//!   derived types and trait casts) and whole-graph walks.
+//! - [`containers`]: lists and maps of objects as reflectable objects of two built-in types.
 //! - [`serializer`]: the binary format. `format` holds the layouts and constants; a private
 //!   `wire` module the grammar and the one walk over an object's sections and fields, which the
 //!   decoder, its immutable pre-scan and the skipper share; then the encoder, the decoder, errors,

@@ -149,3 +149,30 @@ fn hash_maps_of_objects_encode_the_same_bytes_whatever_the_hasher() {
     let second = to_vec(&level()).unwrap();
     assert_eq!(first, second);
 }
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 550_010)]
+pub struct Library {
+    #[rtti(id = 1)]
+    pub materials: BTreeMap<u32, Rc<Material>>,
+}
+
+/// The layout FORMAT.md shows under "Containers of objects", byte for byte.
+#[test]
+fn a_map_field_is_a_map_object_with_keys_and_values() {
+    let library = Library { materials: BTreeMap::from([(7, Rc::new(Material::default()))]) };
+    let bytes = to_vec(&library).unwrap();
+    let root = &bytes[8..];
+    #[rustfmt::skip]
+    let expected: &[u8] = &[
+        0x05, 0, 0, 0, 0x7A, 0x64, 0x08, 0,      // type header: instance 1, type 550_010
+        0x04, 0x00, 0x01, 0x00,                  // field 1: single, embedded
+        0x01, 0, 0, 0, 0x02, 0xFF, 0xFF, 0xFF,   // embedded object: instance 0, type 0xFFFF_FF02
+        0x02, 0x04, 0x01, 0x00, 1, 0, 0, 0,      // field 1 (keys): array, static size 4; count 1
+        7, 0, 0, 0,                              //   key 7
+        0x12, 0x00, 0x02, 0x00, 1, 0, 0, 0,      // field 2 (values): array of pointers; count 1
+        2, 0, 0, 0,                              //   instance 2
+        0x08, 0, 0, 0,                           // terminator
+    ];
+    assert_eq!(&root[..expected.len()], expected, "{:02X?}", &root[..expected.len()]);
+}
