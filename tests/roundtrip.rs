@@ -884,14 +884,36 @@ struct Inventory {
     tags: HashSet<u64>,
     #[rtti(id = 3)]
     nested: HashMap<u16, HashSet<String>>,
+    /// Maps of objects: their values are written (and numbered) in key order too.
+    #[rtti(id = 4)]
+    items: HashMap<String, Rc<RefCell<Item>>>,
+    #[rtti(id = 5)]
+    by_slot: ahash::AHashMap<u32, Vec<Rc<RefCell<Item>>>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 200_099)]
+struct Item {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    related: HashMap<u8, Rc<RefCell<Item>>>,
 }
 
 /// A map-heavy value; each `HashMap`/`HashSet` gets its own random hasher seed.
 fn inventory() -> Inventory {
+    let items: Vec<_> =
+        (0..50).map(|i| Rc::new(RefCell::new(Item { name: format!("item-{i}"), related: HashMap::new() }))).collect();
+    for (i, item) in items.iter().enumerate() {
+        // Each item relates to a few later ones: shared values, reached in key order.
+        item.borrow_mut().related = (1..4u8).filter_map(|k| Some((k, items.get(i + k as usize * 3)?.clone()))).collect();
+    }
     Inventory {
         counts: (0..200).map(|i| (format!("item-{i}"), i * 7)).collect(),
         tags: (0..300).map(|i| i * 0x9E37_79B9).collect(),
         nested: (0..40).map(|i| (i, (0..i).map(|j| format!("{j}")).collect())).collect(),
+        items: items.iter().rev().map(|item| (item.borrow().name.clone(), item.clone())).collect(),
+        by_slot: (0..20u32).map(|slot| (slot * 11, items.iter().skip(slot as usize).step_by(7).cloned().collect())).collect(),
     }
 }
 
@@ -918,6 +940,9 @@ fn hash_maps_and_sets_encode_the_same_bytes_in_every_process() {
     let back: Inventory = reflectable::from_slice(&bytes).unwrap();
     assert_eq!(back.counts, inventory().counts);
     assert_eq!(back.nested, inventory().nested);
+    assert_eq!(back.items.len(), 50);
+    assert!(Rc::ptr_eq(&back.items["item-3"], &back.items["item-0"].borrow().related[&1]));
+    assert!(Rc::ptr_eq(&back.by_slot[&0][1], &back.items["item-7"]));
 
     let child = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["print_inventory_encoding", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
