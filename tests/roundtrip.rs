@@ -906,14 +906,17 @@ fn inventory() -> Inventory {
         (0..50).map(|i| Rc::new(RefCell::new(Item { name: format!("item-{i}"), related: HashMap::new() }))).collect();
     for (i, item) in items.iter().enumerate() {
         // Each item relates to a few later ones: shared values, reached in key order.
-        item.borrow_mut().related = (1..4u8).filter_map(|k| Some((k, items.get(i + k as usize * 3)?.clone()))).collect();
+        item.borrow_mut().related =
+            (1..4u8).filter_map(|k| Some((k, items.get(i + k as usize * 3)?.clone()))).collect();
     }
     Inventory {
         counts: (0..200).map(|i| (format!("item-{i}"), i * 7)).collect(),
         tags: (0..300).map(|i| i * 0x9E37_79B9).collect(),
         nested: (0..40).map(|i| (i, (0..i).map(|j| format!("{j}")).collect())).collect(),
         items: items.iter().rev().map(|item| (item.borrow().name.clone(), item.clone())).collect(),
-        by_slot: (0..20u32).map(|slot| (slot * 11, items.iter().skip(slot as usize).step_by(7).cloned().collect())).collect(),
+        by_slot: (0..20u32)
+            .map(|slot| (slot * 11, items.iter().skip(slot as usize).step_by(7).cloned().collect()))
+            .collect(),
     }
 }
 

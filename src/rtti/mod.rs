@@ -16,6 +16,7 @@ mod rtti_type;
 mod variant;
 
 pub use builder::RttiTypeBuilder;
+pub(crate) use field_table::FieldTable;
 pub use generic::{
     derived_instantiation_id, generic_rtti, instantiation_id, instantiation_name, InstantiationId, TypeArgument,
     DERIVED_ID_BIT,

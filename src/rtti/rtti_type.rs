@@ -145,6 +145,11 @@ impl RttiType {
     pub fn fields(&self) -> &[RttiField] {
         self.fields.all()
     }
+    /// The type's own fields with their indexes.
+    #[inline]
+    pub(crate) fn field_table(&self) -> &FieldTable {
+        &self.fields
+    }
     /// Position of the field with `id` in [`fields`](RttiType::fields), in O(1).
     #[inline]
     pub fn field_index(&self, id: u16) -> Option<usize> {

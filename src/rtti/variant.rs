@@ -66,6 +66,11 @@ impl RttiVariant {
     pub fn fields(&self) -> &[RttiField] {
         self.fields.all()
     }
+    /// The variant's fields with their indexes.
+    #[inline]
+    pub(crate) fn field_table(&self) -> &FieldTable {
+        &self.fields
+    }
     /// The field with `id`, in O(1).
     #[inline]
     pub fn field(&self, id: u16) -> Option<&RttiField> {

@@ -10,7 +10,7 @@ use crate::field::{Declared, Family, FieldAccess, RttiField};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::error::DecodeError;
-use crate::serializer::format::{FieldHeader, NULL_INSTANCE, VARIANT_TAG_FIELD_ID};
+use crate::serializer::format::{FieldHeader, NULL_INSTANCE};
 use crate::serializer::skip::skip_field;
 use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, variant_tag, walk_object, Item};
 
@@ -98,8 +98,9 @@ impl Decoder<'_, '_> {
                 // The variant an enum's tag names; one this program lacks is skipped (a variant
                 // migration may choose another when the object is decoded: what that one needs is
                 // built when it is met).
-                Some(scope) if scope.rtti.is_enum() && header.id == VARIANT_TAG_FIELD_ID => {
-                    scope.variant = scope.rtti.variant(variant_tag(reader, &header)?);
+                Some(scope) if scope.is_variant_tag(header.id) => {
+                    let variant = scope.rtti.variant(variant_tag(reader, &header)?);
+                    scope.enter(variant);
                     Ok(())
                 }
                 _ => self.scan_field(reader, section, &header, depth, needs),

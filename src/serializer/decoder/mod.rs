@@ -19,7 +19,7 @@ use super::wire::{
 use super::Limits;
 use crate::field::{Declared, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
-use crate::rtti::{Migration, Reflectable, Registry, RttiType, RttiVariant};
+use crate::rtti::{FieldTable, Migration, Reflectable, Registry, RttiType, RttiVariant};
 use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
@@ -101,22 +101,40 @@ const BOXED_OVERHEAD: usize = 16;
 #[derive(Clone, Copy)]
 pub(crate) struct FieldScope {
     pub(crate) rtti: &'static RttiType,
-    pub(crate) variant: Option<&'static RttiVariant>,
+    /// Where field IDs are looked up: the type's fields, the variant's, or none.
+    fields: Option<&'static FieldTable>,
+    /// `true` for an enum: its field 0 is the variant tag.
+    is_enum: bool,
 }
 
 impl FieldScope {
+    #[inline(always)]
     pub(crate) fn of(rtti: &'static RttiType) -> Self {
-        FieldScope { rtti, variant: None }
+        let is_enum = rtti.is_enum();
+        FieldScope { rtti, fields: (!is_enum).then(|| rtti.field_table()), is_enum }
+    }
+
+    /// `true` when a field with stored ID `id` is this section's variant tag.
+    #[inline(always)]
+    pub(crate) fn is_variant_tag(&self, id: u16) -> bool {
+        self.is_enum && id == VARIANT_TAG_FIELD_ID
+    }
+
+    /// Fields are looked up among those of `variant` from now on (`None`: skipped).
+    pub(crate) fn enter(&mut self, variant: Option<&'static RttiVariant>) {
+        self.fields = variant.map(RttiVariant::field_table);
+    }
+
+    /// `true` when the fields read are those of a variant, or skipped for want of one.
+    #[inline(always)]
+    pub(crate) fn is_enum(&self) -> bool {
+        self.is_enum
     }
 
     /// The running field with stored ID `id`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn field(&self, id: u16) -> Option<&'static RttiField> {
-        match self.variant {
-            Some(variant) => variant.field(id),
-            None if self.rtti.is_enum() => None,
-            None => self.rtti.field(id),
-        }
+        self.fields?.by_id(id)
     }
 }
 
@@ -294,7 +312,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
             Ok(root)
         } else {
             // Immutable roots are decoded before sharing, like any immutable object.
-            self.resolve(1, family, self.expected_root)?;
+            let expected = self.expected_root;
+            self.resolve(1, family, || expected)?;
             self.finish()?;
             match &self.states[0] {
                 State::Ready(shared) => {
@@ -370,10 +389,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 Some((index, scope)) => {
                     let target =
                         RttiType::section_mut(object, *index).expect("the index comes from the object's chain");
-                    if scope.rtti.is_enum() && header.id == VARIANT_TAG_FIELD_ID {
-                        return self.variant_tag(reader, scope, &header, target);
-                    }
-                    self.field(reader, *scope, &header, target)
+                    self.field(reader, scope, &header, target)
                 }
                 None => skip_field(reader, &header, self.depth, &self.limits),
             },
@@ -382,7 +398,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     /// Reads an enum's variant tag and makes `object` hold that variant, whose fields the stored
     /// fields that follow go to. A variant this enum lacks leaves the default variant, or what its
-    /// variant migration chooses.
+    /// variant migration chooses. (Out of line: the per-field loop stays small.)
+    #[inline(never)]
     fn variant_tag(
         &mut self,
         reader: &mut Reader<'_>,
@@ -393,36 +410,39 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let offset = reader.offset();
         let stored = variant_tag(reader, header)?;
         let rtti = scope.rtti;
-        scope.variant = match rtti.variant(stored) {
+        let variant = match rtti.variant(stored) {
             Some(variant) => {
                 variant.activate(object).map_err(|error| DecodeError::from(error).at(offset))?;
                 Some(variant)
             }
             None => rtti.unknown_variant(object, stored),
         };
+        scope.enter(variant);
         Ok(())
     }
 
     /// Decodes one stored field of a section into `object`: into the field with its ID when the
     /// stored shape still fits, else to the migration registered for that stored shape, else it is
     /// skipped.
+    #[inline(always)]
     fn field(
         &mut self,
         reader: &mut Reader<'_>,
-        scope: FieldScope,
+        scope: &mut FieldScope,
         header: &FieldHeader,
         object: &mut dyn Reflectable,
     ) -> Result<(), DecodeError> {
+        if scope.is_variant_tag(header.id) {
+            return self.variant_tag(reader, scope, header, object);
+        }
         let rtti = scope.rtti;
         if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
             return self
                 .known_field(reader, field, header, object)
                 .map_err(|e| e.within(rtti.name(), Some(field.name())));
         }
-        let migration = match scope.variant {
-            None if !rtti.is_enum() => rtti.migration(header.id),
-            _ => None,
-        };
+        // Migrations are by field ID of the type: an enum's field IDs are its variants'.
+        let migration = if scope.is_enum() { None } else { rtti.migration(header.id) };
         match migration.filter(|migration| migration.wire_shape() == header.shape) {
             Some(migration) => self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None)),
             None => skip_field(reader, header, self.depth, &self.limits),
@@ -467,7 +487,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                         // Building the target may read other objects' bodies: they spend the
                         // same zero-size allowance as this one.
                         self.zero_sized_left = reader.zero_sized_left();
-                        let built = self.resolve(id, access.family(), Some(access.declared()))?;
+                        let built = self.resolve(id, access.family(), || Some(access.declared()))?;
                         reader.set_zero_sized_left(self.zero_sized_left);
                         if access.is_weak() {
                             self.weak_built |= built;
@@ -568,14 +588,21 @@ impl<'d, 'c> Decoder<'d, 'c> {
     }
 
     /// Makes sure instance `id` is built (or known to be missing); `true` when this call built it.
-    fn resolve(&mut self, id: u32, family: Family, declared: Option<Declared>) -> Result<bool, DecodeError> {
+    /// `declared` gives the type the pointer declares, asked for only when the registry lacks the
+    /// stored type.
+    fn resolve(
+        &mut self,
+        id: u32,
+        family: Family,
+        declared: impl FnOnce() -> Option<Declared>,
+    ) -> Result<bool, DecodeError> {
         self.complete_index()?;
         let index = id as usize - 1;
         if !matches!(self.states[index], State::Pending) {
             return Ok(false);
         }
         let entry = self.entries[index];
-        let rtti = self.lookup(entry.type_id, declared);
+        let rtti = self.registry.get(entry.type_id).or_else(|| self.lookup(entry.type_id, declared()));
         if let Some(rtti) = rtti {
             self.charge(entry.offset, rtti.instance_size() + SHARED_OVERHEAD)?;
         }
