@@ -275,3 +275,28 @@ fn the_wire_form_is_a_variant_tag_then_the_variant_fields() {
     expected.extend_from_slice(&2.0f32.to_le_bytes());
     assert_eq!(body, expected);
 }
+
+/// Any value of any variant, in any position of an array of enums, comes back as it was.
+#[test]
+fn random_enum_arrays_round_trip() {
+    fn light(choice: u8, a: f32, b: f32, bytes: Vec<u8>) -> LightKind {
+        match choice % 5 {
+            0 => LightKind::Directional,
+            1 => LightKind::Point { radius: a },
+            2 => LightKind::Spot { angle: a, range: b, cached: 0 },
+            3 => LightKind::Area([a, b], bytes),
+            _ => LightKind::Nested(Mesh { path: format!("{a}") }, vec![Mesh { path: format!("{b}") }]),
+        }
+    }
+    fn property(values: Vec<(u8, f32, f32, Vec<u8>)>) -> quickcheck::TestResult {
+        if values.iter().any(|(_, a, b, _)| a.is_nan() || b.is_nan()) {
+            return quickcheck::TestResult::discard();
+        }
+        let lights: Vec<LightKind> = values.into_iter().map(|(c, a, b, bytes)| light(c, a, b, bytes)).collect();
+        let scene =
+            Scene { lights: lights.clone(), sun: lights.first().cloned().unwrap_or_default(), ..Scene::default() };
+        let back: Scene = from_slice(&to_vec(&scene).unwrap()).unwrap();
+        quickcheck::TestResult::from_bool(back.lights == lights && back.sun == scene.sun)
+    }
+    quickcheck::quickcheck(property as fn(Vec<(u8, f32, f32, Vec<u8>)>) -> quickcheck::TestResult);
+}
