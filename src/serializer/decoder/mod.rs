@@ -10,26 +10,26 @@
 //! `hooks.rs` runs the deserialization hooks.
 
 use super::error::{DecodeError, DecodeErrorKind};
-use super::format::{FieldHeader, WireKind, NULL_INSTANCE, VARIANT_TAG_FIELD_ID};
+use super::format::{FieldHeader, WireKind, NULL_INSTANCE};
 use super::index::{index, index_rest, root_entry, IndexEntry};
 use super::skip::{skip_field, skip_object};
-use super::wire::{
-    check_depth, embedded_header, field_count, stream_body, type_header, variant_tag, walk_object, Item,
-};
+use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
 use super::Limits;
 use crate::field::{Declared, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
-use crate::rtti::{FieldTable, Migration, Reflectable, Registry, RttiType, RttiVariant};
+use crate::rtti::{Migration, Reflectable, Registry, RttiType};
 use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
 
 mod hooks;
 mod immutable;
+mod scope;
 mod strong_edges;
 mod teardown;
 
 use hooks::{finish_hooks, has_end_hooks, start_hooks};
+pub(crate) use scope::FieldScope;
 use strong_edges::{StrongEdges, StrongGraph};
 
 /// Build state of a top-level object.
@@ -95,48 +95,6 @@ pub(crate) struct Decoder<'d, 'c> {
 const SHARED_OVERHEAD: usize = 96;
 /// What a boxed object costs beyond its instance.
 const BOXED_OVERHEAD: usize = 16;
-
-/// Where the stored fields of a section are looked up: the section's type, and for an enum the
-/// variant its tag named (none yet, or one this program lacks: its fields are skipped).
-#[derive(Clone, Copy)]
-pub(crate) struct FieldScope {
-    pub(crate) rtti: &'static RttiType,
-    /// Where field IDs are looked up: the type's fields, the variant's, or none.
-    fields: Option<&'static FieldTable>,
-    /// `true` for an enum: its field 0 is the variant tag.
-    is_enum: bool,
-}
-
-impl FieldScope {
-    #[inline(always)]
-    pub(crate) fn of(rtti: &'static RttiType) -> Self {
-        let is_enum = rtti.is_enum();
-        FieldScope { rtti, fields: (!is_enum).then(|| rtti.field_table()), is_enum }
-    }
-
-    /// `true` when a field with stored ID `id` is this section's variant tag.
-    #[inline(always)]
-    pub(crate) fn is_variant_tag(&self, id: u16) -> bool {
-        self.is_enum && id == VARIANT_TAG_FIELD_ID
-    }
-
-    /// Fields are looked up among those of `variant` from now on (`None`: skipped).
-    pub(crate) fn enter(&mut self, variant: Option<&'static RttiVariant>) {
-        self.fields = variant.map(RttiVariant::field_table);
-    }
-
-    /// `true` when the fields read are those of a variant, or skipped for want of one.
-    #[inline(always)]
-    pub(crate) fn is_enum(&self) -> bool {
-        self.is_enum
-    }
-
-    /// The running field with stored ID `id`.
-    #[inline(always)]
-    pub(crate) fn field(&self, id: u16) -> Option<&'static RttiField> {
-        self.fields?.by_id(id)
-    }
-}
 
 /// A field error, placed where the reader stands (a plain value's own offset wins).
 #[cold]
@@ -394,31 +352,6 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 None => skip_field(reader, &header, self.depth, &self.limits),
             },
         })
-    }
-
-    /// Reads an enum's variant tag and makes `object` hold that variant, whose fields the stored
-    /// fields that follow go to. A variant this enum lacks leaves the default variant, or what its
-    /// variant migration chooses. (Out of line: the per-field loop stays small.)
-    #[inline(never)]
-    fn variant_tag(
-        &mut self,
-        reader: &mut Reader<'_>,
-        scope: &mut FieldScope,
-        header: &FieldHeader,
-        object: &mut dyn Reflectable,
-    ) -> Result<(), DecodeError> {
-        let offset = reader.offset();
-        let stored = variant_tag(reader, header)?;
-        let rtti = scope.rtti;
-        let variant = match rtti.variant(stored) {
-            Some(variant) => {
-                variant.activate(object).map_err(|error| DecodeError::from(error).at(offset))?;
-                Some(variant)
-            }
-            None => rtti.unknown_variant(object, stored),
-        };
-        scope.enter(variant);
-        Ok(())
     }
 
     /// Decodes one stored field of a section into `object`: into the field with its ID when the
