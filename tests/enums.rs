@@ -300,3 +300,84 @@ fn random_enum_arrays_round_trip() {
     }
     quickcheck::quickcheck(property as fn(Vec<(u8, f32, f32, Vec<u8>)>) -> quickcheck::TestResult);
 }
+
+/// A chain of `Rc` links, each in a variant a newer program wrote and this one migrates: the
+/// decoder's pre-scan must foresee the migrated variant's pointers, or each link would cost a
+/// level of call stack (a stack overflow at about a thousand links, found in review).
+mod chain {
+    use reflectable::{Reflectable, RttiTypeBuilder};
+    use std::rc::Rc;
+
+    /// The newer program's node: links are variant 3.
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 530_100, name = "Node", no_register)]
+    pub enum NewNode {
+        #[default]
+        #[rtti(id = 1)]
+        End,
+        #[rtti(id = 3)]
+        Link(#[rtti(id = 1)] Option<Rc<NewNode>>),
+    }
+
+    /// This program's node: links are variant 2, and the newer variant 3 migrates to it.
+    #[derive(Reflectable, Default, Debug)]
+    #[rtti(id = 530_100, name = "Node", no_register, extend = Node::migrations)]
+    pub enum Node {
+        #[default]
+        #[rtti(id = 1)]
+        End,
+        #[rtti(id = 2)]
+        Link(#[rtti(id = 1)] Option<Rc<Node>>),
+    }
+
+    impl Node {
+        fn migrations(builder: RttiTypeBuilder<Self>) -> RttiTypeBuilder<Self> {
+            builder.migrate_variant(3, |node| *node = Node::Link(None))
+        }
+    }
+}
+
+#[test]
+fn a_migrated_variant_s_pointers_are_built_without_recursion() {
+    let mut newer = Registry::new();
+    newer.register_type::<chain::NewNode>().unwrap();
+    let mut head = Rc::new(chain::NewNode::End);
+    for _ in 0..3_000 {
+        head = Rc::new(chain::NewNode::Link(Some(head)));
+    }
+    let bytes = MemorySerializer::with_registry(&newer).encode(&head).unwrap();
+    // Unlink the source chain iteratively: dropping it recursively is the very problem.
+    while let Ok(chain::NewNode::Link(next)) = Rc::try_unwrap(head) {
+        match next {
+            Some(next) => head = next,
+            None => break,
+        }
+    }
+    let mut current = Registry::new();
+    current.register_type::<chain::Node>().unwrap();
+    let loaded: Rc<chain::Node> = MemorySerializer::with_registry(&current).decode_shared(&bytes).unwrap();
+    let mut length = 0;
+    let mut node = loaded.clone();
+    while let chain::Node::Link(Some(next)) = &*node {
+        let next = next.clone();
+        node = next;
+        length += 1;
+    }
+    assert_eq!(length, 3_000);
+    let mut head = loaded;
+    drop(node);
+    while let Ok(chain::Node::Link(Some(next))) = Rc::try_unwrap(head) {
+        head = next;
+    }
+}
+
+#[test]
+fn field_migrations_on_an_enum_are_refused() {
+    let error = RttiTypeBuilder::<MigratedLight>::new(530_050, "Odd")
+        .variants(|_| 1)
+        .variant(1, "Directional", || MigratedLight::Directional)
+        .migrate_plain::<u32>(3, |_, _| {})
+        .build()
+        .unwrap_err();
+    assert!(matches!(error, reflectable::rtti::RttiError::EnumWithFields { .. }), "{error}");
+}

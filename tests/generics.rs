@@ -191,3 +191,26 @@ fn instantiations_load_into_fields_of_their_exact_type_without_being_registered(
     let shared: Rc<RefCell<Pool<Texture>>> = reflectable::from_slice_shared(&to_vec(&pool).unwrap()).unwrap();
     assert_eq!(shared.borrow().items, pool.items);
 }
+
+/// A type parameter with a default (found in review: the derive copied the default into
+/// `impl<...>`, which does not compile).
+#[derive(Reflectable, Default)]
+#[rtti(id = 540_030)]
+pub struct Defaulted<T: Reflectable + Default = Texture> {
+    #[rtti(id = 1, embedded)]
+    pub value: T,
+}
+
+#[test]
+fn a_defaulted_type_parameter_derives() {
+    let value: Defaulted = Defaulted { value: Texture { path: "d".into() } };
+    assert_eq!(value.rtti().name(), "Defaulted<Texture>");
+    let back: Defaulted = from_slice(&to_vec(&value).unwrap()).unwrap();
+    assert_eq!(back.value, value.value);
+}
+
+#[test]
+fn ids_the_format_reserves_are_refused_when_a_type_is_built() {
+    let error = reflectable::RttiTypeBuilder::<Texture>::new(0xFFFF_FF01, "Impostor").build().unwrap_err();
+    assert!(matches!(error, reflectable::rtti::RttiError::BuiltInTypeId { id: 0xFFFF_FF01, .. }), "{error}");
+}

@@ -14,13 +14,13 @@ impl<X: Element> Reflectable for Vec<X> {
     fn rtti_static() -> &'static RttiType {
         match generic_rtti::<Self>(build::<X>) {
             Ok(rtti) => rtti,
-            Err(error) => unreachable!("a list's declaration is valid: {error}"),
+            Err(error) => panic!("reflectable: a list of `{}` cannot be declared: {error}", std::any::type_name::<X>()),
         }
     }
 }
 
 fn build<X: Element>() -> Result<RttiType, crate::rtti::RttiError> {
     let name = format!("List<{}>", std::any::type_name::<X>());
-    let builder = RttiTypeBuilder::<Vec<X>>::new(LIST_TYPE_ID, name).default_constructor();
+    let builder = RttiTypeBuilder::<Vec<X>>::built_in(LIST_TYPE_ID, name).default_constructor();
     X::array_field(builder, ITEMS, "items", Accessor::Direct { get: |list| list, get_mut: |list| list }).build()
 }

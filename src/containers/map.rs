@@ -34,15 +34,18 @@ impl<K: PlainType, V: Element> Reflectable for MapEntries<K, V> {
     }
     fn rtti_static() -> &'static RttiType {
         match generic_rtti::<Self>(build::<K, V>) {
+            // A key type whose static size does not fit a field header, say.
             Ok(rtti) => rtti,
-            Err(error) => unreachable!("a map's declaration is valid: {error}"),
+            Err(error) => {
+                panic!("reflectable: a map of `{}` cannot be declared: {error}", std::any::type_name::<Self>())
+            }
         }
     }
 }
 
 fn build<K: PlainType, V: Element>() -> Result<RttiType, RttiError> {
     let name = format!("Map<{}, {}>", std::any::type_name::<K>(), std::any::type_name::<V>());
-    let builder = RttiTypeBuilder::<MapEntries<K, V>>::new(MAP_TYPE_ID, name)
+    let builder = RttiTypeBuilder::<MapEntries<K, V>>::built_in(MAP_TYPE_ID, name)
         .default_constructor()
         .add_plain::<Vec<K>, VecShape>(
             1,
@@ -155,4 +158,41 @@ pub(crate) fn add_map_field<O: Reflectable, M: ObjectMap>(
         }),
     };
     builder.add_embedded::<MapEntries<M::Key, M::Value>, One>(id, name, entries, None)
+}
+
+/// `true` when storing `entries` (a decoded map object) into its map will drop values: keys and
+/// values of different counts, or a key given twice. A decoder then looks for the objects those
+/// values held, which nothing may own any more.
+pub(crate) fn drops_values(entries: &dyn Reflectable) -> bool {
+    let fields = entries.rtti().fields();
+    let (Some(keys), Some(values)) = (fields.first(), fields.get(1)) else { return false };
+    let (Ok(key_count), Ok(value_count)) = (keys.len(entries), values.len(entries)) else { return true };
+    if key_count != value_count {
+        return true;
+    }
+    let Some(access) = keys.as_plain() else { return false };
+    let mut bytes = Vec::new();
+    if access.write(entries, &mut bytes).is_err() {
+        return true;
+    }
+    // Each key's element, compared byte by byte: equal keys encode equally.
+    let static_size = access.info().static_size;
+    if static_size == Some(0) {
+        return key_count > 1;
+    }
+    let mut elements: Vec<&[u8]> = Vec::with_capacity(key_count);
+    let mut rest = &bytes[..];
+    while !rest.is_empty() {
+        let size = match static_size {
+            Some(size) => size as usize,
+            None => rest
+                .get(..4)
+                .map_or(rest.len(), |prefix| u32::from_le_bytes(prefix.try_into().expect("4 bytes")) as usize),
+        };
+        let (element, tail) = rest.split_at(size.clamp(1, rest.len()));
+        elements.push(element);
+        rest = tail;
+    }
+    elements.sort_unstable();
+    elements.windows(2).any(|pair| pair[0] == pair[1])
 }

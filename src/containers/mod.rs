@@ -23,7 +23,7 @@ mod list;
 mod map;
 
 pub use element::Element;
-pub(crate) use map::add_map_field;
+pub(crate) use map::{add_map_field, drops_values};
 pub use map::{MapEntries, ObjectMap};
 
 /// Type ID of a list object (`Vec<X>` nested in a field).

@@ -278,6 +278,11 @@ impl RttiField {
 
     /// The keys of a map field, in the order the format writes them.
     ///
+    /// A map field is reached through its entries (see [`MapEntries`]): every `map_*` call copies
+    /// the map's keys and values out and, for changes, builds the map again from them. That is
+    /// linear in the map (and clones embedded values): right for editors and tools, not for a
+    /// per-frame loop, which should use the map itself.
+    ///
     /// ```
     /// use reflectable::Reflectable;
     /// use std::collections::HashMap;

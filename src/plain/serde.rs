@@ -21,7 +21,11 @@ use serde::Serialize;
 /// postcard do from a slice. Types that need a self-describing format (`#[serde(flatten)]`,
 /// `#[serde(untagged)]`, `deserialize_any`) fail to decode; and because elements of a zero-size
 /// type (`()`, unit structs) take no bytes, a sequence of them can claim billions of elements
-/// that take as long to decode: keep such types out of values read from untrusted input.
+/// that take as long to decode: keep such types out of values read from untrusted input. Nor does
+/// postcard limit nesting: a recursive type (`enum Tree { Leaf, Node(Box<Tree>) }`) decodes one
+/// level per byte on the call stack, so a hostile payload of a million bytes overflows the stack
+/// and aborts the process. Store recursive data as reflectable objects (whose nesting the decoder
+/// bounds), not through serde, when the input is not trusted.
 ///
 /// # Panics
 /// Encoding panics when postcard refuses the value: a sequence or map serialized without a

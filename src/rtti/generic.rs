@@ -44,8 +44,16 @@ pub struct InstantiationId {
 
 inventory::collect!(InstantiationId);
 
-static DECLARED_IDS: Lazy<AHashMap<TypeId, u32>> = Lazy::new(|| {
-    inventory::iter::<InstantiationId>.into_iter().map(|declared| ((declared.rust_type)(), declared.id)).collect()
+/// Each declared instantiation's ID, and a second ID if it was declared twice with another.
+static DECLARED_IDS: Lazy<AHashMap<TypeId, (u32, Option<u32>)>> = Lazy::new(|| {
+    let mut ids: AHashMap<TypeId, (u32, Option<u32>)> = AHashMap::new();
+    for declared in inventory::iter::<InstantiationId> {
+        let entry = ids.entry((declared.rust_type)()).or_insert((declared.id, None));
+        if entry.0 != declared.id {
+            entry.1 = Some(declared.id);
+        }
+    }
+    ids
 });
 
 /// Bit 31, set in every derived instantiation ID.
@@ -54,11 +62,21 @@ pub const DERIVED_ID_BIT: u32 = 1 << 31;
 /// The ID of instantiation `T` of the generic type with ID `generic_id` and arguments with IDs
 /// `arguments`: the one declared for `T` where it is registered, or the derived one (see the
 /// module docs).
+///
+/// # Panics
+/// When `T` is registered twice with different IDs.
 pub fn instantiation_id<T: 'static>(generic_id: u32, arguments: &[u32]) -> u32 {
-    if let Some(&declared) = DECLARED_IDS.get(&TypeId::of::<T>()) {
-        return declared;
+    match DECLARED_IDS.get(&TypeId::of::<T>()) {
+        Some(&(declared, None)) => declared,
+        // Files would depend on which declaration won.
+        Some(&(first, Some(second))) => {
+            panic!(
+                "reflectable: `{}` is registered with two type IDs, {first} and {second}",
+                std::any::type_name::<T>()
+            )
+        }
+        None => derived_instantiation_id(generic_id, arguments),
     }
-    derived_instantiation_id(generic_id, arguments)
 }
 
 /// The derived ID (see the module docs): FNV-1a 64 over the little-endian bytes of `generic_id`

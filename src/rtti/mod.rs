@@ -139,8 +139,8 @@ pub enum RttiError {
         /// The type.
         type_name: String,
     },
-    /// An enum declared fields outside its variants, or a base.
-    #[error("enum `{type_name}` has fields outside its variants or a base; an enum's fields belong to its variants")]
+    /// An enum declared fields outside its variants, a base, or field migrations.
+    #[error("enum `{type_name}` has fields outside its variants, a base or field migrations; an enum's fields belong to its variants (use `migrate_variant` for a variant it no longer has)")]
     EnumWithFields {
         /// The enum.
         type_name: String,

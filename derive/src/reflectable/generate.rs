@@ -89,6 +89,9 @@ impl Generic {
         // inline bounds would make clippy flag the user's type.
         for param in generics.type_params_mut() {
             param.bounds.push(syn::parse_quote!(#krate::__private::TypeArgument));
+            // `impl<T = Texture>` is not allowed: defaults belong to the type only.
+            param.eq_token = None;
+            param.default = None;
         }
         let bounds = generics.where_clause.as_ref().map(|clause| clause.predicates.clone()).unwrap_or_default();
         let (impl_generics, type_generics, where_clause) = generics.split_for_impl();

@@ -5,7 +5,7 @@ mod variants;
 use super::rtti_type::{BaseLink, Constructor, Hooks};
 use super::variant::{ActiveVariant, VariantMigration};
 use super::{downcast_box, Migration, Reflectable, RttiError, RttiType, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID};
-use crate::containers::{add_map_field, ObjectMap};
+use crate::containers::{add_map_field, ObjectMap, FIRST_RESERVED_TYPE_ID};
 use crate::field::{
     Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
     SharedObject,
@@ -93,6 +93,8 @@ pub struct RttiTypeBuilder<T> {
     variant_migrations: Vec<VariantMigration>,
     /// The constructor, kept to reset an enum to its default variant in place.
     make_default: Option<Arc<dyn Fn() -> T + Send + Sync>>,
+    /// Set for the format's built-in types (lists, maps), which alone may use the reserved IDs.
+    built_in: bool,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -113,8 +115,14 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             variants: Vec::new(),
             variant_migrations: Vec::new(),
             make_default: None,
+            built_in: false,
             _type: PhantomData,
         }
+    }
+
+    /// A builder for one of the format's built-in types, whose IDs no other type may use.
+    pub(crate) fn built_in(id: u32, name: impl Into<Cow<'static, str>>) -> Self {
+        RttiTypeBuilder { built_in: true, ..Self::new(id, name) }
     }
 
     /// Fresh instances are `T::default()`.
@@ -456,6 +464,9 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         let type_name = self.name.to_string();
         if self.id == NULL_TYPE_ID {
             return Err(RttiError::ReservedTypeId { type_name });
+        }
+        if self.id >= FIRST_RESERVED_TYPE_ID && !self.built_in {
+            return Err(RttiError::BuiltInTypeId { type_name, id: self.id });
         }
         check_fields(&type_name, &self.fields, false)?;
         let variants = match self.active.take() {

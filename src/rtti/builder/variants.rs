@@ -112,7 +112,8 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     /// program): `migrate` gets the object (holding its default variant) and may switch it to
     /// another variant; the stored variant's fields are then read into the fields of the variant
     /// it holds, by ID. Without a handler an unknown variant leaves the default variant and its
-    /// fields are skipped.
+    /// fields are skipped. The reset happens when the tag is read, after the type's
+    /// `on_deserialization_started` hook ran: what that hook set on the object is replaced too.
     pub fn migrate_variant(mut self, stored_id: u32, migrate: impl Fn(&mut T) + Send + Sync + 'static) -> Self {
         self.variant_migrations.push(VariantMigration::new::<T>(stored_id, migrate));
         self
@@ -122,7 +123,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     /// no field outside them, no base) and assembles them.
     pub(super) fn assemble_variants(&mut self, type_name: &str, active: ActiveVariant) -> Result<Variants, RttiError> {
         let type_name = type_name.to_owned();
-        if !self.fields.is_empty() || self.base.is_some() {
+        if !self.fields.is_empty() || self.base.is_some() || !self.migrations.is_empty() {
             return Err(RttiError::EnumWithFields { type_name });
         }
         let mut ids: AHashMap<u32, &str> = AHashMap::new();

@@ -12,7 +12,7 @@ use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::error::DecodeError;
 use crate::serializer::format::{FieldHeader, NULL_INSTANCE};
 use crate::serializer::skip::skip_field;
-use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, variant_tag, walk_object, Item};
+use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, walk_object, Item};
 
 /// An immutable object another one needs: its index, the family and whether it is wanted through
 /// a `Weak`, and the type the pointer declares.
@@ -95,14 +95,9 @@ impl Decoder<'_, '_> {
                 Ok(())
             }
             Item::Field(header) => match &mut section {
-                // The variant an enum's tag names; one this program lacks is skipped (a variant
-                // migration may choose another when the object is decoded: what that one needs is
-                // built when it is met).
-                Some(scope) if scope.is_variant_tag(header.id) => {
-                    let variant = scope.rtti.variant(variant_tag(reader, &header)?);
-                    scope.enter(variant);
-                    Ok(())
-                }
+                // The fields that follow are those of the variant the decoder will read them
+                // into, migrations included.
+                Some(scope) if scope.is_variant_tag(header.id) => scope.read_variant_tag(reader, &header, None),
                 _ => self.scan_field(reader, section, &header, depth, needs),
             },
         })

@@ -15,6 +15,7 @@ use super::index::{index, index_rest, root_entry, IndexEntry};
 use super::skip::{skip_field, skip_object};
 use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
 use super::Limits;
+use crate::containers::{drops_values, MAP_TYPE_ID};
 use crate::field::{Declared, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Migration, Reflectable, Registry, RttiType};
@@ -83,6 +84,8 @@ pub(crate) struct Decoder<'d, 'c> {
     indexed: bool,
     /// Where the root ended, once it is decoded.
     root_end: Option<usize>,
+    /// How many `build_immutable` calls are under way, one inside another.
+    immutable_nesting: usize,
     /// What the caller asked the root to be: its type is found even when not registered.
     expected_root: Option<Declared>,
     /// Set when a deserialization hook ran: hooks can change pointers, so only a walk of the
@@ -135,6 +138,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             current: 0,
             hooks_ran: false,
             expected_root: None,
+            immutable_nesting: 0,
             indexed: false,
             root_end: None,
             entries,
@@ -366,7 +370,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         object: &mut dyn Reflectable,
     ) -> Result<(), DecodeError> {
         if scope.is_variant_tag(header.id) {
-            return self.variant_tag(reader, scope, header, object);
+            return scope.read_variant_tag(reader, header, Some(object));
         }
         let rtti = scope.rtti;
         if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
@@ -487,6 +491,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 *reader = peek.clone();
                 self.object_sections(reader, value, 0, true)?;
                 self.hooks_ran |= finish_hooks(value, self.context);
+                self.note_map(value);
                 Ok(true)
             });
             self.depth -= 1;
@@ -511,12 +516,22 @@ impl<'d, 'c> Decoder<'d, 'c> {
             Some(mut object) => {
                 self.object_sections(reader, &mut *object, 0, true)?;
                 self.hooks_ran |= finish_hooks(&mut *object, self.context);
+                self.note_map(&*object);
                 Ok(Some(object))
             }
             None => {
                 skip_object(reader, 0, true, self.depth, &self.limits)?;
                 Ok(None)
             }
+        }
+    }
+
+    /// A decoded map object whose map will drop values (repeated keys, uneven counts) may leave
+    /// objects those values held without an owner: the orphan sweep must look for them.
+    #[inline]
+    fn note_map(&mut self, object: &dyn Reflectable) {
+        if object.rtti().id() == MAP_TYPE_ID && drops_values(object) {
+            self.orphans_possible = true;
         }
     }
 
@@ -553,7 +568,18 @@ impl<'d, 'c> Decoder<'d, 'c> {
         } else {
             // Immutable pointees must be complete before they are shared: build it, and whatever
             // immutable objects it needs, dependencies first.
-            self.build_immutable(index, family, rtti.create().expect("checked not abstract"))?;
+            // The pre-scan lets `build_immutable` build dependencies from its own stack, so this
+            // nests only where the scan could not foresee a need (an object decoded in place
+            // into a value of a type no registry or field declares). Bounded all the same: each
+            // level costs call stack.
+            if self.immutable_nesting >= self.limits.max_depth {
+                let kind = DecodeErrorKind::TooDeep { limit: self.limits.max_depth };
+                return Err(DecodeError::new(kind, entry.offset));
+            }
+            self.immutable_nesting += 1;
+            let built = self.build_immutable(index, family, rtti.create().expect("checked not abstract"));
+            self.immutable_nesting -= 1;
+            built?;
         }
         Ok(true)
     }

@@ -1,7 +1,6 @@
 //! Where a section's stored fields go: the section's type, or for an enum the variant its tag
 //! names ([`FieldScope`]), and the reading of that tag.
 
-use super::Decoder;
 use crate::field::RttiField;
 use crate::plain::Reader;
 use crate::rtti::{FieldTable, Reflectable, RttiType, RttiVariant};
@@ -33,9 +32,32 @@ impl FieldScope {
         self.is_enum && id == VARIANT_TAG_FIELD_ID
     }
 
-    /// Fields are looked up among those of `variant` from now on (`None`: skipped).
-    pub(crate) fn enter(&mut self, variant: Option<&'static RttiVariant>) {
+    /// Reads an enum's variant tag (its header read) and looks the fields that follow up among
+    /// those of the variant they belong to: the tag's own, or for a variant this enum lacks the
+    /// one its variant migration chooses (none: they are skipped). The decoder passes the object,
+    /// which is switched to that variant; the immutable pre-scan passes none, and a migration is
+    /// then run on a scratch object, so both read the same fields.
+    #[inline(never)]
+    pub(crate) fn read_variant_tag(
+        &mut self,
+        reader: &mut Reader<'_>,
+        header: &FieldHeader,
+        object: Option<&mut dyn Reflectable>,
+    ) -> Result<(), DecodeError> {
+        let offset = reader.offset();
+        let stored = variant_tag(reader, header)?;
+        let rtti = self.rtti;
+        let variant = match (rtti.variant(stored), object) {
+            (Some(variant), Some(object)) => {
+                variant.activate(object).map_err(|error| DecodeError::from(error).at(offset))?;
+                Some(variant)
+            }
+            (Some(variant), None) => Some(variant),
+            (None, Some(object)) => rtti.unknown_variant(object, stored),
+            (None, None) => rtti.create().and_then(|mut scratch| rtti.unknown_variant(&mut *scratch, stored)),
+        };
         self.fields = variant.map(RttiVariant::field_table);
+        Ok(())
     }
 
     /// `true` when the fields read are those of a variant, or skipped for want of one.
@@ -48,32 +70,5 @@ impl FieldScope {
     #[inline(always)]
     pub(crate) fn field(&self, id: u16) -> Option<&'static RttiField> {
         self.fields?.by_id(id)
-    }
-}
-
-impl Decoder<'_, '_> {
-    /// Reads an enum's variant tag and makes `object` hold that variant, whose fields the stored
-    /// fields that follow go to. A variant this enum lacks leaves the default variant, or what its
-    /// variant migration chooses. (Out of line: the per-field loop stays small.)
-    #[inline(never)]
-    pub(super) fn variant_tag(
-        &mut self,
-        reader: &mut Reader<'_>,
-        scope: &mut FieldScope,
-        header: &FieldHeader,
-        object: &mut dyn Reflectable,
-    ) -> Result<(), DecodeError> {
-        let offset = reader.offset();
-        let stored = variant_tag(reader, header)?;
-        let rtti = scope.rtti;
-        let variant = match rtti.variant(stored) {
-            Some(variant) => {
-                variant.activate(object).map_err(|error| DecodeError::from(error).at(offset))?;
-                Some(variant)
-            }
-            None => rtti.unknown_variant(object, stored),
-        };
-        scope.enter(variant);
-        Ok(())
     }
 }
