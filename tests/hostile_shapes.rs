@@ -457,6 +457,8 @@ fn lists_nested_past_the_depth_limit_are_too_deep() {
     #[derive(Reflectable, Default)]
     #[rtti(id = 560_020)]
     struct Deep {
+        // An alias would hide the nesting from the derive, which reads the field's tokens.
+        #[allow(clippy::type_complexity)]
         #[rtti(id = 1)]
         deep: Vec<Vec<Vec<Vec<Vec<Rc<RefCell<Item>>>>>>>,
     }
