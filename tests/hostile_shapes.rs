@@ -619,6 +619,27 @@ fn a_variant_migration_to_an_immutable_pointer_loads_the_chain() {
     }
 }
 
+/// Immutable pointees are built with an explicit stack so a long chain costs heap, not call stack
+/// (SECURITY.md). A pointee the pre-scan cannot see (behind a variant migration) is built while its
+/// owner's body is decoded, which nests: on a 2 MiB stack a long chain of them is an error (the
+/// depth limit, as for field migrations below), never a stack overflow. Without migrations the
+/// same chain is built without nesting and only its length is refused.
+#[test]
+fn a_long_chain_through_variant_migrations_does_not_overflow_the_stack() {
+    let on_a_small_stack = std::thread::Builder::new().stack_size(2 << 20).spawn(|| {
+        let limit = Limits::default().max_pointer_chain;
+        let error = serializer().decode(&chain(100_000, 2)).unwrap_err();
+        assert_eq!(error.kind(), &DecodeErrorKind::PointerChainTooLong { length: 100_001, limit });
+        let error = serializer().decode(&chain(100_000, 9)).unwrap_err();
+        assert_eq!(error.kind(), &DecodeErrorKind::TooDeep { limit: 128 });
+        assert!(error.offset().is_some());
+        // Within the depth limit, a migrated chain loads.
+        let root: ChainRoot = decode_as(&chain(100, 9)).unwrap();
+        assert_eq!(chain_length(&root), 100);
+    });
+    on_a_small_stack.unwrap().join().expect("no stack overflow, no panic");
+}
+
 /// The same through a field migration: `Node` no longer has field 9, which held a `Wrapper` by
 /// value; its handler keeps the wrapper's pointer. The pre-scan skips migrated fields, so the
 /// pointee is met while decoding the wrapper.

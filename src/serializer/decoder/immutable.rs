@@ -9,7 +9,7 @@ use super::{Decoder, FieldScope, State};
 use crate::field::{Declared, Family, FieldAccess, RttiField};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, RttiType};
-use crate::serializer::error::DecodeError;
+use crate::serializer::error::{DecodeError, DecodeErrorKind};
 use crate::serializer::format::{FieldHeader, NULL_INSTANCE, VARIANT_TAG_FIELD_ID};
 use crate::serializer::skip::skip_field;
 use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, variant_tag, walk_object, Item};
@@ -21,7 +21,36 @@ type Need = (usize, Family, bool, Declared);
 impl Decoder<'_, '_> {
     /// Builds immutable object `index` (already created as `object`) in `family`, after every
     /// immutable object it needs.
+    ///
+    /// The pre-scan builds what an object needs before its body is decoded, so builds do not nest,
+    /// except for a pointee the pre-scan cannot see (one a variant migration's fields point at),
+    /// met while another immutable object's body is decoded. That build runs on the call stack,
+    /// inside the body: it counts as a level of nesting, so a chain of them is `TooDeep` rather
+    /// than a stack overflow.
     pub(super) fn build_immutable(
+        &mut self,
+        index: usize,
+        family: Family,
+        object: Box<dyn Reflectable>,
+    ) -> Result<(), DecodeError> {
+        if !self.building_immutable {
+            self.building_immutable = true;
+            let result = self.build_immutable_now(index, family, object);
+            self.building_immutable = false;
+            return result;
+        }
+        self.depth += 1;
+        let result = if self.depth > self.limits.max_depth {
+            let kind = DecodeErrorKind::TooDeep { limit: self.limits.max_depth };
+            Err(DecodeError::new(kind, self.entries[index].offset))
+        } else {
+            self.build_immutable_now(index, family, object)
+        };
+        self.depth -= 1;
+        result
+    }
+
+    fn build_immutable_now(
         &mut self,
         index: usize,
         family: Family,

@@ -88,6 +88,8 @@ pub(crate) struct Decoder<'d, 'c> {
     /// Set when a deserialization hook ran: hooks can change pointers, so only a walk of the
     /// finished graph knows what it holds.
     hooks_ran: bool,
+    /// Set while immutable objects are built (`immutable.rs`): a build that starts then is nested.
+    building_immutable: bool,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -158,6 +160,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             strong_graph: None,
             current: 0,
             hooks_ran: false,
+            building_immutable: false,
             expected_root: None,
             indexed: false,
             root_end: None,
