@@ -183,6 +183,40 @@ fn hostile_inputs_stay_within_ten_times_their_size() {
     decode_bounded("10^6 missing objects", &end(missing, 1001)).unwrap();
 }
 
+/// Map objects and nested lists claim their counts like any array field: checked against the
+/// input before anything is allocated.
+#[test]
+fn container_claims_of_four_billion_elements_allocate_nothing() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    fuzz_model::sample_encodings().iter().for_each(|seed| fuzz_model::exercise(seed));
+    // `Machine::by_name` (field 57), a map object: its keys (field 1, dynamic plain), then its
+    // values (field 2, pointers) with an empty key array first.
+    for (map_field, kind, prefix) in [(1, WireKind::Plain(None), false), (2, WireKind::Pointer, true)] {
+        let mut claim = stream();
+        object(&mut claim, 1, 700_010);
+        field(&mut claim, 57, WireKind::Embedded, false);
+        object(&mut claim, 0, reflectable::containers::MAP_TYPE_ID);
+        if prefix {
+            field(&mut claim, 1, WireKind::Plain(None), true);
+            word(&mut claim, 0);
+        }
+        field(&mut claim, map_field, kind, true);
+        word(&mut claim, u32::MAX);
+        let result = decode_bounded("a map of 2^32 entries", &end(claim, 1));
+        assert!(matches!(result, Err(DecodeErrorKind::Plain(_))), "{result:?}");
+    }
+    // `Machine::layers` (field 59): a list object whose items claim 2^32 pointers.
+    let mut claim = stream();
+    object(&mut claim, 1, 700_010);
+    field(&mut claim, 59, WireKind::Embedded, true);
+    word(&mut claim, 1);
+    object(&mut claim, 0, reflectable::containers::LIST_TYPE_ID);
+    field(&mut claim, 1, WireKind::Pointer, true);
+    word(&mut claim, u32::MAX);
+    let result = decode_bounded("a nested list of 2^32 pointers", &end(claim, 1));
+    assert!(matches!(result, Err(DecodeErrorKind::Plain(_))), "{result:?}");
+}
+
 #[test]
 fn no_decode_leaks_whatever_the_input() {
     let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -10,7 +10,7 @@ use reflectable::field::SharedObject;
 use reflectable::plain::{read_elem, write_elem, Reader};
 use reflectable::rtti::break_cycles;
 use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer};
-use reflectable::{reflect_trait, PlainType, Reflectable};
+use reflectable::{reflect_trait, register_type, PlainType, Reflectable, RttiTypeBuilder};
 use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, RwLock};
 pub trait Gadget: Reflectable {}
 reflect_trait!(Gadget);
 
-#[derive(Reflectable, Default, Debug)]
+#[derive(Reflectable, Default, Debug, Clone)]
 #[rtti(id = 700_000, implements(Gadget))]
 pub struct Spring {
     #[rtti(id = 1)]
@@ -87,6 +87,60 @@ pub struct Marker;
 /// A hasher with a fixed seed: sample encodings (and so seeds and mutations) are the same every run.
 pub type Fixed = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
 
+/// A reflectable enum: unit, tuple and struct variants whose fields include pointers (mutable and
+/// immutable), embedded objects (one of them the enum itself) and plain arrays. A stored variant 9
+/// (which no build ever wrote) migrates to `Relay`, whose field is an immutable pointer: the
+/// stored fields after the tag then go to a variant the immutable pre-scan did not see.
+#[derive(Reflectable, Default, Clone)]
+#[rtti(id = 700_020, extend = Signal::migrations)]
+pub enum Signal {
+    #[default]
+    #[rtti(id = 1)]
+    Off,
+    #[rtti(id = 2)]
+    Pulse(#[rtti(id = 1)] u32, #[rtti(id = 2)] Vec<u16>, #[rtti(id = 3)] Option<Rc<RefCell<Gear>>>),
+    #[rtti(id = 3)]
+    Wave {
+        #[rtti(id = 1, embedded)]
+        spring: Spring,
+        #[rtti(id = 2)]
+        samples: Vec<f32>,
+        #[rtti(id = 3)]
+        source: Option<Rc<Spring>>,
+        #[rtti(id = 4)]
+        next: Option<Rc<RefCell<Signal>>>,
+        #[rtti(id = 5, embedded)]
+        inner: Option<Box<Signal>>,
+        #[rtti(id = 6, embedded)]
+        springs: Vec<Spring>,
+    },
+    #[rtti(id = 4)]
+    Relay(#[rtti(id = 1)] Option<Rc<Signal>>),
+}
+
+impl Signal {
+    fn migrations(builder: RttiTypeBuilder<Self>) -> RttiTypeBuilder<Self> {
+        builder.migrate_variant(9, |signal| *signal = Signal::Relay(None))
+    }
+}
+
+/// A generic type, registered at one instantiation (`Tagged<Spring>`) and not at the other
+/// (`Tagged<Gear>`: the decoder finds it only through the type a field declares).
+#[derive(Reflectable, Default)]
+#[rtti(id = 700_021)]
+pub struct Tagged<T: Reflectable + Default> {
+    #[rtti(id = 1)]
+    pub label: String,
+    #[rtti(id = 2, embedded)]
+    pub value: T,
+    #[rtti(id = 3)]
+    pub shared: Option<Rc<RefCell<T>>>,
+    #[rtti(id = 4, embedded)]
+    pub signal: Signal,
+}
+
+register_type!(Tagged<Spring>);
+
 /// Every field kind and form.
 #[derive(Reflectable, Default)]
 #[rtti(id = 700_010)]
@@ -147,6 +201,32 @@ pub struct Machine {
     pub any_cell: Option<Rc<RefCell<dyn Reflectable>>>,
     #[rtti(id = 49)]
     pub machines: Vec<Rc<RefCell<Machine>>>,
+    #[rtti(id = 50, embedded)]
+    pub signal: Signal,
+    #[rtti(id = 51, embedded)]
+    pub signals: Vec<Signal>,
+    #[rtti(id = 52)]
+    pub shared_signals: Vec<Rc<RefCell<Signal>>>,
+    #[rtti(id = 53, embedded)]
+    pub tagged_spring: Tagged<Spring>,
+    #[rtti(id = 54, embedded)]
+    pub tagged_gear: Tagged<Gear>,
+    #[rtti(id = 55)]
+    pub tagged_gear_rc: Option<Rc<Tagged<Gear>>>,
+    #[rtti(id = 56)]
+    pub tagged_springs: Vec<Rc<RefCell<Tagged<Spring>>>>,
+    #[rtti(id = 57)]
+    pub by_name: HashMap<String, Rc<RefCell<Machine>>, Fixed>,
+    #[rtti(id = 58, embedded)]
+    pub signal_map: BTreeMap<u32, Signal>,
+    #[rtti(id = 59)]
+    pub layers: Vec<Vec<Rc<RefCell<Gear>>>>,
+    #[rtti(id = 60)]
+    pub maybe_list: Option<Vec<Rc<Spring>>>,
+    #[rtti(id = 61)]
+    pub holes: Vec<Option<Rc<RefCell<Gear>>>>,
+    #[rtti(id = 62, embedded)]
+    pub tagged_lists: Vec<Vec<Tagged<Gear>>>,
 }
 
 /// A few values covering every type above, with sharing and cycles.
@@ -160,6 +240,45 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
     gear.borrow_mut().meshes_with.push(other.clone());
     let spring = Rc::new(Spring { stiffness: 2.5, label: "s".into() });
     let machine = Rc::new(RefCell::new(Machine::default()));
+    // Enums: a shared one, one pointing at itself, an immutable chain of them, one in a generic.
+    let pulse = Rc::new(RefCell::new(Signal::Pulse(7, vec![1, 2], Some(gear.clone()))));
+    let looped = Rc::new(RefCell::new(Signal::Off));
+    let relay = Rc::new(Signal::Relay(Some(Rc::new(Signal::Relay(Some(Rc::new(Signal::Pulse(
+        1,
+        vec![9],
+        Some(gear.clone()),
+    ))))))));
+    *looped.borrow_mut() = Signal::Wave {
+        spring: Spring { stiffness: 6.0, label: "wave".into() },
+        samples: vec![0.5, 1.5],
+        source: Some(spring.clone()),
+        next: Some(looped.clone()),
+        inner: Some(Box::new(Signal::Relay(Some(relay.clone())))),
+        springs: vec![Spring::default(), Spring { stiffness: 1.0, label: "w".into() }],
+    };
+    let wave = |label: &str| Signal::Wave {
+        spring: Spring { stiffness: 0.25, label: label.into() },
+        samples: vec![2.0],
+        source: Some(spring.clone()),
+        next: Some(pulse.clone()),
+        inner: Some(Box::new(Signal::Pulse(3, vec![4, 5], None))),
+        springs: Vec::new(),
+    };
+    let tagged_gear = |label: &str| Tagged {
+        label: label.into(),
+        value: Gear { part: Part { serial: 3 }, teeth: 9, meshes_with: vec![other.clone()] },
+        shared: Some(gear.clone()),
+        signal: Signal::Pulse(2, vec![], Some(gear.clone())),
+    };
+    let tagged_spring = Rc::new(RefCell::new(Tagged {
+        label: "tagged spring".into(),
+        value: Spring { stiffness: 4.0, label: "tagged".into() },
+        shared: Some(Rc::new(RefCell::new(Spring::default()))),
+        signal: Signal::Relay(Some(relay.clone())),
+    }));
+    // The inner machine holds itself through a map value: a cycle through a map object.
+    machine.borrow_mut().by_name.insert("self".into(), machine.clone());
+    machine.borrow_mut().signal = Signal::Pulse(11, vec![], Some(gear.clone()));
     let root = Machine {
         name: "root".into(),
         numbers: (1, -2, 3, -4, 0.5, 0.25, true, 'x'),
@@ -185,10 +304,43 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
         mutex: Some(Arc::new(Mutex::new(Spring::default()))),
         rwlock: Some(Arc::new(RwLock::new(Spring::default()))),
         weak: Rc::downgrade(&gear),
-        cells: vec![other.clone(), gear.clone(), other],
-        pair: [Some(spring.clone()), Some(spring)],
-        any_cell: Some(gear),
+        cells: vec![other.clone(), gear.clone(), other.clone()],
+        pair: [Some(spring.clone()), Some(spring.clone())],
+        any_cell: Some(gear.clone()),
         machines: vec![machine.clone(), machine.clone()],
+        signal: wave("root wave"),
+        signals: vec![Signal::Off, Signal::Pulse(4, vec![8; 3], Some(gear.clone())), wave("in a vec")],
+        shared_signals: vec![pulse.clone(), looped.clone(), pulse.clone()],
+        tagged_spring: Tagged {
+            label: "embedded".into(),
+            value: Spring { stiffness: 5.0, label: "tagged by value".into() },
+            shared: None,
+            signal: Signal::Off,
+        },
+        tagged_gear: tagged_gear("embedded gear"),
+        tagged_gear_rc: Some(Rc::new(tagged_gear("shared gear"))),
+        tagged_springs: vec![tagged_spring.clone(), tagged_spring],
+        by_name: [("inner".to_owned(), machine.clone()), ("again".to_owned(), machine.clone())].into_iter().collect(),
+        signal_map: BTreeMap::from([
+            (1, Signal::Pulse(1, vec![1], None)),
+            (5, Signal::Off),
+            (
+                9,
+                Signal::Wave {
+                    spring: Spring::default(),
+                    samples: vec![],
+                    source: None,
+                    next: Some(looped),
+                    inner: None,
+                    springs: vec![],
+                },
+            ),
+            (12, Signal::Relay(Some(relay))),
+        ]),
+        layers: vec![vec![gear.clone(), gear.clone()], vec![], vec![gear.clone()]],
+        maybe_list: Some(vec![spring.clone(), Rc::new(Spring { stiffness: 8.0, label: "listed".into() })]),
+        holes: vec![None, Some(gear.clone()), None],
+        tagged_lists: vec![vec![tagged_gear("listed gear"), Tagged::default()], vec![]],
     };
     machine.borrow_mut().machines.push(machine.clone());
     let (small_level, _) = level::build_level(12, 3);
