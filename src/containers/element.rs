@@ -1,6 +1,7 @@
 //! [`Element`]: what a list or map of objects can hold.
 
-use crate::field::{Accessor, Container};
+use super::MapValue;
+use crate::field::{Accessor, Container, VecShape};
 use crate::rtti::{AsReflectable, Reflectable, RttiTypeBuilder};
 use std::cell::RefCell;
 use std::rc::{self, Rc};
@@ -23,6 +24,15 @@ pub trait Element: Sized + 'static {
         name: &'static str,
         access: Accessor<O, C>,
     ) -> RttiTypeBuilder<O>;
+
+    /// Adds the `values` array field of a map object: elements of this type that the decoder
+    /// may find it cannot load, kept as `None` so the values after them keep their keys.
+    fn map_values_field<O: Reflectable>(
+        builder: RttiTypeBuilder<O>,
+        id: u16,
+        name: &'static str,
+        access: Accessor<O, Vec<MapValue<Self>>>,
+    ) -> RttiTypeBuilder<O>;
 }
 
 impl<T: Reflectable> Element for T {
@@ -33,6 +43,14 @@ impl<T: Reflectable> Element for T {
         access: Accessor<O, C>,
     ) -> RttiTypeBuilder<O> {
         builder.add_embedded::<C, C::Shape>(id, name, access, None)
+    }
+    fn map_values_field<O: Reflectable>(
+        builder: RttiTypeBuilder<O>,
+        id: u16,
+        name: &'static str,
+        access: Accessor<O, Vec<MapValue<Self>>>,
+    ) -> RttiTypeBuilder<O> {
+        builder.add_embedded::<Vec<MapValue<Self>>, VecShape>(id, name, access, None)
     }
 }
 
@@ -46,6 +64,14 @@ macro_rules! pointer_elements {
                 access: Accessor<O, C>,
             ) -> RttiTypeBuilder<O> {
                 builder.add_pointer::<C, C::Shape>(id, name, access, None)
+            }
+            fn map_values_field<O: Reflectable>(
+                builder: RttiTypeBuilder<O>,
+                id: u16,
+                name: &'static str,
+                access: Accessor<O, Vec<MapValue<Self>>>,
+            ) -> RttiTypeBuilder<O> {
+                builder.add_pointer::<Vec<MapValue<Self>>, VecShape>(id, name, access, None)
             }
         }
     )*};

@@ -3,9 +3,9 @@
 //! a getter/setter pair that converts between the map and its entries.
 
 use super::{Element, MAP_TYPE_ID};
-use crate::field::{Accessor, One, VecShape};
+use crate::field::{Accessor, Declared, EmbeddedSlot, One, PointerSlot, VecShape};
 use crate::plain::{write_elem, PlainType};
-use crate::rtti::{generic_rtti, Reflectable, RttiError, RttiType, RttiTypeBuilder};
+use crate::rtti::{generic_rtti, Reflectable, Registry, RttiError, RttiType, RttiTypeBuilder};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hash};
 use std::sync::Arc;
@@ -19,7 +19,52 @@ pub struct MapEntries<K, V> {
     /// The keys, in the order written.
     pub keys: Vec<K>,
     /// The value of each key.
-    pub values: Vec<V>,
+    pub values: Vec<MapValue<V>>,
+}
+
+/// One value of a map object. A value the decoder could not load (a pointer to an object of a
+/// type it lacks or the map cannot hold, a null where the map holds no nulls) is `None` rather than
+/// left out, so the values after it keep their keys; its entry is left out of the map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapValue<V>(pub Option<V>);
+
+impl<E: EmbeddedSlot> EmbeddedSlot for MapValue<E> {
+    fn declared() -> Declared {
+        E::declared()
+    }
+    fn value(&self) -> Option<&dyn Reflectable> {
+        self.0.as_ref().and_then(E::value)
+    }
+    fn value_mut(&mut self) -> Option<&mut dyn Reflectable> {
+        self.0.as_mut().and_then(E::value_mut)
+    }
+    fn from_object(object: Option<Box<dyn Reflectable>>, registry: &Registry) -> Option<Self> {
+        Some(MapValue(E::from_object(object, registry)))
+    }
+}
+
+impl<P: PointerSlot> PointerSlot for MapValue<P> {
+    type Handle = P::Handle;
+    const WEAK: bool = P::WEAK;
+    fn handle(&self) -> Option<P::Handle> {
+        self.0.as_ref().and_then(P::handle)
+    }
+    fn addr(&self) -> Option<usize> {
+        self.0.as_ref().and_then(P::addr)
+    }
+    fn is_only_pointer(&self) -> bool {
+        self.0.as_ref().is_some_and(P::is_only_pointer)
+    }
+    fn from_handle(target: Option<&P::Handle>) -> Option<Self> {
+        Some(MapValue(P::from_handle(target)))
+    }
+}
+
+impl<K, V> MapEntries<K, V> {
+    /// The entries whose value loaded, as key-value pairs.
+    pub fn pairs(self) -> impl Iterator<Item = (K, V)> {
+        self.keys.into_iter().zip(self.values).filter_map(|(key, value)| Some((key, value.0?)))
+    }
 }
 
 impl<K, V> Default for MapEntries<K, V> {
@@ -53,8 +98,13 @@ fn build<K: PlainType, V: Element>() -> Result<RttiType, RttiError> {
             Accessor::Direct { get: |map| &map.keys, get_mut: |map| &mut map.keys },
             None,
         );
-    V::array_field(builder, 2, "values", Accessor::Direct { get: |map| &map.values, get_mut: |map| &mut map.values })
-        .build()
+    V::map_values_field(
+        builder,
+        2,
+        "values",
+        Accessor::Direct { get: |map| &map.values, get_mut: |map| &mut map.values },
+    )
+    .build()
 }
 
 /// A map whose values are objects or pointers: `HashMap`, `BTreeMap` and `ahash::AHashMap` with
@@ -73,7 +123,8 @@ pub trait ObjectMap: Default + 'static {
     /// the keys' encoded bytes for hash maps (the same in every process).
     fn to_entries(&self) -> MapEntries<Self::Key, Self::Value>;
     /// Replaces the contents with `entries`; a key given twice keeps its last value, and keys
-    /// beyond the number of values (or values beyond the keys) are left out.
+    /// beyond the number of values (or values beyond the keys), or whose value is `None`, are left
+    /// out.
     fn set_entries(&mut self, entries: MapEntries<Self::Key, Self::Value>);
 }
 
@@ -81,10 +132,13 @@ impl<K: PlainType + Clone + Ord, V: Element + Clone> ObjectMap for BTreeMap<K, V
     type Key = K;
     type Value = V;
     fn to_entries(&self) -> MapEntries<K, V> {
-        MapEntries { keys: self.keys().cloned().collect(), values: self.values().cloned().collect() }
+        MapEntries {
+            keys: self.keys().cloned().collect(),
+            values: self.values().cloned().map(Some).map(MapValue).collect(),
+        }
     }
     fn set_entries(&mut self, entries: MapEntries<K, V>) {
-        *self = entries.keys.into_iter().zip(entries.values).collect();
+        *self = entries.pairs().collect();
     }
 }
 
@@ -100,7 +154,7 @@ where
         sorted_by_key(self.iter())
     }
     fn set_entries(&mut self, entries: MapEntries<K, V>) {
-        *self = entries.keys.into_iter().zip(entries.values).collect();
+        *self = entries.pairs().collect();
     }
 }
 
@@ -115,7 +169,7 @@ where
         sorted_by_key(self.iter())
     }
     fn set_entries(&mut self, entries: MapEntries<K, V>) {
-        *self = entries.keys.into_iter().zip(entries.values).collect();
+        *self = entries.pairs().collect();
     }
 }
 
@@ -135,7 +189,7 @@ fn sorted_by_key<'a, K: PlainType + Clone, V: Clone + 'a>(
     order.sort_unstable_by(|a, b| bytes[a.0..a.1].cmp(&bytes[b.0..b.1]));
     MapEntries {
         keys: order.iter().map(|entry| entry.2.clone()).collect(),
-        values: order.iter().map(|entry| entry.3.clone()).collect(),
+        values: order.iter().map(|entry| MapValue(Some(entry.3.clone()))).collect(),
     }
 }
 

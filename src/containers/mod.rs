@@ -24,7 +24,7 @@ mod map;
 
 pub use element::Element;
 pub(crate) use map::{add_map_field, drops_values};
-pub use map::{MapEntries, ObjectMap};
+pub use map::{MapEntries, MapValue, ObjectMap};
 
 /// Type ID of a list object (`Vec<X>` nested in a field).
 pub const LIST_TYPE_ID: u32 = 0xFFFF_FF01;

@@ -5,7 +5,7 @@ use super::{
     ElemShape, EmbeddedAccess, ErasedElems, FieldAccess, FieldError, FieldKind, FieldShape, PlainAccess, PointerAccess,
     SharedObject, WireShape,
 };
-use crate::containers::{Element, MapEntries, MAP_TYPE_ID};
+use crate::containers::{Element, MapEntries, MapValue, MAP_TYPE_ID};
 use crate::plain::PlainType;
 use crate::rtti::Reflectable;
 use std::any::Any;
@@ -333,7 +333,7 @@ impl RttiField {
         key: &K,
     ) -> Result<Option<V>, FieldError> {
         self.with_entries(owner, |entries: &MapEntries<K, V>| {
-            entries.keys.iter().position(|k| k == key).and_then(|i| entries.values.get(i).cloned())
+            entries.keys.iter().position(|k| k == key).and_then(|i| entries.values.get(i)?.0.clone())
         })
     }
 
@@ -346,10 +346,12 @@ impl RttiField {
     ) -> Result<Option<V>, FieldError> {
         self.with_entries_mut(owner, |entries: &mut MapEntries<K, V>| {
             match entries.keys.iter().position(|k| *k == key) {
-                Some(i) if i < entries.values.len() => Some(std::mem::replace(&mut entries.values[i], value)),
+                Some(i) if i < entries.values.len() => {
+                    std::mem::replace(&mut entries.values[i], MapValue(Some(value))).0
+                }
                 _ => {
                     entries.keys.push(key);
-                    entries.values.push(value);
+                    entries.values.push(MapValue(Some(value)));
                     None
                 }
             }
@@ -365,7 +367,7 @@ impl RttiField {
         self.with_entries_mut(owner, |entries: &mut MapEntries<K, V>| {
             let i = entries.keys.iter().position(|k| k == key).filter(|&i| i < entries.values.len())?;
             entries.keys.remove(i);
-            Some(entries.values.remove(i))
+            entries.values.remove(i).0
         })
     }
 
