@@ -99,6 +99,13 @@ const SHARED_OVERHEAD: usize = 96;
 /// What a boxed object costs beyond its instance.
 const BOXED_OVERHEAD: usize = 16;
 
+/// The base section of type `type_id` in `own`'s chain: its index and field scope. (Out of line:
+/// base sections are rare, and the per-field loop stays small enough to inline.)
+#[inline(never)]
+fn base_section(own: &'static RttiType, type_id: u32) -> Option<(usize, FieldScope)> {
+    own.chain().enumerate().find(|(_, rtti)| rtti.id() == type_id).map(|(index, rtti)| (index, FieldScope::of(rtti)))
+}
+
 /// A field error, placed where the reader stands (a plain value's own offset wins).
 #[cold]
 fn field_failure(reader: &Reader<'_>, error: FieldError) -> DecodeError {
@@ -340,11 +347,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let mut section = Some((0, FieldScope::of(own)));
         walk_object(reader, instance, embedded, |reader, item| match item {
             Item::Section(type_id) => {
-                section = own
-                    .chain()
-                    .enumerate()
-                    .find(|(_, rtti)| rtti.id() == type_id)
-                    .map(|(index, rtti)| (index, FieldScope::of(rtti)));
+                section = base_section(own, type_id);
                 Ok(())
             }
             Item::Field(header) => match &mut section {
