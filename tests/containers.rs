@@ -275,3 +275,25 @@ fn values_a_repeated_key_drops_do_not_leak() {
     }
     assert_eq!(LIVE_CELLS.load(std::sync::atomic::Ordering::SeqCst), 0, "a (in its own cycle) was freed");
 }
+
+/// `Level` as a program from before maps and nested lists knew it: only its last field.
+mod before {
+    use reflectable::Reflectable;
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 550_002, name = "Level", no_register)]
+    pub struct Level {
+        #[rtti(id = 8)]
+        pub tail: u32,
+    }
+}
+
+#[test]
+fn an_older_reader_skips_maps_and_lists_like_any_field_it_does_not_know() {
+    let bytes = to_vec(&level()).unwrap();
+    let mut registry = reflectable::Registry::new();
+    registry.register_type::<before::Level>().unwrap();
+    let back: before::Level =
+        reflectable::serializer::MemorySerializer::with_registry(&registry).decode_as(&bytes).unwrap();
+    assert_eq!(back.tail, 42);
+}
