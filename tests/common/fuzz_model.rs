@@ -442,16 +442,20 @@ pub fn mutate(seed: &[u8], ops: &[u8]) -> Vec<u8> {
 /// and, except for maps and sets (duplicate keys, order), re-encode to the very bytes it came from.
 pub fn plain_round_trips(data: &[u8]) {
     fn check<T: reflectable::plain::PlainType + std::fmt::Debug>(data: &[u8], canonical: bool) {
+        check_with::<reflectable::plain::Native, T>(data, canonical)
+    }
+    fn check_with<K: reflectable::plain::PlainCodec<T>, T: std::fmt::Debug>(data: &[u8], canonical: bool) {
+        use reflectable::plain::{read_elem_with, write_elem_with};
         let mut reader = Reader::new(data);
-        if let Ok(value) = read_elem::<T>(&mut reader) {
+        if let Ok(value) = read_elem_with::<K, T>(&mut reader) {
             let consumed = &data[..data.len() - reader.remaining()];
             let mut again = Vec::new();
-            write_elem(&value, &mut again);
+            write_elem_with::<K, T>(&value, &mut again);
             if canonical {
                 assert_eq!(again, consumed, "{value:?} re-encodes differently");
             }
             let mut reader = Reader::new(&again);
-            read_elem::<T>(&mut reader).expect("a re-encoded value decodes");
+            read_elem_with::<K, T>(&mut reader).expect("a re-encoded value decodes");
             assert!(reader.is_empty());
         }
     }
@@ -473,6 +477,14 @@ pub fn plain_round_trips(data: &[u8]) {
     check::<BTreeMap<u8, String>>(data, false);
     check::<HashMap<u16, Vec<u8>>>(data, false);
     check::<HashSet<i32>>(data, false);
+    #[cfg(feature = "glam")]
+    check::<(glam::Vec3, glam::Quat, glam::Mat4, glam::Affine3A, glam::IVec2, glam::Vec3A)>(data, true);
+    // Serde values through postcard: std types only (no derive here), none recursive (postcard
+    // does not bound nesting, SECURITY.md). Maps re-encode in their own order, not the input's.
+    #[cfg(feature = "serde")]
+    check_with::<reflectable::plain::SerdeCodec, (Vec<String>, Option<u32>, (i64, bool, char))>(data, true);
+    #[cfg(feature = "serde")]
+    check_with::<reflectable::plain::SerdeCodec, BTreeMap<String, Vec<f32>>>(data, false);
 }
 
 fn clear_shared(root: &SharedObject) {
