@@ -7,7 +7,7 @@
 
 use crate::level;
 use reflectable::field::SharedObject;
-use reflectable::plain::{read_elem, write_elem, Reader};
+use reflectable::plain::Reader;
 use reflectable::rtti::break_cycles;
 use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer};
 use reflectable::{reflect_trait, register_type, PlainType, Reflectable, RttiTypeBuilder};
