@@ -16,9 +16,10 @@ use serde::Serialize;
 ///
 /// Decoding is from the payload's bytes only, and an error is a [`PlainError::Invalid`] at the
 /// payload's first byte (postcard does not say where in the payload it failed). Payload bytes left
-/// over after the value are an error too, so every value has one encoding. A sequence's claimed
-/// length preallocates at most what the payload's remaining bytes could hold, as serde and
-/// postcard do from a slice. Types that need a self-describing format (`#[serde(flatten)]`,
+/// over after the value are an error too. (Postcard itself accepts a few forms it would not
+/// write, such as a `char` stored as a longer string: they decode, and re-encode in postcard's
+/// own form.) A sequence's claimed length preallocates at most what the payload's remaining bytes
+/// could hold, as serde and postcard do from a slice. Types that need a self-describing format (`#[serde(flatten)]`,
 /// `#[serde(untagged)]`, `deserialize_any`) fail to decode; and because elements of a zero-size
 /// type (`()`, unit structs) take no bytes, a sequence of them can claim billions of elements
 /// that take as long to decode: keep such types out of values read from untrusted input. Nor does

@@ -480,9 +480,11 @@ pub fn plain_round_trips(data: &[u8]) {
     #[cfg(feature = "glam")]
     check::<(glam::Vec3, glam::Quat, glam::Mat4, glam::Affine3A, glam::IVec2, glam::Vec3A)>(data, true);
     // Serde values through postcard: std types only (no derive here), none recursive (postcard
-    // does not bound nesting, SECURITY.md). Maps re-encode in their own order, not the input's.
+    // does not bound nesting, SECURITY.md). Not checked for canonical form: postcard accepts a
+    // `char` written as a longer string, for one (found by this target), and maps re-encode in
+    // their own order.
     #[cfg(feature = "serde")]
-    check_with::<reflectable::plain::SerdeCodec, (Vec<String>, Option<u32>, (i64, bool, char))>(data, true);
+    check_with::<reflectable::plain::SerdeCodec, (Vec<String>, Option<u32>, (i64, bool, char))>(data, false);
     #[cfg(feature = "serde")]
     check_with::<reflectable::plain::SerdeCodec, BTreeMap<String, Vec<f32>>>(data, false);
 }
