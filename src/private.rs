@@ -57,6 +57,23 @@ pub trait DefaultConstructor: Default {}
 
 impl<T: Default> DefaultConstructor for T {}
 
+/// `T: Default` for a field of an enum's variant, with a message that says why it is needed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` needs `Default`: a variant's value is created with every field at its default",
+    label = "`{Self}` does not implement `Default`",
+    note = "RTTI creates and switches to a variant with its fields at their defaults (a skipped field too); implement `Default` for `{Self}`, or hold it in an `Option`"
+)]
+pub trait VariantFieldDefault: Sized {
+    /// The field's starting value.
+    fn variant_field_default() -> Self;
+}
+
+impl<T: Default> VariantFieldDefault for T {
+    fn variant_field_default() -> Self {
+        T::default()
+    }
+}
+
 /// `.default_constructor()` of a non-abstract derived type.
 pub fn default_constructor<O: Reflectable + DefaultConstructor>(builder: RttiTypeBuilder<O>) -> RttiTypeBuilder<O> {
     builder.default_constructor()

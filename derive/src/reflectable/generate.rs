@@ -144,7 +144,7 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
         Some(variants) => {
             steps.push(active_variant(owner, ident, variants));
             for variant in variants {
-                steps.push(variant_step(ident, variant));
+                steps.push(variant_step(krate, ident, variant));
                 steps.extend(
                     variant.fields.iter().filter_map(|field| field_step(krate, owner, ident, field, Some(variant))),
                 );
@@ -172,13 +172,14 @@ fn active_variant(owner: &TokenStream, path: &Ident, variants: &[Variant]) -> To
 }
 
 /// `.variant(...)`: the variant's ID, name and a value of it with every field at its default.
-fn variant_step(owner: &Ident, variant: &Variant) -> TokenStream {
+fn variant_step(krate: &Path, owner: &Ident, variant: &Variant) -> TokenStream {
     let ident = variant.ident;
     let id = variant.id.as_ref().expect("checked: a variant has an ID");
     let name = variant.name.clone().unwrap_or_else(|| LitStr::new(&ident.to_string(), ident.span()));
     let defaults = variant.fields.iter().map(|field| {
         let ty = field.ty();
-        quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+        let krate = path_at(krate, ty.span());
+        quote_spanned!(ty.span()=> <#ty as #krate::__private::VariantFieldDefault>::variant_field_default())
     });
     let make = match variant.style {
         Fields::Named(_) => {
