@@ -42,7 +42,7 @@ impl Decoder<'_, '_> {
                     // sweep must look for.
                     self.weak_built |= weak;
                     let entry = self.entries[need];
-                    let rtti = self.lookup(entry.type_id, Some(declared));
+                    let rtti = self.lookup(entry.type_id, || Some(declared));
                     if let Some(rtti) = rtti {
                         self.charge(entry.offset, rtti.instance_size() + super::SHARED_OVERHEAD)?;
                     }
@@ -127,7 +127,7 @@ impl Decoder<'_, '_> {
                     check_depth(reader, depth + 1, &self.limits)?;
                     if let Some(type_id) = embedded_header(reader)? {
                         // An abstract or unknown type is skipped by the decoder: nothing under it is needed.
-                        let rtti = self.lookup(type_id, Some(values.declared())).filter(|rtti| !rtti.is_abstract());
+                        let rtti = self.lookup(type_id, || Some(values.declared())).filter(|rtti| !rtti.is_abstract());
                         self.scan_object(reader, rtti, 0, true, depth + 1, needs)?;
                     }
                 }

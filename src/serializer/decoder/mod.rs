@@ -192,15 +192,20 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// instantiation of a generic type loads into a field of its exact type without being
     /// registered).
     #[inline]
-    pub(crate) fn lookup(&self, type_id: u32, declared: Option<Declared>) -> Option<&'static RttiType> {
+    /// `declared` is asked for only when the registry lacks the ID.
+    pub(crate) fn lookup(
+        &self,
+        type_id: u32,
+        declared: impl FnOnce() -> Option<Declared>,
+    ) -> Option<&'static RttiType> {
         self.registry
             .get(type_id)
-            .or_else(|| declared.and_then(|declared| declared.rtti()).filter(|rtti| rtti.id() == type_id))
+            .or_else(|| declared().and_then(|declared| declared.rtti()).filter(|rtti| rtti.id() == type_id))
     }
 
     fn root_type(&self) -> Result<&'static RttiType, DecodeError> {
         let entry = self.entries[0];
-        self.lookup(entry.type_id, self.expected_root)
+        self.lookup(entry.type_id, || self.expected_root)
             .filter(|rtti| !rtti.is_abstract())
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::UnknownRootType { type_id: entry.type_id }, entry.offset))
     }
@@ -212,7 +217,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.expected_root = expected;
         if let Some(rtti) = expected.and_then(|expected| expected.rtti()) {
             let entry = self.entries[0];
-            let stored = self.lookup(entry.type_id, expected);
+            let stored = self.lookup(entry.type_id, || expected);
             if stored.map(RttiType::rust_type) != Some(rtti.rust_type()) {
                 let found = stored.map_or_else(|| format!("type {}", entry.type_id), |t| t.name().to_owned());
                 let kind = DecodeErrorKind::RootTypeMismatch { expected: rtti.rust_name(), found };
@@ -511,7 +516,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<Option<Box<dyn Reflectable>>, DecodeError> {
         let offset = reader.offset();
         let Some(type_id) = embedded_header(reader)? else { return Ok(None) };
-        let rtti = self.lookup(type_id, declared);
+        let rtti = self.lookup(type_id, || declared);
         if let Some(rtti) = rtti {
             self.charge(offset, rtti.instance_size() + BOXED_OVERHEAD)?;
         }
@@ -553,7 +558,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             return Ok(false);
         }
         let entry = self.entries[index];
-        let rtti = self.registry.get(entry.type_id).or_else(|| self.lookup(entry.type_id, declared()));
+        let rtti = self.lookup(entry.type_id, declared);
         if let Some(rtti) = rtti {
             self.charge(entry.offset, rtti.instance_size() + SHARED_OVERHEAD)?;
         }
