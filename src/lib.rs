@@ -252,8 +252,10 @@
 
 pub mod containers;
 pub mod field;
+mod fnv;
 pub mod plain;
 pub mod rtti;
+pub mod schema;
 pub mod serializer;
 
 pub use reflectable_derive::{PlainType, Reflectable};

@@ -5,7 +5,7 @@
 
 use reflectable::field::{ElemShape, FieldKind, PlainInfo};
 use reflectable::plain::{PlainCodec, PlainError, Reader, FIRST_USER_PLAIN_TYPE_ID};
-use reflectable::serializer::{BinarySerializer, DecodeError};
+use reflectable::serializer::{BinarySerializer, DecodeError, Root};
 use reflectable::{Reflectable, Registry};
 use smallvec::SmallVec;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -171,10 +171,27 @@ fn codec_fields_have_the_wire_shape_of_plain_fields_so_old_readers_skip_or_read_
     let old: AssetVersionOnly = read_as(&bytes);
     assert_eq!(old.version, 3, "every codec field was skipped by its size");
 
-    let plain: AssetAsPlain = read_as(&bytes);
+    // A stream without a schema (version 2) is read by shape: the codec's bytes fit the plain
+    // fields of the same size.
+    let v2 = BinarySerializer::new().schema_table(false).encode_to_vec(Root::Object(&asset()), &mut ()).unwrap();
+    let plain: AssetAsPlain = read_as(&v2);
     assert_eq!(plain.id, 0x1234);
     assert_eq!(plain.dependencies, [1, u128::MAX]);
     assert_eq!(plain.tag, "rock", "a dynamic codec value has the size prefix of any dynamic value");
+
+    // With the schema, the stored types say these are a codec's values, not `u128`s or
+    // strings: they are not reinterpreted, and the report says so.
+    let mut registry = Registry::new();
+    registry.register_type::<AssetAsPlain>().unwrap();
+    let (plain, report) =
+        BinarySerializer::with_registry(&registry).decode_as_with_report::<AssetAsPlain>(&bytes, &mut ()).unwrap();
+    assert_eq!((plain.id, plain.tag.as_str()), (0, ""));
+    let report = report.to_string();
+    assert!(report.starts_with(
+        "skipped field 1 `id` of AssetAsPlain: stored as plain type 1700, now u128, with no conversion or migration\n\
+         skipped field 2 `dependencies` of AssetAsPlain: stored as [plain type 1700], now [u128], with no conversion or migration\n\
+         skipped field 3 `label` of AssetAsPlain: stored as plain type 1701, now String, with no conversion or migration\n"
+    ), "{report}");
 }
 
 /// The bytes of `asset` with the first occurrence of `from` replaced by `to`.

@@ -7,7 +7,7 @@ mod level;
 use quickcheck::{quickcheck, TestResult};
 use reflectable::plain::PlainError;
 use reflectable::serializer::format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, FIELD_TERMINATOR, MAGIC, TRAILER_SIZE, VERSION,
+    FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, FIELD_TERMINATOR, MAGIC, TRAILER_SIZE, VERSION,
 };
 use reflectable::serializer::{BinarySerializer, DecodeErrorKind, ErrorFrame, Limits, MemorySerializer};
 use reflectable::Reflectable;
@@ -69,9 +69,9 @@ impl Stream {
     }
     /// The stream with its trailer.
     fn end(self) -> Vec<u8> {
-        let length = (self.bytes.len() + TRAILER_SIZE) as u64;
+        let length = (self.bytes.len() + EMPTY_SCHEMA_TABLE.len() + TRAILER_SIZE) as u64;
         let trailer = Trailer { flags: 0, objects: self.objects, length, checksum: 0 };
-        [self.bytes, trailer.to_bytes().to_vec()].concat()
+        [self.bytes, EMPTY_SCHEMA_TABLE.to_vec(), trailer.to_bytes().to_vec()].concat()
     }
 }
 
@@ -166,7 +166,7 @@ fn a_trailer_that_lies_is_an_error() {
 #[test]
 fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
     let bytes = Stream::new().object(1, 430_000).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).end();
-    assert_eq!(bytes.len(), 24 + TRAILER_SIZE);
+    assert_eq!(bytes.len(), 24 + EMPTY_SCHEMA_TABLE.len() + TRAILER_SIZE);
     let error = serializer().decode(&bytes).unwrap_err();
     assert_eq!(
         *error.kind(),

@@ -7,7 +7,8 @@ use reflectable::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use reflectable::plain::PlainError;
 use reflectable::rtti::derived_instantiation_id;
 use reflectable::serializer::format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, FIELD_TERMINATOR, MAGIC, TRAILER_SIZE, VARIANT_TAG_FIELD_ID, VERSION,
+    FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, FIELD_TERMINATOR, MAGIC, TRAILER_SIZE,
+    VARIANT_TAG_FIELD_ID, VERSION,
 };
 use reflectable::serializer::{BinarySerializer, DecodeError, DecodeErrorKind, Limits, MemorySerializer};
 use reflectable::{Reflectable, RttiTypeBuilder};
@@ -150,9 +151,9 @@ impl Stream {
         self.bytes.len()
     }
     fn end(self) -> Vec<u8> {
-        let length = (self.bytes.len() + TRAILER_SIZE) as u64;
+        let length = (self.bytes.len() + EMPTY_SCHEMA_TABLE.len() + TRAILER_SIZE) as u64;
         let trailer = Trailer { flags: 0, objects: self.objects, length, checksum: 0 };
-        [self.bytes, trailer.to_bytes().to_vec()].concat()
+        [self.bytes, EMPTY_SCHEMA_TABLE.to_vec(), trailer.to_bytes().to_vec()].concat()
     }
 }
 

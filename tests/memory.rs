@@ -10,7 +10,9 @@ mod level;
 #[path = "common/fuzz_model.rs"]
 mod fuzz_model;
 
-use reflectable::serializer::format::{FieldHeader, Trailer, TypeHeader, WireKind, MAGIC, TRAILER_SIZE, VERSION};
+use reflectable::serializer::format::{
+    FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, MAGIC, TRAILER_SIZE, VERSION,
+};
 use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
 use reflectable::Reflectable;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -92,6 +94,7 @@ fn stream() -> Vec<u8> {
 
 /// Ends a hand-assembled stream of `objects` top-level objects with its trailer.
 fn end(mut bytes: Vec<u8>, objects: u32) -> Vec<u8> {
+    bytes.extend_from_slice(&EMPTY_SCHEMA_TABLE);
     let length = (bytes.len() + TRAILER_SIZE) as u64;
     bytes.extend_from_slice(&Trailer { flags: 0, objects, length, checksum: 0 }.to_bytes());
     bytes

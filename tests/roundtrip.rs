@@ -534,14 +534,20 @@ fn weak_only_targets_live_as_long_as_someone_holds_them() {
     let watcher = Watcher { watched: Rc::downgrade(&square) };
     let serializer = MemorySerializer::new();
     let bytes = serializer.encode(&watcher).unwrap();
-    assert_eq!(bytes.len(), 8 + 16 + 16 + 24, "stream header, the watcher, its target, the trailer");
+    let table = reflectable::schema::table_size(&bytes).unwrap();
+    assert_eq!(
+        bytes.len(),
+        8 + 16 + 16 + table + 24,
+        "stream header, the watcher, its target, the schema, the trailer"
+    );
     // Nothing in the decoded graph holds the target strongly: the weak pointer is dead afterwards.
     let back: Watcher = serializer.decode_as(&bytes).unwrap();
     assert!(back.watched.upgrade().is_none());
     // A dead weak pointer is written as null.
     drop(square);
     let bytes = serializer.encode(&watcher).unwrap();
-    assert_eq!(bytes.len(), 8 + 16 + 24, "stream header, the watcher alone, the trailer");
+    let table = reflectable::schema::table_size(&bytes).unwrap();
+    assert_eq!(bytes.len(), 8 + 16 + table + 24, "stream header, the watcher alone, the schema, the trailer");
 }
 
 /// Random graphs: nodes with strong children (cycles allowed), weak links and shared leaves.

@@ -14,6 +14,9 @@ pub trait PlainAccess: ErasedElems {
     /// Codec facts about the element type.
     fn info(&self) -> PlainInfo;
 
+    /// Appends the element type's signature (see [`PlainType::signature`](crate::plain::PlainType::signature)).
+    fn signature(&self, out: &mut Vec<u32>);
+
     /// Appends every element in element form (see [`crate::plain::write_elem`]); arrays of
     /// plain-old-data go out in one bulk copy. Returns the element count.
     fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<usize, FieldError>;
@@ -33,6 +36,10 @@ where
 {
     fn info(&self) -> PlainInfo {
         PlainInfo { type_id: K::TYPE_ID, static_size: K::STATIC_SIZE }
+    }
+
+    fn signature(&self, out: &mut Vec<u32>) {
+        K::signature(out)
     }
 
     fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<usize, FieldError> {

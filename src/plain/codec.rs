@@ -91,6 +91,12 @@ pub trait PlainCodec<T>: 'static {
     /// Reads one value's content. For a dynamic codec the reader is limited to the content.
     fn read(reader: &mut Reader<'_>) -> Result<T, PlainError>;
 
+    /// Appends the signature of what this codec writes (see [`PlainType::signature`]): by
+    /// default its [`TYPE_ID`](PlainCodec::TYPE_ID) alone.
+    fn signature(out: &mut Vec<u32>) {
+        out.push(Self::TYPE_ID);
+    }
+
     /// Appends the contents of many values: element by element unless overridden.
     fn write_slice(values: &[T], out: &mut Vec<u8>) {
         for value in values {
@@ -126,6 +132,9 @@ impl<T: PlainType> PlainCodec<T> for Native {
     #[inline(always)]
     fn read(reader: &mut Reader<'_>) -> Result<T, PlainError> {
         T::read(reader)
+    }
+    fn signature(out: &mut Vec<u32>) {
+        T::signature(out)
     }
     #[inline(always)]
     fn write_slice(values: &[T], out: &mut Vec<u8>) {

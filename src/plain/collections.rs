@@ -99,6 +99,10 @@ macro_rules! sequence {
             const TYPE_ID: u32 = $id;
             const STATIC_SIZE: Option<u32> = None;
 
+            fn signature(out: &mut Vec<u32>) {
+                out.push($id);
+                <$elem>::signature(out);
+            }
             fn size(&self) -> usize {
                 sequence_size(self.len(), self.iter())
             }
@@ -126,6 +130,11 @@ impl<T: PlainType> PlainType for Vec<T> {
     const TYPE_ID: u32 = type_ids::VEC;
     const STATIC_SIZE: Option<u32> = None;
 
+    fn signature(out: &mut Vec<u32>) {
+        out.push(Self::TYPE_ID);
+        T::signature(out);
+    }
+
     fn size(&self) -> usize {
         sequence_size(self.len(), self.iter())
     }
@@ -148,6 +157,11 @@ where
 {
     const TYPE_ID: u32 = type_ids::SMALL_VEC;
     const STATIC_SIZE: Option<u32> = None;
+
+    fn signature(out: &mut Vec<u32>) {
+        out.push(Self::TYPE_ID);
+        A::Item::signature(out);
+    }
 
     fn size(&self) -> usize {
         sequence_size(self.len(), self.iter())
@@ -177,6 +191,11 @@ macro_rules! map {
             const TYPE_ID: u32 = $id;
             const STATIC_SIZE: Option<u32> = None;
 
+            fn signature(out: &mut Vec<u32>) {
+                out.push($id);
+                K::signature(out);
+                V::signature(out);
+            }
             fn size(&self) -> usize {
                 4 + self.iter().map(|(key, value)| elem_size(key) + elem_size(value)).sum::<usize>()
             }
@@ -214,6 +233,10 @@ impl<T: PlainType> PlainType for Option<T> {
         None => None,
     };
 
+    fn signature(out: &mut Vec<u32>) {
+        out.push(Self::TYPE_ID);
+        T::signature(out);
+    }
     fn size(&self) -> usize {
         match (Self::STATIC_SIZE, self) {
             (Some(n), _) => n as usize,
@@ -257,6 +280,10 @@ impl<T: PlainType> PlainType for Box<T> {
     const TYPE_ID: u32 = T::TYPE_ID;
     const STATIC_SIZE: Option<u32> = T::STATIC_SIZE;
 
+    fn signature(out: &mut Vec<u32>) {
+        T::signature(out);
+    }
+
     fn size(&self) -> usize {
         (**self).size()
     }
@@ -275,6 +302,11 @@ impl<T: PlainType, const N: usize> PlainType for [T; N] {
         _ => None,
     };
 
+    fn signature(out: &mut Vec<u32>) {
+        out.push(Self::TYPE_ID);
+        out.push(u32::try_from(N).unwrap_or(u32::MAX));
+        T::signature(out);
+    }
     fn size(&self) -> usize {
         match (Self::STATIC_SIZE, T::STATIC_SIZE) {
             (Some(n), _) => n as usize,
@@ -304,6 +336,12 @@ macro_rules! tuple {
         impl<$($name: PlainType),+> PlainType for ($($name,)+) {
             const TYPE_ID: u32 = type_ids::TUPLE;
             const STATIC_SIZE: Option<u32> = inline_or_dynamic(sum_static_sizes(&[$($name::STATIC_SIZE),+]));
+
+            fn signature(out: &mut Vec<u32>) {
+                out.push(Self::TYPE_ID);
+                out.push([$($index),+].len() as u32);
+                $($name::signature(out);)+
+            }
 
             fn size(&self) -> usize {
                 0 $(+ elem_size(&self.$index))+

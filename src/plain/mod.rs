@@ -78,6 +78,16 @@ pub trait PlainType: Sized + 'static {
     /// Reads one value's content. For dynamic types the reader is limited to the content.
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError>;
 
+    /// Appends this type's *signature*: its [`TYPE_ID`](PlainType::TYPE_ID), then what the type
+    /// is built from, so that `Vec<u32>` and `Vec<f32>` differ (`[VEC, U32]`, `[VEC, F32]`).
+    /// A stream's schema records the signature of every plain field; a decoder compares it with
+    /// its own to tell a retyped field from an unchanged one. Leaf types keep this default;
+    /// generic containers push their ID, then their parameters' signatures (arrays and tuples
+    /// their length first). `FORMAT.md` lists the built-in forms.
+    fn signature(out: &mut Vec<u32>) {
+        out.push(Self::TYPE_ID);
+    }
+
     /// Appends the contents of many values. Types whose in-memory form equals their wire form
     /// (plain-old-data on a little-endian host) override this with one bulk copy.
     fn write_slice(values: &[Self], out: &mut Vec<u8>) {

@@ -89,15 +89,9 @@ pub fn instantiation_id<T: 'static>(generic_id: u32, arguments: &[u32]) -> u32 {
 /// assert!(derived_instantiation_id(200, &[3]) >= 1 << 31);
 /// ```
 pub fn derived_instantiation_id(generic_id: u32, arguments: &[u32]) -> u32 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut hash = OFFSET;
-    for word in std::iter::once(generic_id).chain(arguments.iter().copied()) {
-        for byte in word.to_le_bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(PRIME);
-        }
-    }
+    let mut fnv = crate::fnv::Fnv64::new();
+    std::iter::once(generic_id).chain(arguments.iter().copied()).for_each(|word| fnv.word(word));
+    let hash = fnv.finish();
     let folded = (hash ^ (hash >> 32)) as u32 | DERIVED_ID_BIT;
     // The top 256 IDs are the format's built-in types.
     if folded >= crate::containers::FIRST_RESERVED_TYPE_ID {

@@ -10,11 +10,14 @@ type EmbeddedApply = Box<dyn Fn(&mut dyn Any, Vec<Option<Box<dyn Reflectable>>>)
 
 /// A handler for one stored field ID, registered with
 /// [`RttiTypeBuilder::migrate_plain`](super::RttiTypeBuilder::migrate_plain) and friends. A decoder
-/// calls it when the stored field's ID is unknown to the type, or known with another shape, and
-/// the stored shape is the one the handler expects.
+/// calls it when the stored field's ID is unknown to the type, or known with another type, and
+/// the stored type is the one the handler expects: compared by signature when the stream has a
+/// schema table (version 3), by wire shape for older streams, which record no plain types.
 pub struct Migration {
     pub(crate) field_id: u16,
     shape: WireShape,
+    /// The stored plain type's signature (empty for embedded objects).
+    signature: Vec<u32>,
     elem_size: usize,
     plain: Option<PlainApply>,
     embedded: Option<EmbeddedApply>,
@@ -33,9 +36,12 @@ impl Migration {
         array: bool,
         apply: impl Fn(&mut T, Vec<Old>) + Send + Sync + 'static,
     ) -> Self {
+        let mut signature = Vec::new();
+        Old::signature(&mut signature);
         Migration {
             field_id,
             shape: WireShape { kind: WireKind::plain(PlainInfo::of::<Old>()), array },
+            signature,
             elem_size: std::mem::size_of::<Old>(),
             plain: Some(Box::new(move |object, count, reader| {
                 let mut values = Vec::with_capacity(count);
@@ -62,6 +68,7 @@ impl Migration {
         Migration {
             field_id,
             shape: WireShape { kind: WireKind::Embedded, array },
+            signature: Vec::new(),
             elem_size: std::mem::size_of::<Option<Box<dyn Reflectable>>>(),
             plain: None,
             embedded: Some(Box::new(move |object, values| {
@@ -80,6 +87,14 @@ impl Migration {
     /// The stored shape it accepts: a stored field whose header has exactly this shape.
     pub fn wire_shape(&self) -> WireShape {
         self.shape
+    }
+
+    /// The signature of the stored plain type it accepts (see
+    /// [`PlainType::signature`](crate::plain::PlainType::signature)); empty for embedded objects.
+    /// When a stream records its fields' plain types (version 3), a handler runs only for a stored
+    /// field of exactly this type, even when the running field has the same ID and shape.
+    pub fn signature(&self) -> &[u32] {
+        &self.signature
     }
 
     /// `size_of` one value the handler receives.

@@ -7,6 +7,7 @@ use crate::field::{Family, RttiField, SharedObject};
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// A lifecycle hook: the object and the caller's context.
 pub type Hook = Box<dyn Fn(&dyn Any, &mut dyn Any) + Send + Sync>;
@@ -57,6 +58,15 @@ pub struct RttiType {
     pub(crate) make_shared: MakeShared,
     pub(crate) hooks: Hooks,
     pub(crate) migrations: Vec<Migration>,
+    /// What the schema module computes of the type once: its fingerprint, its schema table entry.
+    schema_cache: SchemaCache,
+}
+
+/// Per-type results of [`crate::schema`], computed on first use.
+#[derive(Default)]
+pub(crate) struct SchemaCache {
+    pub(crate) fingerprint: OnceLock<u64>,
+    pub(crate) table_entry: OnceLock<Box<[u8]>>,
 }
 
 impl fmt::Debug for RttiType {
@@ -101,7 +111,12 @@ impl RttiType {
             make_shared,
             hooks,
             migrations,
+            schema_cache: SchemaCache::default(),
         }
+    }
+
+    pub(crate) fn schema_cache(&self) -> &SchemaCache {
+        &self.schema_cache
     }
 
     /// The stable numeric type ID.
@@ -235,6 +250,11 @@ impl RttiType {
     /// The migration handler for stored field `id`, if one is registered.
     pub fn migration(&self, id: u16) -> Option<&Migration> {
         self.migrations.iter().find(|migration| migration.field_id == id)
+    }
+
+    /// Every migration registered for stored field `id` (one per stored type it handles).
+    pub fn migrations_for(&self, id: u16) -> impl Iterator<Item = &Migration> {
+        self.migrations.iter().filter(move |migration| migration.field_id == id)
     }
     /// The type's hooks.
     pub fn hooks(&self) -> &Hooks {

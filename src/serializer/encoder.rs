@@ -7,14 +7,16 @@
 
 use super::error::EncodeError;
 use super::format::{
-    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, VARIANT_TAG,
-    VARIANT_TAG_FIELD_ID,
+    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, SCHEMA_VERSION,
+    VARIANT_TAG, VARIANT_TAG_FIELD_ID, VERSION,
 };
 use super::wire::{write_stream_header, write_trailer};
 use super::{Limits, Root};
+use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
-use ahash::AHashMap;
+use crate::schema::table::write_table;
+use ahash::{AHashMap, AHashSet};
 use std::any::Any;
 use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
@@ -37,6 +39,13 @@ pub(crate) struct Encoder<'s, 'c> {
     context: &'c mut dyn Any,
     /// Hashes every byte handed to the sink, when the stream carries a checksum.
     checksum: Option<crc32fast::Hasher>,
+    /// Every type whose sections the stream holds, in the order first written: the schema table.
+    types: Vec<&'static RttiType>,
+    /// The IDs in `types`, and the last one met (objects of one type tend to come together).
+    type_ids: AHashSet<u32>,
+    last_type: u32,
+    /// `false` to write a version 2 stream, which has no schema table.
+    schema_table: bool,
     /// Address and type name of a root passed by reference: a shared object holding that address
     /// is the root met again through a pointer, which the stream cannot express.
     root_by_reference: Option<(usize, &'static str)>,
@@ -65,7 +74,17 @@ impl<'s, 'c> Encoder<'s, 'c> {
             context,
             root_by_reference: None,
             checksum: None,
+            types: Vec::new(),
+            type_ids: AHashSet::new(),
+            last_type: NULL_TYPE_ID,
+            schema_table: true,
         }
+    }
+
+    /// Writes a version 2 stream, without a schema table (`false`).
+    pub(crate) fn with_schema_table(mut self, schema_table: bool) -> Self {
+        self.schema_table = schema_table;
+        self
     }
 
     /// Ends the stream with a checksum in its trailer.
@@ -76,7 +95,7 @@ impl<'s, 'c> Encoder<'s, 'c> {
 
     /// Writes the whole graph; returns what is left in the buffer and the total bytes produced.
     pub(crate) fn run(mut self, root: Root<'_>) -> Result<(Vec<u8>, u64), EncodeError> {
-        write_stream_header(&mut self.out);
+        write_stream_header(&mut self.out, if self.schema_table { VERSION } else { SCHEMA_VERSION - 1 });
         match root {
             Root::Object(object) => {
                 let address = object as *const dyn Reflectable as *const () as usize;
@@ -92,6 +111,9 @@ impl<'s, 'c> Encoder<'s, 'c> {
         while let Some(shared) = self.queue.pop_front() {
             id += 1;
             self.shared_object(&shared, id)?;
+        }
+        if self.schema_table {
+            write_table(&self.types, &mut self.out);
         }
         if let Some(hasher) = self.checksum.as_mut() {
             hasher.update(&self.out);
@@ -150,6 +172,7 @@ impl<'s, 'c> Encoder<'s, 'c> {
     fn object(&mut self, object: &dyn Reflectable, instance: u32) -> Result<(), EncodeError> {
         for (base, (rtti, section)) in RttiType::sections(object).enumerate() {
             TypeHeader { instance, base: base > 0, type_id: rtti.id() }.write(&mut self.out);
+            self.note_type(rtti);
             rtti.hooks().serialization_started(section, self.context);
             let fields = match rtti.is_enum() {
                 false => rtti.fields(),
@@ -169,6 +192,19 @@ impl<'s, 'c> Encoder<'s, 'c> {
             self.maybe_flush()?;
         }
         Ok(())
+    }
+
+    /// Records that the stream holds a section of `rtti`, for the schema table. The format's
+    /// built-in containers are described by the fields that hold them, not in the table.
+    #[inline]
+    fn note_type(&mut self, rtti: &'static RttiType) {
+        let id = rtti.id();
+        if id != self.last_type {
+            self.last_type = id;
+            if id < FIRST_RESERVED_TYPE_ID && self.type_ids.insert(id) {
+                self.types.push(rtti);
+            }
+        }
     }
 
     /// Writes the variant tag of `object`, an enum, and returns the fields of its variant.

@@ -14,6 +14,15 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum DecodeErrorKind {
+    /// Strict decoding met a loss (a skipped field, a dropped object, a nulled pointer...).
+    #[error("strict decoding: {what}")]
+    DataLoss {
+        /// What would have been lost, as a [`DecodeReport`](super::DecodeReport) line.
+        what: String,
+    },
+    /// The stream predates schema tables (version 1 or 2), so it cannot say how it was written.
+    #[error("the stream has no schema table (it was written before format version 3)")]
+    NoSchema,
     /// The input does not start with the format's magic bytes.
     #[error("not a reflectable stream: magic bytes {found:02x?}")]
     BadMagic {

@@ -6,8 +6,11 @@ pub use crate::field::{WireKind, WireShape};
 
 /// First four bytes of every stream.
 pub const MAGIC: [u8; 4] = *b"RFLB";
-/// Format version written after the magic. Version 2 added the trailer.
-pub const VERSION: u32 = 2;
+/// Format version written after the magic. Version 2 added the trailer, version 3 the schema
+/// table.
+pub const VERSION: u32 = 3;
+/// The first version whose streams end with a schema table before the trailer.
+pub const SCHEMA_VERSION: u32 = 3;
 /// The oldest version a decoder still reads (version 1 streams have no trailer).
 pub const OLDEST_VERSION: u32 = 1;
 /// Stream header: magic then version.
@@ -17,6 +20,23 @@ pub const STREAM_HEADER_SIZE: usize = 8;
 /// (`"\xC8END"`). Its low byte has bit 0 clear and the reserved bits set, so it is neither a
 /// type header nor a valid field header.
 pub const END_MARK: u32 = u32::from_le_bytes([0xC8, b'E', b'N', b'D']);
+/// First word of the schema table that follows the objects of a version 3 stream: the bytes
+/// `C8 53 43 4D` (`"\xC8SCM"`). Like [`END_MARK`], neither a type header nor a valid field header.
+pub const SCHEMA_MARK: u32 = u32::from_le_bytes([0xC8, b'S', b'C', b'M']);
+/// A schema table describing no types: the mark, a count of 0, and the table's length (12).
+/// A hand-assembled version 3 stream may end its objects with it; its types are then read as
+/// streams without a schema are, matched by field ID and wire shape.
+pub const EMPTY_SCHEMA_TABLE: [u8; 12] = {
+    let mut table = [0; 12];
+    let mark = SCHEMA_MARK.to_le_bytes();
+    let mut i = 0;
+    while i < 4 {
+        table[i] = mark[i];
+        i += 1;
+    }
+    table[8] = 12;
+    table
+};
 /// Size of the trailer: end mark, flags, object count, stream length (`u64`), checksum.
 pub const TRAILER_SIZE: usize = 24;
 /// Trailer flag bit 0: the checksum word holds the CRC-32 of every byte before it.

@@ -42,20 +42,22 @@
 mod atomic_write;
 mod decoder;
 mod encoder;
-mod error;
+pub(crate) mod error;
 mod file;
 pub mod format;
 mod index;
 mod limits;
+mod report;
 mod root;
 mod shortcuts;
 mod skip;
-mod wire;
+pub(crate) mod wire;
 
 pub use atomic_write::write_atomically;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
 pub use file::FileSerializer;
 pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE};
+pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason};
 pub use root::AsRoot;
 pub use root::Root;
 pub use shortcuts::{from_slice, from_slice_shared, load, load_shared, save, to_vec};
@@ -79,6 +81,8 @@ pub struct BinarySerializer<'r> {
     limits: Limits,
     flush_threshold: usize,
     checksum: bool,
+    strict: bool,
+    schema_table: bool,
 }
 
 impl Default for BinarySerializer<'static> {
@@ -102,6 +106,8 @@ impl<'r> BinarySerializer<'r> {
             limits: Limits::default(),
             flush_threshold: DEFAULT_FLUSH_THRESHOLD,
             checksum: false,
+            strict: false,
+            schema_table: true,
         }
     }
 
@@ -120,6 +126,25 @@ impl<'r> BinarySerializer<'r> {
         self
     }
 
+    /// Whether encoded streams describe their types in a schema table (format version 3, the
+    /// default). `false` writes a version 2 stream, smaller by the table (a few dozen bytes per
+    /// type): for messages between programs built from the same types. A reader of such a
+    /// stream can match fields only by ID and wire shape, so a field retyped to another type of
+    /// the same size would be reinterpreted; keep the table for anything that is stored.
+    pub fn schema_table(mut self, schema_table: bool) -> Self {
+        self.schema_table = schema_table;
+        self
+    }
+
+    /// Strict decoding: whatever a decode would lose (a field the type no longer has or has
+    /// retyped beyond conversion, an object of an unknown type, a pointer that would become null,
+    /// an unknown enum variant without a migration; see [`DecodeEvent::is_loss`]) is an error
+    /// naming it and the byte offset, instead of a line in the [`DecodeReport`]. Off by default.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
     /// Streaming encoders hand their buffer to the sink whenever it holds this many bytes.
     pub fn flush_threshold(mut self, bytes: usize) -> Self {
         self.flush_threshold = bytes.max(1);
@@ -130,6 +155,7 @@ impl<'r> BinarySerializer<'r> {
     pub fn encode_to_vec(&self, root: Root<'_>, context: &mut dyn Any) -> Result<Vec<u8>, EncodeError> {
         Encoder::new(Vec::new(), None, usize::MAX, self.limits, context)
             .with_checksum(self.checksum)
+            .with_schema_table(self.schema_table)
             .run(root)
             .map(|(bytes, _)| bytes)
     }
@@ -146,6 +172,7 @@ impl<'r> BinarySerializer<'r> {
         let buffer = Vec::with_capacity(self.flush_threshold.min(1 << 20));
         Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self.limits, context)
             .with_checksum(self.checksum)
+            .with_schema_table(self.schema_table)
             .run(root)
             .map(|(_, n)| n)
     }
@@ -179,7 +206,7 @@ impl<'r> BinarySerializer<'r> {
             Ok(())
         };
         let encoder = Encoder::new(Vec::new(), Some(&mut sink), threshold, self.limits, context);
-        let total = encoder.with_checksum(self.checksum).run(root)?.1;
+        let total = encoder.with_checksum(self.checksum).with_schema_table(self.schema_table).run(root)?.1;
         if filled > 0 {
             flush(&buffer[..filled])?;
         }
@@ -188,28 +215,63 @@ impl<'r> BinarySerializer<'r> {
 
     /// Decodes a graph, returning the root by value; `context` reaches the deserialization hooks.
     pub fn decode(&self, bytes: &[u8], context: &mut dyn Any) -> Result<Box<dyn Reflectable>, DecodeError> {
-        Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(None)
+        self.decode_with_report(bytes, context).map(|(root, _)| root)
     }
 
     /// Decodes a graph whose root is a `T`; a root of another type is refused before anything is
     /// built.
     pub fn decode_as<T: Reflectable>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<T, DecodeError> {
-        let expected = Declared::Type(T::rtti_static);
-        let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(Some(expected))?;
-        downcast_box::<T>(root).map(|root| *root).map_err(|root| {
-            let found = root.rtti().name().to_owned();
-            DecodeError::new(DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found }, None)
-        })
+        self.decode_as_with_report(bytes, context).map(|(root, _)| root)
     }
 
     /// Decodes a graph with its root in a shared allocation `H` (e.g. `Rc<RefCell<Scene>>`), so
     /// pointers inside the graph to the root share it.
     pub fn decode_shared<H: SharedHandle>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<H, DecodeError> {
+        self.decode_shared_with_report(bytes, context).map(|(root, _)| root)
+    }
+
+    /// [`decode`](Self::decode), with a report of what the decode skipped, converted or dropped
+    /// (fields the types no longer have, retyped values, objects of unknown types and the
+    /// pointers to them, unknown enum variants).
+    pub fn decode_with_report(
+        &self,
+        bytes: &[u8],
+        context: &mut dyn Any,
+    ) -> Result<(Box<dyn Reflectable>, DecodeReport), DecodeError> {
+        self.decoder(bytes, context)?.decode_boxed(None)
+    }
+
+    /// [`decode_as`](Self::decode_as), with a report of what the decode skipped, converted or
+    /// dropped.
+    pub fn decode_as_with_report<T: Reflectable>(
+        &self,
+        bytes: &[u8],
+        context: &mut dyn Any,
+    ) -> Result<(T, DecodeReport), DecodeError> {
+        let expected = Declared::Type(T::rtti_static);
+        let (root, report) = self.decoder(bytes, context)?.decode_boxed(Some(expected))?;
+        let root = downcast_box::<T>(root).map(|root| *root).map_err(|root| {
+            let found = root.rtti().name().to_owned();
+            DecodeError::new(DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found }, None)
+        })?;
+        Ok((root, report))
+    }
+
+    /// [`decode_shared`](Self::decode_shared), with a report of what the decode skipped,
+    /// converted or dropped.
+    pub fn decode_shared_with_report<H: SharedHandle>(
+        &self,
+        bytes: &[u8],
+        context: &mut dyn Any,
+    ) -> Result<(H, DecodeReport), DecodeError> {
         let accepts = |root: &SharedObject| root.cast_in::<H>(self.registry).is_some();
         let expected = <H::Pointee as AsReflectable>::declared();
-        let root =
-            Decoder::new(bytes, self.registry, self.limits, context)?.decode_shared(H::FAMILY, expected, &accepts)?;
-        Ok(root.cast_in::<H>(self.registry).expect("the root was checked"))
+        let (root, report) = self.decoder(bytes, context)?.decode_shared(H::FAMILY, expected, &accepts)?;
+        Ok((root.cast_in::<H>(self.registry).expect("the root was checked"), report))
+    }
+
+    fn decoder<'d, 'c>(&'d self, bytes: &'d [u8], context: &'c mut dyn Any) -> Result<Decoder<'d, 'c>, DecodeError> {
+        Ok(Decoder::new(bytes, self.registry, self.limits, context)?.strict(self.strict))
     }
 
     /// Reads `reader` to its end, then decodes.
@@ -275,6 +337,18 @@ impl<'r> MemorySerializer<'r> {
     /// Decodes a graph with the root in a shared allocation `H`.
     pub fn decode_shared<H: SharedHandle>(&self, bytes: &[u8]) -> Result<H, DecodeError> {
         self.core.decode_shared(bytes, &mut ())
+    }
+
+    /// Decodes a graph whose root is a `T`, with a report of what the decode skipped, converted
+    /// or dropped.
+    pub fn decode_as_with_report<T: Reflectable>(&self, bytes: &[u8]) -> Result<(T, DecodeReport), DecodeError> {
+        self.core.decode_as_with_report(bytes, &mut ())
+    }
+
+    /// Decodes a graph with the root in a shared allocation `H`, with a report of what the
+    /// decode skipped, converted or dropped.
+    pub fn decode_shared_with_report<H: SharedHandle>(&self, bytes: &[u8]) -> Result<(H, DecodeReport), DecodeError> {
+        self.core.decode_shared_with_report(bytes, &mut ())
     }
 
     /// Reads `reader` to its end, then decodes.

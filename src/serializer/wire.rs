@@ -5,16 +5,17 @@
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, MAGIC, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION, STREAM_HEADER_SIZE,
-    TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, VERSION, WORD_SIZE,
+    FieldHeader, Trailer, TypeHeader, WireKind, MAGIC, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION, SCHEMA_VERSION,
+    STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, VERSION, WORD_SIZE,
 };
 use super::Limits;
 use crate::plain::Reader;
+use crate::schema::table::MIN_TABLE;
 
-/// Appends the stream header.
-pub(crate) fn write_stream_header(out: &mut Vec<u8>) {
+/// Appends the stream header of a stream of format `version`.
+pub(crate) fn write_stream_header(out: &mut Vec<u8>, version: u32) {
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
 }
 
 /// Checks the magic and returns the version, one this decoder reads.
@@ -39,6 +40,8 @@ pub(crate) struct Body<'a> {
     pub data: &'a [u8],
     /// How many top-level objects the trailer says there are (version 2); `None` for version 1.
     pub objects: Option<u32>,
+    /// Where the schema table is (start, end) in the input (version 3).
+    pub schema: Option<(usize, usize)>,
 }
 
 /// Checks the stream header and, for version 2, the trailer: it must be there (a stream cut short
@@ -46,7 +49,7 @@ pub(crate) struct Body<'a> {
 pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     let version = read_stream_header(&mut Reader::new(input))?;
     if version == 1 {
-        return Ok(Body { data: input, objects: None });
+        return Ok(Body { data: input, objects: None, schema: None });
     }
     let end = input.len().checked_sub(TRAILER_SIZE).filter(|&end| end >= STREAM_HEADER_SIZE);
     let trailer = end.and_then(|end| Trailer::from_bytes(input[end..].try_into().expect("TRAILER_SIZE bytes")));
@@ -68,7 +71,18 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
             return Err(DecodeError::new(kind, covered));
         }
     }
-    Ok(Body { data: &input[..end], objects: Some(trailer.objects) })
+    if version < SCHEMA_VERSION {
+        return Ok(Body { data: &input[..end], objects: Some(trailer.objects), schema: None });
+    }
+    // The table ends with its own length, so it is found from the trailer backwards.
+    let missing = || corrupt(end, "a version 3 stream without its schema table");
+    let length_at = end.checked_sub(WORD_SIZE).filter(|&at| at >= STREAM_HEADER_SIZE).ok_or_else(missing)?;
+    let length = u32::from_le_bytes(input[length_at..end].try_into().expect("a word")) as usize;
+    let start = end
+        .checked_sub(length)
+        .filter(|&start| start >= STREAM_HEADER_SIZE && length >= MIN_TABLE)
+        .ok_or_else(|| corrupt(length_at, "the schema table's length does not fit the stream"))?;
+    Ok(Body { data: &input[..start], objects: Some(trailer.objects), schema: Some((start, end)) })
 }
 
 /// Appends the trailer of a stream that holds `objects` top-level objects and, before the

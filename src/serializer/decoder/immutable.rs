@@ -97,8 +97,10 @@ impl Decoder<'_, '_> {
             Item::Field(header) => match &mut section {
                 // The fields that follow are those of the variant the decoder will read them
                 // into, migrations included.
-                Some(scope) if scope.is_variant_tag(header.id) => scope.read_variant_tag(reader, &header, None),
-                _ => self.scan_field(reader, section, &header, depth, needs),
+                Some(scope) if scope.is_variant_tag(header.id) => {
+                    scope.read_variant_tag(reader, &header, None).map(|_| ())
+                }
+                _ => self.scan_field(reader, section.as_ref(), &header, depth, needs),
             },
         })
     }
@@ -106,7 +108,7 @@ impl Decoder<'_, '_> {
     fn scan_field(
         &self,
         reader: &mut Reader<'_>,
-        section: Option<FieldScope>,
+        section: Option<&FieldScope>,
         header: &FieldHeader,
         depth: usize,
         needs: &mut Vec<Need>,

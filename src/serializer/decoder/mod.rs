@@ -12,6 +12,7 @@
 use super::error::{DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, WireKind, NULL_INSTANCE};
 use super::index::{index, index_rest, root_entry, IndexEntry};
+use super::report::{DecodeEvent, DecodeReport, NullReason, Recorder, SkipReason};
 use super::skip::{skip_field, skip_object};
 use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
 use super::Limits;
@@ -19,18 +20,22 @@ use crate::containers::{drops_values, MAP_TYPE_ID};
 use crate::field::{Declared, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Migration, Reflectable, Registry, RttiType};
+use crate::schema::table::TableIndex;
 use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
 
+mod evolution;
 mod hooks;
 mod immutable;
 mod scope;
 mod strong_edges;
 mod teardown;
 
+use evolution::{Action, StreamTypes};
 use hooks::{finish_hooks, has_end_hooks, start_hooks};
 pub(crate) use scope::FieldScope;
+use scope::Layout;
 use strong_edges::{StrongEdges, StrongGraph};
 
 /// Build state of a top-level object.
@@ -91,6 +96,10 @@ pub(crate) struct Decoder<'d, 'c> {
     /// Set when a deserialization hook ran: hooks can change pointers, so only a walk of the
     /// finished graph knows what it holds.
     hooks_ran: bool,
+    /// How the stream describes its types (version 3), compared with the running ones.
+    types: StreamTypes<'d>,
+    /// What the decode skipped, converted or dropped.
+    recorder: Recorder,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -123,6 +132,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
         // the root is decoded (then from the root's end, not over the root again).
         let budget = limits.allocation_budget(data.len());
         let body = stream_body(data)?;
+        let types = match body.schema {
+            Some((start, end)) => StreamTypes::new(TableIndex::read(data, start, end)?, registry)?,
+            None => StreamTypes::none(),
+        };
         let data = body.data;
         let entries = vec![root_entry(data, &limits)?];
         let mut decoder = Decoder {
@@ -149,9 +162,23 @@ impl<'d, 'c> Decoder<'d, 'c> {
             indexed: false,
             root_end: None,
             entries,
+            types,
+            recorder: Recorder::default(),
         };
         decoder.states.push(State::Pending);
         Ok(decoder)
+    }
+
+    /// Strict decoding: the first loss is an error.
+    pub(crate) fn strict(mut self, strict: bool) -> Self {
+        self.recorder.strict = strict;
+        self
+    }
+
+    /// Records an event of the report (an error instead, for a loss in strict decoding).
+    #[cold]
+    fn record(&mut self, event: DecodeEvent, times: u64, offset: usize) -> Result<(), DecodeError> {
+        self.recorder.record(event, times, offset)
     }
 
     /// Indexes every top-level object (once): before the first pointer is resolved, or at the end
@@ -213,7 +240,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// Decodes the graph with the root returned by value. With `expected` (a Rust type and its
     /// name), a root the registry would build as another Rust type is refused before anything is
     /// built.
-    pub(crate) fn decode_boxed(mut self, expected: Option<Declared>) -> Result<Box<dyn Reflectable>, DecodeError> {
+    pub(crate) fn decode_boxed(
+        mut self,
+        expected: Option<Declared>,
+    ) -> Result<(Box<dyn Reflectable>, DecodeReport), DecodeError> {
         self.expected_root = expected;
         if let Some(rtti) = expected.and_then(|expected| expected.rtti()) {
             let entry = self.entries[0];
@@ -228,7 +258,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         if result.is_err() {
             self.release();
         }
-        result
+        result.map(|root| (root, std::mem::take(&mut self.recorder.report)))
     }
 
     /// Decodes the graph with the root in a shared allocation of `family`, refusing, before
@@ -238,13 +268,13 @@ impl<'d, 'c> Decoder<'d, 'c> {
         family: Family,
         expected: Declared,
         accepts: &dyn Fn(&SharedObject) -> bool,
-    ) -> Result<SharedObject, DecodeError> {
+    ) -> Result<(SharedObject, DecodeReport), DecodeError> {
         self.expected_root = Some(expected);
         let result = self.try_decode_shared(family, accepts);
         if result.is_err() {
             self.release();
         }
-        result
+        result.map(|root| (root, std::mem::take(&mut self.recorder.report)))
     }
 
     fn try_decode_boxed(&mut self) -> Result<Box<dyn Reflectable>, DecodeError> {
@@ -314,6 +344,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
             result?;
         }
         self.complete_index()?;
+        let unreached = self.states.iter().filter(|state| matches!(state, State::Pending)).count();
+        self.record(DecodeEvent::ObjectsUnreached, unreached as u64, self.data.len())?;
         for shared in std::mem::take(&mut self.to_finish) {
             let context = &mut *self.context;
             let ran = shared.write(|object| finish_hooks(object, context))?;
@@ -349,10 +381,20 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<(), DecodeError> {
         self.hooks_ran |= start_hooks(object, self.context);
         let own = object.rtti();
-        let mut section = Some((0, FieldScope::of(own)));
+        let mut section = Some((0, FieldScope::of(own).with_layout(self.types.layout(own)?)));
         walk_object(reader, instance, embedded, |reader, item| match item {
             Item::Section(type_id) => {
-                section = base_section(own, type_id);
+                section = match base_section(own, type_id) {
+                    Some((index, scope)) => {
+                        let layout = self.types.layout(scope.rtti)?;
+                        Some((index, scope.with_layout(layout)))
+                    }
+                    None => {
+                        let event = DecodeEvent::SectionSkipped { type_name: own.name().to_owned(), base_id: type_id };
+                        self.record(event, 1, reader.offset())?;
+                        None
+                    }
+                };
                 Ok(())
             }
             Item::Field(header) => match &mut section {
@@ -378,20 +420,149 @@ impl<'d, 'c> Decoder<'d, 'c> {
         object: &mut dyn Reflectable,
     ) -> Result<(), DecodeError> {
         if scope.is_variant_tag(header.id) {
-            return scope.read_variant_tag(reader, header, Some(object));
+            return match scope.read_variant_tag(reader, header, Some(object))? {
+                Some(variant_id) => self.unknown_variant(reader, scope, variant_id),
+                None => Ok(()),
+            };
         }
-        let rtti = scope.rtti;
         if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
-            return self
-                .known_field(reader, field, header, object)
-                .map_err(|e| e.within(rtti.name(), Some(field.name())));
+            if scope.reads_as_is() {
+                return self
+                    .known_field(reader, field, header, object)
+                    .map_err(|e| e.within(scope.rtti.name(), Some(field.name())));
+            }
         }
-        // Migrations are by field ID of the type: an enum's field IDs are its variants'.
-        let migration = if scope.is_enum() { None } else { rtti.migration(header.id) };
-        match migration.filter(|migration| migration.wire_shape() == header.shape) {
-            Some(migration) => self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None)),
-            None => skip_field(reader, header, self.depth, &self.limits),
+        self.other_field(reader, scope, header, object)
+    }
+
+    #[cold]
+    fn unknown_variant(&mut self, reader: &Reader<'_>, scope: &FieldScope, variant_id: u32) -> Result<(), DecodeError> {
+        let handled = !scope.has_no_fields();
+        let event = DecodeEvent::UnknownVariant { type_name: scope.rtti.name().to_owned(), variant_id, handled };
+        self.record(event, 1, reader.offset())
+    }
+
+    /// A stored field that is not simply read into the running field of its ID: the stream's
+    /// plan for it, or for streams that do not describe the type, a migration expecting its wire
+    /// shape; else it is skipped and reported.
+    #[inline(never)]
+    fn other_field(
+        &mut self,
+        reader: &mut Reader<'_>,
+        scope: &FieldScope,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        let rtti = scope.rtti;
+        let header_at = reader.offset() - super::format::FIELD_HEADER_SIZE;
+        // A stored variant this enum lacks has no plan of its own: its fields go, by ID and
+        // shape, to the variant its migration chose, as in streams without a schema.
+        let plan = match &scope.layout {
+            Layout::Evolved(plan) if scope.variant().is_none_or(|variant| rtti.variant(variant).is_some()) => {
+                Some(plan.clone())
+            }
+            Layout::AsIs if !scope.has_no_fields() && self.types.describes_as_is(rtti.id()) => {
+                return Err(super::error::corrupt(
+                    header_at,
+                    "a field header the stream's schema table does not describe",
+                ));
+            }
+            _ => None,
+        };
+        let Some(plan) = plan else {
+            if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
+                return self
+                    .known_field(reader, field, header, object)
+                    .map_err(|e| e.within(rtti.name(), Some(field.name())));
+            }
+            // Migrations are by field ID of the type: an enum's field IDs are its variants'.
+            let migration = if scope.is_enum() { None } else { rtti.migration(header.id) };
+            if let Some(migration) = migration.filter(|migration| migration.wire_shape() == header.shape) {
+                self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None))?;
+                let event =
+                    DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from: None };
+                return self.record(event, 1, header_at);
+            }
+            let why = match scope.field(header.id) {
+                _ if scope.is_enum() && scope.has_no_fields() => SkipReason::InactiveVariant,
+                Some(field) => SkipReason::Retyped {
+                    from: "?".to_owned(),
+                    to: crate::schema::FieldSchema::of(field).type_description(),
+                },
+                None => SkipReason::NotInType,
+            };
+            let field_name = scope.field(header.id).map(|field| field.name().to_owned());
+            skip_field(reader, header, self.depth, &self.limits)?;
+            let event =
+                DecodeEvent::FieldSkipped { type_name: rtti.name().to_owned(), field_id: header.id, field_name, why };
+            return self.record(event, 1, header_at);
+        };
+        let (action, stored) = plan.action(scope.variant(), header, header_at)?;
+        match action {
+            Action::Read => {
+                let field = scope.field(header.id).expect("the plan reads only fields the type has");
+                self.known_field(reader, field, header, object).map_err(|e| e.within(rtti.name(), Some(field.name())))
+            }
+            Action::Convert(conversion) => {
+                let field = scope.field(header.id).expect("the plan converts only fields the type has");
+                self.converted_field(reader, field, conversion, header, object)
+                    .map_err(|e| e.within(rtti.name(), Some(field.name())))?;
+                let event = DecodeEvent::FieldConverted {
+                    type_name: rtti.name().to_owned(),
+                    field_name: field.name().to_owned(),
+                    from: stored.type_description(),
+                    to: crate::schema::FieldSchema::of(field).type_description(),
+                };
+                self.record(event, 1, header_at)
+            }
+            Action::Migrate(index) => {
+                self.migrate(reader, &rtti.migrations[*index], header, object)
+                    .map_err(|e| e.within(rtti.name(), None))?;
+                let from = Some(stored.type_description());
+                self.record(
+                    DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from },
+                    1,
+                    header_at,
+                )
+            }
+            Action::Skip(why) => {
+                skip_field(reader, header, self.depth, &self.limits)?;
+                let event = DecodeEvent::FieldSkipped {
+                    type_name: rtti.name().to_owned(),
+                    field_id: header.id,
+                    field_name: Some(stored.name.clone()),
+                    why: why.clone(),
+                };
+                self.record(event, 1, header_at)
+            }
         }
+    }
+
+    /// Reads a stored plain field through a lossless conversion into the running field.
+    fn converted_field(
+        &mut self,
+        reader: &mut Reader<'_>,
+        field: &RttiField,
+        conversion: &crate::schema::convert::Conversion,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        let FieldAccess::Plain(access) = field.access() else {
+            return skip_field(reader, header, self.depth, &self.limits);
+        };
+        let count = field_count(reader, header, &self.limits)?;
+        self.charge(reader.offset(), count.saturating_mul(field.elem_size().max(1)))?;
+        let mut converted = Vec::new();
+        for _ in 0..count {
+            let (offset, before) = (reader.offset(), converted.len());
+            conversion.element(reader, &mut converted).map_err(|error| DecodeError::from(error).at(offset))?;
+            self.charge(offset, converted.len() - before)?;
+        }
+        let offset = reader.offset();
+        let mut converted_reader = Reader::new(&converted).with_zero_sized_left(reader.zero_sized_left());
+        access.read(object, count, &mut converted_reader).map_err(|error| DecodeError::from(error).at(offset))?;
+        reader.set_zero_sized_left(converted_reader.zero_sized_left());
+        Ok(())
     }
 
     fn known_field(
@@ -420,6 +591,13 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 let refused =
                     access.store(object, values, self.registry).map_err(|error| field_failure(reader, error))?;
                 self.orphans_possible |= refused > 0;
+                if refused > 0 {
+                    let event = DecodeEvent::ValuesRefused {
+                        type_name: object.rtti().name().to_owned(),
+                        field_name: field.name().to_owned(),
+                    };
+                    self.record(event, refused as u64, reader.offset())?;
+                }
             }
             FieldAccess::Pointer(access) => {
                 if count > 0 {
@@ -445,13 +623,44 @@ impl<'d, 'c> Decoder<'d, 'c> {
                     ids.push(id);
                 }
                 let targets: SmallVec<[Option<&SharedObject>; 8]> = ids.iter().map(|&id| self.ready(id)).collect();
+                let nulled =
+                    ids.iter().zip(&targets).filter(|(&id, target)| id != NULL_INSTANCE && target.is_none()).count();
                 let refused =
                     access.store(object, &targets, self.registry).map_err(|error| field_failure(reader, error))?;
                 drop(targets);
                 self.orphans_possible |= refused > 0;
+                if nulled > 0 || refused > 0 {
+                    self.pointer_losses(reader, field, object, &ids, refused)?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// Reports the pointers of a field that decoded as null, and those its field refused.
+    #[cold]
+    fn pointer_losses(
+        &mut self,
+        reader: &Reader<'_>,
+        field: &RttiField,
+        object: &dyn Reflectable,
+        ids: &[u32],
+        refused: usize,
+    ) -> Result<(), DecodeError> {
+        let names = || (object.rtti().name().to_owned(), field.name().to_owned());
+        for &id in ids.iter().filter(|&&id| id != NULL_INSTANCE) {
+            let why = match self.states[id as usize - 1] {
+                State::Ready(_) | State::Pending => continue,
+                State::Missing => NullReason::TargetDropped,
+                State::Root => NullReason::RootByValue,
+                State::Building => NullReason::ImmutableCycle,
+            };
+            let (type_name, field_name) = names();
+            self.record(DecodeEvent::PointerNulled { type_name, field_name, why }, 1, reader.offset())?;
+        }
+        let (type_name, field_name) = names();
+        let event = DecodeEvent::PointerNulled { type_name, field_name, why: NullReason::WrongType };
+        self.record(event, refused as u64, reader.offset())
     }
 
     /// Reads a pointer: an instance ID the stream holds, or null.
@@ -499,7 +708,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 *reader = peek.clone();
                 self.object_sections(reader, value, 0, true)?;
                 self.hooks_ran |= finish_hooks(value, self.context);
-                self.note_map(value);
+                self.note_map(value, reader.offset())?;
                 Ok(true)
             });
             self.depth -= 1;
@@ -524,23 +733,33 @@ impl<'d, 'c> Decoder<'d, 'c> {
             Some(mut object) => {
                 self.object_sections(reader, &mut *object, 0, true)?;
                 self.hooks_ran |= finish_hooks(&mut *object, self.context);
-                self.note_map(&*object);
+                self.note_map(&*object, reader.offset())?;
                 Ok(Some(object))
             }
             None => {
                 skip_object(reader, 0, true, self.depth, &self.limits)?;
+                self.object_dropped(type_id, rtti.is_some(), offset)?;
                 Ok(None)
             }
         }
     }
 
+    /// Reports an object of type `type_id` that could not be built.
+    #[cold]
+    fn object_dropped(&mut self, type_id: u32, is_abstract: bool, offset: usize) -> Result<(), DecodeError> {
+        let type_name = self.types.stored_name(type_id);
+        self.record(DecodeEvent::ObjectDropped { type_id, type_name, is_abstract }, 1, offset)
+    }
+
     /// A decoded map object whose map will drop values (repeated keys, uneven counts) may leave
     /// objects those values held without an owner: the orphan sweep must look for them.
     #[inline]
-    fn note_map(&mut self, object: &dyn Reflectable) {
+    fn note_map(&mut self, object: &dyn Reflectable, offset: usize) -> Result<(), DecodeError> {
         if object.rtti().id() == MAP_TYPE_ID && drops_values(object) {
             self.orphans_possible = true;
+            return self.record(DecodeEvent::MapEntriesDropped, 1, offset);
         }
+        Ok(())
     }
 
     /// Makes sure instance `id` is built (or known to be missing); `true` when this call built it.
@@ -564,6 +783,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         }
         let Some(rtti) = rtti.filter(|rtti| !rtti.is_abstract()) else {
             self.states[index] = State::Missing;
+            self.object_dropped(entry.type_id, rtti.is_some(), entry.offset)?;
             return Ok(false);
         };
         if family.is_mutable() {

@@ -1,29 +1,65 @@
 //! Where a section's stored fields go: the section's type, or for an enum the variant its tag
-//! names ([`FieldScope`]), and the reading of that tag.
+//! names ([`FieldScope`]), the reading of that tag, and how the stream describes the type
+//! ([`Layout`]).
 
+use super::evolution::TypePlan;
 use crate::field::RttiField;
 use crate::plain::Reader;
 use crate::rtti::{FieldTable, Reflectable, RttiType, RttiVariant};
 use crate::serializer::error::DecodeError;
 use crate::serializer::format::{FieldHeader, VARIANT_TAG_FIELD_ID};
 use crate::serializer::wire::variant_tag;
+use std::rc::Rc;
+
+/// How a stream describes the type of a section.
+#[derive(Clone, Debug)]
+pub(crate) enum Layout {
+    /// As the running type, or not at all (a stream before version 3, a built-in container):
+    /// stored fields are matched by ID and wire shape.
+    AsIs,
+    /// Differently: each stored field is read as its plan says.
+    Evolved(Rc<TypePlan>),
+}
 
 /// Where the stored fields of a section are looked up: the section's type, and for an enum the
 /// variant its tag named (none yet, or one this program lacks: its fields are skipped).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct FieldScope {
     pub(crate) rtti: &'static RttiType,
     /// Where field IDs are looked up: the type's fields, the variant's, or none.
     fields: Option<&'static FieldTable>,
     /// `true` for an enum: its field 0 is the variant tag.
     is_enum: bool,
+    /// The stored variant, once an enum's tag is read.
+    variant: Option<u32>,
+    pub(crate) layout: Layout,
 }
 
 impl FieldScope {
     #[inline(always)]
     pub(crate) fn of(rtti: &'static RttiType) -> Self {
         let is_enum = rtti.is_enum();
-        FieldScope { rtti, fields: (!is_enum).then(|| rtti.field_table()), is_enum }
+        FieldScope {
+            rtti,
+            fields: (!is_enum).then(|| rtti.field_table()),
+            is_enum,
+            variant: None,
+            layout: Layout::AsIs,
+        }
+    }
+
+    /// The scope with the stream's description of its type.
+    #[inline(always)]
+    pub(crate) fn with_layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// `true` when a stored field whose header matches a running field is read into it as it
+    /// is (no plan to consult).
+    #[inline(always)]
+    pub(crate) fn reads_as_is(&self) -> bool {
+        !matches!(self.layout, Layout::Evolved(_))
     }
 
     /// `true` when a field with stored ID `id` is this section's variant tag.
@@ -36,17 +72,19 @@ impl FieldScope {
     /// those of the variant they belong to: the tag's own, or for a variant this enum lacks the
     /// one its variant migration chooses (none: they are skipped). The decoder passes the object,
     /// which is switched to that variant; the immutable pre-scan passes none, and a migration is
-    /// then run on a scratch object, so both read the same fields.
+    /// then run on a scratch object, so both read the same fields. Returns the stored variant ID
+    /// when this enum lacks it.
     #[inline(never)]
     pub(crate) fn read_variant_tag(
         &mut self,
         reader: &mut Reader<'_>,
         header: &FieldHeader,
         object: Option<&mut dyn Reflectable>,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<Option<u32>, DecodeError> {
         let offset = reader.offset();
         let stored = variant_tag(reader, header)?;
         let rtti = self.rtti;
+        self.variant = Some(stored);
         let variant = match (rtti.variant(stored), object) {
             (Some(variant), Some(object)) => {
                 variant.activate(object).map_err(|error| DecodeError::from(error).at(offset))?;
@@ -57,13 +95,25 @@ impl FieldScope {
             (None, None) => rtti.create().and_then(|mut scratch| rtti.unknown_variant(&mut *scratch, stored)),
         };
         self.fields = variant.map(RttiVariant::field_table);
-        Ok(())
+        Ok(rtti.variant(stored).is_none().then_some(stored))
+    }
+
+    /// The stored variant of an enum whose tag was read.
+    #[inline(always)]
+    pub(crate) fn variant(&self) -> Option<u32> {
+        self.variant
     }
 
     /// `true` when the fields read are those of a variant, or skipped for want of one.
     #[inline(always)]
     pub(crate) fn is_enum(&self) -> bool {
         self.is_enum
+    }
+
+    /// `true` when an enum's fields have no variant to go to.
+    #[inline(always)]
+    pub(crate) fn has_no_fields(&self) -> bool {
+        self.fields.is_none()
     }
 
     /// The running field with stored ID `id`.

@@ -1,0 +1,398 @@
+//! The schema table of a version 3 stream (`FORMAT.md`, "Schema table"): written by the encoder
+//! after the objects, one entry per type the stream holds; indexed by the decoder before the
+//! objects are read.
+//!
+//! ```text
+//! table  = SCHEMA_MARK count:u32 entry{count} table-length:u32
+//! entry  = length:u32 type-id:u32 fingerprint:u64 flags:u8 base-id:u32 name fields
+//!          variant-count:u32 (variant-id:u32 name fields){variant-count}
+//! fields = count:u32 (header:u32 field-flags:u8 sig-len:u8 name sig:u32{sig-len} [declared]){count}
+//! name   = len:u16 utf8{len}
+//! ```
+
+use super::describe::{is_well_formed, split_type, Sig, MAX_SIGNATURE_LEN};
+use super::{fingerprint, DeclaredSchema, FieldSchema, Schema, TypeSchema, VariantSchema};
+use crate::field::{Declared, ElemShape, FieldAccess, RttiField, WireKind};
+use crate::plain::{type_ids, Reader};
+use crate::rtti::RttiType;
+use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::serializer::format::{FieldHeader, OBJECT_BIT, SCHEMA_MARK};
+use crate::serializer::wire::stream_body;
+
+/// Type entry flag: an enum.
+const TYPE_ENUM: u8 = 1 << 0;
+/// Type entry flag: abstract.
+const TYPE_ABSTRACT: u8 = 1 << 1;
+/// Field flag: `Weak` pointers.
+const FIELD_WEAK: u8 = 1 << 0;
+/// Field flag: the declared element type is a trait, named after the signature.
+const FIELD_TRAIT: u8 = 1 << 1;
+
+/// Fewest bytes a type entry takes: length, ID, fingerprint, flags, base, an empty name, no
+/// fields, no variants.
+const MIN_ENTRY: usize = 4 + 4 + 8 + 1 + 4 + 2 + 4 + 4;
+/// Fewest bytes a field entry takes: header, flags, signature length, an empty name.
+const MIN_FIELD: usize = 4 + 1 + 1 + 2;
+/// Fewest bytes a variant entry takes: ID, an empty name, no fields.
+const MIN_VARIANT: usize = 4 + 2 + 4;
+/// Longest name a table holds: longer ones are cut (at a character boundary).
+const MAX_NAME_LEN: usize = u16::MAX as usize;
+/// Fewest bytes a table takes: mark, count, length.
+pub(crate) const MIN_TABLE: usize = 12;
+
+/// Appends the table entry of `rtti` (encoded once per type, then copied).
+pub(crate) fn write_entry(rtti: &'static RttiType, out: &mut Vec<u8>) {
+    let entry = rtti.schema_cache().table_entry.get_or_init(|| encode_entry(rtti).into_boxed_slice());
+    out.extend_from_slice(entry);
+}
+
+/// Appends a whole table of `types`, in that order.
+pub(crate) fn write_table(types: &[&'static RttiType], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(&SCHEMA_MARK.to_le_bytes());
+    out.extend_from_slice(&(types.len() as u32).to_le_bytes());
+    types.iter().for_each(|rtti| write_entry(rtti, out));
+    let length = (out.len() - start + 4) as u32;
+    out.extend_from_slice(&length.to_le_bytes());
+}
+
+fn encode_entry(rtti: &'static RttiType) -> Vec<u8> {
+    let mut out = vec![0; 4];
+    put(&mut out, rtti.id());
+    out.extend_from_slice(&fingerprint(rtti).to_le_bytes());
+    out.push((u8::from(rtti.is_enum()) * TYPE_ENUM) | (u8::from(rtti.is_abstract()) * TYPE_ABSTRACT));
+    put(&mut out, rtti.base().map_or(0, RttiType::id));
+    put_name(&mut out, rtti.name());
+    put_fields(&mut out, rtti.fields());
+    put(&mut out, rtti.variants().len() as u32);
+    for variant in rtti.variants() {
+        put(&mut out, variant.id());
+        put_name(&mut out, variant.name());
+        put_fields(&mut out, variant.fields());
+    }
+    let length = (out.len() - 4) as u32;
+    out[..4].copy_from_slice(&length.to_le_bytes());
+    out
+}
+
+fn put(out: &mut Vec<u8>, word: u32) {
+    out.extend_from_slice(&word.to_le_bytes());
+}
+
+fn put_name(out: &mut Vec<u8>, name: &str) {
+    let mut len = name.len().min(MAX_NAME_LEN);
+    while !name.is_char_boundary(len) {
+        len -= 1;
+    }
+    out.extend_from_slice(&(len as u16).to_le_bytes());
+    out.extend_from_slice(&name.as_bytes()[..len]);
+}
+
+fn put_fields(out: &mut Vec<u8>, fields: &[RttiField]) {
+    put(out, fields.len() as u32);
+    let mut signature = Vec::new();
+    for field in fields {
+        let (declared, weak) = match field.shape().elem {
+            ElemShape::Plain(_) => (None, false),
+            ElemShape::Embedded(declared) => (Some(declared), false),
+            ElemShape::Pointer { declared, weak, .. } => (Some(declared), weak),
+        };
+        let is_trait = matches!(declared, Some(Declared::Trait(_)));
+        put(out, FieldHeader { id: field.id(), shape: field.wire_shape() }.pack());
+        signature.clear();
+        if let FieldAccess::Plain(access) = field.access() {
+            access.signature(&mut signature);
+        }
+        // A signature too long to describe is left out: the field reads as undescribed plain data.
+        if signature.len() > MAX_SIGNATURE_LEN {
+            signature.clear();
+        }
+        out.push((u8::from(weak) * FIELD_WEAK) | (u8::from(is_trait) * FIELD_TRAIT));
+        out.push(signature.len() as u8);
+        put_name(out, field.name());
+        signature.iter().for_each(|&word| put(out, word));
+        match declared {
+            None => {}
+            Some(Declared::Type(rtti)) => put(out, rtti().id()),
+            Some(Declared::Trait(name)) => put_name(out, name),
+        }
+    }
+}
+
+/// Where one type's entry is in a stream, and what the decoder checks first.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EntryRef {
+    pub type_id: u32,
+    pub fingerprint: u64,
+    /// Stream offset of the entry's first byte after its length word.
+    pub offset: usize,
+    /// Stream offset just past the entry.
+    pub end: usize,
+}
+
+/// The entries of a stream's schema table, sorted by type ID.
+pub(crate) struct TableIndex<'d> {
+    input: &'d [u8],
+    entries: Vec<EntryRef>,
+}
+
+impl<'d> TableIndex<'d> {
+    /// Indexes the table at `input[start..end]` (`end` is where the trailer starts). Only each
+    /// entry's ID and fingerprint are read here; an entry is parsed whole when a decoder needs it.
+    pub(crate) fn read(input: &'d [u8], start: usize, end: usize) -> Result<Self, DecodeError> {
+        let mut reader = Reader::new(&input[..end]);
+        reader.skip(start)?;
+        let mark_at = reader.offset();
+        if reader.read_u32()? != SCHEMA_MARK {
+            return Err(corrupt(mark_at, "the schema table does not start with its mark"));
+        }
+        let mut body = reader.sub_reader(reader.remaining() - 4)?;
+        let count = body.read_count(MIN_ENTRY)?;
+        let mut entries = Vec::with_capacity(count);
+        for _ in 0..count {
+            let length = body.read_u32()? as usize;
+            let offset = body.offset();
+            let mut entry = body.sub_reader(length)?;
+            let type_id = entry.read_u32()?;
+            let fingerprint = u64::from_le_bytes(entry.take_array()?);
+            entries.push(EntryRef { type_id, fingerprint, offset, end: offset + length });
+        }
+        body.expect_end()?;
+        entries.sort_unstable_by_key(|entry| entry.type_id);
+        if let Some(pair) = entries.windows(2).find(|pair| pair[0].type_id == pair[1].type_id) {
+            return Err(corrupt(pair[1].offset, "the schema table describes a type twice"));
+        }
+        Ok(TableIndex { input, entries })
+    }
+
+    pub(crate) fn entries(&self) -> &[EntryRef] {
+        &self.entries
+    }
+
+    /// The entry of type `type_id`.
+    pub(crate) fn get(&self, type_id: u32) -> Option<&EntryRef> {
+        self.entries.binary_search_by_key(&type_id, |entry| entry.type_id).ok().map(|index| &self.entries[index])
+    }
+
+    /// `true` when the entry's fields (and variants) have exactly the headers of `rtti`'s, in
+    /// order: the check that makes a fingerprint match trustworthy without parsing names or
+    /// building anything. Malformed entries answer `false` (and fail when parsed).
+    pub(crate) fn same_layout(&self, entry: &EntryRef, rtti: &RttiType) -> bool {
+        let mut reader = Reader::new(&self.input[..entry.end]);
+        let mut check = || -> Result<bool, DecodeError> {
+            reader.skip(entry.offset + 4 + 8 + 1 + 4)?;
+            skip_name(&mut reader)?;
+            if !same_fields(&mut reader, rtti.fields())? || reader.read_u32()? as usize != rtti.variants().len() {
+                return Ok(false);
+            }
+            for variant in rtti.variants() {
+                if reader.read_u32()? != variant.id() {
+                    return Ok(false);
+                }
+                skip_name(&mut reader)?;
+                if !same_fields(&mut reader, variant.fields())? {
+                    return Ok(false);
+                }
+            }
+            Ok(reader.is_empty())
+        };
+        check().unwrap_or(false)
+    }
+
+    /// Parses an entry whole, checking it.
+    pub(crate) fn parse(&self, entry: &EntryRef) -> Result<TypeSchema, DecodeError> {
+        let mut reader = Reader::new(&self.input[..entry.end]);
+        reader.skip(entry.offset)?;
+        let id = reader.read_u32()?;
+        let fingerprint = u64::from_le_bytes(reader.take_array()?);
+        let flags_at = reader.offset();
+        let [flags] = reader.take_array::<1>()?;
+        if flags & !(TYPE_ENUM | TYPE_ABSTRACT) != 0 {
+            return Err(corrupt(flags_at, "unknown schema type flags set"));
+        }
+        let base = reader.read_u32()?;
+        let name = read_name(&mut reader)?;
+        let fields = read_fields(&mut reader)?;
+        let count = reader.read_count(MIN_VARIANT)?;
+        let mut variants = Vec::with_capacity(count);
+        for _ in 0..count {
+            let id = reader.read_u32()?;
+            variants.push(VariantSchema { id, name: read_name(&mut reader)?, fields: read_fields(&mut reader)? });
+        }
+        let is_enum = flags & TYPE_ENUM != 0;
+        if !is_enum && !variants.is_empty() {
+            return Err(corrupt(flags_at, "variants in the schema of a type that is not an enum"));
+        }
+        reader.expect_end()?;
+        Ok(TypeSchema {
+            id,
+            name,
+            base: (base != 0).then_some(base),
+            is_enum,
+            is_abstract: flags & TYPE_ABSTRACT != 0,
+            fields,
+            variants,
+            fingerprint,
+        })
+    }
+
+    /// Every entry parsed.
+    pub(crate) fn schema(&self) -> Result<Schema, DecodeError> {
+        let types = self.entries.iter().map(|entry| self.parse(entry)).collect::<Result<_, _>>()?;
+        Ok(Schema::new(types))
+    }
+}
+
+fn name_len(reader: &mut Reader<'_>) -> Result<usize, DecodeError> {
+    Ok(usize::from(u16::from_le_bytes(reader.take_array()?)))
+}
+
+fn skip_name(reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+    let len = name_len(reader)?;
+    Ok(reader.skip(len)?)
+}
+
+fn read_name(reader: &mut Reader<'_>) -> Result<String, DecodeError> {
+    let offset = reader.offset();
+    let len = name_len(reader)?;
+    let bytes = reader.take(len)?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| corrupt(offset, "a name in the schema table is not UTF-8"))
+}
+
+/// Compares the stored field headers with `fields`, in order, skipping everything else.
+fn same_fields(reader: &mut Reader<'_>, fields: &[RttiField]) -> Result<bool, DecodeError> {
+    if reader.read_u32()? as usize != fields.len() {
+        return Ok(false);
+    }
+    for field in fields {
+        let header = reader.read_u32()?;
+        if header != (FieldHeader { id: field.id(), shape: field.wire_shape() }).pack() {
+            return Ok(false);
+        }
+        let [flags, len] = reader.take_array::<2>()?;
+        skip_name(reader)?;
+        reader.skip(usize::from(len) * 4)?;
+        match FieldHeader::unpack(header & !OBJECT_BIT) {
+            Ok(Some(header)) if !matches!(header.shape.kind, WireKind::Plain(_)) => match flags & FIELD_TRAIT {
+                0 => reader.skip(4)?,
+                _ => skip_name(reader)?,
+            },
+            _ => {}
+        }
+    }
+    Ok(true)
+}
+
+fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError> {
+    let count = reader.read_count(MIN_FIELD)?;
+    let mut fields: Vec<FieldSchema> = Vec::with_capacity(count);
+    for _ in 0..count {
+        let offset = reader.offset();
+        let word = reader.read_u32()?;
+        if word & OBJECT_BIT != 0 {
+            return Err(corrupt(offset, "a type header as a field of the schema table"));
+        }
+        let header = match FieldHeader::unpack(word) {
+            Ok(Some(header)) => header,
+            Ok(None) => return Err(corrupt(offset, "a terminator as a field of the schema table")),
+            Err(what) => return Err(corrupt(offset, what)),
+        };
+        if fields.iter().any(|field| field.id == header.id) {
+            return Err(corrupt(offset, "the schema table lists a field twice"));
+        }
+        let [flags, len] = reader.take_array::<2>()?;
+        if flags & !(FIELD_WEAK | FIELD_TRAIT) != 0 {
+            return Err(corrupt(offset + 4, "unknown schema field flags set"));
+        }
+        let name = read_name(reader)?;
+        let sig_at = reader.offset();
+        let len = usize::from(len);
+        let signature = (0..len).map(|_| reader.read_u32()).collect::<Result<Vec<_>, _>>()?;
+        let plain = matches!(header.shape.kind, WireKind::Plain(_));
+        let declared = if plain {
+            if !signature.is_empty() && !is_well_formed(&signature) {
+                return Err(corrupt(sig_at, "a malformed plain type signature in the schema table"));
+            }
+            if !signature_fits(&signature, header.shape.kind) {
+                return Err(corrupt(sig_at, "a field's plain type contradicts its size in the schema table"));
+            }
+            None
+        } else {
+            if !signature.is_empty() || flags & FIELD_WEAK != 0 && header.shape.kind != WireKind::Pointer {
+                return Err(corrupt(sig_at, "a field of objects with plain type facts in the schema table"));
+            }
+            Some(match flags & FIELD_TRAIT {
+                0 => DeclaredSchema::Type(reader.read_u32()?),
+                _ => DeclaredSchema::Trait(read_name(reader)?),
+            })
+        };
+        if plain && flags != 0 {
+            return Err(corrupt(offset + 4, "pointer flags on a plain field in the schema table"));
+        }
+        fields.push(FieldSchema {
+            id: header.id,
+            name,
+            shape: header.shape,
+            signature,
+            declared,
+            weak: flags & FIELD_WEAK != 0,
+        });
+    }
+    Ok(fields)
+}
+
+/// The static size of a signature's type when the format fixes it (numbers, `bool`, `char`, and
+/// options and arrays of them); `Some(None)` for a type that is always dynamic (`String`, the
+/// sequences and maps); `None` when only the type's codec knows.
+pub(crate) fn known_static_size(sig: &[u32]) -> Option<Option<u32>> {
+    use type_ids as id;
+    let (node, _, _) = split_type(sig)?;
+    Some(match node {
+        Sig::Leaf(id::U8 | id::I8 | id::BOOL) => Some(1),
+        Sig::Leaf(id::U16 | id::I16) => Some(2),
+        Sig::Leaf(id::U32 | id::I32 | id::F32 | id::CHAR) => Some(4),
+        Sig::Leaf(id::U64 | id::I64 | id::F64 | id::USIZE | id::ISIZE) => Some(8),
+        Sig::Leaf(id::U128 | id::I128) => Some(16),
+        Sig::Leaf(id::STRING) | Sig::Seq(..) | Sig::Map(..) => None,
+        Sig::Option(inner) => known_static_size(inner)?.and_then(|n| (n < 255).then_some(n + 1)),
+        Sig::Array(len, elem) => {
+            known_static_size(elem)?.and_then(|n| n.checked_mul(len).filter(|&total| total <= 255))
+        }
+        _ => return None,
+    })
+}
+
+/// `false` when the signature names a type whose size the format fixes and the header disagrees.
+fn signature_fits(sig: &[u32], kind: WireKind) -> bool {
+    match (known_static_size(sig), kind) {
+        (None, _) => true,
+        (Some(size), WireKind::Plain(stored)) => size == stored.map(u32::from),
+        (Some(_), _) => false,
+    }
+}
+
+/// The schema a stream was written with: every type it holds, as its writer described them.
+/// A stream older than version 3 has no schema table: [`DecodeErrorKind::NoSchema`].
+pub fn stored_schema(bytes: &[u8]) -> Result<Schema, DecodeError> {
+    let body = stream_body(bytes)?;
+    match body.schema {
+        Some((start, end)) => TableIndex::read(bytes, start, end)?.schema(),
+        None => Err(DecodeError::new(DecodeErrorKind::NoSchema, 4)),
+    }
+}
+
+/// How many bytes of a stream its schema table takes (0 for a stream before version 3): what
+/// describing its types costs.
+///
+/// ```
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9830)]
+/// # struct Door { #[rtti(id = 1)] open: bool }
+/// let bytes = reflectable::to_vec(&Door::default()).unwrap();
+/// let table = reflectable::schema::table_size(&bytes).unwrap();
+/// assert!(table > 0 && table < bytes.len());
+/// ```
+pub fn table_size(bytes: &[u8]) -> Result<usize, DecodeError> {
+    Ok(stream_body(bytes)?.schema.map_or(0, |(start, end)| end - start))
+}

@@ -1,0 +1,203 @@
+//! Reading a stream whose types differ from the program's (`FORMAT.md`, "Typed evolution").
+//!
+//! A version 3 stream describes each type it holds. When the decoder starts, each described type
+//! is compared with the running one: by fingerprint, confirmed by the field headers
+//! ([`TableIndex::same_layout`]). Types that match need nothing more, and when all match (the
+//! usual case) the decode loop never looks here. For a type that differs, a [`TypePlan`] says,
+//! once per stream, what to do with each stored field: read it, convert it, hand it to a
+//! migration, or skip and report it.
+
+use super::scope::Layout;
+use crate::field::{FieldAccess, RttiField};
+use crate::rtti::{Registry, RttiType};
+use crate::schema::convert::{conversion, Conversion};
+use crate::schema::table::{EntryRef, TableIndex};
+use crate::schema::{fingerprint, FieldSchema, TypeSchema};
+use crate::serializer::error::{corrupt, DecodeError};
+use crate::serializer::format::FieldHeader;
+use crate::serializer::report::SkipReason;
+use ahash::AHashMap;
+use std::rc::Rc;
+
+/// What to do with one stored field.
+#[derive(Debug)]
+pub(crate) enum Action {
+    /// Read it into the running field of the same ID: their types agree.
+    Read,
+    /// Read it into the running field through a lossless conversion.
+    Convert(Conversion),
+    /// Hand it to the running type's migration at this index.
+    Migrate(usize),
+    /// Skip it, and report why.
+    Skip(SkipReason),
+}
+
+/// How the stored form of one type is read into the running one.
+#[derive(Debug)]
+pub(crate) struct TypePlan {
+    /// The type as the stream describes it.
+    pub(crate) stored: TypeSchema,
+    /// Per stored field, keyed by (variant, field ID), sorted.
+    actions: Vec<((Option<u32>, u16), Action)>,
+}
+
+impl TypePlan {
+    fn new(stored: TypeSchema, rtti: &'static RttiType) -> Self {
+        let mut actions = Vec::new();
+        let mut plan_fields = |variant: Option<u32>, stored: &[FieldSchema], running: &[RttiField]| {
+            for field in stored {
+                let running = running.iter().find(|running| running.id() == field.id);
+                actions.push(((variant, field.id), action(rtti, variant, field, running)));
+            }
+        };
+        plan_fields(None, &stored.fields, rtti.fields());
+        for variant in &stored.variants {
+            let running = rtti.variant(variant.id).map_or(&[][..], |running| running.fields());
+            plan_fields(Some(variant.id), &variant.fields, running);
+        }
+        actions.sort_by_key(|(key, _)| *key);
+        TypePlan { stored, actions }
+    }
+
+    /// The action for stored field `id` (of `variant`, in an enum), and the field as stored.
+    /// `Err` when the stream's header for it contradicts its schema table.
+    pub(crate) fn action(
+        &self,
+        variant: Option<u32>,
+        header: &FieldHeader,
+        offset: usize,
+    ) -> Result<(&Action, &FieldSchema), DecodeError> {
+        let key = (variant, header.id);
+        let found = self.actions.binary_search_by_key(&key, |(key, _)| *key).ok();
+        let stored = self.stored.field(variant, header.id).filter(|stored| stored.shape == header.shape);
+        match (found, stored) {
+            (Some(index), Some(stored)) => Ok((&self.actions[index].1, stored)),
+            _ => Err(corrupt(offset, "a field header the stream's schema table does not describe")),
+        }
+    }
+}
+
+/// The one decision per stored field (see the module docs): the running field when the types
+/// agree; else a migration registered for the stored type; else a lossless conversion; else skip.
+fn action(rtti: &'static RttiType, variant: Option<u32>, stored: &FieldSchema, running: Option<&RttiField>) -> Action {
+    let running_signature = running.map(|field| {
+        let mut signature = Vec::new();
+        if let FieldAccess::Plain(access) = field.access() {
+            access.signature(&mut signature);
+        }
+        signature
+    });
+    if let (Some(field), Some(signature)) = (running, &running_signature) {
+        // A stored field without a signature (too long to describe) is matched by shape alone.
+        if field.wire_shape() == stored.shape && (*signature == stored.signature || stored.signature.is_empty()) {
+            return Action::Read;
+        }
+    }
+    // Migrations are by field ID of the type: an enum's field IDs are its variants'.
+    if variant.is_none() {
+        let migration = rtti.migrations.iter().position(|migration| {
+            migration.field_id == stored.id
+                && migration.wire_shape() == stored.shape
+                && migration.signature() == stored.signature.as_slice()
+        });
+        if let Some(index) = migration {
+            return Action::Migrate(index);
+        }
+    }
+    match (running, running_signature) {
+        (Some(field), Some(signature)) => {
+            match conversion((stored.shape, &stored.signature), (field.wire_shape(), &signature)) {
+                Some(conversion) => Action::Convert(conversion),
+                None => Action::Skip(SkipReason::Retyped {
+                    from: stored.type_description(),
+                    to: crate::schema::FieldSchema::of(field).type_description(),
+                }),
+            }
+        }
+        _ => Action::Skip(SkipReason::NotInType),
+    }
+}
+
+/// What the decoder knows of a stream's own description of its types.
+pub(crate) struct StreamTypes<'d> {
+    table: Option<TableIndex<'d>>,
+    /// The described types that are not plain sailing: those that differ from the running ones,
+    /// and those the registry lacks (a field may still declare them), settled when first met.
+    /// Empty in the usual case, and then never consulted.
+    layouts: AHashMap<u32, Slot>,
+}
+
+enum Slot {
+    /// Not compared yet: the registry lacks the type.
+    Pending(EntryRef),
+    /// Compared: the running type reads it as it is.
+    Same,
+    /// Compared: read through a plan.
+    Evolved(Rc<TypePlan>),
+}
+
+impl<'d> StreamTypes<'d> {
+    /// No schema (a stream before version 3).
+    pub(crate) fn none() -> Self {
+        StreamTypes { table: None, layouts: AHashMap::new() }
+    }
+
+    /// Compares every described type the registry has with the running one.
+    pub(crate) fn new(table: TableIndex<'d>, registry: &Registry) -> Result<Self, DecodeError> {
+        let mut layouts = AHashMap::new();
+        for entry in table.entries() {
+            let slot = match registry.get(entry.type_id) {
+                Some(rtti) => compare(&table, entry, rtti)?,
+                None => Slot::Pending(*entry),
+            };
+            if !matches!(slot, Slot::Same) {
+                layouts.insert(entry.type_id, slot);
+            }
+        }
+        Ok(StreamTypes { table: Some(table), layouts })
+    }
+
+    /// How the sections of `rtti` (a type the decoder is about to read) are read.
+    #[inline]
+    pub(crate) fn layout(&mut self, rtti: &'static RttiType) -> Result<Layout, DecodeError> {
+        if self.layouts.is_empty() {
+            return Ok(Layout::AsIs);
+        }
+        self.layout_slow(rtti)
+    }
+
+    /// `true` when the stream describes type `type_id` exactly as the running type is: then
+    /// every stored field header must be one of the running type's.
+    pub(crate) fn describes_as_is(&self, type_id: u32) -> bool {
+        let described = self.table.as_ref().is_some_and(|table| table.get(type_id).is_some());
+        described && !matches!(self.layouts.get(&type_id), Some(Slot::Evolved(_) | Slot::Pending(_)))
+    }
+
+    #[inline(never)]
+    fn layout_slow(&mut self, rtti: &'static RttiType) -> Result<Layout, DecodeError> {
+        let Some(slot) = self.layouts.get_mut(&rtti.id()) else { return Ok(Layout::AsIs) };
+        if let Slot::Pending(entry) = slot {
+            let table = self.table.as_ref().expect("slots come from a table");
+            *slot = compare(table, entry, rtti)?;
+        }
+        Ok(match slot {
+            Slot::Evolved(plan) => Layout::Evolved(plan.clone()),
+            _ => Layout::AsIs,
+        })
+    }
+
+    /// The stored name of type `type_id`, when the stream describes it.
+    pub(crate) fn stored_name(&self, type_id: u32) -> Option<String> {
+        let table = self.table.as_ref()?;
+        let entry = table.get(type_id)?;
+        table.parse(entry).ok().map(|schema| schema.name)
+    }
+}
+
+fn compare(table: &TableIndex<'_>, entry: &EntryRef, rtti: &'static RttiType) -> Result<Slot, DecodeError> {
+    if entry.fingerprint == fingerprint(rtti) && table.same_layout(entry, rtti) {
+        return Ok(Slot::Same);
+    }
+    let stored = table.parse(entry)?;
+    Ok(Slot::Evolved(Rc::new(TypePlan::new(stored, rtti))))
+}
