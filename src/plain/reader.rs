@@ -71,13 +71,30 @@ pub struct Reader<'a> {
     base: usize,
     /// Zero-size elements still admitted (see [`ZERO_SIZED_ALLOWANCE`]).
     zero_sized_left: usize,
+    /// Values read as a stand-in for one this program cannot represent (see
+    /// [`note_substitution`](Reader::note_substitution)).
+    substitutions: u64,
 }
 
 impl<'a> Reader<'a> {
     /// A reader over `data`, reporting offsets from its start. It admits
     /// [`ZERO_SIZED_ALLOWANCE`] zero-size elements in all.
     pub fn new(data: &'a [u8]) -> Self {
-        Reader { data, pos: 0, base: 0, zero_sized_left: ZERO_SIZED_ALLOWANCE }
+        Reader { data, pos: 0, base: 0, zero_sized_left: ZERO_SIZED_ALLOWANCE, substitutions: 0 }
+    }
+
+    /// Records that a codec read a stand-in for a stored value it cannot represent, such as the
+    /// default variant of a `#[derive(PlainType)]` enum for a discriminant it lacks. Decoders
+    /// report these (a [`DecodeReport`](crate::serializer::DecodeReport) line, an error when
+    /// strict), so a codec should call this rather than substitute silently.
+    pub fn note_substitution(&mut self) {
+        self.substitutions += 1;
+    }
+
+    /// How many substitutions codecs have noted while reading (sub-readers included, once
+    /// rejoined).
+    pub fn substitutions(&self) -> u64 {
+        self.substitutions
     }
 
     /// Zero-size elements this reader still admits.
@@ -189,13 +206,15 @@ impl<'a> Reader<'a> {
         }
         let data = &self.data[self.pos..self.pos + len];
         self.pos += len;
-        Ok(Reader { data, pos: 0, base, zero_sized_left: self.zero_sized_left })
+        Ok(Reader { data, pos: 0, base, zero_sized_left: self.zero_sized_left, substitutions: self.substitutions })
     }
 
-    /// Takes back the zero-size allowance a sub-reader left unspent.
+    /// Takes back the zero-size allowance a sub-reader left unspent, and the substitutions it
+    /// noted.
     #[inline]
     pub fn rejoin(&mut self, sub: &Reader<'a>) {
         self.zero_sized_left = sub.zero_sized_left;
+        self.substitutions = sub.substitutions;
     }
 
     /// Fails with [`PlainError::TrailingBytes`] unless everything has been read.

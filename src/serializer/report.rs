@@ -108,6 +108,15 @@ pub enum DecodeEvent {
         /// `true` when a variant migration handled it (then no loss).
         handled: bool,
     },
+    /// A plain value this program cannot represent (an unknown variant of a
+    /// `#[derive(PlainType)]` enum) was replaced by a stand-in (its `#[default]` or first
+    /// variant).
+    ValueReplaced {
+        /// The type the field belongs to.
+        type_name: String,
+        /// The field's name.
+        field_name: String,
+    },
     /// Entries of a map were dropped (keys without values, values without keys, repeated keys,
     /// values that did not load).
     MapEntriesDropped,
@@ -276,6 +285,9 @@ impl fmt::Display for DecodeEvent {
             DecodeEvent::UnknownVariant { type_name, variant_id, handled } => {
                 write!(f, "unknown variant {variant_id} of {type_name}: ")?;
                 f.write_str(if *handled { "handled by its variant migration" } else { "replaced by the default" })
+            }
+            DecodeEvent::ValueReplaced { type_name, field_name } => {
+                write!(f, "replaced an unknown value in {type_name}.{field_name} by its type's default")
             }
             DecodeEvent::MapEntriesDropped => write!(f, "dropped map entries (uneven, repeated or unloadable)"),
             DecodeEvent::ObjectsUnreached => write!(f, "dropped top-level objects nothing decoded points at"),

@@ -100,6 +100,28 @@ fn enum_body(p: &TokenStream, name: &Ident, data: &DataEnum) -> TokenStream {
     }
     let consts: Vec<_> = (0..values.len()).map(|i| format_ident!("__V{}", i)).collect();
     let idents: Vec<_> = data.variants.iter().map(|variant| &variant.ident).collect();
+    // A discriminant this build lacks (a variant added by a newer writer, or removed since) reads
+    // as the `#[default]` variant, else the first, and is noted for the decode report.
+    let fallback = data
+        .variants
+        .iter()
+        .find(|variant| variant.attrs.iter().any(|attr| attr.path().is_ident("default")))
+        .or_else(|| data.variants.first())
+        .map(|variant| &variant.ident);
+    let unknown = match fallback {
+        Some(fallback) => quote! {
+            _ => {
+                reader.note_substitution();
+                ::core::result::Result::Ok(Self::#fallback)
+            }
+        },
+        None => quote! {
+            _ => ::core::result::Result::Err(#p::PlainError::Invalid {
+                offset,
+                what: ::core::concat!("unknown ", ::core::stringify!(#name), " variant"),
+            }),
+        },
+    };
     quote! {
         const STATIC_SIZE: ::core::option::Option<u32> = ::core::option::Option::Some(4);
 
@@ -113,13 +135,11 @@ fn enum_body(p: &TokenStream, name: &Ident, data: &DataEnum) -> TokenStream {
         }
         fn read(reader: &mut #p::Reader<'_>) -> ::core::result::Result<Self, #p::PlainError> {
             #(const #consts: u32 = #values;)*
+            #[allow(unused_variables)]
             let offset = reader.offset();
             match u32::from_le_bytes(reader.take_array()?) {
                 #(#consts => ::core::result::Result::Ok(Self::#idents),)*
-                _ => ::core::result::Result::Err(#p::PlainError::Invalid {
-                    offset,
-                    what: ::core::concat!("unknown ", ::core::stringify!(#name), " variant"),
-                }),
+                #unknown
             }
         }
     }

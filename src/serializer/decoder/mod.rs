@@ -562,7 +562,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let mut converted_reader = Reader::new(&converted).with_zero_sized_left(reader.zero_sized_left());
         access.read(object, count, &mut converted_reader).map_err(|error| DecodeError::from(error).at(offset))?;
         reader.set_zero_sized_left(converted_reader.zero_sized_left());
-        Ok(())
+        match converted_reader.substitutions() {
+            0 => Ok(()),
+            times => self.values_replaced(reader, field, object, times),
+        }
     }
 
     fn known_field(
@@ -581,7 +584,12 @@ impl<'d, 'c> Decoder<'d, 'c> {
         }
         match field.access() {
             FieldAccess::Plain(access) => {
+                let substitutions = reader.substitutions();
                 access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
+                if reader.substitutions() != substitutions {
+                    let times = reader.substitutions() - substitutions;
+                    self.values_replaced(reader, field, object, times)?;
+                }
             }
             FieldAccess::Embedded(access) => {
                 if !header.shape.array && self.embedded_in_place(reader, &**access, object)? {
@@ -635,6 +643,22 @@ impl<'d, 'c> Decoder<'d, 'c> {
             }
         }
         Ok(())
+    }
+
+    /// Reports plain values a codec replaced by a stand-in (an unknown enum discriminant).
+    #[cold]
+    fn values_replaced(
+        &mut self,
+        reader: &Reader<'_>,
+        field: &RttiField,
+        object: &dyn Reflectable,
+        times: u64,
+    ) -> Result<(), DecodeError> {
+        let event = DecodeEvent::ValueReplaced {
+            type_name: object.rtti().name().to_owned(),
+            field_name: field.name().to_owned(),
+        };
+        self.record(event, times, reader.offset())
     }
 
     /// Reports the pointers of a field that decoded as null, and those its field refused.
