@@ -11,11 +11,11 @@ use super::format::{
     VARIANT_TAG_FIELD_ID,
 };
 use super::wire::{write_stream_header, write_trailer};
-use super::{Limits, Root};
-use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
-use crate::rtti::{Reflectable, RttiType};
+use super::{BinarySerializer, Limits, Root};
+use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck};
+use crate::rtti::{Reflectable, Registry, RttiType};
 use ahash::AHashMap;
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
 use std::io;
@@ -24,7 +24,7 @@ use std::io;
 pub(crate) type Sink<'s> = &'s mut dyn FnMut(&[u8]) -> io::Result<()>;
 
 /// One encoding run.
-pub(crate) struct Encoder<'s, 'c> {
+pub(crate) struct Encoder<'r, 's, 'c> {
     out: Vec<u8>,
     sink: Option<Sink<'s>>,
     flush_threshold: usize,
@@ -35,6 +35,11 @@ pub(crate) struct Encoder<'s, 'c> {
     depth: usize,
     limits: Limits,
     context: &'c mut dyn Any,
+    /// Where user-trait fields check that a decoder can cast their objects back.
+    registry: &'r Registry,
+    /// The shared object being written (its address, concrete type and name): the encoder holds
+    /// its borrow or lock, so a pointer back to it is checked without taking it again.
+    current: (usize, TypeId, &'static str),
     /// Hashes every byte handed to the sink, when the stream carries a checksum.
     checksum: Option<crc32fast::Hasher>,
     /// Address and type name of a root passed by reference: a shared object holding that address
@@ -42,14 +47,14 @@ pub(crate) struct Encoder<'s, 'c> {
     root_by_reference: Option<(usize, &'static str)>,
 }
 
-impl<'s, 'c> Encoder<'s, 'c> {
-    /// An encoder writing into `out`, handing it to `sink` whenever it holds `flush_threshold`
-    /// bytes (no sink: everything stays in `out`).
+impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
+    /// An encoder configured by `config` writing into `out`, handing it to `sink` whenever it
+    /// holds `flush_threshold` bytes (no sink: everything stays in `out`).
     pub(crate) fn new(
         out: Vec<u8>,
         sink: Option<Sink<'s>>,
         flush_threshold: usize,
-        limits: Limits,
+        config: &BinarySerializer<'r>,
         context: &'c mut dyn Any,
     ) -> Self {
         Encoder {
@@ -61,17 +66,13 @@ impl<'s, 'c> Encoder<'s, 'c> {
             queue: VecDeque::new(),
             next_id: 2,
             depth: 0,
-            limits,
+            limits: config.limits,
             context,
+            registry: config.registry,
+            current: (0, TypeId::of::<()>(), ""),
             root_by_reference: None,
-            checksum: None,
+            checksum: config.checksum.then(crc32fast::Hasher::new),
         }
-    }
-
-    /// Ends the stream with a checksum in its trailer.
-    pub(crate) fn with_checksum(mut self, checksum: bool) -> Self {
-        self.checksum = checksum.then(crc32fast::Hasher::new);
-        self
     }
 
     /// Writes the whole graph; returns what is left in the buffer and the total bytes produced.
@@ -118,8 +119,12 @@ impl<'s, 'c> Encoder<'s, 'c> {
         }
         let mut result = Ok(());
         shared
-            .read(|object| result = self.object(object, id))
+            .read(|object| {
+                self.current = (shared.addr(), (object as &dyn Any).type_id(), object.rtti().name());
+                result = self.object(object, id);
+            })
             .map_err(|source| EncodeError::Pointee { instance: id, source })?;
+        self.current.0 = 0;
         result
     }
 
@@ -215,11 +220,12 @@ impl<'s, 'c> Encoder<'s, 'c> {
                 self.depth += 1;
                 let mut count = 0;
                 let mut result = Ok(());
+                let check = field.trait_check();
                 let visited = access.for_each(owner, &mut |value| {
                     count += 1;
                     if result.is_ok() {
                         result = match value {
-                            Some(value) => self.object(value, 0),
+                            Some(value) => self.check_object(check, value).and_then(|()| Ok(self.object(value, 0)?)),
                             None => {
                                 TypeHeader { instance: 0, base: false, type_id: NULL_TYPE_ID }.write(&mut self.out);
                                 Ok(())
@@ -235,14 +241,17 @@ impl<'s, 'c> Encoder<'s, 'c> {
             FieldAccess::Pointer(access) => {
                 let mut count = 0;
                 let mut result = Ok(());
+                let check = field.trait_check();
                 access.for_each(owner, &mut |identity, only_pointer, handle| {
                     count += 1;
                     let id = match identity {
-                        Some(identity) => self.instance_for(identity, only_pointer, handle).unwrap_or_else(|error| {
-                            result = Err(error);
-                            NULL_INSTANCE
-                        }),
-                        None => NULL_INSTANCE,
+                        Some(identity) if result.is_ok() => {
+                            self.pointer(identity, only_pointer, handle, check).unwrap_or_else(|error| {
+                                result = Err(error);
+                                NULL_INSTANCE
+                            })
+                        }
+                        _ => NULL_INSTANCE,
                     };
                     self.out.extend_from_slice(&id.to_le_bytes());
                 })?;
@@ -251,6 +260,65 @@ impl<'s, 'c> Encoder<'s, 'c> {
             }
         };
         Ok(self.patch_count(at, count)?)
+    }
+
+    /// The instance ID a pointer to the object at `identity` is written as; `check` is the field's
+    /// when it declares a user trait object.
+    #[inline]
+    fn pointer(
+        &mut self,
+        identity: usize,
+        only_pointer: bool,
+        handle: &dyn Fn() -> Option<SharedObject>,
+        check: Option<&TraitCheck>,
+    ) -> Result<u32, FieldFailure> {
+        if let Some(check) = check {
+            self.check_pointee(identity, handle, check)?;
+        }
+        Ok(self.instance_for(identity, only_pointer, handle)?)
+    }
+
+    /// Refuses an object by value in a user-trait field that the registry cannot cast back.
+    #[inline]
+    fn check_object(&self, check: Option<&TraitCheck>, object: &dyn Reflectable) -> Result<(), FieldFailure> {
+        match check {
+            Some(check) => self.check_type(check, (object as &dyn Any).type_id(), || object.rtti().name()),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses the target of a pointer in a user-trait field that the registry cannot cast back.
+    /// Finding its type reads it; the object being written is already read (a `Mutex` would
+    /// deadlock), and a root passed by reference is refused when written.
+    fn check_pointee(
+        &self,
+        identity: usize,
+        handle: &dyn Fn() -> Option<SharedObject>,
+        check: &TraitCheck,
+    ) -> Result<(), FieldFailure> {
+        if identity == self.current.0 {
+            let (_, concrete, name) = self.current;
+            return self.check_type(check, concrete, || name);
+        }
+        let Some(shared) = handle() else { return Ok(()) };
+        if self.root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
+            return Ok(());
+        }
+        let (concrete, name) = shared.read(|object| ((object as &dyn Any).type_id(), object.rtti().name()))?;
+        self.check_type(check, concrete, || name)
+    }
+
+    #[inline]
+    fn check_type(
+        &self,
+        check: &TraitCheck,
+        concrete: TypeId,
+        name: impl FnOnce() -> &'static str,
+    ) -> Result<(), FieldFailure> {
+        match self.registry.casts().casts_into(concrete, check.to) {
+            true => Ok(()),
+            false => Err(FieldFailure::Unregistered { concrete: name(), trait_name: check.trait_name }),
+        }
     }
 
     /// The instance ID of the object at `identity`, queueing it when first seen. An object behind
@@ -290,6 +358,11 @@ impl<'s, 'c> Encoder<'s, 'c> {
 enum FieldFailure {
     Access(FieldError),
     Encode(EncodeError),
+    /// An object in a user-trait field that the registry cannot cast back.
+    Unregistered {
+        concrete: &'static str,
+        trait_name: &'static str,
+    },
 }
 
 impl From<FieldError> for FieldFailure {
@@ -309,6 +382,9 @@ impl FieldFailure {
         match self {
             FieldFailure::Access(source) => EncodeError::Field { type_name, field, source },
             FieldFailure::Encode(error) => error,
+            FieldFailure::Unregistered { concrete, trait_name } => {
+                EncodeError::UnregisteredTraitImpl { type_name, field, concrete, trait_name }
+            }
         }
     }
 }

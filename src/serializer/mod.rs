@@ -128,10 +128,7 @@ impl<'r> BinarySerializer<'r> {
 
     /// Encodes the graph from `root` into a new vector; `context` reaches the serialization hooks.
     pub fn encode_to_vec(&self, root: Root<'_>, context: &mut dyn Any) -> Result<Vec<u8>, EncodeError> {
-        Encoder::new(Vec::new(), None, usize::MAX, self.limits, context)
-            .with_checksum(self.checksum)
-            .run(root)
-            .map(|(bytes, _)| bytes)
+        Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root).map(|(bytes, _)| bytes)
     }
 
     /// Streams the graph into `writer`, buffering at most about the flush threshold plus the
@@ -144,10 +141,7 @@ impl<'r> BinarySerializer<'r> {
     ) -> Result<u64, EncodeError> {
         let mut sink = |chunk: &[u8]| writer.write_all(chunk);
         let buffer = Vec::with_capacity(self.flush_threshold.min(1 << 20));
-        Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self.limits, context)
-            .with_checksum(self.checksum)
-            .run(root)
-            .map(|(_, n)| n)
+        Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self, context).run(root).map(|(_, n)| n)
     }
 
     /// Streams the graph through the caller's fixed `buffer`: each time it is full, `flush` gets
@@ -178,8 +172,7 @@ impl<'r> BinarySerializer<'r> {
             }
             Ok(())
         };
-        let encoder = Encoder::new(Vec::new(), Some(&mut sink), threshold, self.limits, context);
-        let total = encoder.with_checksum(self.checksum).run(root)?.1;
+        let total = Encoder::new(Vec::new(), Some(&mut sink), threshold, self, context).run(root)?.1;
         if filled > 0 {
             flush(&buffer[..filled])?;
         }
