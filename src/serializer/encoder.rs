@@ -5,16 +5,19 @@
 //! 1, 2, 3, ... and each object is written once. Identity is the address of the shared allocation.
 //! Total work is linear in the graph (one hash lookup per pointer, no rescans).
 
+mod subtree;
+
 use super::error::EncodeError;
+use super::external::write_stub;
 use super::format::{
     FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, VARIANT_TAG,
     VARIANT_TAG_FIELD_ID,
 };
 use super::wire::{write_stream_header, write_trailer};
-use super::{BinarySerializer, Limits, Root};
+use super::{BinarySerializer, Limits, Root, WeakPointers};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck};
 use crate::rtti::{Reflectable, Registry, RttiType};
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 use std::any::{Any, TypeId};
 use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
@@ -30,7 +33,7 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     flush_threshold: usize,
     written: u64,
     ids: AHashMap<usize, u32>,
-    queue: VecDeque<SharedObject>,
+    queue: VecDeque<Queued>,
     next_id: u32,
     depth: usize,
     limits: Limits,
@@ -40,6 +43,10 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     /// The shared object being written (its address, concrete type and name): the encoder holds
     /// its borrow or lock, so a pointer back to it is checked without taking it again.
     current: (usize, TypeId, &'static str),
+    /// What `Weak`s whose target the stream does not hold become (`subtree.rs`).
+    weak_pointers: WeakPointers<'r>,
+    /// For a subtree save, the identities of the objects the stream holds (`subtree.rs`).
+    strong: Option<AHashSet<usize>>,
     /// Hashes every byte handed to the sink, when the stream carries a checksum.
     checksum: Option<crc32fast::Hasher>,
     /// Address and type name of a root passed by reference: a shared object holding that address
@@ -70,6 +77,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             context,
             registry: config.registry,
             current: (0, TypeId::of::<()>(), ""),
+            weak_pointers: config.weak_pointers,
+            strong: None,
             root_by_reference: None,
             checksum: config.checksum.then(crc32fast::Hasher::new),
         }
@@ -77,6 +86,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 
     /// Writes the whole graph; returns what is left in the buffer and the total bytes produced.
     pub(crate) fn run(mut self, root: Root<'_>) -> Result<(Vec<u8>, u64), EncodeError> {
+        self.find_strong(&root);
         write_stream_header(&mut self.out);
         match root {
             Root::Object(object) => {
@@ -90,9 +100,15 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             }
         }
         let mut id = 1;
-        while let Some(shared) = self.queue.pop_front() {
+        while let Some(next) = self.queue.pop_front() {
             id += 1;
-            self.shared_object(&shared, id)?;
+            match next {
+                Queued::Object(shared) => self.shared_object(&shared, id)?,
+                Queued::External { key, type_id } => {
+                    write_stub(&mut self.out, id, key, type_id);
+                    self.maybe_flush()?;
+                }
+            }
         }
         if let Some(hasher) = self.checksum.as_mut() {
             hasher.update(&self.out);
@@ -242,11 +258,16 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 let mut count = 0;
                 let mut result = Ok(());
                 let check = field.trait_check();
+                let may_cut = access.is_weak() && self.strong.is_some();
                 access.for_each(owner, &mut |identity, only_pointer, handle| {
                     count += 1;
                     let id = match identity {
                         Some(identity) if result.is_ok() => {
-                            self.pointer(identity, only_pointer, handle, check).unwrap_or_else(|error| {
+                            let id = match may_cut && self.is_cut(identity) {
+                                true => self.cut(identity, handle, check),
+                                false => self.pointer(identity, only_pointer, handle, check),
+                            };
+                            id.unwrap_or_else(|error| {
                                 result = Err(error);
                                 NULL_INSTANCE
                             })
@@ -348,9 +369,15 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         if let Some(slot) = slot {
             slot.insert(id);
         }
-        self.queue.push_back(shared);
+        self.queue.push_back(Queued::Object(shared));
         Ok(id)
     }
+}
+
+/// What the queue holds: an object to write, or an external reference stub (`subtree.rs`).
+enum Queued {
+    Object(SharedObject),
+    External { key: u64, type_id: u32 },
 }
 
 /// Why one field could not be written: its own access failed (the caller names the field), or

@@ -43,6 +43,7 @@ mod atomic_write;
 mod decoder;
 mod encoder;
 mod error;
+mod external;
 mod file;
 pub mod format;
 mod index;
@@ -54,6 +55,7 @@ mod wire;
 
 pub use atomic_write::write_atomically;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
+pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use file::FileSerializer;
 pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE};
 pub use root::AsRoot;
@@ -79,6 +81,8 @@ pub struct BinarySerializer<'r> {
     limits: Limits,
     flush_threshold: usize,
     checksum: bool,
+    weak_pointers: WeakPointers<'r>,
+    relink: Option<Relink<'r>>,
 }
 
 impl Default for BinarySerializer<'static> {
@@ -102,6 +106,8 @@ impl<'r> BinarySerializer<'r> {
             limits: Limits::default(),
             flush_threshold: DEFAULT_FLUSH_THRESHOLD,
             checksum: false,
+            weak_pointers: WeakPointers::Follow,
+            relink: None,
         }
     }
 
@@ -123,6 +129,29 @@ impl<'r> BinarySerializer<'r> {
     /// Streaming encoders hand their buffer to the sink whenever it holds this many bytes.
     pub fn flush_threshold(mut self, bytes: usize) -> Self {
         self.flush_threshold = bytes.max(1);
+        self
+    }
+
+    /// What encoding does with `Weak` pointers whose target the graph reaches only through
+    /// `Weak`s: follow them (the default), or cut them, for saving a subtree (an entity without
+    /// its parents). See [`WeakPointers`].
+    pub fn weak_pointers(mut self, weak_pointers: WeakPointers<'r>) -> Self {
+        self.weak_pointers = weak_pointers;
+        self
+    }
+
+    /// How decoding re-links external references (written by [`WeakPointers::External`]): from
+    /// the stored key and the target's type ID to an object of the caller's, typically one the
+    /// saved subtree was cut from. A returned object that fits the pointer field (its handle
+    /// type, or one the registry casts to) becomes the target; the caller owns it, so decoding
+    /// never changes it. Without this function, or when it returns `None` or an object that does
+    /// not fit, the pointer loads as null (a dead `Weak`).
+    ///
+    /// Make the object with [`SharedObject::new_concrete`] for fields declaring
+    /// `dyn Reflectable`; [`SharedObject::new`] serves the others. See [`WeakPointers`] for an
+    /// example.
+    pub fn relink(mut self, relink: Relink<'r>) -> Self {
+        self.relink = Some(relink);
         self
     }
 
@@ -181,14 +210,16 @@ impl<'r> BinarySerializer<'r> {
 
     /// Decodes a graph, returning the root by value; `context` reaches the deserialization hooks.
     pub fn decode(&self, bytes: &[u8], context: &mut dyn Any) -> Result<Box<dyn Reflectable>, DecodeError> {
-        Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(None)
+        Decoder::new(bytes, self.registry, self.limits, context)?.with_relink(self.relink).decode_boxed(None)
     }
 
     /// Decodes a graph whose root is a `T`; a root of another type is refused before anything is
     /// built.
     pub fn decode_as<T: Reflectable>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<T, DecodeError> {
         let expected = Declared::Type(T::rtti_static);
-        let root = Decoder::new(bytes, self.registry, self.limits, context)?.decode_boxed(Some(expected))?;
+        let root = Decoder::new(bytes, self.registry, self.limits, context)?
+            .with_relink(self.relink)
+            .decode_boxed(Some(expected))?;
         downcast_box::<T>(root).map(|root| *root).map_err(|root| {
             let found = root.rtti().name().to_owned();
             DecodeError::new(DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found }, None)
@@ -200,8 +231,11 @@ impl<'r> BinarySerializer<'r> {
     pub fn decode_shared<H: SharedHandle>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<H, DecodeError> {
         let accepts = |root: &SharedObject| root.cast_in::<H>(self.registry).is_some();
         let expected = <H::Pointee as AsReflectable>::declared();
-        let root =
-            Decoder::new(bytes, self.registry, self.limits, context)?.decode_shared(H::FAMILY, expected, &accepts)?;
+        let root = Decoder::new(bytes, self.registry, self.limits, context)?.with_relink(self.relink).decode_shared(
+            H::FAMILY,
+            expected,
+            &accepts,
+        )?;
         Ok(root.cast_in::<H>(self.registry).expect("the root was checked"))
     }
 

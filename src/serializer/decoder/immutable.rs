@@ -42,6 +42,10 @@ impl Decoder<'_, '_> {
                     // sweep must look for.
                     self.weak_built |= weak;
                     let entry = self.entries[need];
+                    if entry.type_id == crate::containers::EXTERNAL_TYPE_ID {
+                        self.resolve_external(need)?;
+                        continue;
+                    }
                     let rtti = self.lookup(entry.type_id, || Some(declared));
                     if let Some(rtti) = rtti {
                         self.charge(entry.offset, rtti.instance_size() + super::SHARED_OVERHEAD)?;

@@ -15,7 +15,7 @@ use super::index::{index, index_rest, root_entry, IndexEntry};
 use super::skip::{skip_field, skip_object};
 use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
 use super::Limits;
-use crate::containers::{drops_values, MAP_TYPE_ID};
+use crate::containers::{drops_values, EXTERNAL_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{Declared, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Migration, Reflectable, Registry, RttiType};
@@ -23,6 +23,7 @@ use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
 
+mod external;
 mod hooks;
 mod immutable;
 mod scope;
@@ -45,6 +46,8 @@ enum State {
     Missing,
     /// The root, returned by value: pointers to it become null.
     Root,
+    /// An external reference re-linked to the caller's object (`external.rs`).
+    External(SharedObject),
 }
 
 pub(crate) struct Decoder<'d, 'c> {
@@ -91,6 +94,8 @@ pub(crate) struct Decoder<'d, 'c> {
     /// Set when a deserialization hook ran: hooks can change pointers, so only a walk of the
     /// finished graph knows what it holds.
     hooks_ran: bool,
+    /// Re-links external references (`external.rs`).
+    relink: Option<super::Relink<'d>>,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -149,6 +154,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             indexed: false,
             root_end: None,
             entries,
+            relink: None,
         };
         decoder.states.push(State::Pending);
         Ok(decoder)
@@ -436,7 +442,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                         reader.set_zero_sized_left(self.zero_sized_left);
                         if access.is_weak() {
                             self.weak_built |= built;
-                        } else if self.ready(id).is_some() {
+                        } else if matches!(self.states[id as usize - 1], State::Ready(_)) {
                             // A pointer that stays null (a missing type, the root by value, an
                             // immutable cycle's back edge) holds nothing.
                             self.strong_edges.push(self.current, id as usize - 1);
@@ -558,6 +564,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
             return Ok(false);
         }
         let entry = self.entries[index];
+        if entry.type_id == EXTERNAL_TYPE_ID {
+            return self.resolve_external(index).map(|()| false);
+        }
         let rtti = self.lookup(entry.type_id, declared);
         if let Some(rtti) = rtti {
             self.charge(entry.offset, rtti.instance_size() + SHARED_OVERHEAD)?;
@@ -594,7 +603,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     fn ready(&self, id: u32) -> Option<&SharedObject> {
         match self.states.get((id as usize).checked_sub(1)?)? {
-            State::Ready(shared) => Some(shared),
+            State::Ready(shared) | State::External(shared) => Some(shared),
             _ => None,
         }
     }
