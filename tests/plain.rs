@@ -211,7 +211,13 @@ fn invalid_values_are_errors_with_offsets() {
     assert!(matches!(decode::<char>(&0xD800u32.to_le_bytes()), Err(PlainError::Invalid { .. })));
     assert!(matches!(decode::<String>(&[6, 0, 0, 0, 0xff, 0xfe]), Err(PlainError::Invalid { offset: 4, .. })));
     assert!(matches!(decode::<Option<u8>>(&[9, 0]), Err(PlainError::Invalid { .. })));
-    assert!(matches!(decode::<Mode>(&[0, 0, 0, 0]), Err(PlainError::Invalid { .. })));
+    // An unknown discriminant reads as the first (or `#[default]`) variant, noted on the reader.
+    let mut reader = Reader::new(&[0, 0, 0, 0]);
+    assert_eq!(read_elem::<Mode>(&mut reader), Ok(Mode::Walk));
+    assert_eq!(reader.substitutions(), 1);
+    let mut reader = Reader::new(&[3, 0, 0, 0]);
+    assert_eq!(read_elem::<Mode>(&mut reader), Ok(Mode::Fly));
+    assert_eq!(reader.substitutions(), 0);
     let mut bytes = 5u64.to_le_bytes().to_vec();
     bytes.extend_from_slice(&2_000_000_000u32.to_le_bytes());
     assert!(matches!(decode::<Duration>(&bytes), Err(PlainError::Invalid { offset: 0, .. })));

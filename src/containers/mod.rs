@@ -30,5 +30,10 @@ pub use map::{MapEntries, MapValue, ObjectMap};
 pub const LIST_TYPE_ID: u32 = 0xFFFF_FF01;
 /// Type ID of a map object (a map field whose values are objects or pointers).
 pub const MAP_TYPE_ID: u32 = 0xFFFF_FF02;
+/// Type ID of an external reference: a top-level stub standing for an object a subtree save cut
+/// off, which the reading program re-links (`FORMAT.md`, "External references"; see
+/// [`WeakPointers::External`](crate::serializer::WeakPointers::External)). Not a container, but
+/// one of the format's built-in types all the same.
+pub const EXTERNAL_TYPE_ID: u32 = 0xFFFF_FF03;
 /// Type IDs from this one up are reserved for the format's built-in types.
 pub const FIRST_RESERVED_TYPE_ID: u32 = 0xFFFF_FF00;

@@ -9,7 +9,7 @@
 //! registry they decode with.
 
 use crate::rtti::Reflectable;
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 use once_cell::sync::Lazy;
 use std::any::{Any, TypeId};
 
@@ -68,27 +68,40 @@ pub(crate) fn submitted_for(concrete: TypeId) -> &'static [&'static TraitCast] {
 
 /// The casts a [`Registry`](crate::Registry) knows, by (from handle, to handle).
 #[derive(Default)]
-pub struct CastTable(AHashMap<(TypeId, TypeId), TraitCastFn>);
+pub struct CastTable {
+    casts: AHashMap<(TypeId, TypeId), TraitCastFn>,
+    /// The same casts by (concrete type, to handle): what the encoder asks, knowing an object's
+    /// type but not the handle the decoder will build it in.
+    targets: AHashSet<(TypeId, TypeId)>,
+}
 
 impl CastTable {
     /// Adds `cast`.
     pub(crate) fn add(&mut self, cast: &TraitCast) {
-        self.0.insert(((cast.from)(), (cast.to)()), cast.cast);
+        self.casts.insert(((cast.from)(), (cast.to)()), cast.cast);
+        self.targets.insert(((cast.concrete)(), (cast.to)()));
     }
 
     /// The cast from handle type `from` to handle type `to`.
     pub(crate) fn find(&self, from: TypeId, to: TypeId) -> Option<&TraitCastFn> {
-        self.0.get(&(from, to))
+        self.casts.get(&(from, to))
+    }
+
+    /// `true` when an object of the concrete type `concrete` can be cast into the handle type
+    /// `to` (`Rc<RefCell<dyn Component>>`, `Box<dyn Component>`): whether a decoder through this
+    /// table can put it back into a field of that type.
+    pub fn casts_into(&self, concrete: TypeId, to: TypeId) -> bool {
+        self.targets.contains(&(concrete, to))
     }
 
     /// Number of casts.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.casts.len()
     }
 
     /// `true` when there are none.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.casts.is_empty()
     }
 }
 

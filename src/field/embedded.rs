@@ -25,6 +25,12 @@ pub trait EmbeddedSlot: 'static + Sized {
     /// A slot holding `object` (`None` = empty). `None` when the object's type does not fit;
     /// `registry` casts it to a trait object.
     fn from_object(object: Option<Box<dyn Reflectable>>, registry: &Registry) -> Option<Self>;
+    /// The handle a decoder casts an object into to fill this slot (`Box<dyn UserTrait>`), for
+    /// slots of a user trait: the encoder refuses objects it could not cast back. `None` for
+    /// concrete types and `dyn Reflectable`, which take any object they are given.
+    fn trait_target() -> Option<TypeId> {
+        None
+    }
 }
 
 impl<T: Reflectable> EmbeddedSlot for T {
@@ -58,6 +64,9 @@ impl<T: EmbeddedSlot> EmbeddedSlot for Option<T> {
             None => Some(None),
             object => T::from_object(object, registry).map(Some),
         }
+    }
+    fn trait_target() -> Option<TypeId> {
+        T::trait_target()
     }
 }
 
@@ -117,6 +126,8 @@ pub trait EmbeddedAccess: ErasedElems {
         objects: Vec<Option<Box<dyn Reflectable>>>,
         registry: &Registry,
     ) -> Result<usize, FieldError>;
+    /// [`EmbeddedSlot::trait_target`] of the elements.
+    fn trait_target(&self) -> Option<TypeId>;
 }
 
 impl<O, C, S> EmbeddedAccess for FieldImpl<O, C, S>
@@ -129,6 +140,10 @@ where
 {
     fn declared(&self) -> Declared {
         S::Elem::declared()
+    }
+
+    fn trait_target(&self) -> Option<TypeId> {
+        S::Elem::trait_target()
     }
 
     fn with_value(

@@ -32,6 +32,7 @@ pub use error::FieldError;
 pub use plain::PlainAccess;
 pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle, SharedObject, UpcastFn};
 pub use rtti_field::RttiField;
+pub(crate) use rtti_field::TraitCheck;
 pub use shape::{Declared, ElemShape, FieldKind, FieldShape, PlainInfo, WireKind, WireShape};
 
 pub(crate) use erased::{elem_at, elem_at_mut, owner_mut, owner_ref};

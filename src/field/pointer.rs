@@ -350,6 +350,10 @@ pub trait PointerAccess: ErasedElems {
     fn family(&self) -> Family;
     /// `true` for `Weak` elements.
     fn is_weak(&self) -> bool;
+    /// The strong handle a decoder casts a target into when the elements point at a user trait
+    /// object (`Rc<RefCell<dyn Component>>`): the encoder refuses targets it could not cast back.
+    /// `None` for concrete pointees and `dyn Reflectable`, which take any object.
+    fn trait_target(&self) -> Option<TypeId>;
     /// Calls `f` for every element with the target's identity (`None` = null or dead), whether it
     /// is the only pointer to it, and a way to take a strong handle to it.
     fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError>;
@@ -383,6 +387,12 @@ where
     }
     fn is_weak(&self) -> bool {
         S::Elem::WEAK
+    }
+    fn trait_target(&self) -> Option<TypeId> {
+        type Pointee<E> = <<E as PointerSlot>::Handle as SharedHandle>::Pointee;
+        let user_trait = matches!(self.declared(), Declared::Trait(_))
+            && TypeId::of::<Pointee<S::Elem>>() != TypeId::of::<dyn Reflectable>();
+        user_trait.then(TypeId::of::<<S::Elem as PointerSlot>::Handle>)
     }
     fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError> {
         self.access.with(owner_ref::<O>(owner)?, |container| {

@@ -8,7 +8,7 @@ use super::{
 use crate::containers::{Element, MapEntries, MapValue, MAP_TYPE_ID};
 use crate::plain::PlainType;
 use crate::rtti::Reflectable;
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -20,6 +20,16 @@ pub struct RttiField {
     shape: FieldShape,
     wire: WireShape,
     access: FieldAccess,
+    trait_check: Option<TraitCheck>,
+}
+
+/// A field declaring a user trait object (`Box<dyn Component>`, `Rc<RefCell<dyn Component>>`):
+/// the handle the decoder casts its objects into, and the trait's name. The encoder refuses an
+/// object the registry cannot cast into `to`, which would otherwise load as null.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TraitCheck {
+    pub(crate) to: TypeId,
+    pub(crate) trait_name: &'static str,
 }
 
 impl fmt::Debug for RttiField {
@@ -50,7 +60,25 @@ impl RttiField {
             FieldAccess::Pointer(access) => access.is_array(),
         };
         let shape = FieldShape { array, elem };
-        RttiField { id, name: name.into(), flags, shape, wire: shape.wire(), access }
+        let to = match &access {
+            FieldAccess::Plain(_) => None,
+            FieldAccess::Embedded(access) => access.trait_target(),
+            FieldAccess::Pointer(access) => access.trait_target(),
+        };
+        let trait_check = match (to, elem) {
+            (Some(to), ElemShape::Embedded(Declared::Trait(trait_name)))
+            | (Some(to), ElemShape::Pointer { declared: Declared::Trait(trait_name), .. }) => {
+                Some(TraitCheck { to, trait_name })
+            }
+            _ => None,
+        };
+        RttiField { id, name: name.into(), flags, shape, wire: shape.wire(), access, trait_check }
+    }
+
+    /// The check the encoder makes of each object in a user-trait field (`None` for the others).
+    #[inline]
+    pub(crate) fn trait_check(&self) -> Option<&TraitCheck> {
+        self.trait_check.as_ref()
     }
 
     /// The field's unique ID within its type.

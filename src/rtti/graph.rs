@@ -43,15 +43,27 @@ pub(crate) fn strongly_reachable(
     root: Option<&dyn Reflectable>,
     shared_root: Option<&SharedObject>,
 ) -> AHashSet<usize> {
+    strong_identities(root, shared_root, None)
+}
+
+/// [`strongly_reachable`] for an encoder's subtree save: the objects its stream will hold. The
+/// shared allocation containing the address `unread` (a root passed by reference, which the
+/// caller may hold locked) is not read: the encoder refuses a pointer to it anyway. Objects
+/// behind their only pointer are left out, as in every walk: no `Weak` leads to them.
+pub(crate) fn strong_identities(
+    root: Option<&dyn Reflectable>,
+    shared_root: Option<&SharedObject>,
+    unread: Option<usize>,
+) -> AHashSet<usize> {
     let mut walk = Walk::new(false);
+    walk.unread = unread;
     if let Some(root) = root {
         walk.root(root);
     }
     if let Some(shared) = shared_root {
         walk = walk.with_shared_root(shared);
     }
-    let walk = walk.drain_walk();
-    walk.seen
+    walk.drain_walk().seen
 }
 
 /// Why a field of a section's own type cannot refuse the section as its owner: the descriptor's
@@ -63,11 +75,13 @@ struct Walk {
     seen: AHashSet<usize>,
     found: Vec<SharedObject>,
     follow_weak: bool,
+    /// An address whose allocation is listed but not read (see [`strong_identities`]).
+    unread: Option<usize>,
 }
 
 impl Walk {
     fn new(follow_weak: bool) -> Self {
-        Walk { seen: AHashSet::new(), found: Vec::new(), follow_weak }
+        Walk { seen: AHashSet::new(), found: Vec::new(), follow_weak, unread: None }
     }
 
     fn with_shared_root(mut self, root: &SharedObject) -> Self {
@@ -86,9 +100,12 @@ impl Walk {
         let mut next = 0;
         while next < self.found.len() {
             let shared = self.found[next].clone();
+            next += 1;
+            if self.unread.is_some_and(|address| shared.contains(address)) {
+                continue;
+            }
             // An object borrowed mutably elsewhere is listed, but its pointers cannot be read.
             let _borrowed_elsewhere = shared.read(|object| self.root(object)).is_err();
-            next += 1;
         }
         self
     }

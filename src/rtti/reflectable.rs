@@ -198,6 +198,9 @@ macro_rules! reflect_trait {
             ) -> ::core::option::Option<Self> {
                 $crate::field::boxed_trait_object::<Self>(object, registry)
             }
+            fn trait_target() -> ::core::option::Option<::core::any::TypeId> {
+                ::core::option::Option::Some(::core::any::TypeId::of::<Self>())
+            }
         }
     };
 }

@@ -5,19 +5,22 @@
 //! 1, 2, 3, ... and each object is written once. Identity is the address of the shared allocation.
 //! Total work is linear in the graph (one hash lookup per pointer, no rescans).
 
+mod subtree;
+
 use super::error::EncodeError;
+use super::external::write_stub;
 use super::format::{
     FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, SCHEMA_VERSION,
     VARIANT_TAG, VARIANT_TAG_FIELD_ID, VERSION,
 };
 use super::wire::{write_stream_header, write_trailer};
-use super::{Limits, Root};
+use super::{BinarySerializer, Limits, Root, WeakPointers};
 use crate::containers::FIRST_RESERVED_TYPE_ID;
-use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
-use crate::rtti::{Reflectable, RttiType};
+use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck};
+use crate::rtti::{Reflectable, Registry, RttiType};
 use crate::schema::table::write_table;
 use ahash::{AHashMap, AHashSet};
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
 use std::io;
@@ -26,17 +29,26 @@ use std::io;
 pub(crate) type Sink<'s> = &'s mut dyn FnMut(&[u8]) -> io::Result<()>;
 
 /// One encoding run.
-pub(crate) struct Encoder<'s, 'c> {
+pub(crate) struct Encoder<'r, 's, 'c> {
     out: Vec<u8>,
     sink: Option<Sink<'s>>,
     flush_threshold: usize,
     written: u64,
     ids: AHashMap<usize, u32>,
-    queue: VecDeque<SharedObject>,
+    queue: VecDeque<Queued>,
     next_id: u32,
     depth: usize,
     limits: Limits,
     context: &'c mut dyn Any,
+    /// Where user-trait fields check that a decoder can cast their objects back.
+    registry: &'r Registry,
+    /// The shared object being written (its address, concrete type and name): the encoder holds
+    /// its borrow or lock, so a pointer back to it is checked without taking it again.
+    current: (usize, TypeId, &'static str),
+    /// What `Weak`s whose target the stream does not hold become (`subtree.rs`).
+    weak_pointers: WeakPointers<'r>,
+    /// For a subtree save, the identities of the objects the stream holds (`subtree.rs`).
+    strong: Option<AHashSet<usize>>,
     /// Hashes every byte handed to the sink, when the stream carries a checksum.
     checksum: Option<crc32fast::Hasher>,
     /// Every type whose sections the stream holds, in the order first written: the schema table.
@@ -51,14 +63,14 @@ pub(crate) struct Encoder<'s, 'c> {
     root_by_reference: Option<(usize, &'static str)>,
 }
 
-impl<'s, 'c> Encoder<'s, 'c> {
-    /// An encoder writing into `out`, handing it to `sink` whenever it holds `flush_threshold`
-    /// bytes (no sink: everything stays in `out`).
+impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
+    /// An encoder configured by `config` writing into `out`, handing it to `sink` whenever it
+    /// holds `flush_threshold` bytes (no sink: everything stays in `out`).
     pub(crate) fn new(
         out: Vec<u8>,
         sink: Option<Sink<'s>>,
         flush_threshold: usize,
-        limits: Limits,
+        config: &BinarySerializer<'r>,
         context: &'c mut dyn Any,
     ) -> Self {
         Encoder {
@@ -70,31 +82,24 @@ impl<'s, 'c> Encoder<'s, 'c> {
             queue: VecDeque::new(),
             next_id: 2,
             depth: 0,
-            limits,
+            limits: config.limits,
             context,
+            registry: config.registry,
+            current: (0, TypeId::of::<()>(), ""),
+            weak_pointers: config.weak_pointers,
+            strong: None,
             root_by_reference: None,
-            checksum: None,
+            checksum: config.checksum.then(crc32fast::Hasher::new),
             types: Vec::new(),
             type_ids: AHashSet::new(),
             last_type: NULL_TYPE_ID,
-            schema_table: true,
+            schema_table: config.schema_table,
         }
-    }
-
-    /// Writes a version 2 stream, without a schema table (`false`).
-    pub(crate) fn with_schema_table(mut self, schema_table: bool) -> Self {
-        self.schema_table = schema_table;
-        self
-    }
-
-    /// Ends the stream with a checksum in its trailer.
-    pub(crate) fn with_checksum(mut self, checksum: bool) -> Self {
-        self.checksum = checksum.then(crc32fast::Hasher::new);
-        self
     }
 
     /// Writes the whole graph; returns what is left in the buffer and the total bytes produced.
     pub(crate) fn run(mut self, root: Root<'_>) -> Result<(Vec<u8>, u64), EncodeError> {
+        self.find_strong(&root);
         write_stream_header(&mut self.out, if self.schema_table { VERSION } else { SCHEMA_VERSION - 1 });
         match root {
             Root::Object(object) => {
@@ -108,9 +113,15 @@ impl<'s, 'c> Encoder<'s, 'c> {
             }
         }
         let mut id = 1;
-        while let Some(shared) = self.queue.pop_front() {
+        while let Some(next) = self.queue.pop_front() {
             id += 1;
-            self.shared_object(&shared, id)?;
+            match next {
+                Queued::Object(shared) => self.shared_object(&shared, id)?,
+                Queued::External { key, type_id } => {
+                    write_stub(&mut self.out, id, key, type_id);
+                    self.maybe_flush()?;
+                }
+            }
         }
         if self.schema_table {
             write_table(&self.types, &mut self.out);
@@ -140,8 +151,12 @@ impl<'s, 'c> Encoder<'s, 'c> {
         }
         let mut result = Ok(());
         shared
-            .read(|object| result = self.object(object, id))
+            .read(|object| {
+                self.current = (shared.addr(), (object as &dyn Any).type_id(), object.rtti().name());
+                result = self.object(object, id);
+            })
             .map_err(|source| EncodeError::Pointee { instance: id, source })?;
+        self.current.0 = 0;
         result
     }
 
@@ -251,11 +266,12 @@ impl<'s, 'c> Encoder<'s, 'c> {
                 self.depth += 1;
                 let mut count = 0;
                 let mut result = Ok(());
+                let check = field.trait_check();
                 let visited = access.for_each(owner, &mut |value| {
                     count += 1;
                     if result.is_ok() {
                         result = match value {
-                            Some(value) => self.object(value, 0),
+                            Some(value) => self.check_object(check, value).and_then(|()| Ok(self.object(value, 0)?)),
                             None => {
                                 TypeHeader { instance: 0, base: false, type_id: NULL_TYPE_ID }.write(&mut self.out);
                                 Ok(())
@@ -271,14 +287,22 @@ impl<'s, 'c> Encoder<'s, 'c> {
             FieldAccess::Pointer(access) => {
                 let mut count = 0;
                 let mut result = Ok(());
+                let check = field.trait_check();
+                let may_cut = access.is_weak() && self.strong.is_some();
                 access.for_each(owner, &mut |identity, only_pointer, handle| {
                     count += 1;
                     let id = match identity {
-                        Some(identity) => self.instance_for(identity, only_pointer, handle).unwrap_or_else(|error| {
-                            result = Err(error);
-                            NULL_INSTANCE
-                        }),
-                        None => NULL_INSTANCE,
+                        Some(identity) if result.is_ok() => {
+                            let id = match may_cut && self.is_cut(identity) {
+                                true => self.cut(identity, handle, check),
+                                false => self.pointer(identity, only_pointer, handle, check),
+                            };
+                            id.unwrap_or_else(|error| {
+                                result = Err(error);
+                                NULL_INSTANCE
+                            })
+                        }
+                        _ => NULL_INSTANCE,
                     };
                     self.out.extend_from_slice(&id.to_le_bytes());
                 })?;
@@ -287,6 +311,65 @@ impl<'s, 'c> Encoder<'s, 'c> {
             }
         };
         Ok(self.patch_count(at, count)?)
+    }
+
+    /// The instance ID a pointer to the object at `identity` is written as; `check` is the field's
+    /// when it declares a user trait object.
+    #[inline]
+    fn pointer(
+        &mut self,
+        identity: usize,
+        only_pointer: bool,
+        handle: &dyn Fn() -> Option<SharedObject>,
+        check: Option<&TraitCheck>,
+    ) -> Result<u32, FieldFailure> {
+        if let Some(check) = check {
+            self.check_pointee(identity, handle, check)?;
+        }
+        Ok(self.instance_for(identity, only_pointer, handle)?)
+    }
+
+    /// Refuses an object by value in a user-trait field that the registry cannot cast back.
+    #[inline]
+    fn check_object(&self, check: Option<&TraitCheck>, object: &dyn Reflectable) -> Result<(), FieldFailure> {
+        match check {
+            Some(check) => self.check_type(check, (object as &dyn Any).type_id(), || object.rtti().name()),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses the target of a pointer in a user-trait field that the registry cannot cast back.
+    /// Finding its type reads it; the object being written is already read (a `Mutex` would
+    /// deadlock), and a root passed by reference is refused when written.
+    fn check_pointee(
+        &self,
+        identity: usize,
+        handle: &dyn Fn() -> Option<SharedObject>,
+        check: &TraitCheck,
+    ) -> Result<(), FieldFailure> {
+        if identity == self.current.0 {
+            let (_, concrete, name) = self.current;
+            return self.check_type(check, concrete, || name);
+        }
+        let Some(shared) = handle() else { return Ok(()) };
+        if self.root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
+            return Ok(());
+        }
+        let (concrete, name) = shared.read(|object| ((object as &dyn Any).type_id(), object.rtti().name()))?;
+        self.check_type(check, concrete, || name)
+    }
+
+    #[inline]
+    fn check_type(
+        &self,
+        check: &TraitCheck,
+        concrete: TypeId,
+        name: impl FnOnce() -> &'static str,
+    ) -> Result<(), FieldFailure> {
+        match self.registry.casts().casts_into(concrete, check.to) {
+            true => Ok(()),
+            false => Err(FieldFailure::Unregistered { concrete: name(), trait_name: check.trait_name }),
+        }
     }
 
     /// The instance ID of the object at `identity`, queueing it when first seen. An object behind
@@ -316,9 +399,15 @@ impl<'s, 'c> Encoder<'s, 'c> {
         if let Some(slot) = slot {
             slot.insert(id);
         }
-        self.queue.push_back(shared);
+        self.queue.push_back(Queued::Object(shared));
         Ok(id)
     }
+}
+
+/// What the queue holds: an object to write, or an external reference stub (`subtree.rs`).
+enum Queued {
+    Object(SharedObject),
+    External { key: u64, type_id: u32 },
 }
 
 /// Why one field could not be written: its own access failed (the caller names the field), or
@@ -326,6 +415,11 @@ impl<'s, 'c> Encoder<'s, 'c> {
 enum FieldFailure {
     Access(FieldError),
     Encode(EncodeError),
+    /// An object in a user-trait field that the registry cannot cast back.
+    Unregistered {
+        concrete: &'static str,
+        trait_name: &'static str,
+    },
 }
 
 impl From<FieldError> for FieldFailure {
@@ -345,6 +439,9 @@ impl FieldFailure {
         match self {
             FieldFailure::Access(source) => EncodeError::Field { type_name, field, source },
             FieldFailure::Encode(error) => error,
+            FieldFailure::Unregistered { concrete, trait_name } => {
+                EncodeError::UnregisteredTraitImpl { type_name, field, concrete, trait_name }
+            }
         }
     }
 }

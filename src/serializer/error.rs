@@ -375,6 +375,24 @@ pub enum EncodeError {
         /// The root's type.
         type_name: &'static str,
     },
+    /// A field declaring a user trait object (`Box<dyn Component>`, `Rc<RefCell<dyn Component>>`,
+    /// `Weak<RefCell<dyn Component>>`) holds an object whose type the serializer's registry does
+    /// not know as implementing that trait: a decoder could not cast it back, and it would load
+    /// as null.
+    #[error(
+        "cannot encode {type_name}.{field}: `{concrete}` is not registered as implementing `{trait_name}` \
+         (declare `#[rtti(implements({trait_name}))]` on `{concrete}`, and register it with the serializer's registry)"
+    )]
+    UnregisteredTraitImpl {
+        /// The type owning the field.
+        type_name: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The type of the object the field holds.
+        concrete: &'static str,
+        /// The trait the field declares.
+        trait_name: &'static str,
+    },
     /// The sink failed.
     #[error("I/O error while encoding: {0}")]
     Io(#[from] io::Error),

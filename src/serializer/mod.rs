@@ -43,6 +43,7 @@ mod atomic_write;
 mod decoder;
 mod encoder;
 pub(crate) mod error;
+mod external;
 mod file;
 pub mod format;
 mod index;
@@ -55,6 +56,7 @@ pub(crate) mod wire;
 
 pub use atomic_write::write_atomically;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
+pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use file::FileSerializer;
 pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE};
 pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason};
@@ -83,6 +85,8 @@ pub struct BinarySerializer<'r> {
     checksum: bool,
     strict: bool,
     schema_table: bool,
+    weak_pointers: WeakPointers<'r>,
+    relink: Option<Relink<'r>>,
 }
 
 impl Default for BinarySerializer<'static> {
@@ -108,6 +112,8 @@ impl<'r> BinarySerializer<'r> {
             checksum: false,
             strict: false,
             schema_table: true,
+            weak_pointers: WeakPointers::Follow,
+            relink: None,
         }
     }
 
@@ -151,13 +157,32 @@ impl<'r> BinarySerializer<'r> {
         self
     }
 
+    /// What encoding does with `Weak` pointers whose target the graph reaches only through
+    /// `Weak`s: follow them (the default), or cut them, for saving a subtree (an entity without
+    /// its parents). See [`WeakPointers`].
+    pub fn weak_pointers(mut self, weak_pointers: WeakPointers<'r>) -> Self {
+        self.weak_pointers = weak_pointers;
+        self
+    }
+
+    /// How decoding re-links external references (written by [`WeakPointers::External`]): from
+    /// the stored key and the target's type ID to an object of the caller's, typically one the
+    /// saved subtree was cut from. A returned object that fits the pointer field (its handle
+    /// type, or one the registry casts to) becomes the target; the caller owns it, so decoding
+    /// never changes it. Without this function, or when it returns `None` or an object that does
+    /// not fit, the pointer loads as null (a dead `Weak`).
+    ///
+    /// Make the object with [`SharedObject::new_concrete`] for fields declaring
+    /// `dyn Reflectable`; [`SharedObject::new`] serves the others. See [`WeakPointers`] for an
+    /// example.
+    pub fn relink(mut self, relink: Relink<'r>) -> Self {
+        self.relink = Some(relink);
+        self
+    }
+
     /// Encodes the graph from `root` into a new vector; `context` reaches the serialization hooks.
     pub fn encode_to_vec(&self, root: Root<'_>, context: &mut dyn Any) -> Result<Vec<u8>, EncodeError> {
-        Encoder::new(Vec::new(), None, usize::MAX, self.limits, context)
-            .with_checksum(self.checksum)
-            .with_schema_table(self.schema_table)
-            .run(root)
-            .map(|(bytes, _)| bytes)
+        Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root).map(|(bytes, _)| bytes)
     }
 
     /// Streams the graph into `writer`, buffering at most about the flush threshold plus the
@@ -170,11 +195,7 @@ impl<'r> BinarySerializer<'r> {
     ) -> Result<u64, EncodeError> {
         let mut sink = |chunk: &[u8]| writer.write_all(chunk);
         let buffer = Vec::with_capacity(self.flush_threshold.min(1 << 20));
-        Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self.limits, context)
-            .with_checksum(self.checksum)
-            .with_schema_table(self.schema_table)
-            .run(root)
-            .map(|(_, n)| n)
+        Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self, context).run(root).map(|(_, n)| n)
     }
 
     /// Streams the graph through the caller's fixed `buffer`: each time it is full, `flush` gets
@@ -205,8 +226,7 @@ impl<'r> BinarySerializer<'r> {
             }
             Ok(())
         };
-        let encoder = Encoder::new(Vec::new(), Some(&mut sink), threshold, self.limits, context);
-        let total = encoder.with_checksum(self.checksum).with_schema_table(self.schema_table).run(root)?.1;
+        let total = Encoder::new(Vec::new(), Some(&mut sink), threshold, self, context).run(root)?.1;
         if filled > 0 {
             flush(&buffer[..filled])?;
         }
@@ -271,7 +291,7 @@ impl<'r> BinarySerializer<'r> {
     }
 
     fn decoder<'d, 'c>(&'d self, bytes: &'d [u8], context: &'c mut dyn Any) -> Result<Decoder<'d, 'c>, DecodeError> {
-        Ok(Decoder::new(bytes, self.registry, self.limits, context)?.strict(self.strict))
+        Ok(Decoder::new(bytes, self.registry, self.limits, context)?.with_relink(self.relink).strict(self.strict))
     }
 
     /// Reads `reader` to its end, then decodes.

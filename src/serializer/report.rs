@@ -155,6 +155,9 @@ pub enum NullReason {
     ImmutableCycle,
     /// Its target's type does not fit the field.
     WrongType,
+    /// Its target is an external reference (a subtree save's cut `Weak`) that the decode's
+    /// re-link function did not resolve.
+    ExternalUnresolved,
 }
 
 impl DecodeEvent {
@@ -241,6 +244,7 @@ impl fmt::Display for NullReason {
             NullReason::RootByValue => "its target is the root, decoded by value",
             NullReason::ImmutableCycle => "it closes a cycle of immutable objects",
             NullReason::WrongType => "its target's type does not fit the field",
+            NullReason::ExternalUnresolved => "its target is an external reference nothing re-linked",
         })
     }
 }

@@ -42,6 +42,10 @@ impl Decoder<'_, '_> {
                     // sweep must look for.
                     self.weak_built |= weak;
                     let entry = self.entries[need];
+                    if entry.type_id == crate::containers::EXTERNAL_TYPE_ID {
+                        self.resolve_external(need)?;
+                        continue;
+                    }
                     let rtti = self.lookup(entry.type_id, || Some(declared));
                     if let Some(rtti) = rtti {
                         self.charge(entry.offset, rtti.instance_size() + super::SHARED_OVERHEAD)?;
@@ -51,7 +55,10 @@ impl Decoder<'_, '_> {
                             self.states[need] = State::Building;
                             stack.push((need, need_family, object, false));
                         }
-                        None => self.states[need] = State::Missing,
+                        None => {
+                            self.states[need] = State::Missing;
+                            self.object_dropped(entry.type_id, rtti.is_some(), entry.offset)?;
+                        }
                     }
                 }
                 continue;

@@ -16,7 +16,7 @@ use super::report::{DecodeEvent, DecodeReport, NullReason, Recorder, SkipReason}
 use super::skip::{skip_field, skip_object};
 use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
 use super::Limits;
-use crate::containers::{drops_values, MAP_TYPE_ID};
+use crate::containers::{drops_values, EXTERNAL_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{Declared, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Migration, Reflectable, Registry, RttiType};
@@ -26,6 +26,7 @@ use std::any::Any;
 use std::collections::VecDeque;
 
 mod evolution;
+mod external;
 mod hooks;
 mod immutable;
 mod scope;
@@ -50,6 +51,8 @@ enum State {
     Missing,
     /// The root, returned by value: pointers to it become null.
     Root,
+    /// An external reference re-linked to the caller's object (`external.rs`).
+    External(SharedObject),
 }
 
 pub(crate) struct Decoder<'d, 'c> {
@@ -100,6 +103,8 @@ pub(crate) struct Decoder<'d, 'c> {
     types: StreamTypes<'d>,
     /// What the decode skipped, converted or dropped.
     recorder: Recorder,
+    /// Re-links external references (`external.rs`).
+    relink: Option<super::Relink<'d>>,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -164,6 +169,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             entries,
             types,
             recorder: Recorder::default(),
+            relink: None,
         };
         decoder.states.push(State::Pending);
         Ok(decoder)
@@ -622,7 +628,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                         reader.set_zero_sized_left(self.zero_sized_left);
                         if access.is_weak() {
                             self.weak_built |= built;
-                        } else if self.ready(id).is_some() {
+                        } else if matches!(self.states[id as usize - 1], State::Ready(_)) {
                             // A pointer that stays null (a missing type, the root by value, an
                             // immutable cycle's back edge) holds nothing.
                             self.strong_edges.push(self.current, id as usize - 1);
@@ -673,8 +679,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<(), DecodeError> {
         let names = || (object.rtti().name().to_owned(), field.name().to_owned());
         for &id in ids.iter().filter(|&&id| id != NULL_INSTANCE) {
-            let why = match self.states[id as usize - 1] {
-                State::Ready(_) | State::Pending => continue,
+            let index = id as usize - 1;
+            let why = match self.states[index] {
+                State::Ready(_) | State::Pending | State::External(_) => continue,
+                State::Missing if self.entries[index].type_id == EXTERNAL_TYPE_ID => NullReason::ExternalUnresolved,
                 State::Missing => NullReason::TargetDropped,
                 State::Root => NullReason::RootByValue,
                 State::Building => NullReason::ImmutableCycle,
@@ -770,7 +778,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     /// Reports an object of type `type_id` that could not be built.
     #[cold]
-    fn object_dropped(&mut self, type_id: u32, is_abstract: bool, offset: usize) -> Result<(), DecodeError> {
+    pub(super) fn object_dropped(&mut self, type_id: u32, is_abstract: bool, offset: usize) -> Result<(), DecodeError> {
         let type_name = self.types.stored_name(type_id);
         self.record(DecodeEvent::ObjectDropped { type_id, type_name, is_abstract }, 1, offset)
     }
@@ -801,6 +809,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
             return Ok(false);
         }
         let entry = self.entries[index];
+        if entry.type_id == EXTERNAL_TYPE_ID {
+            return self.resolve_external(index).map(|()| false);
+        }
         let rtti = self.lookup(entry.type_id, declared);
         if let Some(rtti) = rtti {
             self.charge(entry.offset, rtti.instance_size() + SHARED_OVERHEAD)?;
@@ -838,7 +849,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     fn ready(&self, id: u32) -> Option<&SharedObject> {
         match self.states.get((id as usize).checked_sub(1)?)? {
-            State::Ready(shared) => Some(shared),
+            State::Ready(shared) | State::External(shared) => Some(shared),
             _ => None,
         }
     }

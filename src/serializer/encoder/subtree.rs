@@ -1,0 +1,82 @@
+//! Subtree saves ([`WeakPointers`] other than `Follow`): a `Weak` whose target the stream will not
+//! hold anyway is cut, written as null or as an external reference stub.
+//!
+//! The encoder streams, so when it meets a `Weak` it cannot know whether a strong pointer met
+//! later reaches the same object. A walk before encoding collects the identities of everything
+//! the root reaches through strong pointers and objects held by value: exactly what the stream
+//! will hold. Only subtree saves pay for that walk.
+
+use super::{Encoder, FieldFailure, Queued};
+use crate::field::{SharedObject, TraitCheck};
+use crate::rtti::graph::strong_identities;
+use crate::serializer::error::EncodeError;
+use crate::serializer::format::{MAX_INSTANCE_ID, NULL_INSTANCE};
+use crate::serializer::{Root, WeakPointers};
+use std::any::Any;
+
+impl Encoder<'_, '_, '_> {
+    /// For a subtree save, before anything is written: what the stream will hold.
+    pub(super) fn find_strong(&mut self, root: &Root<'_>) {
+        if matches!(self.weak_pointers, WeakPointers::Follow) {
+            return;
+        }
+        self.strong = Some(match root {
+            Root::Object(object) => {
+                let address = *object as *const dyn crate::rtti::Reflectable as *const () as usize;
+                strong_identities(Some(*object), None, Some(address))
+            }
+            Root::Shared(shared) => strong_identities(None, Some(shared), None),
+        });
+    }
+
+    /// `true` when a `Weak` to `identity` is cut: a subtree save, and a target the stream will
+    /// not hold. This is where a cut weak pointer is decided.
+    #[inline]
+    pub(super) fn is_cut(&self, identity: usize) -> bool {
+        self.strong.as_ref().is_some_and(|strong| !strong.contains(&identity))
+    }
+
+    /// The instance ID a cut `Weak` is written as: null, or the stub of an external reference
+    /// (one per target, however many `Weak`s lead to it).
+    pub(super) fn cut(
+        &mut self,
+        identity: usize,
+        handle: &dyn Fn() -> Option<SharedObject>,
+        check: Option<&TraitCheck>,
+    ) -> Result<u32, FieldFailure> {
+        // The root passed by reference is in the stream but cannot be pointed at: an error, as
+        // without cutting. Checked before reading: the caller may hold it locked.
+        if let Some((root, type_name)) = self.root_by_reference {
+            if handle().is_some_and(|shared| shared.contains(root)) {
+                return Err(EncodeError::RootBehindPointer { type_name }.into());
+            }
+        }
+        let WeakPointers::External(key_of) = self.weak_pointers else { return Ok(NULL_INSTANCE) };
+        // A stub written before, or a target the key function gave no key (remembered as null).
+        if let Some(&id) = self.ids.get(&identity) {
+            return Ok(id);
+        }
+        let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
+        let (key, type_id, concrete, name) = shared.read(|object| {
+            (key_of(object), object.rtti().id(), (object as &dyn Any).type_id(), object.rtti().name())
+        })?;
+        let id = match key {
+            None => NULL_INSTANCE,
+            Some(key) => {
+                // The caller re-links the target into the field: the registry must cast it there.
+                if let Some(check) = check {
+                    self.check_type(check, concrete, || name)?;
+                }
+                let id = self.next_id;
+                if id > MAX_INSTANCE_ID {
+                    return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
+                }
+                self.next_id += 1;
+                self.queue.push_back(Queued::External { key, type_id });
+                id
+            }
+        };
+        self.ids.insert(identity, id);
+        Ok(id)
+    }
+}

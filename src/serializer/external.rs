@@ -1,0 +1,150 @@
+//! Subtree saves: what the encoder does with `Weak` pointers that lead out of the saved graph
+//! ([`WeakPointers`]), and the wire form of an external reference (`FORMAT.md`, "External
+//! references"): a top-level object of the built-in type [`EXTERNAL_TYPE_ID`] holding the
+//! caller's key for the object and the object's type ID, which the reading program re-links.
+
+use super::error::DecodeError;
+use super::format::{FieldHeader, TypeHeader, WireKind};
+use super::skip::skip_field;
+use super::wire::{type_header, walk_object, Item};
+use super::Limits;
+use crate::containers::EXTERNAL_TYPE_ID;
+use crate::plain::Reader;
+use crate::rtti::Reflectable;
+use std::fmt;
+
+/// Field ID of an external reference's key (`u64`, static size 8).
+pub const EXTERNAL_KEY_FIELD_ID: u16 = 1;
+/// Field ID of an external reference's target type ID (`u32`, static size 4).
+pub const EXTERNAL_TYPE_FIELD_ID: u16 = 2;
+
+/// Gives the key an external reference stores for an object a subtree save cut off (`None`:
+/// write a null pointer instead). It is called once per cut object, with the object borrowed.
+pub type ExternalKey<'f> = &'f dyn Fn(&dyn Reflectable) -> Option<u64>;
+
+/// Re-links an external reference on decode: from the stored key and type ID to an object of
+/// the caller's (`None`: the pointer stays null). See
+/// [`BinarySerializer::relink`](super::BinarySerializer::relink).
+pub type Relink<'f> = &'f dyn Fn(u64, u32) -> Option<crate::field::SharedObject>;
+
+/// What the encoder does with a `Weak` pointer
+/// ([`BinarySerializer::weak_pointers`](super::BinarySerializer::weak_pointers)).
+///
+/// A `Weak` whose target the saved graph also reaches through strong pointers (from the root,
+/// through strong pointers and objects held by value) stays a pointer to that object in every
+/// mode: the stream holds the object anyway. The modes differ for a `Weak` whose target is
+/// reachable only through `Weak`s, such as an entity's parent when the entity is saved on its
+/// own (copy and paste, a prefab):
+///
+/// - [`Follow`](WeakPointers::Follow) (the default) writes the target, and whatever it reaches,
+///   as part of the graph: saving one child of a scene saves the whole scene.
+/// - [`Null`](WeakPointers::Null) cuts the pointer: it is written as null, and loads as a dead
+///   `Weak` (a single field of an unsized pointee, which cannot hold a dead `Weak`, keeps its
+///   value).
+/// - [`External`](WeakPointers::External) cuts the pointer but records what it pointed at: the
+///   function gives a key for the target (an asset ID, an entity ID), written as an external
+///   reference, which a decoder given a [`relink`](super::BinarySerializer::relink) function
+///   turns back into a pointer to the caller's existing object. The function returning `None`
+///   writes a null pointer.
+///
+/// Modes other than `Follow` first walk the graph to find what it reaches strongly, so only
+/// subtree saves pay for that walk.
+///
+/// ```
+/// use reflectable::serializer::{BinarySerializer, MemorySerializer, WeakPointers};
+/// use reflectable::Reflectable;
+/// use std::cell::RefCell;
+/// use std::rc::{Rc, Weak};
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9800)]
+/// struct Node {
+///     #[rtti(id = 1)]
+///     name: String,
+///     #[rtti(id = 2)]
+///     children: Vec<Rc<RefCell<Node>>>,
+///     #[rtti(id = 3)]
+///     parent: Weak<RefCell<Node>>,
+/// }
+///
+/// let scene = Rc::new(RefCell::new(Node { name: "scene".into(), ..Node::default() }));
+/// let door = Rc::new(RefCell::new(Node { name: "door".into(), parent: Rc::downgrade(&scene), ..Node::default() }));
+/// scene.borrow_mut().children.push(door.clone());
+///
+/// // Copy the door without its scene; the key names the scene for the paste.
+/// let key_of = |object: &dyn Reflectable| object.downcast_ref::<Node>().map(|node| node.name.len() as u64);
+/// let copy = MemorySerializer::with(BinarySerializer::new().weak_pointers(WeakPointers::External(&key_of)));
+/// let bytes = copy.encode(&door).unwrap();
+///
+/// // Paste it into the same scene: the parent pointer is re-linked to the scene that exists.
+/// let target = scene.clone();
+/// let relink = move |key: u64, _type_id: u32| (key == 5).then(|| reflectable::field::SharedObject::new(target.clone()));
+/// let paste = MemorySerializer::with(BinarySerializer::new().relink(&relink));
+/// let pasted: Rc<RefCell<Node>> = paste.decode_shared(&bytes).unwrap();
+/// assert!(Rc::ptr_eq(&pasted.borrow().parent.upgrade().unwrap(), &scene));
+/// assert!(!Rc::ptr_eq(&pasted, &door), "a copy of the door, with the same parent");
+/// # scene.borrow_mut().children.clear();
+/// ```
+#[derive(Clone, Copy, Default)]
+pub enum WeakPointers<'f> {
+    /// Write the target of every live `Weak`, with what it reaches (the default).
+    #[default]
+    Follow,
+    /// Write a `Weak` whose target the graph reaches only through `Weak`s as null.
+    Null,
+    /// Write a `Weak` whose target the graph reaches only through `Weak`s as an external
+    /// reference holding the key the function gives for the target (`None`: null).
+    External(ExternalKey<'f>),
+}
+
+impl fmt::Debug for WeakPointers<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WeakPointers::Follow => "Follow",
+            WeakPointers::Null => "Null",
+            WeakPointers::External(_) => "External(..)",
+        })
+    }
+}
+
+/// Writes the external reference stub: top-level object `instance` of type
+/// [`EXTERNAL_TYPE_ID`] with the key and the target's type ID.
+pub(crate) fn write_stub(out: &mut Vec<u8>, instance: u32, key: u64, type_id: u32) {
+    TypeHeader { instance, base: false, type_id: EXTERNAL_TYPE_ID }.write(out);
+    out.extend_from_slice(&key_header().pack().to_le_bytes());
+    out.extend_from_slice(&key.to_le_bytes());
+    out.extend_from_slice(&type_header_field().pack().to_le_bytes());
+    out.extend_from_slice(&type_id.to_le_bytes());
+}
+
+fn key_header() -> FieldHeader {
+    FieldHeader::new(EXTERNAL_KEY_FIELD_ID, WireKind::Plain(Some(8)), false)
+}
+
+fn type_header_field() -> FieldHeader {
+    FieldHeader::new(EXTERNAL_TYPE_FIELD_ID, WireKind::Plain(Some(4)), false)
+}
+
+/// Reads the stub that `reader` stands at (its type header next): its key and target type ID,
+/// or `None` when either field is missing or has another shape. Other fields and base sections
+/// are skipped, as any reader skips what it does not know.
+pub(crate) fn read_stub(
+    reader: &mut Reader<'_>,
+    depth: usize,
+    limits: &Limits,
+) -> Result<Option<(u64, u32)>, DecodeError> {
+    let header = type_header(reader)?;
+    let (mut key, mut type_id, mut own_section) = (None, None, true);
+    walk_object(reader, header.instance, false, |reader, item| {
+        match item {
+            Item::Section(_) => own_section = false,
+            Item::Field(field) if own_section && field == key_header() => {
+                key = Some(u64::from_le_bytes(reader.take_array()?));
+            }
+            Item::Field(field) if own_section && field == type_header_field() => type_id = Some(reader.read_u32()?),
+            Item::Field(field) => skip_field(reader, &field, depth, limits)?,
+        }
+        Ok(())
+    })?;
+    Ok(key.zip(type_id))
+}
