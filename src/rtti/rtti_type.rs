@@ -198,6 +198,11 @@ impl RttiType {
     pub(crate) fn unknown_variant(&self, object: &mut dyn Reflectable, stored_id: u32) -> Option<&RttiVariant> {
         self.variants.as_ref()?.fall_back(object, stored_id)
     }
+    /// `true` when the enum registered a variant migration for a stored variant `stored_id`.
+    pub fn has_variant_migration(&self, stored_id: u32) -> bool {
+        self.variants.as_ref().is_some_and(|variants| variants.has_migration(stored_id))
+    }
+
     /// An enum's variants in declaration order; empty for a struct.
     pub fn variants(&self) -> &[RttiVariant] {
         self.variants.as_ref().map_or(&[], |variants| &variants.list)

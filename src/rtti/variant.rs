@@ -135,6 +135,11 @@ impl Variants {
         self.active(object)
     }
 
+    /// `true` when a migration handles stored variant `stored_id`.
+    pub(crate) fn has_migration(&self, stored_id: u32) -> bool {
+        self.migrations.iter().any(|migration| migration.stored_id == stored_id)
+    }
+
     /// The variant with `id`.
     #[inline]
     pub(crate) fn get(&self, id: u32) -> Option<&RttiVariant> {

@@ -3,6 +3,7 @@
 
 use super::convert::conversion;
 use super::{FieldSchema, Schema, TypeSchema};
+use crate::rtti::Registry;
 use std::fmt;
 
 /// One difference between an old schema and a new one.
@@ -14,6 +15,9 @@ pub struct Change {
     pub type_name: String,
     /// What changed.
     pub kind: ChangeKind,
+    /// `true` when a migration of the running program takes the old values (set by
+    /// [`Registry::changes_since`]; [`Schema::compare`] knows no migrations).
+    pub migrated: bool,
 }
 
 /// What changed about a type.
@@ -92,6 +96,9 @@ impl Change {
     /// `true` when reading old streams with the new schema loses data (unless the new program
     /// registers a migration for it).
     pub fn loses_data(&self) -> bool {
+        if self.migrated {
+            return false;
+        }
         match &self.kind {
             ChangeKind::TypeRemoved
             | ChangeKind::BaseChanged { .. }
@@ -108,6 +115,9 @@ impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let in_variant = |variant: &Option<u32>| variant.map_or_else(String::new, |id| format!(" of variant {id}"));
         write!(f, "{} (id {}): ", self.type_name, self.type_id)?;
+        if self.migrated {
+            write!(f, "(migrated) ")?;
+        }
         match &self.kind {
             ChangeKind::TypeAdded => write!(f, "type added"),
             ChangeKind::TypeRemoved => write!(f, "type removed: old objects of it are dropped"),
@@ -175,7 +185,7 @@ impl Schema {
     pub fn compare(&self, new: &Schema) -> Vec<Change> {
         let mut changes = Vec::new();
         let mut push = |schema: &TypeSchema, kind| {
-            changes.push(Change { type_id: schema.id, type_name: schema.name.clone(), kind })
+            changes.push(Change { type_id: schema.id, type_name: schema.name.clone(), kind, migrated: false })
         };
         for old in &self.types {
             let Some(current) = new.get(old.id) else {
@@ -238,5 +248,50 @@ fn compare_fields(variant: Option<u32>, old: &[FieldSchema], new: &[FieldSchema]
     }
     for field in new.iter().filter(|now| !old.iter().any(|field| field.id == now.id)) {
         push(ChangeKind::FieldAdded { variant, field: (field.id, field.name.clone()) });
+    }
+}
+
+impl Registry {
+    /// The schema of every registered type.
+    pub fn schema(&self) -> Schema {
+        Schema::new(self.types().map(TypeSchema::of).collect())
+    }
+
+    /// What changed from `old` (a schema saved from an older program, or read from one of its
+    /// streams with [`stored_schema`](super::stored_schema)) to this registry's types, each
+    /// change marked [`migrated`](Change::migrated) when a registered migration takes the old
+    /// values. The changes that still [lose data](Change::loses_data) are what old saves would
+    /// lose: a CI check can fail on them.
+    ///
+    /// ```
+    /// # use reflectable::Reflectable;
+    /// # #[derive(Reflectable, Default)]
+    /// # #[rtti(id = 9840)]
+    /// # struct Door { #[rtti(id = 1)] open: bool }
+    /// let registry = reflectable::Registry::global();
+    /// let old = registry.schema(); // in a real check: loaded from the last release
+    /// assert!(registry.changes_since(&old).iter().all(|change| !change.loses_data()));
+    /// ```
+    pub fn changes_since(&self, old: &Schema) -> Vec<Change> {
+        let mut changes = old.compare(&self.schema());
+        for change in &mut changes {
+            let Some(rtti) = self.get(change.type_id) else { continue };
+            let stored = old.get(change.type_id);
+            change.migrated = match &change.kind {
+                ChangeKind::FieldRemoved { variant: None, field }
+                | ChangeKind::FieldRetyped { variant: None, field, .. } => {
+                    let stored = stored.and_then(|stored| stored.field(None, field.0));
+                    stored.is_some_and(|stored| {
+                        rtti.migrations_for(field.0).any(|migration| {
+                            migration.wire_shape() == stored.shape
+                                && migration.signature() == stored.signature.as_slice()
+                        })
+                    })
+                }
+                ChangeKind::VariantRemoved { variant } => rtti.has_variant_migration(variant.0),
+                _ => false,
+            };
+        }
+        changes
     }
 }

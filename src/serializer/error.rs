@@ -154,7 +154,8 @@ impl PartialEq for DecodeErrorKind {
         match (self, other) {
             (BadMagic { found: a }, BadMagic { found: b }) => a == b,
             (UnsupportedVersion { version: a }, UnsupportedVersion { version: b }) => a == b,
-            (NoRoot, NoRoot) | (MissingTrailer, MissingTrailer) => true,
+            (NoRoot, NoRoot) | (MissingTrailer, MissingTrailer) | (NoSchema, NoSchema) => true,
+            (DataLoss { what: a }, DataLoss { what: b }) => a == b,
             (LengthMismatch { recorded: a, actual: b }, LengthMismatch { recorded: c, actual: d }) => (a, b) == (c, d),
             (ChecksumMismatch { recorded: a, computed: b }, ChecksumMismatch { recorded: c, computed: d }) => {
                 (a, b) == (c, d)
