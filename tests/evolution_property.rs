@@ -275,7 +275,7 @@ fn evolve(seed: u64) -> TestResult {
     registry.register(reader).expect("registers");
     let (root, report) =
         BinarySerializer::with_registry(&registry).decode_with_report(&bytes, &mut ()).expect("decodes");
-    let bag = downcast_box::<Bag>(root).ok().expect("a bag");
+    let Ok(bag) = downcast_box::<Bag>(root) else { return TestResult::error("the root is not a bag") };
 
     let skipped = |id: u16| {
         report.events().any(|(event, _)| matches!(event, DecodeEvent::FieldSkipped { field_id, .. } if *field_id == id))

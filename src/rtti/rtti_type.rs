@@ -7,6 +7,7 @@ use crate::field::{Family, RttiField, SharedObject};
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 /// A lifecycle hook: the object and the caller's context.
@@ -60,7 +61,13 @@ pub struct RttiType {
     pub(crate) migrations: Vec<Migration>,
     /// What the schema module computes of the type once: its fingerprint, its schema table entry.
     schema_cache: SchemaCache,
+    /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
+    /// the types it has met in a bit set instead of a hash set.
+    ordinal: u32,
 }
+
+/// The next [`RttiType::ordinal`].
+static NEXT_ORDINAL: AtomicU32 = AtomicU32::new(0);
 
 /// Per-type results of [`crate::schema`], computed on first use.
 #[derive(Default)]
@@ -112,7 +119,14 @@ impl RttiType {
             hooks,
             migrations,
             schema_cache: SchemaCache::default(),
+            ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// This descriptor's number in the process (see the field).
+    #[inline]
+    pub(crate) fn ordinal(&self) -> u32 {
+        self.ordinal
     }
 
     pub(crate) fn schema_cache(&self) -> &SchemaCache {
@@ -268,7 +282,16 @@ impl RttiType {
     /// The sections of `object`: its own type with the object itself first, then each embedded
     /// base object with its type. (Rust has no inheritance: a derived type embeds its base.)
     pub fn sections(object: &dyn Reflectable) -> impl Iterator<Item = (&'static RttiType, &dyn Reflectable)> {
-        std::iter::successors(Some((object.rtti(), object)), |&(rtti, section)| {
+        Self::sections_from(object.rtti(), object)
+    }
+
+    /// [`sections`](Self::sections) of an object whose type the caller already has (finding a
+    /// generic instantiation's descriptor costs a lookup).
+    pub(crate) fn sections_from<'a>(
+        rtti: &'static RttiType,
+        object: &'a dyn Reflectable,
+    ) -> impl Iterator<Item = (&'static RttiType, &'a dyn Reflectable)> {
+        std::iter::successors(Some((rtti, object)), |&(rtti, section)| {
             rtti.base_of(section).map(|base| (base.rtti(), base))
         })
     }

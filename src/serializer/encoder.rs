@@ -6,6 +6,7 @@
 //! Total work is linear in the graph (one hash lookup per pointer, no rescans).
 
 mod subtree;
+mod trait_check;
 
 use super::error::EncodeError;
 use super::external::write_stub;
@@ -20,10 +21,11 @@ use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck}
 use crate::rtti::{Reflectable, Registry, RttiType};
 use crate::schema::table::write_table;
 use ahash::{AHashMap, AHashSet};
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
 use std::io;
+use trait_check::TraitChecks;
 
 /// Receives finished chunks of the stream.
 pub(crate) type Sink<'s> = &'s mut dyn FnMut(&[u8]) -> io::Result<()>;
@@ -44,7 +46,7 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     registry: &'r Registry,
     /// The shared object being written (its address, concrete type and name): the encoder holds
     /// its borrow or lock, so a pointer back to it is checked without taking it again.
-    current: (usize, TypeId, &'static str),
+    current: (usize, Option<&'static RttiType>),
     /// What `Weak`s whose target the stream does not hold become (`subtree.rs`).
     weak_pointers: WeakPointers<'r>,
     /// For a subtree save, the identities of the objects the stream holds (`subtree.rs`).
@@ -53,11 +55,12 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     checksum: Option<crc32fast::Hasher>,
     /// Every type whose sections the stream holds, in the order first written: the schema table.
     types: Vec<&'static RttiType>,
-    /// The IDs in `types`, and the last one met (objects of one type tend to come together).
-    type_ids: AHashSet<u32>,
-    last_type: u32,
+    /// Which types are in `types`, a bit per [`RttiType::ordinal`].
+    seen_types: Vec<u64>,
     /// `false` to write a version 2 stream, which has no schema table.
     schema_table: bool,
+    /// The types found castable into each user trait (`trait_check.rs`).
+    trait_checks: TraitChecks,
     /// Address and type name of a root passed by reference: a shared object holding that address
     /// is the root met again through a pointer, which the stream cannot express.
     root_by_reference: Option<(usize, &'static str)>,
@@ -85,15 +88,15 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             limits: config.limits,
             context,
             registry: config.registry,
-            current: (0, TypeId::of::<()>(), ""),
+            current: (0, None),
             weak_pointers: config.weak_pointers,
             strong: None,
             root_by_reference: None,
             checksum: config.checksum.then(crc32fast::Hasher::new),
             types: Vec::new(),
-            type_ids: AHashSet::new(),
-            last_type: NULL_TYPE_ID,
+            seen_types: Vec::new(),
             schema_table: config.schema_table,
+            trait_checks: TraitChecks::default(),
         }
     }
 
@@ -105,18 +108,18 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             Root::Object(object) => {
                 let address = object as *const dyn Reflectable as *const () as usize;
                 self.root_by_reference = Some((address, object.rtti().name()));
-                self.object(object, 1)?
+                self.object(object, object.rtti(), 1)?
             }
             Root::Shared(shared) => {
                 self.ids.insert(shared.addr(), 1);
-                self.shared_object(&shared, 1)?;
+                self.shared_object(&shared, 1, None)?;
             }
         }
         let mut id = 1;
         while let Some(next) = self.queue.pop_front() {
             id += 1;
             match next {
-                Queued::Object(shared) => self.shared_object(&shared, id)?,
+                Queued::Object(shared, site) => self.shared_object(&shared, id, site)?,
                 Queued::External { key, type_id } => {
                     write_stub(&mut self.out, id, key, type_id);
                     self.maybe_flush()?;
@@ -141,7 +144,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         Ok((self.out, total))
     }
 
-    fn shared_object(&mut self, shared: &SharedObject, id: u32) -> Result<(), EncodeError> {
+    /// Writes a queued object; `site` is the user-trait field that first pointed at it, whose
+    /// trait its type must be registered for.
+    fn shared_object(&mut self, shared: &SharedObject, id: u32, site: Option<Site>) -> Result<(), EncodeError> {
         // Checked before reading: the root may be borrowed or locked by the caller (a `Mutex`
         // would deadlock), and is in any case not to be written twice.
         if let Some((root, type_name)) = self.root_by_reference {
@@ -152,8 +157,15 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         let mut result = Ok(());
         shared
             .read(|object| {
-                self.current = (shared.addr(), (object as &dyn Any).type_id(), object.rtti().name());
-                result = self.object(object, id);
+                let rtti = object.rtti();
+                self.current = (shared.addr(), Some(rtti));
+                result = match site {
+                    Some(site) => self.check_site(site, rtti),
+                    None => Ok(()),
+                };
+                if result.is_ok() {
+                    result = self.object(object, rtti, id);
+                }
             })
             .map_err(|source| EncodeError::Pointee { instance: id, source })?;
         self.current.0 = 0;
@@ -184,8 +196,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 
     /// Every section of `object` (its own type, then each base), each with its type header and
     /// fields. `instance` is 0 for an object embedded by value, which then ends with a terminator.
-    fn object(&mut self, object: &dyn Reflectable, instance: u32) -> Result<(), EncodeError> {
-        for (base, (rtti, section)) in RttiType::sections(object).enumerate() {
+    fn object(&mut self, object: &dyn Reflectable, own: &'static RttiType, instance: u32) -> Result<(), EncodeError> {
+        for (base, (rtti, section)) in RttiType::sections_from(own, object).enumerate() {
             TypeHeader { instance, base: base > 0, type_id: rtti.id() }.write(&mut self.out);
             self.note_type(rtti);
             rtti.hooks().serialization_started(section, self.context);
@@ -194,7 +206,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 true => self.variant_tag(rtti, section)?,
             };
             for field in fields {
-                self.field(field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
+                self.field(rtti, field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
                 if instance != 0 {
                     self.maybe_flush()?;
                 }
@@ -213,12 +225,17 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     /// built-in containers are described by the fields that hold them, not in the table.
     #[inline]
     fn note_type(&mut self, rtti: &'static RttiType) {
-        let id = rtti.id();
-        if id != self.last_type {
-            self.last_type = id;
-            if id < FIRST_RESERVED_TYPE_ID && self.type_ids.insert(id) {
-                self.types.push(rtti);
-            }
+        let ordinal = rtti.ordinal() as usize;
+        let (word, bit) = (ordinal / 64, 1u64 << (ordinal % 64));
+        if self.seen_types.get(word).is_some_and(|&bits| bits & bit != 0) {
+            return;
+        }
+        if word >= self.seen_types.len() {
+            self.seen_types.resize(word + 1, 0);
+        }
+        self.seen_types[word] |= bit;
+        if rtti.id() < FIRST_RESERVED_TYPE_ID {
+            self.types.push(rtti);
         }
     }
 
@@ -253,7 +270,12 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 
     /// One field: its header (from the shape computed when the type was built), the count of an
     /// array, then the elements.
-    fn field(&mut self, field: &RttiField, owner: &dyn Reflectable) -> Result<(), FieldFailure> {
+    fn field(
+        &mut self,
+        rtti: &'static RttiType,
+        field: &'static RttiField,
+        owner: &dyn Reflectable,
+    ) -> Result<(), FieldFailure> {
         let header = FieldHeader { id: field.id(), shape: field.wire_shape() };
         self.out.extend_from_slice(&header.pack().to_le_bytes());
         let at = self.count_placeholder(header.shape.array);
@@ -271,7 +293,10 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                     count += 1;
                     if result.is_ok() {
                         result = match value {
-                            Some(value) => self.check_object(check, value).and_then(|()| Ok(self.object(value, 0)?)),
+                            Some(value) => {
+                                let rtti = value.rtti();
+                                self.check_object(check, rtti).and_then(|()| Ok(self.object(value, rtti, 0)?))
+                            }
                             None => {
                                 TypeHeader { instance: 0, base: false, type_id: NULL_TYPE_ID }.write(&mut self.out);
                                 Ok(())
@@ -295,7 +320,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                         Some(identity) if result.is_ok() => {
                             let id = match may_cut && self.is_cut(identity) {
                                 true => self.cut(identity, handle, check),
-                                false => self.pointer(identity, only_pointer, handle, check),
+                                false => self.pointer(identity, only_pointer, handle, check.map(|_| (rtti, field))),
                             };
                             id.unwrap_or_else(|error| {
                                 result = Err(error);
@@ -313,27 +338,64 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         Ok(self.patch_count(at, count)?)
     }
 
-    /// The instance ID a pointer to the object at `identity` is written as; `check` is the field's
-    /// when it declares a user trait object.
+    /// The instance ID a pointer to the object at `identity` is written as, queueing the object
+    /// when first seen; `check` is the field's when it declares a user trait object. An object
+    /// behind its only pointer is never met again, so it stays out of the identity map: the map
+    /// holds only objects that are really shared, which keeps its memory and hashing small.
     #[inline]
     fn pointer(
         &mut self,
         identity: usize,
         only_pointer: bool,
         handle: &dyn Fn() -> Option<SharedObject>,
-        check: Option<&TraitCheck>,
+        site: Option<Site>,
     ) -> Result<u32, FieldFailure> {
-        if let Some(check) = check {
-            self.check_pointee(identity, handle, check)?;
+        let slot = if only_pointer {
+            None
+        } else {
+            // One hash per pointer: the entry serves both the lookup and the insertion.
+            match self.ids.entry(identity) {
+                Entry::Occupied(known) => {
+                    let id = *known.get();
+                    if let Some(check) = site.and_then(|(_, field)| field.trait_check()) {
+                        self.check_pointee(identity, handle, check)?;
+                    }
+                    return Ok(id);
+                }
+                Entry::Vacant(slot) => Some(slot),
+            }
+        };
+        let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
+        let id = self.next_id;
+        if id > MAX_INSTANCE_ID {
+            return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
         }
-        Ok(self.instance_for(identity, only_pointer, handle)?)
+        self.next_id += 1;
+        if let Some(slot) = slot {
+            slot.insert(id);
+        }
+        // A new target's trait is checked when it is written, where it is read anyway.
+        self.queue.push_back(Queued::Object(shared, site));
+        Ok(id)
+    }
+
+    /// Refuses an object that `site`, a user-trait pointer field, points at when the registry
+    /// cannot cast it back.
+    fn check_site(&mut self, (owner, field): Site, rtti: &'static RttiType) -> Result<(), EncodeError> {
+        match field.trait_check() {
+            Some(check) => self
+                .trait_checks
+                .check(self.registry, check, rtti)
+                .map_err(|failure| failure.within(owner.name(), field.name())),
+            None => Ok(()),
+        }
     }
 
     /// Refuses an object by value in a user-trait field that the registry cannot cast back.
     #[inline]
-    fn check_object(&self, check: Option<&TraitCheck>, object: &dyn Reflectable) -> Result<(), FieldFailure> {
+    fn check_object(&mut self, check: Option<&TraitCheck>, rtti: &'static RttiType) -> Result<(), FieldFailure> {
         match check {
-            Some(check) => self.check_type(check, (object as &dyn Any).type_id(), || object.rtti().name()),
+            Some(check) => self.trait_checks.check(self.registry, check, rtti),
             None => Ok(()),
         }
     }
@@ -342,71 +404,32 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     /// Finding its type reads it; the object being written is already read (a `Mutex` would
     /// deadlock), and a root passed by reference is refused when written.
     fn check_pointee(
-        &self,
-        identity: usize,
-        handle: &dyn Fn() -> Option<SharedObject>,
-        check: &TraitCheck,
-    ) -> Result<(), FieldFailure> {
-        if identity == self.current.0 {
-            let (_, concrete, name) = self.current;
-            return self.check_type(check, concrete, || name);
-        }
-        let Some(shared) = handle() else { return Ok(()) };
-        if self.root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
-            return Ok(());
-        }
-        let (concrete, name) = shared.read(|object| ((object as &dyn Any).type_id(), object.rtti().name()))?;
-        self.check_type(check, concrete, || name)
-    }
-
-    #[inline]
-    fn check_type(
-        &self,
-        check: &TraitCheck,
-        concrete: TypeId,
-        name: impl FnOnce() -> &'static str,
-    ) -> Result<(), FieldFailure> {
-        match self.registry.casts().casts_into(concrete, check.to) {
-            true => Ok(()),
-            false => Err(FieldFailure::Unregistered { concrete: name(), trait_name: check.trait_name }),
-        }
-    }
-
-    /// The instance ID of the object at `identity`, queueing it when first seen. An object behind
-    /// its only pointer is never met again, so it stays out of the identity map: the map holds
-    /// only objects that are really shared, which keeps its memory and hashing small.
-    fn instance_for(
         &mut self,
         identity: usize,
-        only_pointer: bool,
         handle: &dyn Fn() -> Option<SharedObject>,
-    ) -> Result<u32, EncodeError> {
-        let slot = if only_pointer {
-            None
-        } else {
-            // One hash per pointer: the entry serves both the lookup and the insertion.
-            match self.ids.entry(identity) {
-                Entry::Occupied(known) => return Ok(*known.get()),
-                Entry::Vacant(slot) => Some(slot),
+        check: &TraitCheck,
+    ) -> Result<(), FieldFailure> {
+        let rtti = match self.current {
+            (current, Some(rtti)) if current == identity => rtti,
+            _ => {
+                let Some(shared) = handle() else { return Ok(()) };
+                if self.root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
+                    return Ok(());
+                }
+                shared.read(|object| object.rtti())?
             }
         };
-        let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
-        let id = self.next_id;
-        if id > MAX_INSTANCE_ID {
-            return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID });
-        }
-        self.next_id += 1;
-        if let Some(slot) = slot {
-            slot.insert(id);
-        }
-        self.queue.push_back(Queued::Object(shared));
-        Ok(id)
+        self.trait_checks.check(self.registry, check, rtti)
     }
 }
 
-/// What the queue holds: an object to write, or an external reference stub (`subtree.rs`).
+/// A pointer field, and the type it belongs to.
+type Site = (&'static RttiType, &'static RttiField);
+
+/// What the queue holds: an object to write (with the user-trait field that first pointed at
+/// it, whose trait it must be registered for), or an external reference stub (`subtree.rs`).
 enum Queued {
-    Object(SharedObject),
+    Object(SharedObject, Option<Site>),
     External { key: u64, type_id: u32 },
 }
 

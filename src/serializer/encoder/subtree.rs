@@ -12,7 +12,6 @@ use crate::rtti::graph::strong_identities;
 use crate::serializer::error::EncodeError;
 use crate::serializer::format::{MAX_INSTANCE_ID, NULL_INSTANCE};
 use crate::serializer::{Root, WeakPointers};
-use std::any::Any;
 
 impl Encoder<'_, '_, '_> {
     /// For a subtree save, before anything is written: what the stream will hold.
@@ -57,22 +56,20 @@ impl Encoder<'_, '_, '_> {
             return Ok(id);
         }
         let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
-        let (key, type_id, concrete, name) = shared.read(|object| {
-            (key_of(object), object.rtti().id(), (object as &dyn Any).type_id(), object.rtti().name())
-        })?;
+        let (key, rtti) = shared.read(|object| (key_of(object), object.rtti()))?;
         let id = match key {
             None => NULL_INSTANCE,
             Some(key) => {
                 // The caller re-links the target into the field: the registry must cast it there.
                 if let Some(check) = check {
-                    self.check_type(check, concrete, || name)?;
+                    self.trait_checks.check(self.registry, check, rtti)?;
                 }
                 let id = self.next_id;
                 if id > MAX_INSTANCE_ID {
                     return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
                 }
                 self.next_id += 1;
-                self.queue.push_back(Queued::External { key, type_id });
+                self.queue.push_back(Queued::External { key, type_id: rtti.id() });
                 id
             }
         };
