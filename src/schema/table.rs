@@ -157,7 +157,8 @@ impl<'d> TableIndex<'d> {
             entries.push(EntryRef { type_id, fingerprint, offset, end: offset + length });
         }
         body.expect_end()?;
-        entries.sort_unstable_by_key(|entry| entry.type_id);
+        // By offset too, so that a repeated type is reported where it repeats.
+        entries.sort_unstable_by_key(|entry| (entry.type_id, entry.offset));
         if let Some(pair) = entries.windows(2).find(|pair| pair[0].type_id == pair[1].type_id) {
             return Err(corrupt(pair[1].offset, "the schema table describes a type twice"));
         }
@@ -231,9 +232,15 @@ impl<'d> TableIndex<'d> {
         let fields = read_fields(&mut reader)?;
         let count = reader.read_count(MIN_VARIANT)?;
         let mut variants = Vec::with_capacity(count);
+        let mut ids = Vec::with_capacity(count);
         for _ in 0..count {
+            let at = reader.offset();
             let id = reader.read_u32()?;
+            ids.push((id, at));
             variants.push(VariantSchema { id, name: read_name(&mut reader)?, fields: read_fields(&mut reader)? });
+        }
+        if let Some(offset) = first_repeat(ids) {
+            return Err(corrupt(offset, "the schema table lists a variant twice"));
         }
         let is_enum = flags & TYPE_ENUM != 0;
         if !is_enum && !variants.is_empty() {
@@ -328,6 +335,7 @@ fn same_field_list(ours: &mut Reader<'_>, theirs: &mut Reader<'_>) -> Result<boo
 fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError> {
     let count = reader.read_count(MIN_FIELD)?;
     let mut fields: Vec<FieldSchema> = Vec::with_capacity(count);
+    let mut ids = Vec::with_capacity(count);
     for _ in 0..count {
         let offset = reader.offset();
         let word = reader.read_u32()?;
@@ -339,9 +347,7 @@ fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError>
             Ok(None) => return Err(corrupt(offset, "a terminator as a field of the schema table")),
             Err(what) => return Err(corrupt(offset, what)),
         };
-        if fields.iter().any(|field| field.id == header.id) {
-            return Err(corrupt(offset, "the schema table lists a field twice"));
-        }
+        ids.push((header.id, offset));
         let [flags, len] = reader.take_array::<2>()?;
         if flags & !(FIELD_WEAK | FIELD_TRAIT) != 0 {
             return Err(corrupt(offset + 4, "unknown schema field flags set"));
@@ -380,7 +386,17 @@ fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError>
             weak: flags & FIELD_WEAK != 0,
         });
     }
+    if let Some(offset) = first_repeat(ids) {
+        return Err(corrupt(offset, "the schema table lists a field twice"));
+    }
     Ok(fields)
+}
+
+/// Where a key repeats among `(key, offset)` pairs: the later offset. Sorting, not a search per
+/// key, so a hostile entry with 65,536 fields costs no more than reading it.
+fn first_repeat<K: Ord>(mut keys: Vec<(K, usize)>) -> Option<usize> {
+    keys.sort_unstable();
+    keys.windows(2).find(|pair| pair[0].0 == pair[1].0).map(|pair| pair[1].1)
 }
 
 /// The static size of a signature's type when the format fixes it (numbers, `bool`, `char`, and
