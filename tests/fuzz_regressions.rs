@@ -49,6 +49,48 @@ fn seeds_are_the_current_sample_encodings() {
     }
 }
 
+/// The last seed's table differs from the running types in every fingerprint: each type takes
+/// the evolved path, and reads everything with nothing to report.
+#[test]
+fn the_foreign_fingerprint_seed_takes_the_evolved_path_without_loss() {
+    let encodings = fuzz_model::sample_encodings();
+    let foreign = encodings.last().unwrap();
+    assert_ne!(foreign, &encodings[0]);
+    assert_eq!(
+        reflectable::schema::table_size(foreign).unwrap(),
+        reflectable::schema::table_size(&encodings[0]).unwrap()
+    );
+    let (root, report) =
+        reflectable::serializer::MemorySerializer::new().decode_as_with_report::<fuzz_model::Machine>(foreign).unwrap();
+    assert!(report.is_empty(), "{report}");
+    assert_eq!(root.tagged_gear.label, "embedded gear");
+    reflectable::rtti::break_cycles(&root);
+}
+
+/// What `exercise` derives from a version 3 input: its objects alone as a version 1 stream, and,
+/// when bytes were inserted into its schema table, the input with its length fixed, which reaches
+/// the table's parser instead of failing the length check.
+#[test]
+fn the_derived_inputs_reach_the_objects_and_the_table() {
+    use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
+    let seed = &fuzz_model::sample_encodings()[0];
+    let table_start = seed.len() - 24 - reflectable::schema::table_size(seed).unwrap();
+    let body = fuzz_model::without_trailer(seed).unwrap();
+    assert_eq!((body.len(), &body[4..8]), (table_start, &1u32.to_le_bytes()[..]));
+    let root: fuzz_model::Machine = MemorySerializer::new().decode_as(&body).unwrap();
+    reflectable::rtti::break_cycles(&root);
+    assert!(fuzz_model::with_actual_length(seed).is_none(), "nothing to fix");
+
+    let mut inserted = seed.clone();
+    inserted.insert(table_start + 9, 0xAB);
+    let error = MemorySerializer::new().decode(&inserted).map(drop).unwrap_err();
+    assert!(matches!(error.kind(), DecodeErrorKind::LengthMismatch { .. }), "{error}");
+    let fixed = fuzz_model::with_actual_length(&inserted).unwrap();
+    let error = MemorySerializer::new().decode(&fixed).map(drop).unwrap_err();
+    assert!(error.offset().is_some_and(|offset| offset >= table_start), "{error}");
+    assert!(!matches!(error.kind(), DecodeErrorKind::LengthMismatch { .. }), "{error}");
+}
+
 #[test]
 fn decode_regressions_never_panic() {
     let found = files(&root().join("tests/fuzz_regressions/decode"));

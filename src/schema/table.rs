@@ -42,8 +42,7 @@ pub(crate) const MIN_TABLE: usize = 12;
 
 /// Appends the table entry of `rtti` (encoded once per type, then copied).
 pub(crate) fn write_entry(rtti: &'static RttiType, out: &mut Vec<u8>) {
-    let entry = rtti.schema_cache().table_entry.get_or_init(|| encode_entry(rtti).into_boxed_slice());
-    out.extend_from_slice(entry);
+    out.extend_from_slice(running_entry(rtti));
 }
 
 /// Appends a whole table of `types`, in that order.
@@ -158,7 +157,8 @@ impl<'d> TableIndex<'d> {
             entries.push(EntryRef { type_id, fingerprint, offset, end: offset + length });
         }
         body.expect_end()?;
-        entries.sort_unstable_by_key(|entry| entry.type_id);
+        // By offset too, so that a repeated type is reported where it repeats.
+        entries.sort_unstable_by_key(|entry| (entry.type_id, entry.offset));
         if let Some(pair) = entries.windows(2).find(|pair| pair[0].type_id == pair[1].type_id) {
             return Err(corrupt(pair[1].offset, "the schema table describes a type twice"));
         }
@@ -174,29 +174,46 @@ impl<'d> TableIndex<'d> {
         self.entries.binary_search_by_key(&type_id, |entry| entry.type_id).ok().map(|index| &self.entries[index])
     }
 
-    /// `true` when the entry's fields (and variants) have exactly the headers of `rtti`'s, in
-    /// order: the check that makes a fingerprint match trustworthy without parsing names or
-    /// building anything. Malformed entries answer `false` (and fail when parsed).
-    pub(crate) fn same_layout(&self, entry: &EntryRef, rtti: &RttiType) -> bool {
-        let mut reader = Reader::new(&self.input[..entry.end]);
+    /// `true` when the entry says exactly what the running type's own entry says, names aside:
+    /// the check that makes a fingerprint match trustworthy without parsing or building anything.
+    /// Comparing bytes, not only field headers, means a forged fingerprint cannot make a retyped
+    /// field (`u32` stored, `f32` running) read as it is, and a corrupt detail (unknown flags, a
+    /// malformed signature, a name that is not UTF-8) fails in [`parse`](Self::parse) instead of
+    /// passing unseen. Malformed entries answer `false`.
+    pub(crate) fn same_layout(&self, entry: &EntryRef, rtti: &'static RttiType) -> bool {
+        let running = running_entry(rtti);
+        // Both without their length word; the running entry is well formed (this crate wrote it).
+        let mut ours = Reader::new(&running[4..]);
+        let mut theirs = Reader::new(&self.input[entry.offset..entry.end]);
         let mut check = || -> Result<bool, DecodeError> {
-            reader.skip(entry.offset + 4 + 8 + 1 + 4)?;
-            skip_name(&mut reader)?;
-            if !same_fields(&mut reader, rtti.fields())? || reader.read_u32()? as usize != rtti.variants().len() {
+            if !same_bytes(&mut ours, &mut theirs, 4 + 8 + 1 + 4)? || !same_name_slot(&mut ours, &mut theirs)? {
                 return Ok(false);
             }
-            for variant in rtti.variants() {
-                if reader.read_u32()? != variant.id() {
-                    return Ok(false);
-                }
-                skip_name(&mut reader)?;
-                if !same_fields(&mut reader, variant.fields())? {
+            if !same_field_list(&mut ours, &mut theirs)? {
+                return Ok(false);
+            }
+            let variants = ours.read_u32()?;
+            if theirs.read_u32()? != variants {
+                return Ok(false);
+            }
+            for _ in 0..variants {
+                if !same_bytes(&mut ours, &mut theirs, 4)?
+                    || !same_name_slot(&mut ours, &mut theirs)?
+                    || !same_field_list(&mut ours, &mut theirs)?
+                {
                     return Ok(false);
                 }
             }
-            Ok(reader.is_empty())
+            Ok(theirs.is_empty())
         };
         check().unwrap_or(false)
+    }
+
+    /// The type name an entry records (`None` when it is malformed).
+    pub(crate) fn name(&self, entry: &EntryRef) -> Option<String> {
+        let mut reader = Reader::new(&self.input[..entry.end]);
+        reader.skip(entry.offset + 4 + 8 + 1 + 4).ok()?;
+        read_name(&mut reader).ok()
     }
 
     /// Parses an entry whole, checking it.
@@ -215,9 +232,15 @@ impl<'d> TableIndex<'d> {
         let fields = read_fields(&mut reader)?;
         let count = reader.read_count(MIN_VARIANT)?;
         let mut variants = Vec::with_capacity(count);
+        let mut ids = Vec::with_capacity(count);
         for _ in 0..count {
+            let at = reader.offset();
             let id = reader.read_u32()?;
+            ids.push((id, at));
             variants.push(VariantSchema { id, name: read_name(&mut reader)?, fields: read_fields(&mut reader)? });
+        }
+        if let Some(offset) = first_repeat(ids) {
+            return Err(corrupt(offset, "the schema table lists a variant twice"));
         }
         let is_enum = flags & TYPE_ENUM != 0;
         if !is_enum && !variants.is_empty() {
@@ -259,25 +282,51 @@ fn read_name(reader: &mut Reader<'_>) -> Result<String, DecodeError> {
     String::from_utf8(bytes.to_vec()).map_err(|_| corrupt(offset, "a name in the schema table is not UTF-8"))
 }
 
-/// Compares the stored field headers with `fields`, in order, skipping everything else.
-fn same_fields(reader: &mut Reader<'_>, fields: &[RttiField]) -> Result<bool, DecodeError> {
-    if reader.read_u32()? as usize != fields.len() {
+/// The running type's table entry, encoded once.
+fn running_entry(rtti: &'static RttiType) -> &'static [u8] {
+    rtti.schema_cache().table_entry.get_or_init(|| encode_entry(rtti).into_boxed_slice())
+}
+
+/// Takes `n` bytes from both entries: `true` when they are equal.
+fn same_bytes(ours: &mut Reader<'_>, theirs: &mut Reader<'_>, n: usize) -> Result<bool, DecodeError> {
+    Ok(ours.take(n)? == theirs.take(n)?)
+}
+
+/// Skips a name in both entries (names may differ): `false` when the stored one is not UTF-8.
+fn same_name_slot(ours: &mut Reader<'_>, theirs: &mut Reader<'_>) -> Result<bool, DecodeError> {
+    skip_name(ours)?;
+    let len = name_len(theirs)?;
+    Ok(std::str::from_utf8(theirs.take(len)?).is_ok())
+}
+
+/// Compares a field list byte for byte, names aside.
+fn same_field_list(ours: &mut Reader<'_>, theirs: &mut Reader<'_>) -> Result<bool, DecodeError> {
+    let count = ours.read_u32()?;
+    if theirs.read_u32()? != count {
         return Ok(false);
     }
-    for field in fields {
-        let header = reader.read_u32()?;
-        if header != (FieldHeader { id: field.id(), shape: field.wire_shape() }).pack() {
+    for _ in 0..count {
+        // Header, flags and signature length, read from our (well formed) entry.
+        let (header, flags, sig_len) = match ours.rest() {
+            [a, b, c, d, flags, sig_len, ..] => (u32::from_le_bytes([*a, *b, *c, *d]), *flags, *sig_len),
+            _ => return Ok(false),
+        };
+        if !same_bytes(ours, theirs, 6)?
+            || !same_name_slot(ours, theirs)?
+            || !same_bytes(ours, theirs, usize::from(sig_len) * 4)?
+        {
             return Ok(false);
         }
-        let [flags, len] = reader.take_array::<2>()?;
-        skip_name(reader)?;
-        reader.skip(usize::from(len) * 4)?;
-        match FieldHeader::unpack(header & !OBJECT_BIT) {
-            Ok(Some(header)) if !matches!(header.shape.kind, WireKind::Plain(_)) => match flags & FIELD_TRAIT {
-                0 => reader.skip(4)?,
-                _ => skip_name(reader)?,
-            },
-            _ => {}
+        if !matches!(FieldHeader::unpack(header), Ok(Some(field)) if matches!(field.shape.kind, WireKind::Plain(_))) {
+            // The declared type: its ID, or the trait's name (compared too: it decides what fits).
+            let declared = match (flags & FIELD_TRAIT, ours.rest()) {
+                (0, _) => 4,
+                (_, [low, high, ..]) => 2 + usize::from(u16::from_le_bytes([*low, *high])),
+                _ => return Ok(false),
+            };
+            if !same_bytes(ours, theirs, declared)? {
+                return Ok(false);
+            }
         }
     }
     Ok(true)
@@ -286,6 +335,7 @@ fn same_fields(reader: &mut Reader<'_>, fields: &[RttiField]) -> Result<bool, De
 fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError> {
     let count = reader.read_count(MIN_FIELD)?;
     let mut fields: Vec<FieldSchema> = Vec::with_capacity(count);
+    let mut ids = Vec::with_capacity(count);
     for _ in 0..count {
         let offset = reader.offset();
         let word = reader.read_u32()?;
@@ -297,9 +347,7 @@ fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError>
             Ok(None) => return Err(corrupt(offset, "a terminator as a field of the schema table")),
             Err(what) => return Err(corrupt(offset, what)),
         };
-        if fields.iter().any(|field| field.id == header.id) {
-            return Err(corrupt(offset, "the schema table lists a field twice"));
-        }
+        ids.push((header.id, offset));
         let [flags, len] = reader.take_array::<2>()?;
         if flags & !(FIELD_WEAK | FIELD_TRAIT) != 0 {
             return Err(corrupt(offset + 4, "unknown schema field flags set"));
@@ -338,7 +386,17 @@ fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError>
             weak: flags & FIELD_WEAK != 0,
         });
     }
+    if let Some(offset) = first_repeat(ids) {
+        return Err(corrupt(offset, "the schema table lists a field twice"));
+    }
     Ok(fields)
+}
+
+/// Where a key repeats among `(key, offset)` pairs: the later offset. Sorting, not a search per
+/// key, so a hostile entry with 65,536 fields costs no more than reading it.
+fn first_repeat<K: Ord>(mut keys: Vec<(K, usize)>) -> Option<usize> {
+    keys.sort_unstable();
+    keys.windows(2).find(|pair| pair[0].0 == pair[1].0).map(|pair| pair[1].1)
 }
 
 /// The static size of a signature's type when the format fixes it (numbers, `bool`, `char`, and

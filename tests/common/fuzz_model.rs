@@ -9,6 +9,7 @@ use crate::level;
 use reflectable::field::SharedObject;
 use reflectable::plain::Reader;
 use reflectable::rtti::break_cycles;
+use reflectable::serializer::format::{Trailer, STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_SIZE};
 use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer};
 use reflectable::{reflect_trait, register_type, PlainType, Reflectable, RttiTypeBuilder};
 use smallvec::SmallVec;
@@ -347,7 +348,8 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
     vec![Box::new(root), Box::new(small_level), Box::new(Motor { rpm: 1, ..Motor::default() })]
 }
 
-/// The seed encodings: every sample value, encoded, and the first one again with a checksum.
+/// The seed encodings: every sample value, encoded, the first one again with a checksum, and
+/// the first one last with every type's fingerprint changed ([`with_foreign_fingerprints`]).
 /// (Their cycles are broken afterwards.)
 pub fn sample_encodings() -> Vec<Vec<u8>> {
     let serializer = MemorySerializer::new();
@@ -360,27 +362,83 @@ pub fn sample_encodings() -> Vec<Vec<u8>> {
         }
         break_cycles(&*value);
     }
+    encodings.push(with_foreign_fingerprints(&encodings[0]));
     encodings
 }
 
-/// A version 2 stream as version 1 would have written it (no trailer), so that whatever a fuzzer
-/// does to a body reaches the body's decoder, not only the trailer check; `None` for anything
-/// that is not a version 2 stream with room for a trailer.
+/// A version 3 stream whose schema table gives every type another fingerprint (the first byte
+/// flipped): the table no longer matches the running types, so every type is read through the
+/// evolved path (a plan per type), which then reads every field as it is. A seed for that path.
+pub fn with_foreign_fingerprints(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let end = out.len() - TRAILER_SIZE;
+    let word = |out: &[u8], at: usize| u32::from_le_bytes(out[at..at + 4].try_into().unwrap()) as usize;
+    let start = end - word(&out, end - 4);
+    // Mark, count, then entries: length word, type ID, fingerprint, ...
+    let mut entry = start + 8;
+    for _ in 0..word(&out, start + 4) {
+        out[entry + 8] ^= 1;
+        entry += 4 + word(&out, entry);
+    }
+    out
+}
+
+/// The trailer at the end of `bytes`, when there is one, and where it starts.
+fn trailer(bytes: &[u8]) -> Option<(usize, Trailer)> {
+    let end = bytes.len().checked_sub(TRAILER_SIZE).filter(|&end| end >= STREAM_HEADER_SIZE)?;
+    Some((end, Trailer::from_bytes(bytes[end..].try_into().ok()?)?))
+}
+
+/// The objects of a version 2 or 3 stream as a version 1 stream (no schema table, no trailer),
+/// so that whatever a fuzzer does to a body reaches the body's decoder, not only the trailer and
+/// table checks; `None` for anything that does not end with a trailer. A version 3 stream's table
+/// is found by the length word before the trailer; when that does not fit, only the trailer goes.
 pub fn without_trailer(bytes: &[u8]) -> Option<Vec<u8>> {
-    use reflectable::serializer::format::{STREAM_HEADER_SIZE, TRAILER_SIZE};
-    if bytes.len() < STREAM_HEADER_SIZE + TRAILER_SIZE || bytes[4..8] != 2u32.to_le_bytes() {
+    let version = bytes.get(4..8)?;
+    if version != 2u32.to_le_bytes() && version != 3u32.to_le_bytes() {
         return None;
     }
-    let mut v1 = bytes[..bytes.len() - TRAILER_SIZE].to_vec();
+    let (end, _) = trailer(bytes)?;
+    let mut objects_end = end;
+    if version == 3u32.to_le_bytes() && end >= STREAM_HEADER_SIZE + 4 {
+        let length = u32::from_le_bytes(bytes[end - 4..end].try_into().ok()?) as usize;
+        if let Some(start) = end.checked_sub(length).filter(|&start| start >= STREAM_HEADER_SIZE) {
+            objects_end = start;
+        }
+    }
+    let mut v1 = bytes[..objects_end].to_vec();
     v1[4..8].copy_from_slice(&1u32.to_le_bytes());
     Some(v1)
 }
 
+/// `bytes` with its trailer's length set to the input's actual length (the object count as it
+/// is, the checksum flag cleared), so that bytes a fuzzer inserted into or deleted from a schema
+/// table reach the table's parser instead of the length check; `None` when the input does not
+/// end with a trailer or the trailer already has nothing to fix.
+pub fn with_actual_length(bytes: &[u8]) -> Option<Vec<u8>> {
+    let (end, mut found) = trailer(bytes)?;
+    if found.length == bytes.len() as u64 && found.flags & TRAILER_CHECKSUM == 0 {
+        return None;
+    }
+    found.length = bytes.len() as u64;
+    found.flags &= !TRAILER_CHECKSUM;
+    found.checksum = 0;
+    let mut fixed = bytes.to_vec();
+    fixed[end..].copy_from_slice(&found.to_bytes());
+    Some(fixed)
+}
+
 /// Decodes `bytes` every way the API offers (root by value, in each shared family, with tight
 /// limits), re-encodes whatever decodes, and breaks the cycles of everything it built; then the
-/// same for the stream's body alone ([`without_trailer`]). Must never panic, whatever the bytes.
+/// same for the input with its trailer's length fixed ([`with_actual_length`]) and for the
+/// stream's objects alone ([`without_trailer`]). Must never panic, whatever the bytes.
 pub fn exercise(bytes: &[u8]) {
     decode_every_way(bytes);
+    let _ = reflectable::schema::stored_schema(bytes);
+    if let Some(fixed) = with_actual_length(bytes) {
+        decode_every_way(&fixed);
+        let _ = reflectable::schema::stored_schema(&fixed);
+    }
     if let Some(body) = without_trailer(bytes) {
         decode_every_way(&body);
     }

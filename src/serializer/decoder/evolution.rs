@@ -37,25 +37,30 @@ pub(crate) enum Action {
 pub(crate) struct TypePlan {
     /// The type as the stream describes it.
     pub(crate) stored: TypeSchema,
-    /// Per stored field, keyed by (variant, field ID), sorted.
-    actions: Vec<((Option<u32>, u16), Action)>,
+    /// Per stored field, keyed by (variant, field ID), sorted, with where the field is in
+    /// `stored` (variant index, field index): found by one search however many fields it lists.
+    actions: Vec<((Option<u32>, u16), Action, StoredAt)>,
 }
+
+/// Where a stored field is in [`TypePlan::stored`]: its variant's index (in an enum), its index.
+type StoredAt = (Option<usize>, usize);
 
 impl TypePlan {
     fn new(stored: TypeSchema, rtti: &'static RttiType) -> Self {
         let mut actions = Vec::new();
-        let mut plan_fields = |variant: Option<u32>, stored: &[FieldSchema], running: &[RttiField]| {
-            for field in stored {
+        let mut plan_fields = |variant: Option<(u32, usize)>, stored: &[FieldSchema], running: &[RttiField]| {
+            for (index, field) in stored.iter().enumerate() {
                 let running = running.iter().find(|running| running.id() == field.id);
-                actions.push(((variant, field.id), action(rtti, variant, field, running)));
+                let id = variant.map(|(id, _)| id);
+                actions.push(((id, field.id), action(rtti, id, field, running), (variant.map(|(_, at)| at), index)));
             }
         };
         plan_fields(None, &stored.fields, rtti.fields());
-        for variant in &stored.variants {
+        for (at, variant) in stored.variants.iter().enumerate() {
             let running = rtti.variant(variant.id).map_or(&[][..], |running| running.fields());
-            plan_fields(Some(variant.id), &variant.fields, running);
+            plan_fields(Some((variant.id, at)), &variant.fields, running);
         }
-        actions.sort_by_key(|(key, _)| *key);
+        actions.sort_by_key(|(key, ..)| *key);
         TypePlan { stored, actions }
     }
 
@@ -68,11 +73,14 @@ impl TypePlan {
         offset: usize,
     ) -> Result<(&Action, &FieldSchema), DecodeError> {
         let key = (variant, header.id);
-        let found = self.actions.binary_search_by_key(&key, |(key, _)| *key).ok();
-        let stored = self.stored.field(variant, header.id).filter(|stored| stored.shape == header.shape);
-        match (found, stored) {
-            (Some(index), Some(stored)) => Ok((&self.actions[index].1, stored)),
-            _ => Err(corrupt(offset, "a field header the stream's schema table does not describe")),
+        let found = self.actions.binary_search_by_key(&key, |(key, ..)| *key).ok().map(|index| &self.actions[index]);
+        let found = found.map(|(_, action, (variant, field))| {
+            let fields = variant.map_or(&self.stored.fields, |variant| &self.stored.variants[variant].fields);
+            (action, &fields[*field])
+        });
+        match found.filter(|(_, stored)| stored.shape == header.shape) {
+            Some(found) => Ok(found),
+            None => Err(corrupt(offset, "a field header the stream's schema table does not describe")),
         }
     }
 }
@@ -190,7 +198,8 @@ impl<'d> StreamTypes<'d> {
     pub(crate) fn stored_name(&self, type_id: u32) -> Option<String> {
         let table = self.table.as_ref()?;
         let entry = table.get(type_id)?;
-        table.parse(entry).ok().map(|schema| schema.name)
+        // The name alone: this runs per dropped object, and the entry may be large.
+        table.name(entry)
     }
 }
 
