@@ -288,3 +288,15 @@ fn a_migration_on_a_live_field_runs_only_for_its_stored_type() {
     assert_eq!(back.armor, 7.5);
     assert!(report.is_empty(), "{report}");
 }
+
+#[test]
+fn a_saved_schema_loads_back_and_reports_no_change() {
+    // What a CI check keeps from a release: the registry's schema, saved like any object.
+    let saved = reflectable::to_vec(&Registry::global().schema()).unwrap();
+    let loaded: Schema = reflectable::from_slice(&saved).unwrap();
+    assert_eq!(loaded, Registry::global().schema());
+    assert!(Registry::global().changes_since(&loaded).is_empty());
+    // The printed form names every field with its type.
+    let printed = loaded.get(620_001).unwrap().to_string();
+    assert!(printed.contains("    3  hull: u64"), "{printed}");
+}

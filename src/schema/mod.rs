@@ -41,18 +41,21 @@ pub(crate) mod convert;
 mod describe;
 mod diff;
 mod fingerprint;
+mod reflect;
 pub(crate) mod table;
 
 pub use describe::describe_signature;
 pub use diff::{Change, ChangeKind};
 pub(crate) use fingerprint::fingerprint;
+pub use reflect::{FIELD_SCHEMA_TYPE_ID, SCHEMA_TYPE_ID, TYPE_SCHEMA_TYPE_ID, VARIANT_SCHEMA_TYPE_ID};
 pub use table::{stored_schema, table_size};
 
 use crate::field::{Declared, ElemShape, FieldAccess, RttiField, WireShape};
 use crate::rtti::RttiType;
 use std::fmt;
 
-/// The schemas of a set of types, sorted by type ID.
+/// The schemas of a set of types, sorted by type ID. Reflectable (a built-in type): save it with
+/// [`to_vec`](crate::to_vec), load it with [`from_slice`](crate::from_slice).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Schema {
     /// One entry per type, in ascending type ID order.
@@ -60,7 +63,7 @@ pub struct Schema {
 }
 
 /// What one type looks like on the wire.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TypeSchema {
     /// The type ID.
     pub id: u32,
@@ -81,7 +84,7 @@ pub struct TypeSchema {
 }
 
 /// One variant of an enum.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct VariantSchema {
     /// The variant ID (the stream's variant tag).
     pub id: u32,

@@ -16,7 +16,7 @@ use super::format::{
 };
 use super::wire::{write_stream_header, write_trailer};
 use super::{BinarySerializer, Limits, Root, WeakPointers};
-use crate::containers::FIRST_RESERVED_TYPE_ID;
+use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck};
 use crate::rtti::{Reflectable, Registry, RttiType};
 use crate::schema::table::write_table;
@@ -234,7 +234,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             self.seen_types.resize(word + 1, 0);
         }
         self.seen_types[word] |= bit;
-        if rtti.id() < FIRST_RESERVED_TYPE_ID {
+        // Lists and maps share one ID across their instantiations, so no one entry describes
+        // them: FORMAT.md fixes their layout, and the fields holding them say the rest.
+        if !matches!(rtti.id(), LIST_TYPE_ID | MAP_TYPE_ID) {
             self.types.push(rtti);
         }
     }
