@@ -27,8 +27,10 @@ fn main() {
     let saved = started.elapsed();
 
     let started = Instant::now();
-    let loaded: Level = serializer.decode_as(&path).expect("load the level");
+    let (loaded, report): (Level, _) = serializer.decode_as_with_report(&path).expect("load the level");
     let loaded_in = started.elapsed();
+    assert!(report.is_empty(), "the same types read everything as it is: {report}");
+    let schema = reflectable::schema::table_size(&std::fs::read(&path).expect("read the file")).expect("a stream");
 
     let shared = compare_levels(&level, &loaded).expect("the loaded level equals the saved one");
     assert_eq!(shared, stats.shared_objects, "every shared object comes back exactly once");
@@ -39,6 +41,11 @@ fn main() {
     println!("  shared objects     {:>10}  (same sharing after the round trip)", shared);
     println!("  material library   {:>10}  (a map of the same shared materials)", loaded.material_library.len());
     println!("  file size          {:>10} bytes  ({:.1} bytes per shared object)", size, size as f64 / shared as f64);
+    println!(
+        "  schema table       {:>10} bytes  ({:.2}% of the file: every type described once)",
+        schema,
+        100.0 * schema as f64 / size as f64
+    );
     println!("  build              {:>10.2?}", built);
     println!("  save (encode+sync) {:>10.2?}", saved);
     println!("  load (read+decode) {:>10.2?}", loaded_in);

@@ -1,6 +1,6 @@
 //! [`FileSerializer`]: whole graphs to and from files, saved through [`write_atomically`].
 
-use super::{write_atomically, AsRoot, BinarySerializer, DecodeError, DecodeErrorKind, EncodeError};
+use super::{write_atomically, AsRoot, BinarySerializer, DecodeError, DecodeErrorKind, DecodeReport, EncodeError};
 use crate::field::SharedHandle;
 use crate::rtti::Reflectable;
 use std::fs;
@@ -55,6 +55,24 @@ impl<'r> FileSerializer<'r> {
     /// Loads a graph with the root in a shared allocation `H`.
     pub fn decode_shared<H: SharedHandle>(&self, path: impl AsRef<Path>) -> Result<H, DecodeError> {
         self.core.decode_shared(&read(path.as_ref())?, &mut ())
+    }
+
+    /// Loads a graph whose root is a `T`, with a report of what the load skipped, converted or
+    /// dropped (see [`DecodeReport`]): what a game logs when it opens an old save.
+    pub fn decode_as_with_report<T: Reflectable>(
+        &self,
+        path: impl AsRef<Path>,
+    ) -> Result<(T, DecodeReport), DecodeError> {
+        self.core.decode_as_with_report(&read(path.as_ref())?, &mut ())
+    }
+
+    /// Loads a graph with the root in a shared allocation `H`, with a report of what the load
+    /// skipped, converted or dropped.
+    pub fn decode_shared_with_report<H: SharedHandle>(
+        &self,
+        path: impl AsRef<Path>,
+    ) -> Result<(H, DecodeReport), DecodeError> {
+        self.core.decode_shared_with_report(&read(path.as_ref())?, &mut ())
     }
 }
 

@@ -133,6 +133,9 @@ pub(crate) struct StreamTypes<'d> {
     /// and those the registry lacks (a field may still declare them), settled when first met.
     /// Empty in the usual case, and then never consulted.
     layouts: AHashMap<u32, Slot>,
+    /// Types known to read as they are although `layouts` is not empty, a bit per
+    /// [`RttiType::ordinal`]: each section then costs a bit test, not a hash lookup.
+    as_is: Vec<u64>,
 }
 
 enum Slot {
@@ -147,7 +150,7 @@ enum Slot {
 impl<'d> StreamTypes<'d> {
     /// No schema (a stream before version 3).
     pub(crate) fn none() -> Self {
-        StreamTypes { table: None, layouts: AHashMap::new() }
+        StreamTypes { table: None, layouts: AHashMap::new(), as_is: Vec::new() }
     }
 
     /// Compares every described type the registry has with the running one.
@@ -162,7 +165,7 @@ impl<'d> StreamTypes<'d> {
                 layouts.insert(entry.type_id, slot);
             }
         }
-        Ok(StreamTypes { table: Some(table), layouts })
+        Ok(StreamTypes { table: Some(table), layouts, as_is: Vec::new() })
     }
 
     /// How the sections of `rtti` (a type the decoder is about to read) are read.
@@ -181,17 +184,40 @@ impl<'d> StreamTypes<'d> {
         described && !matches!(self.layouts.get(&type_id), Some(Slot::Evolved(_) | Slot::Pending(_)))
     }
 
-    #[inline(never)]
+    #[inline]
     fn layout_slow(&mut self, rtti: &'static RttiType) -> Result<Layout, DecodeError> {
-        let Some(slot) = self.layouts.get_mut(&rtti.id()) else { return Ok(Layout::AsIs) };
-        if let Slot::Pending(entry) = slot {
-            let table = self.table.as_ref().expect("slots come from a table");
-            *slot = compare(table, entry, rtti)?;
+        let ordinal = rtti.ordinal() as usize;
+        let (word, bit) = (ordinal / 64, 1u64 << (ordinal % 64));
+        if self.as_is.get(word).is_some_and(|bits| bits & bit != 0) {
+            return Ok(Layout::AsIs);
         }
-        Ok(match slot {
-            Slot::Evolved(plan) => Layout::Evolved(plan.clone()),
-            _ => Layout::AsIs,
-        })
+        self.settle(rtti, word, bit)
+    }
+
+    /// Looks `rtti` up (comparing it with its entry the first time), and remembers the types
+    /// that read as they are.
+    #[inline(never)]
+    fn settle(&mut self, rtti: &'static RttiType, word: usize, bit: u64) -> Result<Layout, DecodeError> {
+        let layout = match self.layouts.get_mut(&rtti.id()) {
+            None => Layout::AsIs,
+            Some(slot) => {
+                if let Slot::Pending(entry) = slot {
+                    let table = self.table.as_ref().expect("slots come from a table");
+                    *slot = compare(table, entry, rtti)?;
+                }
+                match slot {
+                    Slot::Evolved(plan) => return Ok(Layout::Evolved(plan.clone())),
+                    _ => Layout::AsIs,
+                }
+            }
+        };
+        // Only a descriptor that reads as it is gets its bit: the registry's and a field's
+        // declared descriptor of one ID are compared with the entry each on its own.
+        if word >= self.as_is.len() {
+            self.as_is.resize(word + 1, 0);
+        }
+        self.as_is[word] |= bit;
+        Ok(layout)
     }
 
     /// The stored name of type `type_id`, when the stream describes it.

@@ -618,6 +618,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
                     self.complete_index()?;
                 }
                 let mut ids: SmallVec<[u32; 8]> = SmallVec::with_capacity(count);
+                // Stored pointers that will be null: their targets were not built.
+                let mut nulled = false;
                 for _ in 0..count {
                     let id = self.read_instance(reader)?;
                     if id != NULL_INSTANCE {
@@ -626,6 +628,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
                         self.zero_sized_left = reader.zero_sized_left();
                         let built = self.resolve(id, access.family(), || Some(access.declared()))?;
                         reader.set_zero_sized_left(self.zero_sized_left);
+                        let ready = matches!(self.states[id as usize - 1], State::Ready(_) | State::External(_));
+                        nulled |= !ready;
                         if access.is_weak() {
                             self.weak_built |= built;
                         } else if matches!(self.states[id as usize - 1], State::Ready(_)) {
@@ -637,13 +641,11 @@ impl<'d, 'c> Decoder<'d, 'c> {
                     ids.push(id);
                 }
                 let targets: SmallVec<[Option<&SharedObject>; 8]> = ids.iter().map(|&id| self.ready(id)).collect();
-                let nulled =
-                    ids.iter().zip(&targets).filter(|(&id, target)| id != NULL_INSTANCE && target.is_none()).count();
                 let refused =
                     access.store(object, &targets, self.registry).map_err(|error| field_failure(reader, error))?;
                 drop(targets);
                 self.orphans_possible |= refused > 0;
-                if nulled > 0 || refused > 0 {
+                if nulled || refused > 0 {
                     self.pointer_losses(reader, field, object, &ids, refused)?;
                 }
             }
