@@ -5,38 +5,43 @@
 //! are put in their shared allocation at once and filled from a queue later, so cycles close;
 //! objects behind immutable `Rc<T>`/`Arc<T>` are decoded completely first, then shared
 //! (`immutable.rs`). Each object is decoded once; whatever the type model does not know is
-//! skipped. The stored strong pointers (`strong_edges.rs`) tell which objects the result holds and
-//! how long its chains are; `teardown.rs` lets go of what a failed decode built and of orphans;
-//! `hooks.rs` runs the deserialization hooks.
+//! skipped. Objects by value are `embedded.rs`'s. A stream that describes its types
+//! (`evolution.rs`) is compared with the running ones once; stored fields that are not read as
+//! they are go through `retyped.rs` (conversions, migrations, skips), and whatever the decode
+//! drops is recorded by `losses.rs`. The stored strong pointers (`strong_edges.rs`) tell which
+//! objects the result holds and how long its chains are; `teardown.rs` lets go of what a failed
+//! decode built and of orphans; `hooks.rs` runs the deserialization hooks.
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, WireKind, NULL_INSTANCE};
 use super::index::{index, index_rest, root_entry, IndexEntry};
-use super::report::{DecodeEvent, DecodeReport, NullReason, Recorder, SkipReason};
-use super::skip::{skip_field, skip_object};
-use super::wire::{check_depth, embedded_header, field_count, stream_body, type_header, walk_object, Item};
+use super::report::{DecodeEvent, DecodeReport, Recorder};
+use super::skip::skip_field;
+use super::wire::{field_count, stream_body, type_header, walk_object, Item};
 use super::Limits;
-use crate::containers::{drops_values, EXTERNAL_TYPE_ID, MAP_TYPE_ID};
-use crate::field::{Declared, EmbeddedAccess, Family, FieldAccess, FieldError, RttiField, SharedObject};
+use crate::containers::EXTERNAL_TYPE_ID;
+use crate::field::{Declared, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
-use crate::rtti::{Migration, Reflectable, Registry, RttiType};
+use crate::rtti::{Reflectable, Registry, RttiType};
 use crate::schema::table::TableIndex;
 use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
 
+mod embedded;
 mod evolution;
 mod external;
 mod hooks;
 mod immutable;
+mod losses;
+mod retyped;
 mod scope;
 mod strong_edges;
 mod teardown;
 
-use evolution::{Action, StreamTypes};
+use evolution::StreamTypes;
 use hooks::{finish_hooks, has_end_hooks, start_hooks};
 pub(crate) use scope::FieldScope;
-use scope::Layout;
 use strong_edges::{StrongEdges, StrongGraph};
 
 /// Build state of a top-level object.
@@ -179,12 +184,6 @@ impl<'d, 'c> Decoder<'d, 'c> {
     pub(crate) fn strict(mut self, strict: bool) -> Self {
         self.recorder.strict = strict;
         self
-    }
-
-    /// Records an event of the report (an error instead, for a loss in strict decoding).
-    #[cold]
-    fn record(&mut self, event: DecodeEvent, times: u64, offset: usize) -> Result<(), DecodeError> {
-        self.recorder.record(event, times, offset)
     }
 
     /// Indexes every top-level object (once): before the first pointer is resolved, or at the end
@@ -441,139 +440,6 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.other_field(reader, scope, header, object)
     }
 
-    #[cold]
-    fn unknown_variant(&mut self, reader: &Reader<'_>, scope: &FieldScope, variant_id: u32) -> Result<(), DecodeError> {
-        let handled = !scope.has_no_fields();
-        let event = DecodeEvent::UnknownVariant { type_name: scope.rtti.name().to_owned(), variant_id, handled };
-        self.record(event, 1, reader.offset())
-    }
-
-    /// A stored field that is not simply read into the running field of its ID: the stream's
-    /// plan for it, or for streams that do not describe the type, a migration expecting its wire
-    /// shape; else it is skipped and reported.
-    #[inline(never)]
-    fn other_field(
-        &mut self,
-        reader: &mut Reader<'_>,
-        scope: &FieldScope,
-        header: &FieldHeader,
-        object: &mut dyn Reflectable,
-    ) -> Result<(), DecodeError> {
-        let rtti = scope.rtti;
-        let header_at = reader.offset() - super::format::FIELD_HEADER_SIZE;
-        // A stored variant this enum lacks has no plan of its own: its fields go, by ID and
-        // shape, to the variant its migration chose, as in streams without a schema.
-        let plan = match &scope.layout {
-            Layout::Evolved(plan) if scope.variant().is_none_or(|variant| rtti.variant(variant).is_some()) => {
-                Some(plan.clone())
-            }
-            Layout::AsIs if !scope.has_no_fields() && self.types.describes_as_is(rtti.id()) => {
-                return Err(super::error::corrupt(
-                    header_at,
-                    "a field header the stream's schema table does not describe",
-                ));
-            }
-            _ => None,
-        };
-        let Some(plan) = plan else {
-            if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
-                return self
-                    .known_field(reader, field, header, object)
-                    .map_err(|e| e.within(rtti.name(), Some(field.name())));
-            }
-            // Migrations are by field ID of the type: an enum's field IDs are its variants'.
-            let migration = if scope.is_enum() { None } else { rtti.migration(header.id) };
-            if let Some(migration) = migration.filter(|migration| migration.wire_shape() == header.shape) {
-                self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None))?;
-                let event =
-                    DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from: None };
-                return self.record(event, 1, header_at);
-            }
-            let why = match scope.field(header.id) {
-                _ if scope.is_enum() && scope.has_no_fields() => SkipReason::InactiveVariant,
-                Some(field) => SkipReason::Retyped {
-                    from: "?".to_owned(),
-                    to: crate::schema::FieldSchema::of(field).type_description(),
-                },
-                None => SkipReason::NotInType,
-            };
-            let field_name = scope.field(header.id).map(|field| field.name().to_owned());
-            skip_field(reader, header, self.depth, &self.limits)?;
-            let event =
-                DecodeEvent::FieldSkipped { type_name: rtti.name().to_owned(), field_id: header.id, field_name, why };
-            return self.record(event, 1, header_at);
-        };
-        let (action, stored) = plan.action(scope.variant(), header, header_at)?;
-        match action {
-            Action::Read => {
-                let field = scope.field(header.id).expect("the plan reads only fields the type has");
-                self.known_field(reader, field, header, object).map_err(|e| e.within(rtti.name(), Some(field.name())))
-            }
-            Action::Convert(conversion) => {
-                let field = scope.field(header.id).expect("the plan converts only fields the type has");
-                self.converted_field(reader, field, conversion, header, object)
-                    .map_err(|e| e.within(rtti.name(), Some(field.name())))?;
-                let event = DecodeEvent::FieldConverted {
-                    type_name: rtti.name().to_owned(),
-                    field_name: field.name().to_owned(),
-                    from: stored.type_description(),
-                    to: crate::schema::FieldSchema::of(field).type_description(),
-                };
-                self.record(event, 1, header_at)
-            }
-            Action::Migrate(index) => {
-                self.migrate(reader, &rtti.migrations[*index], header, object)
-                    .map_err(|e| e.within(rtti.name(), None))?;
-                let from = Some(stored.type_description());
-                self.record(
-                    DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from },
-                    1,
-                    header_at,
-                )
-            }
-            Action::Skip(why) => {
-                skip_field(reader, header, self.depth, &self.limits)?;
-                let event = DecodeEvent::FieldSkipped {
-                    type_name: rtti.name().to_owned(),
-                    field_id: header.id,
-                    field_name: Some(stored.name.clone()),
-                    why: why.clone(),
-                };
-                self.record(event, 1, header_at)
-            }
-        }
-    }
-
-    /// Reads a stored plain field through a lossless conversion into the running field.
-    fn converted_field(
-        &mut self,
-        reader: &mut Reader<'_>,
-        field: &RttiField,
-        conversion: &crate::schema::convert::Conversion,
-        header: &FieldHeader,
-        object: &mut dyn Reflectable,
-    ) -> Result<(), DecodeError> {
-        let FieldAccess::Plain(access) = field.access() else {
-            return skip_field(reader, header, self.depth, &self.limits);
-        };
-        let count = field_count(reader, header, &self.limits)?;
-        self.charge(reader.offset(), count.saturating_mul(field.elem_size().max(1)))?;
-        let mut converted = Vec::new();
-        for _ in 0..count {
-            let (offset, before) = (reader.offset(), converted.len());
-            conversion.element(reader, &mut converted).map_err(|error| DecodeError::from(error).at(offset))?;
-            self.charge(offset, converted.len() - before)?;
-        }
-        let offset = reader.offset();
-        let mut converted_reader = Reader::new(&converted).with_zero_sized_left(reader.zero_sized_left());
-        access.read(object, count, &mut converted_reader).map_err(|error| DecodeError::from(error).at(offset))?;
-        reader.set_zero_sized_left(converted_reader.zero_sized_left());
-        match converted_reader.substitutions() {
-            0 => Ok(()),
-            times => self.values_replaced(reader, field, object, times),
-        }
-    }
-
     fn known_field(
         &mut self,
         reader: &mut Reader<'_>,
@@ -653,50 +519,6 @@ impl<'d, 'c> Decoder<'d, 'c> {
         Ok(())
     }
 
-    /// Reports plain values a codec replaced by a stand-in (an unknown enum discriminant).
-    #[cold]
-    fn values_replaced(
-        &mut self,
-        reader: &Reader<'_>,
-        field: &RttiField,
-        object: &dyn Reflectable,
-        times: u64,
-    ) -> Result<(), DecodeError> {
-        let event = DecodeEvent::ValueReplaced {
-            type_name: object.rtti().name().to_owned(),
-            field_name: field.name().to_owned(),
-        };
-        self.record(event, times, reader.offset())
-    }
-
-    /// Reports the pointers of a field that decoded as null, and those its field refused.
-    #[cold]
-    fn pointer_losses(
-        &mut self,
-        reader: &Reader<'_>,
-        field: &RttiField,
-        object: &dyn Reflectable,
-        ids: &[u32],
-        refused: usize,
-    ) -> Result<(), DecodeError> {
-        let names = || (object.rtti().name().to_owned(), field.name().to_owned());
-        for &id in ids.iter().filter(|&&id| id != NULL_INSTANCE) {
-            let index = id as usize - 1;
-            let why = match self.states[index] {
-                State::Ready(_) | State::Pending | State::External(_) => continue,
-                State::Missing if self.entries[index].type_id == EXTERNAL_TYPE_ID => NullReason::ExternalUnresolved,
-                State::Missing => NullReason::TargetDropped,
-                State::Root => NullReason::RootByValue,
-                State::Building => NullReason::ImmutableCycle,
-            };
-            let (type_name, field_name) = names();
-            self.record(DecodeEvent::PointerNulled { type_name, field_name, why }, 1, reader.offset())?;
-        }
-        let (type_name, field_name) = names();
-        let event = DecodeEvent::PointerNulled { type_name, field_name, why: NullReason::WrongType };
-        self.record(event, refused as u64, reader.offset())
-    }
-
     /// Reads a pointer: an instance ID the stream holds, or null.
     fn read_instance(&self, reader: &mut Reader<'_>) -> Result<u32, DecodeError> {
         let offset = reader.offset();
@@ -705,95 +527,6 @@ impl<'d, 'c> Decoder<'d, 'c> {
             return Err(DecodeError::new(DecodeErrorKind::UnknownInstance { id, count: self.entries.len() }, offset));
         }
         Ok(id)
-    }
-
-    fn embedded_values(
-        &mut self,
-        reader: &mut Reader<'_>,
-        count: usize,
-        declared: Option<Declared>,
-    ) -> Result<Vec<Option<Box<dyn Reflectable>>>, DecodeError> {
-        self.depth += 1;
-        check_depth(reader, self.depth, &self.limits)?;
-        self.charge(reader.offset(), count.saturating_mul(std::mem::size_of::<Option<Box<dyn Reflectable>>>()))?;
-        let mut values = Vec::with_capacity(count);
-        for _ in 0..count {
-            values.push(self.embedded(reader, declared)?);
-        }
-        self.depth -= 1;
-        Ok(values)
-    }
-
-    /// A single by-value field whose current value has exactly the stream's type is decoded into
-    /// that value, without a box to build and move out of. `false` (nothing read) otherwise.
-    fn embedded_in_place(
-        &mut self,
-        reader: &mut Reader<'_>,
-        access: &dyn EmbeddedAccess,
-        object: &mut dyn Reflectable,
-    ) -> Result<bool, DecodeError> {
-        let mut peek = reader.clone();
-        let Some(type_id) = embedded_header(&mut peek)? else { return Ok(false) };
-        let mut result = Ok(false);
-        let found = access.with_value_mut(object, 0, &mut |value| {
-            let Some(value) = value.filter(|value| value.rtti().id() == type_id) else { return };
-            self.depth += 1;
-            result = check_depth(reader, self.depth, &self.limits).and_then(|()| {
-                *reader = peek.clone();
-                self.object_sections(reader, value, 0, true)?;
-                self.hooks_ran |= finish_hooks(value, self.context);
-                self.note_map(value, reader.offset())?;
-                Ok(true)
-            });
-            self.depth -= 1;
-        });
-        found.map_err(|error| field_failure(reader, error))?;
-        result
-    }
-
-    /// One object embedded by value: `None` for an empty slot or a type this program lacks.
-    fn embedded(
-        &mut self,
-        reader: &mut Reader<'_>,
-        declared: Option<Declared>,
-    ) -> Result<Option<Box<dyn Reflectable>>, DecodeError> {
-        let offset = reader.offset();
-        let Some(type_id) = embedded_header(reader)? else { return Ok(None) };
-        let rtti = self.lookup(type_id, || declared);
-        if let Some(rtti) = rtti {
-            self.charge(offset, rtti.instance_size() + BOXED_OVERHEAD)?;
-        }
-        match rtti.and_then(RttiType::create) {
-            Some(mut object) => {
-                self.object_sections(reader, &mut *object, 0, true)?;
-                self.hooks_ran |= finish_hooks(&mut *object, self.context);
-                self.note_map(&*object, reader.offset())?;
-                Ok(Some(object))
-            }
-            None => {
-                skip_object(reader, 0, true, self.depth, &self.limits)?;
-                self.object_dropped(type_id, rtti.is_some(), offset)?;
-                Ok(None)
-            }
-        }
-    }
-
-    /// Reports an object of type `type_id` that could not be built.
-    #[cold]
-    pub(super) fn object_dropped(&mut self, type_id: u32, is_abstract: bool, offset: usize) -> Result<(), DecodeError> {
-        let type_name = self.types.stored_name(type_id);
-        self.record(DecodeEvent::ObjectDropped { type_id, type_name, is_abstract }, 1, offset)
-    }
-
-    /// A decoded map object whose map will drop values (repeated keys, uneven counts) may leave
-    /// objects those values held without an owner: the orphan sweep must look for them.
-    #[inline]
-    fn note_map(&mut self, object: &dyn Reflectable, offset: usize) -> Result<(), DecodeError> {
-        if object.rtti().id() == MAP_TYPE_ID && drops_values(object) {
-            self.orphans_possible = true;
-            return self.record(DecodeEvent::MapEntriesDropped, 1, offset);
-        }
-        Ok(())
     }
 
     /// Makes sure instance `id` is built (or known to be missing); `true` when this call built it.
@@ -854,26 +587,5 @@ impl<'d, 'c> Decoder<'d, 'c> {
             State::Ready(shared) | State::External(shared) => Some(shared),
             _ => None,
         }
-    }
-
-    /// Feeds a field the type no longer has (or has retyped) to its migration handler.
-    fn migrate(
-        &mut self,
-        reader: &mut Reader<'_>,
-        migration: &Migration,
-        header: &FieldHeader,
-        object: &mut dyn Reflectable,
-    ) -> Result<(), DecodeError> {
-        let count = field_count(reader, header, &self.limits)?;
-        // Migrations take plain or embedded fields.
-        if migration.wire_shape().kind == WireKind::Embedded {
-            let values = self.embedded_values(reader, count, None)?;
-            self.orphans_possible |= values.iter().any(Option::is_some);
-            migration.apply_embedded(object, values);
-        } else {
-            self.charge(reader.offset(), count.saturating_mul(migration.elem_size()))?;
-            migration.apply_plain(object, count, reader)?
-        }
-        Ok(())
     }
 }

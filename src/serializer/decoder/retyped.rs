@@ -1,0 +1,163 @@
+//! Stored fields that are not simply read into the running field of the same ID and type: the
+//! stream's plan for a type that changed (`evolution.rs`), lossless conversions, migrations, and
+//! for streams without a schema the older rule, matching by wire shape. Whatever is skipped is
+//! reported (`losses.rs`).
+
+use super::evolution::Action;
+use super::scope::{FieldScope, Layout};
+use super::Decoder;
+use crate::field::{FieldAccess, RttiField};
+use crate::plain::Reader;
+use crate::rtti::{Migration, Reflectable};
+use crate::schema::convert::Conversion;
+use crate::schema::FieldSchema;
+use crate::serializer::error::{corrupt, DecodeError};
+use crate::serializer::format::{FieldHeader, WireKind, FIELD_HEADER_SIZE};
+use crate::serializer::report::{DecodeEvent, SkipReason};
+use crate::serializer::skip::skip_field;
+use crate::serializer::wire::field_count;
+
+impl Decoder<'_, '_> {
+    /// A stored field that is not simply read into the running field of its ID: the stream's
+    /// plan for it, or for streams that do not describe the type, a migration expecting its wire
+    /// shape; else it is skipped and reported.
+    #[inline(never)]
+    pub(super) fn other_field(
+        &mut self,
+        reader: &mut Reader<'_>,
+        scope: &FieldScope,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        let rtti = scope.rtti;
+        let header_at = reader.offset() - FIELD_HEADER_SIZE;
+        // A stored variant this enum lacks has no plan of its own: its fields go, by ID and
+        // shape, to the variant its migration chose, as in streams without a schema.
+        let plan = match &scope.layout {
+            Layout::Evolved(plan) if scope.variant().is_none_or(|variant| rtti.variant(variant).is_some()) => {
+                Some(plan.clone())
+            }
+            Layout::AsIs if !scope.has_no_fields() && self.types.describes_as_is(rtti.id()) => {
+                return Err(corrupt(header_at, "a field header the stream's schema table does not describe"));
+            }
+            _ => None,
+        };
+        let Some(plan) = plan else {
+            if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
+                return self
+                    .known_field(reader, field, header, object)
+                    .map_err(|e| e.within(rtti.name(), Some(field.name())));
+            }
+            // Migrations are by field ID of the type: an enum's field IDs are its variants'.
+            let migration = if scope.is_enum() { None } else { rtti.migration(header.id) };
+            if let Some(migration) = migration.filter(|migration| migration.wire_shape() == header.shape) {
+                self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None))?;
+                let event =
+                    DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from: None };
+                return self.record(event, 1, header_at);
+            }
+            let why = match scope.field(header.id) {
+                _ if scope.is_enum() && scope.has_no_fields() => SkipReason::InactiveVariant,
+                Some(field) => {
+                    SkipReason::Retyped { from: "?".to_owned(), to: FieldSchema::of(field).type_description() }
+                }
+                None => SkipReason::NotInType,
+            };
+            let field_name = scope.field(header.id).map(|field| field.name().to_owned());
+            skip_field(reader, header, self.depth, &self.limits)?;
+            let event =
+                DecodeEvent::FieldSkipped { type_name: rtti.name().to_owned(), field_id: header.id, field_name, why };
+            return self.record(event, 1, header_at);
+        };
+        let (action, stored) = plan.action(scope.variant(), header, header_at)?;
+        match action {
+            Action::Read => {
+                let field = scope.field(header.id).expect("the plan reads only fields the type has");
+                self.known_field(reader, field, header, object).map_err(|e| e.within(rtti.name(), Some(field.name())))
+            }
+            Action::Convert(conversion) => {
+                let field = scope.field(header.id).expect("the plan converts only fields the type has");
+                self.converted_field(reader, field, conversion, header, object)
+                    .map_err(|e| e.within(rtti.name(), Some(field.name())))?;
+                let event = DecodeEvent::FieldConverted {
+                    type_name: rtti.name().to_owned(),
+                    field_name: field.name().to_owned(),
+                    from: stored.type_description(),
+                    to: FieldSchema::of(field).type_description(),
+                };
+                self.record(event, 1, header_at)
+            }
+            Action::Migrate(index) => {
+                self.migrate(reader, &rtti.migrations[*index], header, object)
+                    .map_err(|e| e.within(rtti.name(), None))?;
+                let from = Some(stored.type_description());
+                self.record(
+                    DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from },
+                    1,
+                    header_at,
+                )
+            }
+            Action::Skip(why) => {
+                skip_field(reader, header, self.depth, &self.limits)?;
+                let event = DecodeEvent::FieldSkipped {
+                    type_name: rtti.name().to_owned(),
+                    field_id: header.id,
+                    field_name: Some(stored.name.clone()),
+                    why: why.clone(),
+                };
+                self.record(event, 1, header_at)
+            }
+        }
+    }
+
+    /// Reads a stored plain field through a lossless conversion into the running field.
+    pub(super) fn converted_field(
+        &mut self,
+        reader: &mut Reader<'_>,
+        field: &RttiField,
+        conversion: &Conversion,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        let FieldAccess::Plain(access) = field.access() else {
+            return skip_field(reader, header, self.depth, &self.limits);
+        };
+        let count = field_count(reader, header, &self.limits)?;
+        self.charge(reader.offset(), count.saturating_mul(field.elem_size().max(1)))?;
+        let mut converted = Vec::new();
+        for _ in 0..count {
+            let (offset, before) = (reader.offset(), converted.len());
+            conversion.element(reader, &mut converted).map_err(|error| DecodeError::from(error).at(offset))?;
+            self.charge(offset, converted.len() - before)?;
+        }
+        let offset = reader.offset();
+        let mut converted_reader = Reader::new(&converted).with_zero_sized_left(reader.zero_sized_left());
+        access.read(object, count, &mut converted_reader).map_err(|error| DecodeError::from(error).at(offset))?;
+        reader.set_zero_sized_left(converted_reader.zero_sized_left());
+        match converted_reader.substitutions() {
+            0 => Ok(()),
+            times => self.values_replaced(reader, field, object, times),
+        }
+    }
+
+    /// Feeds a field the type no longer has (or has retyped) to its migration handler.
+    pub(super) fn migrate(
+        &mut self,
+        reader: &mut Reader<'_>,
+        migration: &Migration,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        let count = field_count(reader, header, &self.limits)?;
+        // Migrations take plain or embedded fields.
+        if migration.wire_shape().kind == WireKind::Embedded {
+            let values = self.embedded_values(reader, count, None)?;
+            self.orphans_possible |= values.iter().any(Option::is_some);
+            migration.apply_embedded(object, values);
+        } else {
+            self.charge(reader.offset(), count.saturating_mul(migration.elem_size()))?;
+            migration.apply_plain(object, count, reader)?
+        }
+        Ok(())
+    }
+}
