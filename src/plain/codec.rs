@@ -20,7 +20,7 @@ use super::{PlainError, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
 /// plain field: a reader that does not know the codec skips the field by its size.
 ///
 /// A codec is a type, not a module of functions, so that one codec can serve many types (a
-/// generic impl, like [`SerdeCodec`](super::SerdeCodec)'s for every `Serialize` type), its facts
+/// generic impl, like `SerdeCodec`'s for every `Serialize` type, feature `serde`), its facts
 /// are constants the field header is computed from, and a codec that does not fit the field's type
 /// is a compile error at the field.
 ///
