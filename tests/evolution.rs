@@ -210,7 +210,7 @@ fn old_data_loads_converted_migrated_or_reported() {
             "converted Ship.tags from u32 to [u64]",
             "replaced an unknown value in Ship.class by its type's default",
             "unknown variant 2 of Stance: replaced by the default",
-            "skipped field 1 of Stance: its variant is not one this program has",
+            "skipped field 1 `force` of Stance: its variant is not one this program has",
             "converted Ship.cargo from [u8] to [u32]",
             "skipped field 11 `retired` of Ship: the type has no such field",
             "converted Ship.bearing from Option<i16> to Option<f32>",

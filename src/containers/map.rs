@@ -2,7 +2,7 @@
 //! type with two array fields, `keys` and `values` ([`MapEntries`]); a map field reaches it through
 //! a getter/setter pair that converts between the map and its entries.
 
-use super::{Element, MAP_TYPE_ID};
+use super::{Element, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use crate::field::{Accessor, Declared, EmbeddedSlot, One, PointerSlot, VecShape};
 use crate::plain::{write_elem, PlainType};
 use crate::rtti::{generic_rtti, Reflectable, Registry, RttiError, RttiType, RttiTypeBuilder};
@@ -93,14 +93,14 @@ fn build<K: PlainType, V: Element>() -> Result<RttiType, RttiError> {
     let builder = RttiTypeBuilder::<MapEntries<K, V>>::built_in(MAP_TYPE_ID, name)
         .default_constructor()
         .add_plain::<Vec<K>, VecShape>(
-            1,
+            MAP_KEYS_FIELD_ID,
             "keys",
             Accessor::Direct { get: |map| &map.keys, get_mut: |map| &mut map.keys },
             None,
         );
     V::map_values_field(
         builder,
-        2,
+        MAP_VALUES_FIELD_ID,
         "values",
         Accessor::Direct { get: |map| &map.values, get_mut: |map| &mut map.values },
     )

@@ -35,5 +35,9 @@ pub const MAP_TYPE_ID: u32 = 0xFFFF_FF02;
 /// [`WeakPointers::External`](crate::serializer::WeakPointers::External)). Not a container, but
 /// one of the format's built-in types all the same.
 pub const EXTERNAL_TYPE_ID: u32 = 0xFFFF_FF03;
+/// Field ID of a map object's keys (plain).
+pub const MAP_KEYS_FIELD_ID: u16 = 1;
+/// Field ID of a map object's values (objects or pointers).
+pub const MAP_VALUES_FIELD_ID: u16 = 2;
 /// Type IDs from this one up are reserved for the format's built-in types.
 pub const FIRST_RESERVED_TYPE_ID: u32 = 0xFFFF_FF00;

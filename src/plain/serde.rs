@@ -61,6 +61,9 @@ use serde::Serialize;
 pub struct SerdeCodec;
 
 impl<T: Serialize + DeserializeOwned + 'static> PlainCodec<T> for SerdeCodec {
+    /// Every serde value has this one ID, and its signature is this ID alone: postcard does not
+    /// describe types, so a schema cannot tell one serde type from another. A field that changes
+    /// its serde type needs a new field ID.
     const TYPE_ID: u32 = type_ids::SERDE;
     const STATIC_SIZE: Option<u32> = None;
 

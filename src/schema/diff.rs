@@ -3,7 +3,9 @@
 
 use super::convert::conversion;
 use super::{FieldSchema, Schema, TypeSchema};
-use crate::rtti::Registry;
+use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
+use crate::field::{Declared, ElemShape};
+use crate::rtti::{Registry, RttiType};
 use std::fmt;
 
 /// One difference between an old schema and a new one.
@@ -231,7 +233,10 @@ fn compare_fields(variant: Option<u32>, old: &[FieldSchema], new: &[FieldSchema]
             push(ChangeKind::FieldRemoved { variant, field: (field.id, field.name.clone()) });
             continue;
         };
-        let same_type = field.shape == now.shape && field.signature == now.signature && field.declared == now.declared;
+        // A stored field without a signature (too long to describe) is matched by shape, as the
+        // decoder does.
+        let same_signature = field.signature == now.signature || field.signature.is_empty();
+        let same_type = field.shape == now.shape && same_signature && field.declared == now.declared;
         if !same_type || field.weak != now.weak {
             let converts = conversion((field.shape, &field.signature), (now.shape, &now.signature)).is_some()
                 || (field.shape == now.shape && field.signature == now.signature && field.declared == now.declared);
@@ -273,7 +278,26 @@ impl Registry {
     /// assert!(registry.changes_since(&old).iter().all(|change| !change.loses_data()));
     /// ```
     pub fn changes_since(&self, old: &Schema) -> Vec<Change> {
-        let mut changes = old.compare(&self.schema());
+        // What this program reads: its registered types, and the types their fields declare
+        // (generic instantiations, found by decoders through the field when unregistered).
+        let mut reachable: Vec<&'static RttiType> = self.types().collect();
+        let mut next = 0;
+        while let Some(&rtti) = reachable.get(next) {
+            next += 1;
+            let fields = rtti.fields().iter().chain(rtti.variants().iter().flat_map(|variant| variant.fields()));
+            for field in fields {
+                let declared = match field.shape().elem {
+                    ElemShape::Embedded(Declared::Type(declared)) => declared(),
+                    ElemShape::Pointer { declared: Declared::Type(declared), .. } => declared(),
+                    _ => continue,
+                };
+                if !reachable.iter().any(|known| std::ptr::eq(*known, declared)) {
+                    reachable.push(declared);
+                }
+            }
+        }
+        let now = reachable.into_iter().filter(|rtti| !matches!(rtti.id(), LIST_TYPE_ID | MAP_TYPE_ID));
+        let mut changes = old.compare(&Schema::new(now.map(TypeSchema::of).collect()));
         for change in &mut changes {
             let Some(rtti) = self.get(change.type_id) else { continue };
             let stored = old.get(change.type_id);

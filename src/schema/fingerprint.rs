@@ -9,7 +9,8 @@
 //! or trait name); for an enum the same per variant, after the variant's ID. Names are left out:
 //! renaming a field changes nothing a decoder does.
 
-use crate::field::{Declared, ElemShape, FieldAccess, RttiField};
+use super::field_signature;
+use crate::field::{Declared, ElemShape, RttiField};
 use crate::fnv::Fnv64;
 use crate::rtti::RttiType;
 use crate::serializer::format::FieldHeader;
@@ -54,9 +55,7 @@ fn fields_words(fields: &[RttiField], fnv: &mut Fnv64, embedded: &mut Vec<&'stat
     for field in fields {
         fnv.word(FieldHeader { id: field.id(), shape: field.wire_shape() }.pack());
         signature.clear();
-        if let FieldAccess::Plain(access) = field.access() {
-            access.signature(&mut signature);
-        }
+        field_signature(field, &mut signature);
         fnv.word(signature.len() as u32);
         signature.iter().for_each(|&word| fnv.word(word));
         let (declared, weak) = match field.shape().elem {

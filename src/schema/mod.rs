@@ -50,6 +50,7 @@ pub(crate) use fingerprint::fingerprint;
 pub use reflect::{FIELD_SCHEMA_TYPE_ID, SCHEMA_TYPE_ID, TYPE_SCHEMA_TYPE_ID, VARIANT_SCHEMA_TYPE_ID};
 pub use table::{stored_schema, table_size};
 
+use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID};
 use crate::field::{Declared, ElemShape, FieldAccess, RttiField, WireShape};
 use crate::rtti::RttiType;
 use std::fmt;
@@ -103,7 +104,8 @@ pub struct FieldSchema {
     pub name: String,
     /// What the field header records: kind, array, static size.
     pub shape: WireShape,
-    /// For a plain field, the signature of its element type; empty otherwise.
+    /// For a plain field, the signature of its element type; for a map field (of objects or
+    /// pointers), its key type's; empty otherwise.
     pub signature: Vec<u32>,
     /// For an embedded or pointer field, what its elements are declared to be.
     pub declared: Option<DeclaredSchema>,
@@ -181,13 +183,31 @@ impl TypeSchema {
     }
 }
 
+/// The signature a schema records for `field`: its plain element type's; for a map field (an
+/// embedded map object, see `containers`), its key type's, since the map object has no table
+/// entry of its own; empty for other fields, and for a signature longer than a table holds
+/// ([`MAX_SIGNATURE_LEN`](describe::MAX_SIGNATURE_LEN) words), which is then matched by shape.
+pub(crate) fn field_signature(field: &RttiField, out: &mut Vec<u32>) {
+    let start = out.len();
+    match (field.access(), field.shape().elem) {
+        (FieldAccess::Plain(access), _) => access.signature(out),
+        (_, ElemShape::Embedded(Declared::Type(map))) if field.is_map() => {
+            if let Some(FieldAccess::Plain(keys)) = map().field(MAP_KEYS_FIELD_ID).map(RttiField::access) {
+                keys.signature(out);
+            }
+        }
+        _ => {}
+    }
+    if out.len() - start > describe::MAX_SIGNATURE_LEN {
+        out.truncate(start);
+    }
+}
+
 impl FieldSchema {
     /// The schema of a running field.
     pub fn of(field: &RttiField) -> Self {
         let mut signature = Vec::new();
-        if let FieldAccess::Plain(access) = field.access() {
-            access.signature(&mut signature);
-        }
+        field_signature(field, &mut signature);
         let (declared, weak) = match field.shape().elem {
             ElemShape::Plain(_) => (None, false),
             ElemShape::Embedded(declared) => (Some(DeclaredSchema::of(declared)), false),
@@ -211,6 +231,10 @@ impl FieldSchema {
             (Some(declared), crate::field::WireKind::Pointer) => {
                 format!("{} {declared}", if self.weak { "weak" } else { "pointer" })
             }
+            (Some(DeclaredSchema::Type(MAP_TYPE_ID)), _) => match self.signature.is_empty() {
+                true => "map".to_owned(),
+                false => format!("map with {} keys", describe_signature(&self.signature)),
+            },
             (Some(declared), _) => format!("embedded {declared}"),
             (None, _) => "?".to_owned(),
         };

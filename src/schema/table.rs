@@ -10,9 +10,10 @@
 //! name   = len:u16 utf8{len}
 //! ```
 
-use super::describe::{is_well_formed, split_type, Sig, MAX_SIGNATURE_LEN};
-use super::{fingerprint, DeclaredSchema, FieldSchema, Schema, TypeSchema, VariantSchema};
-use crate::field::{Declared, ElemShape, FieldAccess, RttiField, WireKind};
+use super::describe::{is_well_formed, split_type, Sig};
+use super::{field_signature, fingerprint, DeclaredSchema, FieldSchema, Schema, TypeSchema, VariantSchema};
+use crate::containers::MAP_TYPE_ID;
+use crate::field::{Declared, ElemShape, RttiField, WireKind};
 use crate::plain::{type_ids, Reader};
 use crate::rtti::RttiType;
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
@@ -99,13 +100,7 @@ fn put_fields(out: &mut Vec<u8>, fields: &[RttiField]) {
         let is_trait = matches!(declared, Some(Declared::Trait(_)));
         put(out, FieldHeader { id: field.id(), shape: field.wire_shape() }.pack());
         signature.clear();
-        if let FieldAccess::Plain(access) = field.access() {
-            access.signature(&mut signature);
-        }
-        // A signature too long to describe is left out: the field reads as undescribed plain data.
-        if signature.len() > MAX_SIGNATURE_LEN {
-            signature.clear();
-        }
+        field_signature(field, &mut signature);
         out.push((u8::from(weak) * FIELD_WEAK) | (u8::from(is_trait) * FIELD_TRAIT));
         out.push(signature.len() as u8);
         put_name(out, field.name());
@@ -366,13 +361,20 @@ fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError>
             }
             None
         } else {
-            if !signature.is_empty() || flags & FIELD_WEAK != 0 && header.shape.kind != WireKind::Pointer {
-                return Err(corrupt(sig_at, "a field of objects with plain type facts in the schema table"));
+            if flags & FIELD_WEAK != 0 && header.shape.kind != WireKind::Pointer {
+                return Err(corrupt(sig_at, "weak flag on a field of embedded objects in the schema table"));
             }
-            Some(match flags & FIELD_TRAIT {
+            let declared = match flags & FIELD_TRAIT {
                 0 => DeclaredSchema::Type(reader.read_u32()?),
                 _ => DeclaredSchema::Trait(read_name(reader)?),
-            })
+            };
+            // Only a map field has a signature among object fields: its keys'.
+            let map = header.shape.kind == WireKind::Embedded && declared == DeclaredSchema::Type(MAP_TYPE_ID);
+            let allowed = signature.is_empty() || (map && is_well_formed(&signature));
+            if !allowed {
+                return Err(corrupt(sig_at, "a field of objects with plain type facts in the schema table"));
+            }
+            Some(declared)
         };
         if plain && flags != 0 {
             return Err(corrupt(offset + 4, "pointer flags on a plain field in the schema table"));

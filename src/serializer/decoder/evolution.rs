@@ -8,11 +8,11 @@
 //! migration, or skip and report it.
 
 use super::scope::Layout;
-use crate::field::{FieldAccess, RttiField};
+use crate::field::RttiField;
 use crate::rtti::{Registry, RttiType};
 use crate::schema::convert::{conversion, Conversion};
 use crate::schema::table::{EntryRef, TableIndex};
-use crate::schema::{fingerprint, FieldSchema, TypeSchema};
+use crate::schema::{field_signature, fingerprint, FieldSchema, TypeSchema};
 use crate::serializer::error::{corrupt, DecodeError};
 use crate::serializer::format::FieldHeader;
 use crate::serializer::report::SkipReason;
@@ -48,17 +48,20 @@ type StoredAt = (Option<usize>, usize);
 impl TypePlan {
     fn new(stored: TypeSchema, rtti: &'static RttiType) -> Self {
         let mut actions = Vec::new();
-        let mut plan_fields = |variant: Option<(u32, usize)>, stored: &[FieldSchema], running: &[RttiField]| {
-            for (index, field) in stored.iter().enumerate() {
-                let running = running.iter().find(|running| running.id() == field.id);
-                let id = variant.map(|(id, _)| id);
-                actions.push(((id, field.id), action(rtti, id, field, running), (variant.map(|(_, at)| at), index)));
-            }
-        };
-        plan_fields(None, &stored.fields, rtti.fields());
+        for (index, field) in stored.fields.iter().enumerate() {
+            actions.push(((None, field.id), decide(rtti, None, field, rtti.field(field.id)), (None, index)));
+        }
         for (at, variant) in stored.variants.iter().enumerate() {
-            let running = rtti.variant(variant.id).map_or(&[][..], |running| running.fields());
-            plan_fields(Some((variant.id, at)), &variant.fields, running);
+            let running = rtti.variant(variant.id);
+            for (index, field) in variant.fields.iter().enumerate() {
+                let action = match running {
+                    Some(running) => decide(rtti, Some(variant.id), field, running.field(field.id)),
+                    // A variant this enum lacks: the object gets the default (or what a variant
+                    // migration chooses, decided field by field when that happens).
+                    None => Action::Skip(SkipReason::InactiveVariant),
+                };
+                actions.push(((Some(variant.id), field.id), action, (Some(at), index)));
+            }
         }
         actions.sort_by_key(|(key, ..)| *key);
         TypePlan { stored, actions }
@@ -87,12 +90,15 @@ impl TypePlan {
 
 /// The one decision per stored field (see the module docs): the running field when the types
 /// agree; else a migration registered for the stored type; else a lossless conversion; else skip.
-fn action(rtti: &'static RttiType, variant: Option<u32>, stored: &FieldSchema, running: Option<&RttiField>) -> Action {
+pub(crate) fn decide(
+    rtti: &'static RttiType,
+    variant: Option<u32>,
+    stored: &FieldSchema,
+    running: Option<&RttiField>,
+) -> Action {
     let running_signature = running.map(|field| {
         let mut signature = Vec::new();
-        if let FieldAccess::Plain(access) = field.access() {
-            access.signature(&mut signature);
-        }
+        field_signature(field, &mut signature);
         signature
     });
     if let (Some(field), Some(signature)) = (running, &running_signature) {

@@ -36,13 +36,13 @@ impl Decoder<'_, '_> {
     pub(super) fn values_replaced(
         &mut self,
         reader: &Reader<'_>,
-        field: &RttiField,
+        field_name: &str,
         object: &dyn Reflectable,
         times: u64,
     ) -> Result<(), DecodeError> {
         let event = DecodeEvent::ValueReplaced {
             type_name: object.rtti().name().to_owned(),
-            field_name: field.name().to_owned(),
+            field_name: field_name.to_owned(),
         };
         self.record(event, times, reader.offset())
     }

@@ -460,7 +460,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
                 if reader.substitutions() != substitutions {
                     let times = reader.substitutions() - substitutions;
-                    self.values_replaced(reader, field, object, times)?;
+                    self.values_replaced(reader, field.name(), object, times)?;
                 }
             }
             FieldAccess::Embedded(access) => {

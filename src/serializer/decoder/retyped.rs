@@ -3,7 +3,7 @@
 //! for streams without a schema the older rule, matching by wire shape. Whatever is skipped is
 //! reported (`losses.rs`).
 
-use super::evolution::Action;
+use super::evolution::{decide, Action};
 use super::scope::{FieldScope, Layout};
 use super::Decoder;
 use crate::field::{FieldAccess, RttiField};
@@ -31,52 +31,53 @@ impl Decoder<'_, '_> {
     ) -> Result<(), DecodeError> {
         let rtti = scope.rtti;
         let header_at = reader.offset() - FIELD_HEADER_SIZE;
-        // A stored variant this enum lacks has no plan of its own: its fields go, by ID and
-        // shape, to the variant its migration chose, as in streams without a schema.
         let plan = match &scope.layout {
-            Layout::Evolved(plan) if scope.variant().is_none_or(|variant| rtti.variant(variant).is_some()) => {
-                Some(plan.clone())
-            }
+            Layout::Evolved(plan) => plan.clone(),
             Layout::AsIs if !scope.has_no_fields() && self.types.describes_as_is(rtti.id()) => {
                 return Err(corrupt(header_at, "a field header the stream's schema table does not describe"));
             }
-            _ => None,
+            Layout::AsIs => return self.undescribed_field(reader, scope, header, object, header_at),
         };
-        let Some(plan) = plan else {
-            if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
+        let stored_variant = scope.variant();
+        if stored_variant.is_some_and(|variant| rtti.variant(variant).is_none()) && !scope.has_no_fields() {
+            // A stored variant this enum lacks, whose migration chose another variant: its
+            // fields go to that variant's by ID, each decided as the plan decides, from the
+            // stored variant's description.
+            let stored = plan
+                .stored
+                .field(stored_variant, header.id)
+                .filter(|stored| stored.shape == header.shape)
+                .ok_or_else(|| corrupt(header_at, "a field header the stream's schema table does not describe"))?;
+            let action = decide(rtti, stored_variant, stored, scope.field(header.id));
+            return self.apply(reader, scope, header, object, &action, stored, header_at);
+        }
+        let (action, stored) = plan.action(stored_variant, header, header_at)?;
+        self.apply(reader, scope, header, object, action, stored, header_at)
+    }
+
+    /// Carries out the decision for one stored field (described by `stored`) and reports it.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &mut self,
+        reader: &mut Reader<'_>,
+        scope: &FieldScope,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+        action: &Action,
+        stored: &FieldSchema,
+        header_at: usize,
+    ) -> Result<(), DecodeError> {
+        let rtti = scope.rtti;
+        // A plan names running fields by ID; an object of a same-ID twin descriptor (not the one
+        // the plan was made for) may lack one: its data is then skipped like any other.
+        let field = scope.field(header.id);
+        let why = match (action, field) {
+            (Action::Read, Some(field)) => {
                 return self
                     .known_field(reader, field, header, object)
                     .map_err(|e| e.within(rtti.name(), Some(field.name())));
             }
-            // Migrations are by field ID of the type: an enum's field IDs are its variants'.
-            let migration = if scope.is_enum() { None } else { rtti.migration(header.id) };
-            if let Some(migration) = migration.filter(|migration| migration.wire_shape() == header.shape) {
-                self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None))?;
-                let event =
-                    DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from: None };
-                return self.record(event, 1, header_at);
-            }
-            let why = match scope.field(header.id) {
-                _ if scope.is_enum() && scope.has_no_fields() => SkipReason::InactiveVariant,
-                Some(field) => {
-                    SkipReason::Retyped { from: "?".to_owned(), to: FieldSchema::of(field).type_description() }
-                }
-                None => SkipReason::NotInType,
-            };
-            let field_name = scope.field(header.id).map(|field| field.name().to_owned());
-            skip_field(reader, header, self.depth, &self.limits)?;
-            let event =
-                DecodeEvent::FieldSkipped { type_name: rtti.name().to_owned(), field_id: header.id, field_name, why };
-            return self.record(event, 1, header_at);
-        };
-        let (action, stored) = plan.action(scope.variant(), header, header_at)?;
-        match action {
-            Action::Read => {
-                let field = scope.field(header.id).expect("the plan reads only fields the type has");
-                self.known_field(reader, field, header, object).map_err(|e| e.within(rtti.name(), Some(field.name())))
-            }
-            Action::Convert(conversion) => {
-                let field = scope.field(header.id).expect("the plan converts only fields the type has");
+            (Action::Convert(conversion), Some(field)) => {
                 self.converted_field(reader, field, conversion, header, object)
                     .map_err(|e| e.within(rtti.name(), Some(field.name())))?;
                 let event = DecodeEvent::FieldConverted {
@@ -85,29 +86,63 @@ impl Decoder<'_, '_> {
                     from: stored.type_description(),
                     to: FieldSchema::of(field).type_description(),
                 };
-                self.record(event, 1, header_at)
+                return self.record(event, 1, header_at);
             }
-            Action::Migrate(index) => {
-                self.migrate(reader, &rtti.migrations[*index], header, object)
-                    .map_err(|e| e.within(rtti.name(), None))?;
+            (Action::Migrate(index), _) => {
+                let migration = &rtti.migrations[*index];
+                self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None))?;
                 let from = Some(stored.type_description());
-                self.record(
-                    DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from },
-                    1,
-                    header_at,
-                )
+                let event = DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from };
+                return self.record(event, 1, header_at);
             }
-            Action::Skip(why) => {
-                skip_field(reader, header, self.depth, &self.limits)?;
-                let event = DecodeEvent::FieldSkipped {
-                    type_name: rtti.name().to_owned(),
-                    field_id: header.id,
-                    field_name: Some(stored.name.clone()),
-                    why: why.clone(),
-                };
-                self.record(event, 1, header_at)
-            }
+            (Action::Skip(why), _) => why.clone(),
+            (_, None) => SkipReason::NotInType,
+        };
+        skip_field(reader, header, self.depth, &self.limits)?;
+        let event = DecodeEvent::FieldSkipped {
+            type_name: rtti.name().to_owned(),
+            field_id: header.id,
+            field_name: Some(stored.name.clone()),
+            why,
+        };
+        self.record(event, 1, header_at)
+    }
+
+    /// A stored field of a type the stream does not describe (a stream before version 3, a
+    /// built-in container): into the running field of its ID and wire shape, else to a
+    /// migration expecting that shape, else skipped and reported.
+    fn undescribed_field(
+        &mut self,
+        reader: &mut Reader<'_>,
+        scope: &FieldScope,
+        header: &FieldHeader,
+        object: &mut dyn Reflectable,
+        header_at: usize,
+    ) -> Result<(), DecodeError> {
+        let rtti = scope.rtti;
+        if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
+            return self
+                .known_field(reader, field, header, object)
+                .map_err(|e| e.within(rtti.name(), Some(field.name())));
         }
+        // Migrations are by field ID of the type: an enum's field IDs are its variants'.
+        let migration = if scope.is_enum() { None } else { rtti.migration(header.id) };
+        if let Some(migration) = migration.filter(|migration| migration.wire_shape() == header.shape) {
+            self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None))?;
+            let event =
+                DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from: None };
+            return self.record(event, 1, header_at);
+        }
+        let why = match scope.field(header.id) {
+            _ if scope.is_enum() && scope.has_no_fields() => SkipReason::InactiveVariant,
+            Some(field) => SkipReason::Retyped { from: "?".to_owned(), to: FieldSchema::of(field).type_description() },
+            None => SkipReason::NotInType,
+        };
+        let field_name = scope.field(header.id).map(|field| field.name().to_owned());
+        skip_field(reader, header, self.depth, &self.limits)?;
+        let event =
+            DecodeEvent::FieldSkipped { type_name: rtti.name().to_owned(), field_id: header.id, field_name, why };
+        self.record(event, 1, header_at)
     }
 
     /// Reads a stored plain field through a lossless conversion into the running field.
@@ -136,7 +171,7 @@ impl Decoder<'_, '_> {
         reader.set_zero_sized_left(converted_reader.zero_sized_left());
         match converted_reader.substitutions() {
             0 => Ok(()),
-            times => self.values_replaced(reader, field, object, times),
+            times => self.values_replaced(reader, field.name(), object, times),
         }
     }
 
@@ -156,7 +191,14 @@ impl Decoder<'_, '_> {
             migration.apply_embedded(object, values);
         } else {
             self.charge(reader.offset(), count.saturating_mul(migration.elem_size()))?;
-            migration.apply_plain(object, count, reader)?
+            // A stand-in a codec read (an unknown enum discriminant) reaches the handler as a
+            // value: the report says so, as for a field read directly.
+            let substitutions = reader.substitutions();
+            migration.apply_plain(object, count, reader)?;
+            if reader.substitutions() != substitutions {
+                let times = reader.substitutions() - substitutions;
+                self.values_replaced(reader, &format!("stored field {}", header.id), object, times)?;
+            }
         }
         Ok(())
     }
