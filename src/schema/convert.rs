@@ -314,12 +314,7 @@ fn number_content(from: u32, to: u32, reader: &mut Reader<'_>, out: &mut Vec<u8>
 mod tests {
     use super::*;
     use crate::plain::{read_elem, write_elem, PlainType};
-
-    fn sig<T: PlainType>() -> Vec<u32> {
-        let mut out = Vec::new();
-        T::signature(&mut out);
-        out
-    }
+    use crate::schema::describe::sig;
 
     fn shape<T: PlainType>(array: bool) -> WireShape {
         WireShape { kind: WireKind::plain(crate::field::PlainInfo::of::<T>()), array }

@@ -147,17 +147,18 @@ fn describe(node: Sig<'_>) -> String {
     }
 }
 
+/// `T`'s signature, for tests.
+#[cfg(test)]
+pub(crate) fn sig<T: crate::plain::PlainType>() -> Vec<u32> {
+    let mut out = Vec::new();
+    T::signature(&mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plain::PlainType;
     use std::collections::HashMap;
-
-    fn sig<T: PlainType>() -> Vec<u32> {
-        let mut out = Vec::new();
-        T::signature(&mut out);
-        out
-    }
 
     #[test]
     fn signatures_name_their_types() {
