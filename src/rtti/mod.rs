@@ -13,6 +13,7 @@ mod migration;
 mod reflectable;
 mod registry;
 mod rtti_type;
+mod type_set;
 mod variant;
 
 pub use builder::RttiTypeBuilder;
@@ -26,6 +27,7 @@ pub use migration::Migration;
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
 pub use registry::{Registry, TypeRegistration};
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
+pub(crate) use type_set::TypeSet;
 pub use variant::RttiVariant;
 
 use std::any::Any;

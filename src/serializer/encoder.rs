@@ -18,7 +18,7 @@ use super::wire::{write_stream_header, write_trailer};
 use super::{BinarySerializer, Limits, Root, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck};
-use crate::rtti::{Reflectable, Registry, RttiType};
+use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::table::write_table;
 use ahash::{AHashMap, AHashSet};
 use std::any::Any;
@@ -55,8 +55,8 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     checksum: Option<crc32fast::Hasher>,
     /// Every type whose sections the stream holds, in the order first written: the schema table.
     types: Vec<&'static RttiType>,
-    /// Which types are in `types`, a bit per [`RttiType::ordinal`].
-    seen_types: Vec<u64>,
+    /// Which types are in `types`.
+    seen_types: TypeSet,
     /// `false` to write a version 2 stream, which has no schema table.
     schema_table: bool,
     /// The types found castable into each user trait (`trait_check.rs`).
@@ -94,7 +94,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             root_by_reference: None,
             checksum: config.checksum.then(crc32fast::Hasher::new),
             types: Vec::new(),
-            seen_types: Vec::new(),
+            seen_types: TypeSet::default(),
             schema_table: config.schema_table,
             trait_checks: TraitChecks::default(),
         }
@@ -225,15 +225,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     /// built-in containers are described by the fields that hold them, not in the table.
     #[inline]
     fn note_type(&mut self, rtti: &'static RttiType) {
-        let ordinal = rtti.ordinal() as usize;
-        let (word, bit) = (ordinal / 64, 1u64 << (ordinal % 64));
-        if self.seen_types.get(word).is_some_and(|&bits| bits & bit != 0) {
+        if !self.seen_types.insert(rtti) {
             return;
         }
-        if word >= self.seen_types.len() {
-            self.seen_types.resize(word + 1, 0);
-        }
-        self.seen_types[word] |= bit;
         // Lists and maps share one ID across their instantiations, so no one entry describes
         // them: FORMAT.md fixes their layout, and the fields holding them say the rest.
         if !matches!(rtti.id(), LIST_TYPE_ID | MAP_TYPE_ID) {

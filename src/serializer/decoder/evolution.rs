@@ -9,7 +9,7 @@
 
 use super::scope::Layout;
 use crate::field::RttiField;
-use crate::rtti::{Registry, RttiType};
+use crate::rtti::{Registry, RttiType, TypeSet};
 use crate::schema::convert::{conversion, Conversion};
 use crate::schema::table::{EntryRef, TableIndex};
 use crate::schema::{field_signature, fingerprint, FieldSchema, TypeSchema};
@@ -139,9 +139,9 @@ pub(crate) struct StreamTypes<'d> {
     /// and those the registry lacks (a field may still declare them), settled when first met.
     /// Empty in the usual case, and then never consulted.
     layouts: AHashMap<u32, Slot>,
-    /// Types known to read as they are although `layouts` is not empty, a bit per
-    /// [`RttiType::ordinal`]: each section then costs a bit test, not a hash lookup.
-    as_is: Vec<u64>,
+    /// Types known to read as they are although `layouts` is not empty: each section then costs
+    /// a bit test, not a hash lookup.
+    as_is: TypeSet,
 }
 
 enum Slot {
@@ -156,7 +156,7 @@ enum Slot {
 impl<'d> StreamTypes<'d> {
     /// No schema (a stream before version 3).
     pub(crate) fn none() -> Self {
-        StreamTypes { table: None, layouts: AHashMap::new(), as_is: Vec::new() }
+        StreamTypes { table: None, layouts: AHashMap::new(), as_is: TypeSet::default() }
     }
 
     /// Compares every described type the registry has with the running one.
@@ -171,7 +171,7 @@ impl<'d> StreamTypes<'d> {
                 layouts.insert(entry.type_id, slot);
             }
         }
-        Ok(StreamTypes { table: Some(table), layouts, as_is: Vec::new() })
+        Ok(StreamTypes { table: Some(table), layouts, as_is: TypeSet::default() })
     }
 
     /// How the sections of `rtti` (a type the decoder is about to read) are read.
@@ -192,18 +192,16 @@ impl<'d> StreamTypes<'d> {
 
     #[inline]
     fn layout_slow(&mut self, rtti: &'static RttiType) -> Result<Layout, DecodeError> {
-        let ordinal = rtti.ordinal() as usize;
-        let (word, bit) = (ordinal / 64, 1u64 << (ordinal % 64));
-        if self.as_is.get(word).is_some_and(|bits| bits & bit != 0) {
+        if self.as_is.contains(rtti) {
             return Ok(Layout::AsIs);
         }
-        self.settle(rtti, word, bit)
+        self.settle(rtti)
     }
 
     /// Looks `rtti` up (comparing it with its entry the first time), and remembers the types
     /// that read as they are.
     #[inline(never)]
-    fn settle(&mut self, rtti: &'static RttiType, word: usize, bit: u64) -> Result<Layout, DecodeError> {
+    fn settle(&mut self, rtti: &'static RttiType) -> Result<Layout, DecodeError> {
         let layout = match self.layouts.get_mut(&rtti.id()) {
             None => Layout::AsIs,
             Some(slot) => {
@@ -219,10 +217,7 @@ impl<'d> StreamTypes<'d> {
         };
         // Only a descriptor that reads as it is gets its bit: the registry's and a field's
         // declared descriptor of one ID are compared with the entry each on its own.
-        if word >= self.as_is.len() {
-            self.as_is.resize(word + 1, 0);
-        }
-        self.as_is[word] |= bit;
+        self.as_is.insert(rtti);
         Ok(layout)
     }
 
