@@ -31,20 +31,25 @@ impl Decoder<'_, '_> {
         self.record(event, 1, reader.offset())
     }
 
-    /// Reports plain values a codec replaced by a stand-in (an unknown enum discriminant).
-    #[cold]
+    /// Reports the `substituted` plain values codecs replaced by a stand-in (an unknown enum
+    /// discriminant; see `Reader::substitutions`) in `field_name` of `object`, read up to
+    /// `offset`. Nothing to do, and nothing allocated, when there were none.
+    #[inline]
     pub(super) fn values_replaced(
         &mut self,
-        reader: &Reader<'_>,
-        field_name: &str,
+        substituted: u64,
+        offset: usize,
+        field_name: impl FnOnce() -> String,
         object: &dyn Reflectable,
-        times: u64,
     ) -> Result<(), DecodeError> {
-        let event = DecodeEvent::ValueReplaced {
-            type_name: object.rtti().name().to_owned(),
-            field_name: field_name.to_owned(),
-        };
-        self.record(event, times, reader.offset())
+        match substituted {
+            0 => Ok(()),
+            times => {
+                let event =
+                    DecodeEvent::ValueReplaced { type_name: object.rtti().name().to_owned(), field_name: field_name() };
+                self.record(event, times, offset)
+            }
+        }
     }
 
     /// Reports the pointers of a field that decoded as null, and those its field refused.

@@ -456,12 +456,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
         }
         match field.access() {
             FieldAccess::Plain(access) => {
-                let substitutions = reader.substitutions();
+                let before = reader.substitutions();
                 access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
-                if reader.substitutions() != substitutions {
-                    let times = reader.substitutions() - substitutions;
-                    self.values_replaced(reader, field.name(), object, times)?;
-                }
+                let substituted = reader.substitutions() - before;
+                self.values_replaced(substituted, reader.offset(), || field.name().to_owned(), object)?;
             }
             FieldAccess::Embedded(access) => {
                 if !header.shape.array && self.embedded_in_place(reader, &**access, object)? {

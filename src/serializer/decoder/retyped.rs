@@ -169,10 +169,7 @@ impl Decoder<'_, '_> {
         let mut converted_reader = Reader::new(&converted).with_zero_sized_left(reader.zero_sized_left());
         access.read(object, count, &mut converted_reader).map_err(|error| DecodeError::from(error).at(offset))?;
         reader.set_zero_sized_left(converted_reader.zero_sized_left());
-        match converted_reader.substitutions() {
-            0 => Ok(()),
-            times => self.values_replaced(reader, field.name(), object, times),
-        }
+        self.values_replaced(converted_reader.substitutions(), reader.offset(), || field.name().to_owned(), object)
     }
 
     /// Feeds a field the type no longer has (or has retyped) to its migration handler.
@@ -193,12 +190,10 @@ impl Decoder<'_, '_> {
             self.charge(reader.offset(), count.saturating_mul(migration.elem_size()))?;
             // A stand-in a codec read (an unknown enum discriminant) reaches the handler as a
             // value: the report says so, as for a field read directly.
-            let substitutions = reader.substitutions();
+            let before = reader.substitutions();
             migration.apply_plain(object, count, reader)?;
-            if reader.substitutions() != substitutions {
-                let times = reader.substitutions() - substitutions;
-                self.values_replaced(reader, &format!("stored field {}", header.id), object, times)?;
-            }
+            let substituted = reader.substitutions() - before;
+            self.values_replaced(substituted, reader.offset(), || format!("stored field {}", header.id), object)?;
         }
         Ok(())
     }
