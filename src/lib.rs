@@ -251,6 +251,7 @@
 #![warn(missing_docs)]
 
 pub mod containers;
+pub mod dynamic;
 pub mod field;
 mod fnv;
 pub mod plain;

@@ -10,10 +10,10 @@
 //! name   = len:u16 utf8{len}
 //! ```
 
-use super::describe::{is_well_formed, split_type, Sig};
-use super::{field_signature, fingerprint, DeclaredSchema, FieldSchema, Schema, TypeSchema, VariantSchema};
+use super::describe::{is_well_formed, split_type, Sig, MAX_SIGNATURE_LEN};
+use super::{DeclaredSchema, FieldSchema, Schema, TypeSchema, VariantSchema};
 use crate::containers::MAP_TYPE_ID;
-use crate::field::{Declared, ElemShape, RttiField, WireKind};
+use crate::field::WireKind;
 use crate::plain::{type_ids, Reader};
 use crate::rtti::RttiType;
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
@@ -57,22 +57,30 @@ pub(crate) fn write_table(types: &[&'static RttiType], out: &mut Vec<u8>) {
 }
 
 fn encode_entry(rtti: &'static RttiType) -> Vec<u8> {
-    let mut out = vec![0; 4];
-    put(&mut out, rtti.id());
-    out.extend_from_slice(&fingerprint(rtti).to_le_bytes());
-    out.push((u8::from(rtti.is_enum()) * TYPE_ENUM) | (u8::from(rtti.is_abstract()) * TYPE_ABSTRACT));
-    put(&mut out, rtti.base().map_or(0, RttiType::id));
-    put_name(&mut out, rtti.name());
-    put_fields(&mut out, rtti.fields());
-    put(&mut out, rtti.variants().len() as u32);
-    for variant in rtti.variants() {
-        put(&mut out, variant.id());
-        put_name(&mut out, variant.name());
-        put_fields(&mut out, variant.fields());
-    }
-    let length = (out.len() - 4) as u32;
-    out[..4].copy_from_slice(&length.to_le_bytes());
+    let mut out = Vec::new();
+    write_schema_entry(&TypeSchema::of(rtti), &mut out);
     out
+}
+
+/// Appends the table entry a [`TypeSchema`] describes, length word first: the one encoding of an
+/// entry, for running types (through [`TypeSchema::of`]) and for dynamic objects' types alike.
+pub(crate) fn write_schema_entry(schema: &TypeSchema, out: &mut Vec<u8>) {
+    let start = out.len();
+    put(out, 0);
+    put(out, schema.id);
+    out.extend_from_slice(&schema.fingerprint.to_le_bytes());
+    out.push((u8::from(schema.is_enum) * TYPE_ENUM) | (u8::from(schema.is_abstract) * TYPE_ABSTRACT));
+    put(out, schema.base.unwrap_or(0));
+    put_name(out, &schema.name);
+    put_fields(out, &schema.fields);
+    put(out, schema.variants.len() as u32);
+    for variant in &schema.variants {
+        put(out, variant.id);
+        put_name(out, &variant.name);
+        put_fields(out, &variant.fields);
+    }
+    let length = (out.len() - start - 4) as u32;
+    out[start..start + 4].copy_from_slice(&length.to_le_bytes());
 }
 
 fn put(out: &mut Vec<u8>, word: u32) {
@@ -88,27 +96,21 @@ fn put_name(out: &mut Vec<u8>, name: &str) {
     out.extend_from_slice(&name.as_bytes()[..len]);
 }
 
-fn put_fields(out: &mut Vec<u8>, fields: &[RttiField]) {
+fn put_fields(out: &mut Vec<u8>, fields: &[FieldSchema]) {
     put(out, fields.len() as u32);
-    let mut signature = Vec::new();
     for field in fields {
-        let (declared, weak) = match field.shape().elem {
-            ElemShape::Plain(_) => (None, false),
-            ElemShape::Embedded(declared) => (Some(declared), false),
-            ElemShape::Pointer { declared, weak, .. } => (Some(declared), weak),
-        };
-        let is_trait = matches!(declared, Some(Declared::Trait(_)));
-        put(out, FieldHeader { id: field.id(), shape: field.wire_shape() }.pack());
-        signature.clear();
-        field_signature(field, &mut signature);
-        out.push((u8::from(weak) * FIELD_WEAK) | (u8::from(is_trait) * FIELD_TRAIT));
+        let is_trait = matches!(field.declared, Some(DeclaredSchema::Trait(_)));
+        put(out, FieldHeader { id: field.id, shape: field.shape }.pack());
+        out.push((u8::from(field.weak) * FIELD_WEAK) | (u8::from(is_trait) * FIELD_TRAIT));
+        // A signature too long for the table is left out: the field is matched by its header.
+        let signature = if field.signature.len() > MAX_SIGNATURE_LEN { &[][..] } else { &field.signature[..] };
         out.push(signature.len() as u8);
-        put_name(out, field.name());
+        put_name(out, &field.name);
         signature.iter().for_each(|&word| put(out, word));
-        match declared {
+        match &field.declared {
             None => {}
-            Some(Declared::Type(rtti)) => put(out, rtti().id()),
-            Some(Declared::Trait(name)) => put_name(out, name),
+            Some(DeclaredSchema::Type(id)) => put(out, *id),
+            Some(DeclaredSchema::Trait(name)) => put_name(out, name),
         }
     }
 }

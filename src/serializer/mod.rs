@@ -46,7 +46,7 @@ pub(crate) mod error;
 mod external;
 mod file;
 pub mod format;
-mod index;
+pub(crate) mod index;
 mod limits;
 mod report;
 mod root;

@@ -63,6 +63,9 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     if trailer.flags & !TRAILER_CHECKSUM != 0 {
         return Err(corrupt(end + 4, "unknown trailer flags set"));
     }
+    if trailer.flags & TRAILER_CHECKSUM == 0 && trailer.checksum != 0 {
+        return Err(corrupt(end + Trailer::CHECKSUM_OFFSET, "a checksum without the checksum flag"));
+    }
     if trailer.flags & TRAILER_CHECKSUM != 0 {
         let covered = end + Trailer::CHECKSUM_OFFSET;
         let computed = crc32fast::hash(&input[..covered]);

@@ -434,6 +434,7 @@ pub fn with_actual_length(bytes: &[u8]) -> Option<Vec<u8>> {
 /// stream's objects alone ([`without_trailer`]). Must never panic, whatever the bytes.
 pub fn exercise(bytes: &[u8]) {
     decode_every_way(bytes);
+    dynamic_writes_back(bytes);
     let _ = reflectable::schema::stored_schema(bytes);
     if let Some(fixed) = with_actual_length(bytes) {
         decode_every_way(&fixed);
@@ -442,6 +443,16 @@ pub fn exercise(bytes: &[u8]) {
     if let Some(body) = without_trailer(bytes) {
         decode_every_way(&body);
     }
+}
+
+/// Whatever the dynamic decoder reads, it writes back byte for byte; within tight limits too.
+pub fn dynamic_writes_back(bytes: &[u8]) {
+    if let Ok(graph) = reflectable::dynamic::DynamicGraph::from_bytes(bytes) {
+        assert_eq!(graph.to_bytes().expect("a read graph writes"), bytes, "a dynamic graph writes back its bytes");
+    }
+    let tight =
+        Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), max_pointer_chain: 2 };
+    let _ = reflectable::dynamic::DynamicGraph::from_bytes_with_limits(bytes, tight);
 }
 
 fn decode_every_way(bytes: &[u8]) {

@@ -1,0 +1,258 @@
+//! Reading any valid stream into a [`DynamicGraph`], with no registry: the grammar of `FORMAT.md`
+//! alone, checked as the typed decoder checks it, and the stream's schema table for names and
+//! plain types.
+//!
+//! Every top-level object is created empty first, so a pointer resolves to its target by instance
+//! number whatever the order; then each object is read in stream order. Plain elements are kept
+//! as their bytes, never interpreted.
+
+use super::object::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes};
+use super::{DynamicGraph, StoredEntry};
+use crate::field::{WireKind, WireShape};
+use crate::plain::{skip_elem, Reader};
+use crate::schema::table::TableIndex;
+use crate::schema::TypeSchema;
+use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::serializer::format::{
+    FieldHeader, Trailer, TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG_FIELD_ID, WORD_SIZE,
+};
+use crate::serializer::wire::{
+    check_depth, embedded_header, field_count, read_stream_header, stream_body, variant_tag, walk_object, Item,
+};
+use crate::serializer::Limits;
+use ahash::AHashMap;
+use std::mem::size_of;
+use std::rc::Rc;
+
+/// What holding one object, section or field costs beyond its bytes, charged against the
+/// allocation budget (`Limits::allocation_budget`) as the typed decoder charges its objects.
+const OBJECT_COST: usize = size_of::<DynamicObject>() + 48;
+const SECTION_COST: usize = size_of::<DynamicSection>();
+const FIELD_COST: usize = size_of::<DynamicField>();
+
+/// A described type, with its fields sorted by (variant, ID) so that a stored field is checked
+/// against the description without a scan.
+struct Described {
+    schema: Rc<TypeSchema>,
+    keys: Vec<(Option<u32>, u16, WireShape)>,
+}
+
+impl Described {
+    fn new(schema: TypeSchema) -> Self {
+        let mut keys: Vec<_> = schema.fields.iter().map(|field| (None, field.id, field.shape)).collect();
+        for variant in &schema.variants {
+            keys.extend(variant.fields.iter().map(|field| (Some(variant.id), field.id, field.shape)));
+        }
+        keys.sort_unstable_by_key(|&(variant, id, _)| (variant, id));
+        Described { schema: Rc::new(schema), keys }
+    }
+
+    fn lists(&self, variant: Option<u32>, header: &FieldHeader) -> bool {
+        self.keys
+            .binary_search_by_key(&(variant, header.id), |&(variant, id, _)| (variant, id))
+            .is_ok_and(|index| self.keys[index].2 == header.shape)
+    }
+}
+
+struct Parser<'d> {
+    data: &'d [u8],
+    limits: Limits,
+    table: Option<TableIndex<'d>>,
+    /// Entries parsed so far, by type ID (`None`: the table does not describe the type).
+    described: AHashMap<u32, Option<Rc<Described>>>,
+    objects: Vec<DynamicRef>,
+    allocated: usize,
+    budget: usize,
+}
+
+/// The section being read: its type's description and, for an enum, the variant its tag named.
+struct Open {
+    described: Option<Rc<Described>>,
+    variant: Option<u32>,
+    section: DynamicSection,
+}
+
+pub(super) fn decode(input: &[u8], limits: Limits) -> Result<DynamicGraph, DecodeError> {
+    let version = read_stream_header(&mut Reader::new(input))?;
+    let body = stream_body(input)?;
+    let checksum = version >= 2
+        && Trailer::from_bytes(input[input.len() - TRAILER_SIZE..].try_into().expect("a trailer"))
+            .is_some_and(|trailer| trailer.flags & TRAILER_CHECKSUM != 0);
+    let table = body.schema.map(|(start, end)| TableIndex::read(input, start, end)).transpose()?;
+    let stored_table = table.as_ref().map(|table| {
+        let mut entries: Vec<_> = table.entries().to_vec();
+        entries.sort_unstable_by_key(|entry| entry.offset);
+        entries
+            .iter()
+            .map(|entry| StoredEntry { type_id: entry.type_id, bytes: input[entry.offset - 4..entry.end].into() })
+            .collect()
+    });
+    let index = crate::serializer::index::index(body.data, &limits)?;
+    if let Some(recorded) = body.objects {
+        if recorded as usize != index.len() {
+            let kind = DecodeErrorKind::ObjectCountMismatch { recorded, found: index.len() };
+            return Err(DecodeError::new(kind, body.data.len()));
+        }
+    }
+    let mut parser = Parser {
+        data: body.data,
+        limits,
+        table,
+        described: AHashMap::new(),
+        objects: Vec::with_capacity(index.len()),
+        allocated: 0,
+        budget: limits.allocation_budget(input.len()),
+    };
+    parser.charge(index.len().saturating_mul(OBJECT_COST), 0)?;
+    parser.objects.extend(index.iter().map(|entry| DynamicRef::new(DynamicObject::new(entry.type_id, None))));
+    for (at, entry) in index.iter().enumerate() {
+        match parser.top_level(entry.offset, at as u32 + 1, entry.type_id) {
+            Ok(object) => *parser.objects[at].borrow_mut() = object,
+            Err(error) => {
+                // Objects read so far may point at each other in cycles: empty them all.
+                super::graph::release(&parser.objects);
+                return Err(error);
+            }
+        }
+    }
+    Ok(DynamicGraph { version, checksum, objects: parser.objects, table: stored_table })
+}
+
+impl Parser<'_> {
+    fn charge(&mut self, bytes: usize, offset: usize) -> Result<(), DecodeError> {
+        self.allocated = self.allocated.saturating_add(bytes);
+        if self.allocated > self.budget {
+            return Err(DecodeError::new(DecodeErrorKind::AllocationLimit { limit: self.budget }, offset));
+        }
+        Ok(())
+    }
+
+    /// The description of type `type_id`, parsed (and checked) the first time an object of it is met.
+    fn describe(&mut self, type_id: u32) -> Result<Option<Rc<Described>>, DecodeError> {
+        if let Some(described) = self.described.get(&type_id) {
+            return Ok(described.clone());
+        }
+        let described = match self.table.as_ref().and_then(|table| Some((table, table.get(type_id)?))) {
+            Some((table, entry)) => Some(Rc::new(Described::new(table.parse(entry)?))),
+            None => None,
+        };
+        self.described.insert(type_id, described.clone());
+        Ok(described)
+    }
+
+    fn top_level(&mut self, offset: usize, instance: u32, type_id: u32) -> Result<DynamicObject, DecodeError> {
+        let mut reader = Reader::new(self.data);
+        reader.skip(offset + TYPE_HEADER_SIZE)?;
+        self.object(&mut reader, instance, type_id, 0)
+    }
+
+    /// One object (top-level, or embedded when `instance` is 0) after its type header.
+    fn object(
+        &mut self,
+        reader: &mut Reader<'_>,
+        instance: u32,
+        type_id: u32,
+        depth: usize,
+    ) -> Result<DynamicObject, DecodeError> {
+        let mut sections = Vec::with_capacity(1);
+        let mut open = self.open(type_id, reader.offset())?;
+        walk_object(reader, instance, instance == 0, |reader, item| match item {
+            Item::Field(header) => {
+                let field = self.field(reader, &header, &mut open, depth)?;
+                open.section.fields_mut().push(field);
+                Ok(())
+            }
+            Item::Section(type_id) => {
+                let next = self.open(type_id, reader.offset())?;
+                sections.push(std::mem::replace(&mut open, next).section);
+                Ok(())
+            }
+        })?;
+        sections.push(open.section);
+        Ok(DynamicObject::from_sections(sections))
+    }
+
+    fn open(&mut self, type_id: u32, offset: usize) -> Result<Open, DecodeError> {
+        self.charge(SECTION_COST, offset)?;
+        let described = self.describe(type_id)?;
+        let schema = described.as_ref().map(|described| described.schema.clone());
+        Ok(Open { described, variant: None, section: DynamicSection::new(type_id, schema) })
+    }
+
+    fn field(
+        &mut self,
+        reader: &mut Reader<'_>,
+        header: &FieldHeader,
+        open: &mut Open,
+        depth: usize,
+    ) -> Result<DynamicField, DecodeError> {
+        let header_at = reader.offset() - WORD_SIZE;
+        self.charge(FIELD_COST, header_at)?;
+        if let Some(described) = &open.described {
+            let is_tag = described.schema.is_enum && header.id == VARIANT_TAG_FIELD_ID && open.variant.is_none();
+            if is_tag {
+                let tag = variant_tag(&mut reader.clone(), header)?; // read again as the field's value
+                if described.schema.variant(tag).is_none() {
+                    return Err(corrupt(
+                        header_at + WORD_SIZE,
+                        "a variant tag the stream's schema table does not list",
+                    ));
+                }
+                open.variant = Some(tag);
+            } else if !described.lists(open.variant, header) {
+                return Err(corrupt(header_at, "a field header the stream's schema table does not describe"));
+            }
+        }
+        let value = self.value(reader, header, depth)?;
+        Ok(DynamicField::new(header.id, header.shape, value))
+    }
+
+    fn value(
+        &mut self,
+        reader: &mut Reader<'_>,
+        header: &FieldHeader,
+        depth: usize,
+    ) -> Result<DynamicValue, DecodeError> {
+        let count = field_count(reader, header, &self.limits)?;
+        let start = reader.offset();
+        Ok(match header.shape.kind {
+            WireKind::Plain(size) => {
+                match size {
+                    Some(size) => reader.skip(usize::from(size) * count)?,
+                    None => (0..count).try_for_each(|_| skip_elem(reader, None))?,
+                }
+                let bytes = &self.data[start..reader.offset()];
+                if bytes.len() > 16 {
+                    self.charge(bytes.len(), start)?;
+                }
+                DynamicValue::Plain(PlainBytes::from_wire(count as u32, bytes))
+            }
+            WireKind::Pointer => {
+                self.charge(count * size_of::<Option<DynamicRef>>(), start)?;
+                let mut targets = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let at = reader.offset();
+                    targets.push(match reader.read_u32()? {
+                        0 => None,
+                        id => Some(self.objects.get(id as usize - 1).cloned().ok_or_else(|| {
+                            DecodeError::new(DecodeErrorKind::UnknownInstance { id, count: self.objects.len() }, at)
+                        })?),
+                    });
+                }
+                DynamicValue::Pointer(targets)
+            }
+            WireKind::Embedded => {
+                self.charge(count * size_of::<Option<DynamicObject>>(), start)?;
+                let mut objects = Vec::with_capacity(count);
+                for _ in 0..count {
+                    check_depth(reader, depth + 1, &self.limits)?;
+                    objects.push(match embedded_header(reader)? {
+                        None => None,
+                        Some(type_id) => Some(self.object(reader, 0, type_id, depth + 1)?),
+                    });
+                }
+                DynamicValue::Embedded(objects)
+            }
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! Writing a [`DynamicGraph`] back: the graph's objects in its order (instance `i + 1` is
+//! `objects[i]`), then any object a pointer reaches that the graph does not list, in the order
+//! first met; the stored schema table with an entry added for each type it lacks; the trailer of
+//! the graph's format version. A graph read from a stream and not changed writes that stream's
+//! bytes again.
+
+use super::object::{DynamicObject, DynamicRef, DynamicValue};
+use super::DynamicGraph;
+use crate::containers::FIRST_RESERVED_TYPE_ID;
+use crate::field::FieldError;
+use crate::schema::table::write_schema_entry;
+use crate::schema::TypeSchema;
+use crate::serializer::format::{
+    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_TYPE_ID, SCHEMA_MARK, SCHEMA_VERSION,
+};
+use crate::serializer::wire::{write_stream_header, write_trailer};
+use crate::serializer::{EncodeError, Limits};
+use ahash::{AHashMap, AHashSet};
+use std::rc::Rc;
+
+struct Writer<'g> {
+    out: Vec<u8>,
+    /// Instance number by object address.
+    instances: AHashMap<usize, u32>,
+    /// Every object to write, in instance order.
+    queue: Vec<DynamicRef>,
+    /// Types the stored table describes, and types described since (with their schemas, in the
+    /// order first met).
+    described: AHashSet<u32>,
+    added: Vec<Rc<TypeSchema>>,
+    graph: &'g DynamicGraph,
+    max_depth: usize,
+}
+
+pub(super) fn encode(graph: &DynamicGraph) -> Result<Vec<u8>, EncodeError> {
+    let mut writer = Writer {
+        out: Vec::new(),
+        instances: AHashMap::with_capacity(graph.objects.len()),
+        queue: Vec::with_capacity(graph.objects.len()),
+        described: graph.table.iter().flatten().map(|entry| entry.type_id).collect(),
+        added: Vec::new(),
+        graph,
+        max_depth: Limits::default().max_depth,
+    };
+    graph.objects.iter().try_for_each(|object| writer.instance(object).map(drop))?;
+    write_stream_header(&mut writer.out, graph.version);
+    let mut next = 0;
+    while let Some(object) = writer.queue.get(next).cloned() {
+        next += 1;
+        let object = object
+            .0
+            .try_borrow()
+            .map_err(|_| EncodeError::Pointee { instance: next as u32, source: FieldError::Borrowed })?;
+        writer.object(&object, next as u32, 0)?;
+    }
+    if graph.version >= SCHEMA_VERSION {
+        writer.table();
+    }
+    let mut out = writer.out;
+    if graph.version >= 2 {
+        let checksum = graph.checksum.then(|| {
+            let mut hasher = crc32fast::Hasher::new();
+            hasher.update(&out);
+            hasher
+        });
+        let length = out.len() as u64;
+        write_trailer(&mut out, next as u32, length, checksum);
+    }
+    Ok(out)
+}
+
+impl Writer<'_> {
+    /// The instance number of `object`, numbering it (and queueing it) when first met.
+    fn instance(&mut self, object: &DynamicRef) -> Result<u32, EncodeError> {
+        let next = self.queue.len() as u32 + 1;
+        let instance = *self.instances.entry(object.addr()).or_insert(next);
+        if instance == next {
+            if next > MAX_INSTANCE_ID {
+                return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID });
+            }
+            self.queue.push(object.clone());
+        }
+        Ok(instance)
+    }
+
+    fn object(&mut self, object: &DynamicObject, instance: u32, depth: usize) -> Result<(), EncodeError> {
+        if depth > self.max_depth {
+            return Err(EncodeError::TooDeep { limit: self.max_depth });
+        }
+        for (index, section) in object.sections().iter().enumerate() {
+            TypeHeader { instance, base: index > 0, type_id: section.type_id() }.write(&mut self.out);
+            if self.graph.version >= SCHEMA_VERSION && section.type_id() < FIRST_RESERVED_TYPE_ID {
+                if let Some(schema) = section.schema() {
+                    if self.described.insert(section.type_id()) {
+                        self.added.push(schema.clone());
+                    }
+                }
+            }
+            for field in section.fields() {
+                self.out.extend_from_slice(&FieldHeader { id: field.id(), shape: field.shape() }.pack().to_le_bytes());
+                let count = match field.value() {
+                    DynamicValue::Plain(bytes) => bytes.count(),
+                    DynamicValue::Embedded(objects) => objects.len(),
+                    DynamicValue::Pointer(targets) => targets.len(),
+                };
+                if !field.shape().array && count != 1 {
+                    // A single field holds one element; an edit left another number.
+                    return Err(EncodeError::TooManyElements { count });
+                }
+                if field.shape().array {
+                    let count = u32::try_from(count).map_err(|_| EncodeError::TooManyElements { count })?;
+                    self.out.extend_from_slice(&count.to_le_bytes());
+                }
+                match field.value() {
+                    DynamicValue::Plain(bytes) => self.out.extend_from_slice(bytes.bytes()),
+                    DynamicValue::Pointer(targets) => {
+                        for target in targets {
+                            let id = match target {
+                                Some(target) => self.instance(target)?,
+                                None => 0,
+                            };
+                            self.out.extend_from_slice(&id.to_le_bytes());
+                        }
+                    }
+                    DynamicValue::Embedded(objects) => {
+                        for object in objects {
+                            match object {
+                                Some(object) => {
+                                    self.object(object, 0, depth + 1)?;
+                                    self.out.extend_from_slice(&FIELD_TERMINATOR.to_le_bytes());
+                                }
+                                None => {
+                                    TypeHeader { instance: 0, base: false, type_id: NULL_TYPE_ID }.write(&mut self.out)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn table(&mut self) {
+        let start = self.out.len();
+        let stored = self.graph.table.as_deref().unwrap_or_default();
+        self.out.extend_from_slice(&SCHEMA_MARK.to_le_bytes());
+        self.out.extend_from_slice(&((stored.len() + self.added.len()) as u32).to_le_bytes());
+        stored.iter().for_each(|entry| self.out.extend_from_slice(&entry.bytes));
+        for schema in &self.added {
+            write_schema_entry(schema, &mut self.out);
+        }
+        let length = (self.out.len() - start + 4) as u32;
+        self.out.extend_from_slice(&length.to_le_bytes());
+    }
+}

@@ -1,0 +1,324 @@
+//! [`DynamicGraph`]: every object of a stream, in instance order, with the stream's format version,
+//! checksum setting and schema table, so that writing it back gives the same bytes.
+
+use super::object::{DynamicObject, DynamicRef, DynamicValue};
+use super::{decode, encode, DynamicError};
+use crate::field::SharedHandle;
+use crate::rtti::Reflectable;
+use crate::schema::table::TableIndex;
+use crate::schema::Schema;
+use crate::serializer::format::{SCHEMA_MARK, VERSION};
+use crate::serializer::{AsRoot, DecodeError, DecodeReport, EncodeError, Limits, MemorySerializer};
+use ahash::AHashMap;
+use std::hash::{Hash, Hasher};
+
+/// A whole object graph read without its Rust types (Banshee's `SerializedObject`, for a graph).
+///
+/// `objects()[i]` is instance `i + 1`; the first is the root. Pointers are [`DynamicRef`]s, so
+/// shared objects stay shared and cycles stay cycles. The graph holds every object it read,
+/// including those only `Weak` fields reach, and lets go of cycles among them when it is dropped
+/// (objects a caller still holds a handle to, and what they reach, are left as they are).
+///
+/// ```
+/// use reflectable::dynamic::DynamicGraph;
+/// use reflectable::Reflectable;
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9900)]
+/// struct Door {
+///     #[rtti(id = 1)]
+///     open: bool,
+///     #[rtti(id = 2)]
+///     name: String,
+/// }
+///
+/// let bytes = reflectable::to_vec(&Door { open: true, name: "oak".into() }).unwrap();
+/// // No registry, no `Door`: the stream describes itself.
+/// let graph = DynamicGraph::from_bytes(&bytes).unwrap();
+/// let root = graph.root().borrow();
+/// assert_eq!(root.type_name(), Some("Door"));
+/// assert_eq!(root.own().get::<String>(2).unwrap(), "oak");
+/// assert!(root.own().get::<u32>(2).is_err(), "a String is never read as another type");
+/// drop(root);
+/// assert_eq!(graph.to_bytes().unwrap(), bytes, "the same bytes come back");
+/// ```
+pub struct DynamicGraph {
+    pub(super) version: u32,
+    pub(super) checksum: bool,
+    pub(super) objects: Vec<DynamicRef>,
+    pub(super) table: Option<Vec<StoredEntry>>,
+}
+
+/// One entry of a stored schema table, kept as its bytes (length word included).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct StoredEntry {
+    pub(crate) type_id: u32,
+    pub(crate) bytes: Box<[u8]>,
+}
+
+impl DynamicGraph {
+    /// A graph of one root object, to be written in the current format version with no checksum.
+    pub fn new(root: DynamicObject) -> Self {
+        DynamicGraph {
+            version: VERSION,
+            checksum: false,
+            objects: vec![DynamicRef::new(root)],
+            table: Some(Vec::new()),
+        }
+    }
+
+    /// Reads any valid stream (format version 1 to 3) with the default [`Limits`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        decode::decode(bytes, Limits::default())
+    }
+
+    /// Reads any valid stream within `limits` (the same limits the typed decoder obeys).
+    pub fn from_bytes_with_limits(bytes: &[u8], limits: Limits) -> Result<Self, DecodeError> {
+        decode::decode(bytes, limits)
+    }
+
+    /// The graph of a Rust object graph: what decoding its encoding gives (so a field holds what
+    /// the binary format would store, and the two agree by construction).
+    ///
+    /// ```
+    /// # use reflectable::dynamic::DynamicGraph;
+    /// # use reflectable::Reflectable;
+    /// #[derive(Reflectable, Default, Debug, PartialEq)]
+    /// #[rtti(id = 9901)]
+    /// struct Lamp {
+    ///     #[rtti(id = 1)]
+    ///     watts: u32,
+    /// }
+    ///
+    /// let mut graph = DynamicGraph::from_typed(&Lamp { watts: 40 }).unwrap();
+    /// graph.root().borrow_mut().own_mut().set(1, &60u32).unwrap();
+    /// let (lamp, report) = graph.to_typed::<Lamp>().unwrap();
+    /// assert_eq!(lamp, Lamp { watts: 60 });
+    /// assert!(report.is_lossless());
+    /// ```
+    pub fn from_typed<R: AsRoot + ?Sized>(root: &R) -> Result<Self, DynamicError> {
+        let bytes = crate::to_vec(root)?;
+        // The stream is this process's own: no budget can refuse it.
+        let limits = Limits { max_allocation: Some(usize::MAX), max_objects: usize::MAX, ..Limits::default() };
+        Ok(decode::decode(&bytes, limits)?)
+    }
+
+    /// The Rust object graph this graph stands for, read through the global registry with the
+    /// binary decoder's tolerance (unknown fields and types skipped, defaults kept, lossless
+    /// conversions), and its report of what was dropped.
+    pub fn to_typed<T: Reflectable>(&self) -> Result<(T, DecodeReport), DynamicError> {
+        self.to_typed_with(&MemorySerializer::new())
+    }
+
+    /// [`to_typed`](Self::to_typed) through `serializer` (its registry, limits, strictness).
+    pub fn to_typed_with<T: Reflectable>(
+        &self,
+        serializer: &MemorySerializer<'_>,
+    ) -> Result<(T, DecodeReport), DynamicError> {
+        Ok(serializer.decode_as_with_report(&self.to_bytes()?)?)
+    }
+
+    /// The Rust object graph this graph stands for, its root in a shared handle (so pointers
+    /// back to the root keep pointing at it), with the report.
+    pub fn to_typed_shared<H: SharedHandle>(&self) -> Result<(H, DecodeReport), DynamicError> {
+        Ok(MemorySerializer::new().decode_shared_with_report(&self.to_bytes()?)?)
+    }
+
+    /// Writes the graph. A graph read from a stream and not changed gives that stream's bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        encode::encode(self)
+    }
+
+    /// The root object (instance 1).
+    pub fn root(&self) -> &DynamicRef {
+        &self.objects[0]
+    }
+
+    /// Every object, in instance order.
+    pub fn objects(&self) -> &[DynamicRef] {
+        &self.objects
+    }
+
+    /// Adds `object` to the graph (it is written after the objects the graph holds, even when no
+    /// pointer reaches it) and returns its handle.
+    pub fn add(&mut self, object: DynamicObject) -> DynamicRef {
+        let handle = DynamicRef::new(object);
+        self.objects.push(handle.clone());
+        handle
+    }
+
+    /// The instance number `object` has in this graph (1 for the root).
+    pub fn instance_of(&self, object: &DynamicRef) -> Option<u32> {
+        self.objects.iter().position(|candidate| candidate.ptr_eq(object)).map(|at| at as u32 + 1)
+    }
+
+    /// The format version the graph is written in (that of the stream it was read from).
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// Whether the graph is written with a checksum (as the stream it was read from was).
+    pub fn has_checksum(&self) -> bool {
+        self.checksum
+    }
+
+    /// Writes the graph with or without a checksum from now on.
+    pub fn set_checksum(&mut self, checksum: bool) {
+        self.checksum = checksum;
+    }
+
+    /// The schema table the graph was read with (empty for streams of versions 1 and 2).
+    pub fn schema(&self) -> Result<Schema, DecodeError> {
+        let Some(entries) = &self.table else { return Ok(Schema::default()) };
+        let mut table = SCHEMA_MARK.to_le_bytes().to_vec();
+        table.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        entries.iter().for_each(|entry| table.extend_from_slice(&entry.bytes));
+        table.extend_from_slice(&(table.len() as u32 + 4).to_le_bytes());
+        TableIndex::read(&table, 0, table.len())?.schema()
+    }
+
+    /// Instance numbers by address, for comparing and hashing graphs.
+    fn numbering(&self) -> AHashMap<usize, usize> {
+        self.objects.iter().enumerate().map(|(at, object)| (object.addr(), at)).collect()
+    }
+}
+
+impl PartialEq for DynamicGraph {
+    /// Equal graphs hold equal objects in the same instance order, with pointers to the same
+    /// instance numbers, and were read from (or will write) the same format and schema table.
+    fn eq(&self, other: &Self) -> bool {
+        if self.version != other.version
+            || self.checksum != other.checksum
+            || self.table != other.table
+            || self.objects.len() != other.objects.len()
+        {
+            return false;
+        }
+        let (ours, theirs) = (self.numbering(), other.numbering());
+        let mut same = |a: &DynamicRef, b: &DynamicRef| match (ours.get(&a.addr()), theirs.get(&b.addr())) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => a.ptr_eq(b),
+            _ => false,
+        };
+        self.objects.iter().zip(&other.objects).all(|(a, b)| match (a.0.try_borrow(), b.0.try_borrow()) {
+            (Ok(a), Ok(b)) => a.eq_by(&b, &mut same),
+            _ => a.ptr_eq(b),
+        })
+    }
+}
+
+impl Eq for DynamicGraph {}
+
+impl Hash for DynamicGraph {
+    /// Consistent with `==`: pointers hash as instance numbers.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.version.hash(state);
+        self.checksum.hash(state);
+        self.table.hash(state);
+        let numbering = self.numbering();
+        let pointer = |target: &DynamicRef| numbering.get(&target.addr()).map_or(target.addr() as u64, |&at| at as u64);
+        for object in &self.objects {
+            if let Ok(object) = object.0.try_borrow() {
+                object.hash_by(state, &pointer);
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for DynamicGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamicGraph")
+            .field("version", &self.version)
+            .field("checksum", &self.checksum)
+            .field("objects", &self.objects.len())
+            .finish()
+    }
+}
+
+impl Drop for DynamicGraph {
+    fn drop(&mut self) {
+        release_unheld(&self.objects);
+    }
+}
+
+/// Empties every object in `objects`: what a failed decode built may hold cycles.
+pub(super) fn release(objects: &[DynamicRef]) {
+    for object in objects {
+        if let Ok(mut object) = object.0.try_borrow_mut() {
+            let type_id = object.type_id();
+            *object = DynamicObject::new(type_id, None);
+        }
+    }
+}
+
+/// Lets go of the cycles among the objects the graph reaches that nothing outside it holds: it
+/// counts the pointers among them, takes an object with more strong handles than that (plus the
+/// graph's own) as held from outside, keeps what such objects reach, and empties the rest, so
+/// their pointers (cycles included) are dropped without recursion.
+fn release_unheld(roots: &[DynamicRef]) {
+    let mut all: Vec<DynamicRef> = Vec::with_capacity(roots.len());
+    let mut index: AHashMap<usize, usize> = AHashMap::with_capacity(roots.len());
+    let mut in_arena = Vec::with_capacity(roots.len());
+    for object in roots {
+        if index.insert(object.addr(), all.len()).is_none() {
+            all.push(object.clone());
+            in_arena.push(true);
+        }
+    }
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(all.len());
+    let mut incoming = vec![0usize; all.len()];
+    let mut next = 0;
+    while next < all.len() {
+        let mut targets = Vec::new();
+        let current = all[next].clone();
+        if let Ok(object) = current.0.try_borrow() {
+            object.for_each_pointer(&mut |target| {
+                let at = *index.entry(target.addr()).or_insert_with(|| {
+                    all.push(target.clone());
+                    in_arena.push(false);
+                    incoming.push(0);
+                    all.len() - 1
+                });
+                incoming[at] += 1;
+                targets.push(at);
+            });
+        }
+        edges.push(targets);
+        next += 1;
+    }
+    // Held from outside: more strong handles than the pointers counted, `all`'s and the arena's.
+    let mut live = vec![false; all.len()];
+    let mut stack: Vec<usize> = (0..all.len())
+        .filter(|&at| {
+            let expected = incoming[at] + 1 + usize::from(in_arena[at]);
+            all[at].strong_count() > expected || all[at].0.try_borrow_mut().is_err()
+        })
+        .collect();
+    while let Some(at) = stack.pop() {
+        if !std::mem::replace(&mut live[at], true) {
+            stack.extend(edges[at].iter().copied().filter(|&target| !live[target]));
+        }
+    }
+    for (at, object) in all.iter().enumerate() {
+        if !live[at] {
+            if let Ok(mut object) = object.0.try_borrow_mut() {
+                object.sections_mut().iter_mut().for_each(|section| section.fields_mut().clear());
+            }
+        }
+    }
+}
+
+impl DynamicObject {
+    /// Calls `f` on every non-null pointer of the object, embedded objects included.
+    pub(super) fn for_each_pointer(&self, f: &mut dyn FnMut(&DynamicRef)) {
+        for (_, field) in self.fields() {
+            match field.value() {
+                DynamicValue::Pointer(targets) => targets.iter().flatten().for_each(&mut *f),
+                DynamicValue::Embedded(objects) => {
+                    objects.iter().flatten().for_each(|object| object.for_each_pointer(f))
+                }
+                DynamicValue::Plain(_) => {}
+            }
+        }
+    }
+}

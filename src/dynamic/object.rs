@@ -1,0 +1,514 @@
+//! One object of a dynamic graph: its sections (own type first, then base sections), each a list
+//! of fields in stream order, each holding plain bytes, embedded objects or pointers.
+
+use super::DynamicError;
+use crate::field::{WireKind, WireShape};
+use crate::plain::{read_elem, write_elem, PlainType, Reader};
+use crate::schema::{FieldSchema, TypeSchema};
+use crate::serializer::format::VARIANT_TAG_FIELD_ID;
+use smallvec::SmallVec;
+use std::cell::{Ref, RefCell, RefMut};
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+/// An object read without its Rust type: what the stream says, kept exactly.
+///
+/// It has one [`DynamicSection`] per type in its chain, the object's own type first, in the order
+/// the stream holds them. Equality and hashing compare everything, with [`DynamicRef`] pointers
+/// compared by identity (the same shared object), so two objects that point at equal but
+/// distinct objects differ; [`DynamicGraph`](super::DynamicGraph) compares whole graphs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynamicObject {
+    sections: Vec<DynamicSection>,
+}
+
+/// The fields one type of an object's chain contributes.
+#[derive(Debug, Clone)]
+pub struct DynamicSection {
+    type_id: u32,
+    schema: Option<Rc<TypeSchema>>,
+    fields: Vec<DynamicField>,
+}
+
+/// One stored field: its ID, wire shape and value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DynamicField {
+    id: u16,
+    shape: WireShape,
+    value: DynamicValue,
+}
+
+/// What a field holds. A single (non-array) field holds exactly one element.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DynamicValue {
+    /// Plain elements, as stored.
+    Plain(PlainBytes),
+    /// Objects stored by value; `None` is an empty slot.
+    Embedded(Vec<Option<DynamicObject>>),
+    /// Pointers to shared objects; `None` is null.
+    Pointer(Vec<Option<DynamicRef>>),
+}
+
+/// Plain elements in their wire form ("as an element", `FORMAT.md`): decoded into a Rust value
+/// only on demand, so a value of a type this program lacks is kept byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PlainBytes {
+    count: u32,
+    bytes: SmallVec<[u8; 16]>,
+}
+
+/// A shared handle to a dynamic object: identity is the allocation, as for `Rc<RefCell<T>>`.
+#[derive(Clone)]
+pub struct DynamicRef(pub(super) Rc<RefCell<DynamicObject>>);
+
+impl DynamicObject {
+    /// An object of type `type_id` with no fields. `schema` describes the type (names, plain
+    /// types); without it the type is written undescribed.
+    pub fn new(type_id: u32, schema: Option<Rc<TypeSchema>>) -> Self {
+        DynamicObject { sections: vec![DynamicSection::new(type_id, schema)] }
+    }
+
+    pub(crate) fn from_sections(sections: Vec<DynamicSection>) -> Self {
+        debug_assert!(!sections.is_empty());
+        DynamicObject { sections }
+    }
+
+    /// The object's own type ID.
+    pub fn type_id(&self) -> u32 {
+        self.sections[0].type_id
+    }
+
+    /// The object's own type name, where the stream describes it.
+    pub fn type_name(&self) -> Option<&str> {
+        self.sections[0].type_name()
+    }
+
+    /// The sections, own type first.
+    pub fn sections(&self) -> &[DynamicSection] {
+        &self.sections
+    }
+
+    /// The sections, mutably.
+    pub fn sections_mut(&mut self) -> &mut Vec<DynamicSection> {
+        &mut self.sections
+    }
+
+    /// The object's own section.
+    pub fn own(&self) -> &DynamicSection {
+        &self.sections[0]
+    }
+
+    /// The object's own section, mutably.
+    pub fn own_mut(&mut self) -> &mut DynamicSection {
+        &mut self.sections[0]
+    }
+
+    /// The section of type `type_id` (the own type or a base type).
+    pub fn section(&self, type_id: u32) -> Option<&DynamicSection> {
+        self.sections.iter().find(|section| section.type_id == type_id)
+    }
+
+    /// For an enum, the ID of the variant the object holds (its variant tag).
+    pub fn variant(&self) -> Option<u32> {
+        self.sections[0].variant()
+    }
+
+    /// Every field of every section, with its section.
+    pub fn fields(&self) -> impl Iterator<Item = (&DynamicSection, &DynamicField)> {
+        self.sections.iter().flat_map(|section| section.fields.iter().map(move |field| (section, field)))
+    }
+
+    /// Structural equality with pointers compared by `same`: the one comparison behind `==` on
+    /// objects (identity) and on graphs (instance numbers).
+    pub(crate) fn eq_by(&self, other: &Self, same: &mut dyn FnMut(&DynamicRef, &DynamicRef) -> bool) -> bool {
+        self.sections.len() == other.sections.len()
+            && self.sections.iter().zip(&other.sections).all(|(a, b)| {
+                a.type_id == b.type_id
+                    && a.fields.len() == b.fields.len()
+                    && a.fields.iter().zip(&b.fields).all(|(a, b)| {
+                        a.id == b.id
+                            && a.shape == b.shape
+                            && match (&a.value, &b.value) {
+                                (DynamicValue::Plain(a), DynamicValue::Plain(b)) => a == b,
+                                (DynamicValue::Embedded(a), DynamicValue::Embedded(b)) => {
+                                    a.len() == b.len()
+                                        && a.iter().zip(b).all(|(a, b)| match (a, b) {
+                                            (Some(a), Some(b)) => a.eq_by(b, same),
+                                            (a, b) => a.is_none() && b.is_none(),
+                                        })
+                                }
+                                (DynamicValue::Pointer(a), DynamicValue::Pointer(b)) => {
+                                    a.len() == b.len()
+                                        && a.iter().zip(b).all(|(a, b)| match (a, b) {
+                                            (Some(a), Some(b)) => same(a, b),
+                                            (a, b) => a.is_none() && b.is_none(),
+                                        })
+                                }
+                                _ => false,
+                            }
+                    })
+            })
+    }
+}
+
+impl Hash for DynamicObject {
+    /// Consistent with `==`: pointers hash by identity.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.hash_by(state, &|target| target.addr() as u64);
+    }
+}
+
+impl DynamicObject {
+    /// Hashes the object with pointers hashed as `pointer` says (identity for objects, instance
+    /// numbers for graphs).
+    pub(crate) fn hash_by<H: Hasher>(&self, state: &mut H, pointer: &dyn Fn(&DynamicRef) -> u64) {
+        state.write_usize(self.sections.len());
+        for section in &self.sections {
+            state.write_u32(section.type_id);
+            state.write_usize(section.fields.len());
+            for field in &section.fields {
+                (field.id, field.shape).hash(state);
+                match &field.value {
+                    DynamicValue::Plain(bytes) => bytes.hash(state),
+                    DynamicValue::Embedded(objects) => {
+                        state.write_usize(objects.len());
+                        for object in objects {
+                            match object {
+                                Some(object) => object.hash_by(state, pointer),
+                                None => state.write_u8(0),
+                            }
+                        }
+                    }
+                    DynamicValue::Pointer(targets) => {
+                        state.write_usize(targets.len());
+                        targets.iter().for_each(|target| state.write_u64(target.as_ref().map_or(u64::MAX, pointer)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl DynamicSection {
+    /// An empty section of type `type_id`.
+    pub fn new(type_id: u32, schema: Option<Rc<TypeSchema>>) -> Self {
+        DynamicSection { type_id, schema, fields: Vec::new() }
+    }
+
+    /// The section's type ID.
+    pub fn type_id(&self) -> u32 {
+        self.type_id
+    }
+
+    /// How the stream describes the section's type, if it does.
+    pub fn schema(&self) -> Option<&Rc<TypeSchema>> {
+        self.schema.as_ref()
+    }
+
+    /// The type's name, where the stream describes it.
+    pub fn type_name(&self) -> Option<&str> {
+        self.schema.as_deref().map(|schema| schema.name.as_str())
+    }
+
+    /// The fields, in stream order.
+    pub fn fields(&self) -> &[DynamicField] {
+        &self.fields
+    }
+
+    /// The fields, mutably. Changing a field's shape is the caller's responsibility: a field
+    /// the schema does not describe with that shape makes the encoded stream one a decoder refuses.
+    pub fn fields_mut(&mut self) -> &mut Vec<DynamicField> {
+        &mut self.fields
+    }
+
+    /// The field with ID `id` (the last one, should the stream hold it twice).
+    pub fn field(&self, id: u16) -> Option<&DynamicField> {
+        self.fields.iter().rev().find(|field| field.id == id)
+    }
+
+    /// The field with ID `id`, mutably.
+    pub fn field_mut(&mut self, id: u16) -> Option<&mut DynamicField> {
+        self.fields.iter_mut().rev().find(|field| field.id == id)
+    }
+
+    /// The field named `name` (needs the stream's description of the type).
+    pub fn field_by_name(&self, name: &str) -> Option<&DynamicField> {
+        let schema = self.schema.as_deref()?;
+        let id = schema.fields_of(self.variant()).iter().find(|field| field.name == name)?.id;
+        self.field(id)
+    }
+
+    /// For an enum, the variant the section holds (the value of its variant tag).
+    pub fn variant(&self) -> Option<u32> {
+        let tag = self.fields.first().filter(|field| field.id == VARIANT_TAG_FIELD_ID)?;
+        match (&tag.value, self.schema.as_deref()) {
+            (DynamicValue::Plain(bytes), Some(schema)) if schema.is_enum => bytes.get::<u32>().ok(),
+            (DynamicValue::Plain(bytes), None) => bytes.get::<u32>().ok(),
+            _ => None,
+        }
+    }
+
+    /// What the stream's schema says about `field` (its name, plain type, declared type).
+    pub fn describe(&self, field: &DynamicField) -> Option<&FieldSchema> {
+        let schema = self.schema.as_deref()?;
+        schema.field(self.variant(), field.id).filter(|described| described.shape == field.shape)
+    }
+
+    /// The name of `field`, where the stream describes it.
+    pub fn field_name(&self, field: &DynamicField) -> Option<&str> {
+        self.describe(field).map(|described| described.name.as_str())
+    }
+
+    /// The plain value of field `id`, decoded as a `T`. The stored plain type must be `T`'s
+    /// ([`PlainType::signature`]) where the stream records it, and its wire shape `T`'s in any
+    /// case: a value is never read as another type.
+    pub fn get<T: PlainType>(&self, id: u16) -> Result<T, DynamicError> {
+        let (field, bytes) = self.plain_field::<T>(id, false)?;
+        bytes.get::<T>().map_err(|error| error.in_field(field.id))
+    }
+
+    /// The plain array field `id`, decoded as `T`s (checked as [`get`](Self::get) checks).
+    pub fn get_array<T: PlainType>(&self, id: u16) -> Result<Vec<T>, DynamicError> {
+        let (field, bytes) = self.plain_field::<T>(id, true)?;
+        bytes.get_all::<T>().map_err(|error| error.in_field(field.id))
+    }
+
+    fn plain_field<T: PlainType>(&self, id: u16, array: bool) -> Result<(&DynamicField, &PlainBytes), DynamicError> {
+        let field = self.field(id).ok_or(DynamicError::NoSuchField { id })?;
+        let DynamicValue::Plain(bytes) = &field.value else {
+            return Err(DynamicError::WrongKind { id, shape: field.shape });
+        };
+        let wanted = WireShape { kind: WireKind::Plain(T::STATIC_SIZE.map(|size| size as u8)), array };
+        if field.shape != wanted {
+            return Err(DynamicError::WrongKind { id, shape: field.shape });
+        }
+        if let Some(described) = self.describe(field).filter(|described| !described.signature.is_empty()) {
+            let mut signature = Vec::new();
+            T::signature(&mut signature);
+            if signature != described.signature {
+                return Err(DynamicError::WrongType { id, stored: described.signature.clone(), wanted: signature });
+            }
+        }
+        Ok((field, bytes))
+    }
+
+    /// Sets the plain field `id` to `value`: replaces its value (the field must hold a single
+    /// plain value of `T`'s shape and type, checked as [`get`](Self::get) checks), or appends the
+    /// field when the section lacks it.
+    pub fn set<T: PlainType>(&mut self, id: u16, value: &T) -> Result<(), DynamicError> {
+        self.put::<T>(id, PlainBytes::of(std::slice::from_ref(value)), false)
+    }
+
+    /// Sets the plain array field `id` to `values` (as [`set`](Self::set)).
+    pub fn set_array<T: PlainType>(&mut self, id: u16, values: &[T]) -> Result<(), DynamicError> {
+        self.put::<T>(id, PlainBytes::of(values), true)
+    }
+
+    fn put<T: PlainType>(&mut self, id: u16, bytes: PlainBytes, array: bool) -> Result<(), DynamicError> {
+        if self.field(id).is_some() {
+            self.plain_field::<T>(id, array)?;
+            let field = self.field_mut(id).expect("checked above");
+            field.value = DynamicValue::Plain(bytes);
+        } else {
+            self.fields.push(DynamicField::plain::<T>(id, bytes, array));
+        }
+        Ok(())
+    }
+}
+
+impl PartialEq for DynamicSection {
+    /// Sections are equal when their types and fields are; the schema is the type's description,
+    /// not part of the value.
+    fn eq(&self, other: &Self) -> bool {
+        self.type_id == other.type_id && self.fields == other.fields
+    }
+}
+
+impl Eq for DynamicSection {}
+
+impl Hash for DynamicSection {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.type_id.hash(state);
+        self.fields.hash(state);
+    }
+}
+
+impl DynamicField {
+    /// A field; `value` must fit `shape` (a single field holds one element).
+    pub(crate) fn new(id: u16, shape: WireShape, value: DynamicValue) -> Self {
+        DynamicField { id, shape, value }
+    }
+
+    fn plain<T: PlainType>(id: u16, bytes: PlainBytes, array: bool) -> Self {
+        let kind = WireKind::Plain(T::STATIC_SIZE.map(|size| size as u8));
+        DynamicField { id, shape: WireShape { kind, array }, value: DynamicValue::Plain(bytes) }
+    }
+
+    /// A single embedded object (`None`: an empty slot).
+    pub fn embedded(id: u16, object: Option<DynamicObject>) -> Self {
+        let shape = WireShape { kind: WireKind::Embedded, array: false };
+        DynamicField { id, shape, value: DynamicValue::Embedded(vec![object]) }
+    }
+
+    /// An array of embedded objects.
+    pub fn embedded_array(id: u16, objects: Vec<Option<DynamicObject>>) -> Self {
+        let shape = WireShape { kind: WireKind::Embedded, array: true };
+        DynamicField { id, shape, value: DynamicValue::Embedded(objects) }
+    }
+
+    /// A single pointer (`None`: null).
+    pub fn pointer(id: u16, target: Option<DynamicRef>) -> Self {
+        let shape = WireShape { kind: WireKind::Pointer, array: false };
+        DynamicField { id, shape, value: DynamicValue::Pointer(vec![target]) }
+    }
+
+    /// An array of pointers.
+    pub fn pointer_array(id: u16, targets: Vec<Option<DynamicRef>>) -> Self {
+        let shape = WireShape { kind: WireKind::Pointer, array: true };
+        DynamicField { id, shape, value: DynamicValue::Pointer(targets) }
+    }
+
+    /// The field ID.
+    pub fn id(&self) -> u16 {
+        self.id
+    }
+
+    /// The wire shape: kind, array, plain static size.
+    pub fn shape(&self) -> WireShape {
+        self.shape
+    }
+
+    /// The value.
+    pub fn value(&self) -> &DynamicValue {
+        &self.value
+    }
+
+    /// The embedded objects of an embedded field, for editing in place. A single (non-array)
+    /// field must keep exactly one element: the encoder refuses another count.
+    pub fn objects_mut(&mut self) -> Option<&mut Vec<Option<DynamicObject>>> {
+        match &mut self.value {
+            DynamicValue::Embedded(objects) => Some(objects),
+            _ => None,
+        }
+    }
+
+    /// The targets of a pointer field, for editing in place (one element for a single field, as
+    /// for [`objects_mut`](Self::objects_mut)). Plain values are set through
+    /// [`DynamicSection::set`], which checks their type.
+    pub fn targets_mut(&mut self) -> Option<&mut Vec<Option<DynamicRef>>> {
+        match &mut self.value {
+            DynamicValue::Pointer(targets) => Some(targets),
+            _ => None,
+        }
+    }
+}
+
+impl PlainBytes {
+    pub(crate) fn from_wire(count: u32, bytes: &[u8]) -> Self {
+        PlainBytes { count, bytes: SmallVec::from_slice(bytes) }
+    }
+
+    /// The wire form of `values`.
+    pub fn of<T: PlainType>(values: &[T]) -> Self {
+        let mut out = Vec::new();
+        values.iter().for_each(|value| write_elem(value, &mut out));
+        PlainBytes { count: values.len() as u32, bytes: SmallVec::from_vec(out) }
+    }
+
+    /// How many elements.
+    pub fn count(&self) -> usize {
+        self.count as usize
+    }
+
+    /// The elements' bytes, as the stream holds them (dynamic elements with their size prefix).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The single element as a `T` (no type check: [`DynamicSection::get`] makes it).
+    pub fn get<T: PlainType>(&self) -> Result<T, DynamicError> {
+        let mut reader = Reader::new(&self.bytes);
+        let value = read_elem::<T>(&mut reader)?;
+        reader.expect_end()?;
+        Ok(value)
+    }
+
+    /// Every element as a `T` (no type check).
+    pub fn get_all<T: PlainType>(&self) -> Result<Vec<T>, DynamicError> {
+        let mut reader = Reader::new(&self.bytes);
+        let values = (0..self.count).map(|_| read_elem::<T>(&mut reader)).collect::<Result<_, _>>()?;
+        reader.expect_end()?;
+        Ok(values)
+    }
+}
+
+impl DynamicRef {
+    /// Shares `object`.
+    pub fn new(object: DynamicObject) -> Self {
+        DynamicRef(Rc::new(RefCell::new(object)))
+    }
+
+    /// Borrows the object (panics while it is borrowed mutably, as `RefCell::borrow`).
+    pub fn borrow(&self) -> Ref<'_, DynamicObject> {
+        self.0.borrow()
+    }
+
+    /// Borrows the object mutably (panics while it is borrowed, as `RefCell::borrow_mut`).
+    pub fn borrow_mut(&self) -> RefMut<'_, DynamicObject> {
+        self.0.borrow_mut()
+    }
+
+    /// `true` when both handles share one object.
+    pub fn ptr_eq(&self, other: &DynamicRef) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The shared allocation's address: the object's identity.
+    pub fn addr(&self) -> usize {
+        Rc::as_ptr(&self.0) as usize
+    }
+
+    /// A weak handle to the object.
+    pub fn downgrade(&self) -> WeakDynamicRef {
+        WeakDynamicRef(Rc::downgrade(&self.0))
+    }
+
+    pub(crate) fn strong_count(&self) -> usize {
+        Rc::strong_count(&self.0)
+    }
+}
+
+/// A weak handle to a dynamic object (see [`DynamicRef::downgrade`]).
+#[derive(Clone, Debug)]
+pub struct WeakDynamicRef(std::rc::Weak<RefCell<DynamicObject>>);
+
+impl WeakDynamicRef {
+    /// The object, if something still holds it.
+    pub fn upgrade(&self) -> Option<DynamicRef> {
+        self.0.upgrade().map(DynamicRef)
+    }
+}
+
+impl PartialEq for DynamicRef {
+    /// Identity, not contents: graphs may be cyclic.
+    fn eq(&self, other: &Self) -> bool {
+        self.ptr_eq(other)
+    }
+}
+
+impl Eq for DynamicRef {}
+
+impl Hash for DynamicRef {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.addr().hash(state);
+    }
+}
+
+impl std::fmt::Debug for DynamicRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.try_borrow() {
+            Ok(object) => write!(f, "DynamicRef(type {} @ {:#x})", object.type_id(), self.addr()),
+            Err(_) => write!(f, "DynamicRef(borrowed @ {:#x})", self.addr()),
+        }
+    }
+}
