@@ -1,12 +1,39 @@
 //! Encodes and decodes one large level repeatedly, for profilers (`perf record`, callgrind).
-//! Run with `cargo run --release --example profile_level [objects] [rounds] [encode|decode|both]`;
-//! `encode` or `decode` repeats only that half (decode still encodes once).
+//! Run with `cargo run --release --example profile_level [objects] [rounds] [encode|decode|both|dynamic|compare]`;
+//! `encode` or `decode` repeats only that half (decode still encodes once), `dynamic` decodes into
+//! a `DynamicGraph` instead of Rust types, and `compare` times both decodes in turn and measures
+//! the memory each decoded graph holds.
 
 #[path = "common/level.rs"]
 mod level;
 
+use reflectable::dynamic::DynamicGraph;
 use reflectable::serializer::MemorySerializer;
-use std::time::Instant;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Counts the bytes allocated and not yet freed, so `compare` can tell what a decoded graph holds.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; only a counter is updated.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller upholds `alloc`'s contract, which `System.alloc` shares.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `alloc` above with this `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -17,6 +44,7 @@ fn main() {
         "encode" => (rounds, 0),
         "decode" => (1, rounds),
         "both" => (rounds, rounds),
+        "dynamic" | "compare" => (1, rounds),
         other => panic!("mode is encode, decode or both, not {other}"),
     };
     let (level, _) = level::build_level(objects, 4);
@@ -27,6 +55,20 @@ fn main() {
         bytes = serializer.encode(&level).expect("encode");
     }
     let encode = started.elapsed() / encode_rounds as u32;
+    if mode == "dynamic" {
+        for _ in 0..decode_rounds {
+            drop(DynamicGraph::from_bytes(&bytes).expect("decode"));
+        }
+        level::break_cycles(&level);
+        return;
+    }
+    if mode == "compare" {
+        // A 100k-object level holds strong chains longer than the default limit allows.
+        let limits = reflectable::serializer::Limits { max_pointer_chain: usize::MAX, ..Default::default() };
+        compare(&MemorySerializer::with(reflectable::serializer::BinarySerializer::new().limits(limits)), &bytes, decode_rounds);
+        level::break_cycles(&level);
+        return;
+    }
     let started = Instant::now();
     let mut decode_only = std::time::Duration::ZERO;
     for _ in 0..decode_rounds {
@@ -44,4 +86,39 @@ fn main() {
         decode_only / (decode_rounds.max(1) * objects) as u32,
     );
     level::break_cycles(&level);
+}
+
+/// Typed and dynamic decodes of the same bytes, in turn: the median time of each, and the bytes
+/// each decoded graph holds.
+fn compare(serializer: &MemorySerializer<'_>, bytes: &[u8], rounds: usize) {
+    let (mut typed, mut dynamic) = (Vec::new(), Vec::new());
+    let (mut typed_bytes, mut dynamic_bytes) = (0, 0);
+    for _ in 0..rounds.max(1) {
+        let before = LIVE.load(Ordering::Relaxed);
+        let started = Instant::now();
+        let loaded: level::Level = serializer.decode_as(bytes).expect("decode");
+        typed.push(started.elapsed());
+        typed_bytes = LIVE.load(Ordering::Relaxed) - before;
+        level::break_cycles(&loaded);
+        drop(loaded);
+        let before = LIVE.load(Ordering::Relaxed);
+        let started = Instant::now();
+        let graph = DynamicGraph::from_bytes(bytes).expect("decode");
+        dynamic.push(started.elapsed());
+        dynamic_bytes = LIVE.load(Ordering::Relaxed) - before;
+        drop(graph);
+    }
+    let median = |times: &mut Vec<Duration>| {
+        times.sort();
+        times[times.len() / 2]
+    };
+    let (typed, dynamic) = (median(&mut typed), median(&mut dynamic));
+    println!(
+        "{} bytes: typed decode {typed:.2?}, dynamic {dynamic:.2?} ({:.2}x); memory held: typed {} KiB, dynamic {} KiB ({:.2}x)",
+        bytes.len(),
+        dynamic.as_secs_f64() / typed.as_secs_f64(),
+        typed_bytes / 1024,
+        dynamic_bytes / 1024,
+        dynamic_bytes as f64 / typed_bytes as f64,
+    );
 }

@@ -156,18 +156,24 @@ impl Parser<'_> {
     ) -> Result<DynamicObject, DecodeError> {
         let mut sections = Vec::with_capacity(1);
         let mut open = self.open(type_id, reader.offset())?;
+        // Fields gather in a scratch list and move into one of their exact size: a graph holds
+        // many small objects, and a list grown by doubling would hold up to twice their room.
+        let mut fields = Vec::new();
         walk_object(reader, instance, instance == 0, |reader, item| match item {
             Item::Field(header) => {
                 let field = self.field(reader, &header, &mut open, depth)?;
-                open.section.fields_mut().push(field);
+                fields.push(field);
                 Ok(())
             }
             Item::Section(type_id) => {
                 let next = self.open(type_id, reader.offset())?;
-                sections.push(std::mem::replace(&mut open, next).section);
+                let mut done = std::mem::replace(&mut open, next).section;
+                *done.fields_mut() = fields.drain(..).collect();
+                sections.push(done);
                 Ok(())
             }
         })?;
+        *open.section.fields_mut() = fields.drain(..).collect();
         sections.push(open.section);
         Ok(DynamicObject::from_sections(sections))
     }
