@@ -168,12 +168,12 @@ impl Parser<'_> {
             Item::Section(type_id) => {
                 let next = self.open(type_id, reader.offset())?;
                 let mut done = std::mem::replace(&mut open, next).section;
-                *done.fields_mut() = fields.drain(..).collect();
+                *done.fields_mut() = exact(&mut fields);
                 sections.push(done);
                 Ok(())
             }
         })?;
-        *open.section.fields_mut() = fields.drain(..).collect();
+        *open.section.fields_mut() = exact(&mut fields);
         sections.push(open.section);
         Ok(DynamicObject::from_sections(sections))
     }
@@ -261,4 +261,11 @@ impl Parser<'_> {
             }
         })
     }
+}
+
+/// Moves `fields` out into a list of exactly their number, leaving `fields` empty for reuse.
+fn exact(fields: &mut Vec<DynamicField>) -> Vec<DynamicField> {
+    let mut out = Vec::with_capacity(fields.len());
+    out.append(fields);
+    out
 }
