@@ -12,44 +12,10 @@ use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-#[derive(Reflectable, Default, Debug, PartialEq)]
-#[rtti(id = 1000)]
-struct Door {
-    #[rtti(id = 1)]
-    open: bool,
-    #[rtti(id = 2)]
-    name: String,
-    #[rtti(id = 3)]
-    hinges: Vec<u16>,
-    #[rtti(id = 4, embedded)]
-    frame: Frame,
-    #[rtti(id = 5)]
-    lock: Option<Rc<Lock>>,
-}
+#[path = "common/door.rs"]
+mod door;
 
-#[derive(Reflectable, Default, Debug, PartialEq)]
-#[rtti(id = 1001)]
-struct Frame {
-    #[rtti(id = 1)]
-    width: u16,
-}
-
-#[derive(Reflectable, Default, Debug, PartialEq)]
-#[rtti(id = 1002)]
-struct Lock {
-    #[rtti(id = 1)]
-    code: u32,
-}
-
-fn door() -> Door {
-    Door {
-        open: true,
-        name: "oak".into(),
-        hinges: vec![2, 3],
-        frame: Frame { width: 80 },
-        lock: Some(Rc::new(Lock { code: 0x1234 })),
-    }
-}
+use door::{door, Door, Lock};
 
 #[test]
 fn the_worked_example_reads_by_name_without_its_types_and_writes_back() {

@@ -6,34 +6,10 @@ use reflectable::serializer::{BinarySerializer, DecodeErrorKind, MemorySerialize
 use reflectable::Reflectable;
 use std::rc::Rc;
 
-#[derive(Reflectable, Default, Debug, PartialEq)]
-#[rtti(id = 1000)]
-struct Door {
-    #[rtti(id = 1)]
-    open: bool,
-    #[rtti(id = 2)]
-    name: String,
-    #[rtti(id = 3)]
-    hinges: Vec<u16>,
-    #[rtti(id = 4, embedded)]
-    frame: Frame,
-    #[rtti(id = 5)]
-    lock: Option<Rc<Lock>>,
-}
+#[path = "common/door.rs"]
+mod door;
 
-#[derive(Reflectable, Default, Debug, PartialEq)]
-#[rtti(id = 1001)]
-struct Frame {
-    #[rtti(id = 1)]
-    width: u16,
-}
-
-#[derive(Reflectable, Default, Debug, PartialEq)]
-#[rtti(id = 1002)]
-struct Lock {
-    #[rtti(id = 1)]
-    code: u32,
-}
+use door::{door, Door, Frame, Lock};
 
 /// The objects of FORMAT.md's worked example: the same in every version.
 const DOOR_OBJECTS: &[u8] = &[
@@ -117,16 +93,6 @@ const DOOR_V1: &[u8] = &[
     0x09, 0x00, 0x00, 0x00, 0xEA, 0x03, 0x00, 0x00, // instance 2, type 1002
     0x00, 0x04, 0x01, 0x00, 0x34, 0x12, 0x00, 0x00, // field 1, size 4: 0x1234
 ];
-
-fn door() -> Door {
-    Door {
-        open: true,
-        name: "oak".into(),
-        hinges: vec![2, 3],
-        frame: Frame { width: 80 },
-        lock: Some(Rc::new(Lock { code: 0x1234 })),
-    }
-}
 
 #[test]
 fn worked_example_encodes_byte_for_byte() {
