@@ -8,6 +8,11 @@ use smallvec::SmallVec;
 pub type Getter<O, C> = Box<dyn Fn(&O) -> C + Send + Sync>;
 /// Setter for a computed field: takes the stored form back into the object.
 pub type Setter<O, C> = Box<dyn Fn(&mut O, C) + Send + Sync>;
+/// Borrows a container held in an object's run-time storage; `None` when the object's storage is
+/// not laid out for this field (see [`Accessor::Slot`]).
+pub type SlotGetter<O, C> = Box<dyn Fn(&O) -> Option<&C> + Send + Sync>;
+/// Mutable [`SlotGetter`].
+pub type SlotGetterMut<O, C> = Box<dyn Fn(&mut O) -> Option<&mut C> + Send + Sync>;
 
 /// Reaches a container of type `C` inside an owner `O`.
 pub enum Accessor<O, C> {
@@ -26,6 +31,15 @@ pub enum Accessor<O, C> {
         /// Mutable borrow of the member, `None` in another variant.
         get_mut: fn(&mut O) -> Option<&mut C>,
     },
+    /// The container lives in storage laid out at run time (a slot of a
+    /// [`RuntimeObject`](crate::runtime::RuntimeObject)): borrowed in place when the object is of
+    /// the type that defined the field, [`FieldError::WrongOwner`] otherwise.
+    Slot {
+        /// Shared borrow of the slot.
+        get: SlotGetter<O, C>,
+        /// Mutable borrow of the slot.
+        get_mut: SlotGetterMut<O, C>,
+    },
     /// The stored form is computed (Banshee's getter/setter pair): for data transformations such as
     /// compressing pixels on save and expanding them on load.
     Computed {
@@ -43,6 +57,7 @@ impl<O, C> Accessor<O, C> {
         match self {
             Accessor::Direct { get, .. } => Ok(f(get(owner))),
             Accessor::Variant { get, .. } => get(owner).map(f).ok_or_else(inactive_variant),
+            Accessor::Slot { get, .. } => get(owner).map(f).ok_or_else(FieldError::wrong_owner::<O>),
             Accessor::Computed { get, .. } => Ok(f(&get(owner))),
         }
     }
@@ -53,6 +68,7 @@ impl<O, C> Accessor<O, C> {
         match self {
             Accessor::Direct { get_mut, .. } => Ok(f(get_mut(owner))),
             Accessor::Variant { get_mut, .. } => get_mut(owner).map(f).ok_or_else(inactive_variant),
+            Accessor::Slot { get_mut, .. } => get_mut(owner).map(f).ok_or_else(FieldError::wrong_owner::<O>),
             Accessor::Computed { get, set } => {
                 let mut stored = get(owner);
                 let result = f(&mut stored);

@@ -67,7 +67,7 @@ pub(crate) fn submitted_for(concrete: TypeId) -> &'static [&'static TraitCast] {
 }
 
 /// The casts a [`Registry`](crate::Registry) knows, by (from handle, to handle).
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct CastTable {
     casts: AHashMap<(TypeId, TypeId), TraitCastFn>,
     /// The same casts by (concrete type, to handle): what the encoder asks, knowing an object's

@@ -41,6 +41,14 @@ pub enum FieldError {
         /// Field name.
         field: String,
     },
+    /// The object's type (and its bases) has no field of this name.
+    #[error("type `{type_name}` has no field `{field}`")]
+    NoSuchField {
+        /// The name asked for.
+        field: String,
+        /// The object's type.
+        type_name: String,
+    },
     /// The element index is past the end.
     #[error("index {index} out of range for a field of {len} elements")]
     OutOfRange {

@@ -24,7 +24,9 @@ mod pointer;
 mod rtti_field;
 mod shape;
 
-pub use access::{Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SmallVecShape, VecShape};
+pub use access::{
+    Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SlotGetter, SlotGetterMut, SmallVecShape, VecShape,
+};
 pub use cast::{CastTable, TraitCast, TraitCastFn};
 pub use embedded::{boxed_trait_object, EmbeddedAccess, EmbeddedSlot};
 pub use erased::{ErasedElems, FieldImpl};

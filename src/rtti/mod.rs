@@ -157,6 +157,14 @@ pub enum RttiError {
         /// Its static size.
         size: u32,
     },
+    /// A type defined at run time names an abstract base: its objects could not embed one.
+    #[error("type `{type_name}` derives from `{base}`, which is abstract: a runtime-defined type embeds an instance of its base")]
+    AbstractBase {
+        /// The type being defined.
+        type_name: String,
+        /// The base.
+        base: String,
+    },
 }
 
 /// A fresh instance of the globally registered type with ID `type_id`; `None` when the ID is

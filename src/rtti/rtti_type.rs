@@ -28,9 +28,16 @@ pub struct Hooks {
 
 /// How a derived type reaches the base object it embeds.
 pub(crate) struct BaseLink {
-    pub(crate) rtti: fn() -> &'static RttiType,
+    pub(crate) rtti: BaseRtti,
     pub(crate) get: BaseGetter,
     pub(crate) get_mut: BaseGetterMut,
+}
+
+/// The base's descriptor: a Rust type's, reached on first use (its `Lazy` may not be built yet
+/// when the derived type is), or one defined at run time, which exists before its derived types.
+pub(crate) enum BaseRtti {
+    Static(fn() -> &'static RttiType),
+    Defined(&'static RttiType),
 }
 
 type BaseGetter = Box<dyn Fn(&dyn Any) -> Option<&dyn Reflectable> + Send + Sync>;
@@ -155,7 +162,10 @@ impl RttiType {
     }
     /// The base type, if this type derives from one.
     pub fn base(&self) -> Option<&'static RttiType> {
-        self.base.as_ref().map(|base| (base.rtti)())
+        self.base.as_ref().map(|base| match base.rtti {
+            BaseRtti::Static(rtti) => rtti(),
+            BaseRtti::Defined(rtti) => rtti,
+        })
     }
     /// This type, then its base, then the base's base, and so on.
     pub fn chain(&'static self) -> impl Iterator<Item = &'static RttiType> {

@@ -2,7 +2,7 @@
 
 mod variants;
 
-use super::rtti_type::{BaseLink, Constructor, Hooks};
+use super::rtti_type::{BaseLink, BaseRtti, Constructor, Hooks};
 use super::variant::{ActiveVariant, VariantMigration};
 use super::{downcast_box, Migration, Reflectable, RttiError, RttiType, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID};
 use crate::containers::{add_map_field, ObjectMap, FIRST_RESERVED_TYPE_ID};
@@ -95,6 +95,8 @@ pub struct RttiTypeBuilder<T> {
     make_default: Option<Arc<dyn Fn() -> T + Send + Sync>>,
     /// Set for the format's built-in types (lists, maps), which alone may use the reserved IDs.
     built_in: bool,
+    /// See [`instance_size`](Self::instance_size).
+    size: Option<usize>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -116,6 +118,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             variant_migrations: Vec::new(),
             make_default: None,
             built_in: false,
+            size: None,
             _type: PhantomData,
         }
     }
@@ -148,12 +151,34 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     /// `T` derives from `B` by embedding a `B` that `get`/`get_mut` reach.
     pub fn base<B: Reflectable>(mut self, get: fn(&T) -> &B, get_mut: fn(&mut T) -> &mut B) -> Self {
         self.base = Some(BaseLink {
-            rtti: B::rtti_static,
+            rtti: BaseRtti::Static(B::rtti_static),
             get: Box::new(move |object: &dyn Any| object.downcast_ref::<T>().map(|t| get(t) as &dyn Reflectable)),
             get_mut: Box::new(move |object: &mut dyn Any| {
                 object.downcast_mut::<T>().map(|t| get_mut(t) as &mut dyn Reflectable)
             }),
         });
+        self
+    }
+
+    /// `T` derives from a type defined at run time (or any type whose descriptor exists already),
+    /// its base object reached by closures.
+    pub(crate) fn defined_base(
+        mut self,
+        rtti: &'static RttiType,
+        get: impl Fn(&T) -> Option<&dyn Reflectable> + Send + Sync + 'static,
+        get_mut: impl Fn(&mut T) -> Option<&mut dyn Reflectable> + Send + Sync + 'static,
+    ) -> Self {
+        self.base = Some(BaseLink {
+            rtti: BaseRtti::Defined(rtti),
+            get: Box::new(move |object: &dyn Any| object.downcast_ref::<T>().and_then(&get)),
+            get_mut: Box::new(move |object: &mut dyn Any| object.downcast_mut::<T>().and_then(&get_mut)),
+        });
+        self
+    }
+
+    /// What one instance takes, when more than `size_of::<T>()` (storage laid out at run time).
+    pub(crate) fn instance_size(mut self, size: usize) -> Self {
+        self.size = Some(size);
         self
     }
 
@@ -479,7 +504,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             self.name,
             TypeId::of::<T>(),
             std::any::type_name::<T>(),
-            std::mem::size_of::<T>(),
+            self.size.unwrap_or(std::mem::size_of::<T>()),
             self.base,
             self.fields,
             variants,
