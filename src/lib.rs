@@ -256,6 +256,7 @@ pub mod field;
 mod fnv;
 pub mod plain;
 pub mod rtti;
+pub mod runtime;
 pub mod schema;
 pub mod serializer;
 

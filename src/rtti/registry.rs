@@ -3,6 +3,7 @@
 use super::{Reflectable, RttiError, RttiType};
 use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::{cast, CastTable};
+use crate::runtime::RuntimeObject;
 
 use ahash::AHashMap;
 use once_cell::sync::Lazy;
@@ -59,7 +60,7 @@ macro_rules! register_type {
 ///
 /// [`Registry::global`] holds every type submitted through `inventory` (the derive does that);
 /// build your own with [`Registry::new`] for tests, tools or runtime-defined types.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Registry {
     by_id: AHashMap<u32, &'static RttiType>,
     by_name: AHashMap<&'static str, &'static RttiType>,
@@ -140,7 +141,10 @@ impl Registry {
             };
             self.by_id.insert(rtti.id(), rtti);
             self.by_name.insert(name, rtti);
-            self.by_rust.insert(rtti.rust_type(), rtti);
+            // Types defined at run time share one Rust type; none of them stands for it.
+            if rtti.rust_type() != TypeId::of::<RuntimeObject>() {
+                self.by_rust.insert(rtti.rust_type(), rtti);
+            }
             for cast in cast::submitted_for(rtti.rust_type()) {
                 self.casts.add(cast);
             }

@@ -1,0 +1,255 @@
+//! [`TypeDescription`]: a type's definition as data, and how it becomes an [`RttiType`].
+
+use super::object::{base_of, base_of_mut, slot_accessor, Owner, RuntimeObject};
+use super::PlainSlot;
+use crate::field::{One, VecShape};
+use crate::rtti::{Reflectable, RttiError, RttiType, RttiTypeBuilder};
+use std::any::Any;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+use std::sync::{Arc, OnceLock};
+
+/// A type to define at run time, as data: what a scripting language's class declaration or an
+/// editor's type asset says. [`define`](Self::define) turns it into an [`RttiType`] whose objects
+/// are [`RuntimeObject`]s.
+///
+/// ```
+/// use reflectable::runtime::{FieldDescription, PlainSlot, RuntimeObject, TypeDescription};
+/// use reflectable::{Reflectable, Registry};
+/// use std::cell::RefCell;
+/// use std::rc::Rc;
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9410)]
+/// struct Scene {
+///     #[rtti(id = 1)]
+///     nodes: Vec<Rc<RefCell<dyn Reflectable>>>,
+/// }
+///
+/// let light = TypeDescription::new(9411, "ScriptLight")
+///     .field(FieldDescription::plain(1, "intensity", PlainSlot::named("f32").unwrap()))
+///     .field(FieldDescription::pointer(2, "follows"))
+///     .define()
+///     .unwrap();
+/// let mut registry = Registry::new();
+/// registry.register_type::<Scene>().unwrap();
+/// registry.register(light).unwrap();
+///
+/// let mut lamp = RuntimeObject::create(light).unwrap();
+/// lamp.set("intensity", 4.0f32).unwrap();
+/// let lamp: Rc<RefCell<dyn Reflectable>> = Rc::new(RefCell::new(lamp));
+/// let scene = Scene { nodes: vec![lamp.clone(), lamp] };
+///
+/// let serializer = reflectable::serializer::MemorySerializer::with_registry(&registry);
+/// let loaded: Scene = serializer.decode_as(&serializer.encode(&scene).unwrap()).unwrap();
+/// assert!(Rc::ptr_eq(&loaded.nodes[0], &loaded.nodes[1]));
+/// let intensity = light.field_by_name("intensity").unwrap();
+/// assert_eq!(intensity.get::<f32>(&*loaded.nodes[0].borrow()).unwrap(), 4.0);
+/// ```
+#[derive(Debug, Clone)]
+pub struct TypeDescription {
+    id: u32,
+    name: String,
+    base: Option<&'static RttiType>,
+    fields: Vec<FieldDescription>,
+}
+
+/// One field of a [`TypeDescription`].
+#[derive(Debug, Clone)]
+pub struct FieldDescription {
+    id: u16,
+    name: String,
+    elem: Elem,
+    array: bool,
+    flags: u64,
+}
+
+/// What one element of a described field is.
+#[derive(Debug, Clone, Copy)]
+enum Elem {
+    Plain(PlainSlot),
+    /// `Option<Box<dyn Reflectable>>`.
+    Embedded,
+    /// `Option<Rc<RefCell<dyn Reflectable>>>`.
+    Pointer,
+    /// `Weak<RefCell<dyn Reflectable>>`.
+    Weak,
+}
+
+/// What a plain slot's `add` needs to add its field.
+pub(super) struct SlotSpec {
+    pub(super) id: u16,
+    pub(super) name: Cow<'static, str>,
+    pub(super) index: usize,
+    pub(super) array: bool,
+    pub(super) owner: Owner,
+}
+
+impl FieldDescription {
+    /// A plain field holding `slot`'s element type.
+    pub fn plain(id: u16, name: impl Into<String>, slot: PlainSlot) -> Self {
+        Self::new(id, name, Elem::Plain(slot))
+    }
+    /// An embedded field: an object of any reflectable type stored by value
+    /// (`Option<Box<dyn Reflectable>>`).
+    pub fn embedded(id: u16, name: impl Into<String>) -> Self {
+        Self::new(id, name, Elem::Embedded)
+    }
+    /// A pointer field: a shared object of any reflectable type
+    /// (`Option<Rc<RefCell<dyn Reflectable>>>`), identity kept through save and load.
+    pub fn pointer(id: u16, name: impl Into<String>) -> Self {
+        Self::new(id, name, Elem::Pointer)
+    }
+    /// A weak pointer field (`Weak<RefCell<dyn Reflectable>>`): a back reference that does not
+    /// keep its target alive.
+    pub fn weak(id: u16, name: impl Into<String>) -> Self {
+        Self::new(id, name, Elem::Weak)
+    }
+    /// Makes the field an array (`Vec` of its element).
+    pub fn array(mut self) -> Self {
+        self.array = true;
+        self
+    }
+    /// Sets the field's flags (e.g. [`SKIP_REFERENCE_SEARCH`](crate::field::SKIP_REFERENCE_SEARCH)).
+    pub fn flags(mut self, flags: u64) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    fn new(id: u16, name: impl Into<String>, elem: Elem) -> Self {
+        FieldDescription { id, name: name.into(), elem, array: false, flags: 0 }
+    }
+
+    /// The stored value of a fresh object, and what it takes.
+    fn default_value(&self) -> Box<dyn Any> {
+        match (self.elem, self.array) {
+            (Elem::Plain(slot), array) => (slot.default)(array),
+            (Elem::Embedded, false) => Box::new(None::<Box<dyn Reflectable>>),
+            (Elem::Pointer, false) => Box::new(None::<Shared>),
+            (Elem::Weak, false) => Box::new(dangling()),
+            (Elem::Embedded, true) => Box::new(Vec::<Option<Box<dyn Reflectable>>>::new()),
+            (Elem::Pointer, true) => Box::new(Vec::<Option<Shared>>::new()),
+            (Elem::Weak, true) => Box::new(Vec::<Weak<RefCell<dyn Reflectable>>>::new()),
+        }
+    }
+
+    fn value_size(&self) -> usize {
+        match (self.elem, self.array) {
+            (Elem::Plain(slot), array) => (slot.size)(array),
+            (_, true) => size_of::<Vec<u8>>(),
+            (Elem::Embedded | Elem::Pointer | Elem::Weak, false) => size_of::<Option<Box<dyn Reflectable>>>(),
+        }
+    }
+
+    fn add_to(
+        &self,
+        builder: RttiTypeBuilder<RuntimeObject>,
+        index: usize,
+        owner: &Owner,
+    ) -> RttiTypeBuilder<RuntimeObject> {
+        let (id, name) = (self.id, Cow::Owned(self.name.clone()));
+        let builder = match (self.elem, self.array) {
+            (Elem::Plain(slot), array) => {
+                (slot.add)(builder, SlotSpec { id, name, index, array, owner: owner.clone() })
+            }
+            (Elem::Embedded, false) => {
+                builder.add_embedded::<Option<Box<dyn Reflectable>>, One>(id, name, slot_accessor(index, owner), None)
+            }
+            (Elem::Pointer, false) => {
+                builder.add_pointer::<Option<Shared>, One>(id, name, slot_accessor(index, owner), None)
+            }
+            (Elem::Weak, false) => {
+                builder.add_pointer::<Weak<RefCell<dyn Reflectable>>, One>(id, name, slot_accessor(index, owner), None)
+            }
+            (Elem::Embedded, true) => builder.add_embedded::<Vec<Option<Box<dyn Reflectable>>>, VecShape>(
+                id,
+                name,
+                slot_accessor(index, owner),
+                Some(|| None),
+            ),
+            (Elem::Pointer, true) => builder.add_pointer::<Vec<Option<Shared>>, VecShape>(
+                id,
+                name,
+                slot_accessor(index, owner),
+                Some(|| None),
+            ),
+            (Elem::Weak, true) => builder.add_pointer::<Vec<Weak<RefCell<dyn Reflectable>>>, VecShape>(
+                id,
+                name,
+                slot_accessor(index, owner),
+                Some(dangling),
+            ),
+        };
+        builder.flags(self.flags)
+    }
+}
+
+type Shared = Rc<RefCell<dyn Reflectable>>;
+
+/// A `Weak` that never upgrades (`Weak::new` needs a sized pointee).
+fn dangling() -> Weak<RefCell<dyn Reflectable>> {
+    Weak::<RefCell<RuntimeObject>>::new()
+}
+
+impl TypeDescription {
+    /// A type with its stable numeric ID and name, and no fields yet.
+    pub fn new(id: u32, name: impl Into<String>) -> Self {
+        TypeDescription { id, name: name.into(), base: None, fields: Vec::new() }
+    }
+    /// Derives the type from `base` (a Rust type's descriptor or another runtime-defined one):
+    /// its objects embed a fresh instance of the base, whose fields they have too.
+    pub fn base(mut self, base: &'static RttiType) -> Self {
+        self.base = Some(base);
+        self
+    }
+    /// Adds a field.
+    pub fn field(mut self, field: FieldDescription) -> Self {
+        self.fields.push(field);
+        self
+    }
+    /// The type ID.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+    /// The type's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Builds the type's descriptor. It lives as long as the program (descriptors are
+    /// `&'static`), so define each type once and keep the result, as a Rust type's is built once.
+    ///
+    /// Fails as [`RttiTypeBuilder::build`] does (ID 0 or a reserved ID, duplicate field IDs or
+    /// names), and on an abstract base.
+    pub fn define(self) -> Result<&'static RttiType, RttiError> {
+        if let Some(base) = self.base.filter(|base| base.is_abstract()) {
+            return Err(RttiError::AbstractBase { type_name: self.name, base: base.name().to_owned() });
+        }
+        let owner: Owner = Arc::new(OnceLock::new());
+        let size = size_of::<RuntimeObject>()
+            + self.base.map_or(0, RttiType::instance_size)
+            + self.fields.iter().map(|field| field.value_size() + size_of::<Box<dyn Any>>()).sum::<usize>();
+        let mut builder = RttiTypeBuilder::<RuntimeObject>::new(self.id, self.name.clone()).instance_size(size);
+        for (index, field) in self.fields.iter().enumerate() {
+            builder = field.add_to(builder, index, &owner);
+        }
+        if let Some(base) = self.base {
+            let (get, get_mut) = (owner.clone(), owner.clone());
+            builder = builder.defined_base(
+                base,
+                move |object| base_of(object, &get),
+                move |object| base_of_mut(object, &get_mut),
+            );
+        }
+        let (made_by, base, fields) = (owner.clone(), self.base, self.fields);
+        builder = builder.constructor(move || {
+            let rtti = made_by.get().copied().expect("a type's objects are made after it is defined");
+            let slots = fields.iter().map(FieldDescription::default_value).collect();
+            RuntimeObject::new(rtti, slots, base.map(|base| base.create().expect("the base is not abstract")))
+        });
+        let rtti: &'static RttiType = Box::leak(Box::new(builder.build()?));
+        owner.set(rtti).expect("set once, here");
+        Ok(rtti)
+    }
+}

@@ -1,0 +1,161 @@
+//! [`RuntimeObject`]: an instance of a type defined at run time.
+
+use crate::field::{Accessor, FieldError};
+use crate::rtti::{downcast_box, Reflectable, RttiType, RttiTypeBuilder};
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
+
+/// The type ID of [`RuntimeObject::rtti_static`]: the placeholder the Rust type `RuntimeObject`
+/// answers when asked for its descriptor without an instance. It is never registered or written.
+pub const RUNTIME_OBJECT_TYPE_ID: u32 = 0xFFFF_FF20;
+
+/// An object of a type defined at run time (see [`TypeDescription`](super::TypeDescription)):
+/// one storage slot per field of its own type, and the embedded base object when the type has a
+/// base. It is a [`Reflectable`] like any Rust object: its descriptor lists its fields, which are
+/// read and written through [`RttiField`](crate::field::RttiField) as for derived types, it goes
+/// into `Box<dyn Reflectable>` and `Rc<RefCell<dyn Reflectable>>` fields, and the serializer saves
+/// and loads it with the rest of a graph.
+///
+/// ```
+/// use reflectable::runtime::{FieldDescription, PlainSlot, TypeDescription};
+/// use reflectable::Registry;
+///
+/// let spinner = TypeDescription::new(9400, "Spinner")
+///     .field(FieldDescription::plain(1, "speed", PlainSlot::of::<f32>()))
+///     .define()
+///     .unwrap();
+/// let mut registry = Registry::new();
+/// registry.register(spinner).unwrap();
+///
+/// let mut object = registry.create_by_name("Spinner").unwrap();
+/// let speed = object.rtti().field_by_name("speed").unwrap();
+/// speed.set(&mut *object, 2.5f32).unwrap();
+/// assert_eq!(speed.get::<f32>(&*object).unwrap(), 2.5);
+/// ```
+pub struct RuntimeObject {
+    rtti: &'static RttiType,
+    slots: Box<[Box<dyn Any>]>,
+    base: Option<Box<dyn Reflectable>>,
+}
+
+impl std::fmt::Debug for RuntimeObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeObject")
+            .field("type", &self.rtti.name())
+            .field("id", &self.rtti.id())
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RuntimeObject {
+    pub(super) fn new(rtti: &'static RttiType, slots: Box<[Box<dyn Any>]>, base: Option<Box<dyn Reflectable>>) -> Self {
+        RuntimeObject { rtti, slots, base }
+    }
+
+    /// A fresh object of `rtti`; `None` when `rtti` is not a type defined at run time.
+    pub fn create(rtti: &RttiType) -> Option<RuntimeObject> {
+        downcast_box::<RuntimeObject>(rtti.create()?).ok().map(|object| *object)
+    }
+
+    /// The embedded base object, for a type with a base.
+    pub fn base(&self) -> Option<&dyn Reflectable> {
+        self.base.as_deref()
+    }
+
+    /// The embedded base object, mutably.
+    pub fn base_mut(&mut self) -> Option<&mut dyn Reflectable> {
+        self.base.as_deref_mut()
+    }
+
+    /// A clone of the single field `name` (of this type or of a base), typed: what
+    /// [`RttiField::get`](crate::field::RttiField::get) gives, found by name along the chain.
+    pub fn get<T: Any + Clone>(&self, name: &str) -> Result<T, FieldError> {
+        for (rtti, section) in RttiType::sections(self) {
+            if let Some(field) = rtti.field_by_name(name) {
+                return field.get(section);
+            }
+        }
+        Err(self.no_such_field(name))
+    }
+
+    /// Sets the single field `name` (of this type or of a base).
+    pub fn set<T: Any>(&mut self, name: &str, value: T) -> Result<(), FieldError> {
+        let index = self.rtti.chain().position(|rtti| rtti.field_by_name(name).is_some());
+        let index = index.ok_or_else(|| self.no_such_field(name))?;
+        let rtti = self.rtti.chain().nth(index).expect("found above");
+        let section = RttiType::section_mut(self, index).ok_or_else(FieldError::wrong_owner::<Self>)?;
+        rtti.field_by_name(name).expect("found above").set(section, value)
+    }
+
+    #[cold]
+    fn no_such_field(&self, name: &str) -> FieldError {
+        FieldError::NoSuchField { field: name.to_owned(), type_name: self.rtti.name().to_owned() }
+    }
+
+    /// Slot `index` as a `C`, when this object is of the type `owner` holds.
+    fn slot<C: 'static>(&self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&C> {
+        if !std::ptr::eq(self.rtti, *owner.get()?) {
+            return None;
+        }
+        self.slots.get(index)?.downcast_ref()
+    }
+
+    fn slot_mut<C: 'static>(&mut self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&mut C> {
+        if !std::ptr::eq(self.rtti, *owner.get()?) {
+            return None;
+        }
+        self.slots.get_mut(index)?.downcast_mut()
+    }
+}
+
+/// The descriptor a type is being defined with, set once it exists: fields check that an object
+/// is of their type before they reach into its slots (two runtime types share the Rust type
+/// `RuntimeObject`, so the owner check every field makes cannot tell them apart).
+pub(super) type Owner = Arc<OnceLock<&'static RttiType>>;
+
+/// The accessor of slot `index` of objects of `owner`'s type.
+pub(super) fn slot_accessor<C: 'static>(index: usize, owner: &Owner) -> Accessor<RuntimeObject, C> {
+    let (owner, owner_mut) = (owner.clone(), owner.clone());
+    Accessor::Slot {
+        get: Box::new(move |object: &RuntimeObject| object.slot(index, &owner)),
+        get_mut: Box::new(move |object: &mut RuntimeObject| object.slot_mut(index, &owner_mut)),
+    }
+}
+
+/// The base object of an object of `owner`'s type.
+pub(super) fn base_of<'a>(
+    object: &'a RuntimeObject,
+    owner: &OnceLock<&'static RttiType>,
+) -> Option<&'a dyn Reflectable> {
+    std::ptr::eq(object.rtti, *owner.get()?).then_some(object.base.as_deref()?)
+}
+
+/// Mutable [`base_of`].
+pub(super) fn base_of_mut<'a>(
+    object: &'a mut RuntimeObject,
+    owner: &OnceLock<&'static RttiType>,
+) -> Option<&'a mut dyn Reflectable> {
+    if !std::ptr::eq(object.rtti, *owner.get()?) {
+        return None;
+    }
+    object.base.as_deref_mut()
+}
+
+impl Reflectable for RuntimeObject {
+    fn rtti(&self) -> &'static RttiType {
+        self.rtti
+    }
+
+    /// A placeholder: an abstract type named `RuntimeObject` that is never registered or written.
+    /// Runtime objects go into fields declared `dyn Reflectable`; each one's own descriptor is
+    /// [`rtti`](Reflectable::rtti).
+    fn rtti_static() -> &'static RttiType {
+        static RTTI: once_cell::sync::Lazy<RttiType> = once_cell::sync::Lazy::new(|| {
+            RttiTypeBuilder::<RuntimeObject>::built_in(RUNTIME_OBJECT_TYPE_ID, "RuntimeObject")
+                .build()
+                .expect("a type without fields is valid")
+        });
+        &RTTI
+    }
+}
