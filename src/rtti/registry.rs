@@ -96,9 +96,15 @@ static GLOBAL: Lazy<Registry> = Lazy::new(|| {
 });
 
 impl Registry {
-    /// An empty registry.
+    /// An empty registry. It knows the trait casts submitted for
+    /// [`RuntimeObject`] (`register_trait_impl!(RuntimeObject => YourTrait)`), so objects of types
+    /// defined at run time or kept from a stream go into `dyn YourTrait` fields.
     pub fn new() -> Self {
-        Self::default()
+        let mut registry = Self::default();
+        for cast in cast::submitted_for(TypeId::of::<RuntimeObject>()) {
+            registry.casts.add(cast);
+        }
+        registry
     }
 
     /// The registry of every type submitted through `inventory`, built on first use.

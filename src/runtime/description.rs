@@ -1,6 +1,7 @@
 //! [`TypeDescription`]: a type's definition as data, and how it becomes an [`RttiType`].
 
 use super::object::{base_of, base_of_mut, slot_accessor, Owner, RuntimeObject};
+use super::raw_plain::{RawPlain, RawPlainField};
 use super::PlainSlot;
 use crate::field::{One, VecShape};
 use crate::rtti::{Reflectable, RttiError, RttiType, RttiTypeBuilder};
@@ -66,9 +67,14 @@ pub struct FieldDescription {
 }
 
 /// What one element of a described field is.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Elem {
     Plain(PlainSlot),
+    /// Plain elements of a type the program lacks, kept as stored (see `raw_plain.rs`).
+    Raw {
+        signature: Vec<u32>,
+        static_size: Option<u32>,
+    },
     /// `Option<Box<dyn Reflectable>>`.
     Embedded,
     /// `Option<Rc<RefCell<dyn Reflectable>>>`.
@@ -106,6 +112,11 @@ impl FieldDescription {
     pub fn weak(id: u16, name: impl Into<String>) -> Self {
         Self::new(id, name, Elem::Weak)
     }
+    /// A plain field of an element type the program does not have, known by its signature and
+    /// static size: its elements are kept as stored.
+    pub(crate) fn raw_plain(id: u16, name: impl Into<String>, signature: Vec<u32>, static_size: Option<u32>) -> Self {
+        Self::new(id, name, Elem::Raw { signature, static_size })
+    }
     /// Makes the field an array (`Vec` of its element).
     pub fn array(mut self) -> Self {
         self.array = true;
@@ -123,8 +134,9 @@ impl FieldDescription {
 
     /// The stored value of a fresh object, and what it takes.
     fn default_value(&self) -> Box<dyn Any> {
-        match (self.elem, self.array) {
+        match (&self.elem, self.array) {
             (Elem::Plain(slot), array) => (slot.default)(array),
+            (Elem::Raw { .. }, _) => Box::new(RawPlain { count: usize::from(!self.array), bytes: Vec::new() }),
             (Elem::Embedded, false) => Box::new(None::<Box<dyn Reflectable>>),
             (Elem::Pointer, false) => Box::new(None::<Shared>),
             (Elem::Weak, false) => Box::new(dangling()),
@@ -135,8 +147,9 @@ impl FieldDescription {
     }
 
     fn value_size(&self) -> usize {
-        match (self.elem, self.array) {
+        match (&self.elem, self.array) {
             (Elem::Plain(slot), array) => (slot.size)(array),
+            (Elem::Raw { .. }, _) => size_of::<RawPlain>(),
             (_, true) => size_of::<Vec<u8>>(),
             (Elem::Embedded | Elem::Pointer | Elem::Weak, false) => size_of::<Option<Box<dyn Reflectable>>>(),
         }
@@ -149,9 +162,17 @@ impl FieldDescription {
         owner: &Owner,
     ) -> RttiTypeBuilder<RuntimeObject> {
         let (id, name) = (self.id, Cow::Owned(self.name.clone()));
-        let builder = match (self.elem, self.array) {
+        let builder = match (&self.elem, self.array) {
             (Elem::Plain(slot), array) => {
                 (slot.add)(builder, SlotSpec { id, name, index, array, owner: owner.clone() })
+            }
+            (Elem::Raw { signature, static_size }, array) => {
+                let (signature, static_size, owner) = (signature.clone(), *static_size, owner.clone());
+                builder.add_plain_access(
+                    id,
+                    name,
+                    Box::new(RawPlainField { index, owner, signature, static_size, array }),
+                )
             }
             (Elem::Embedded, false) => {
                 builder.add_embedded::<Option<Box<dyn Reflectable>>, One>(id, name, slot_accessor(index, owner), None)

@@ -37,9 +37,14 @@
 //! single-threaded object graphs; embedded and pointer fields accept objects of any type.
 
 mod description;
+mod kept;
 mod object;
 mod plain_slot;
+mod raw_plain;
 
 pub use description::{FieldDescription, TypeDescription};
+pub(crate) use kept::kept_type;
+pub use kept::MAX_KEPT_TYPES;
 pub use object::{RuntimeObject, RUNTIME_OBJECT_TYPE_ID};
 pub use plain_slot::PlainSlot;
+pub use raw_plain::RawPlain;

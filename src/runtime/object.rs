@@ -94,14 +94,14 @@ impl RuntimeObject {
     }
 
     /// Slot `index` as a `C`, when this object is of the type `owner` holds.
-    fn slot<C: 'static>(&self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&C> {
+    pub(super) fn slot<C: 'static>(&self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&C> {
         if !std::ptr::eq(self.rtti, *owner.get()?) {
             return None;
         }
         self.slots.get(index)?.downcast_ref()
     }
 
-    fn slot_mut<C: 'static>(&mut self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&mut C> {
+    pub(super) fn slot_mut<C: 'static>(&mut self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&mut C> {
         if !std::ptr::eq(self.rtti, *owner.get()?) {
             return None;
         }

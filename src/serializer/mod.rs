@@ -85,6 +85,7 @@ pub struct BinarySerializer<'r> {
     checksum: bool,
     strict: bool,
     schema_table: bool,
+    keep_unknown_types: bool,
     weak_pointers: WeakPointers<'r>,
     relink: Option<Relink<'r>>,
 }
@@ -112,6 +113,7 @@ impl<'r> BinarySerializer<'r> {
             checksum: false,
             strict: false,
             schema_table: true,
+            keep_unknown_types: false,
             weak_pointers: WeakPointers::Follow,
             relink: None,
         }
@@ -148,6 +150,21 @@ impl<'r> BinarySerializer<'r> {
     /// naming it and the byte offset, instead of a line in the [`DecodeReport`]. Off by default.
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        self
+    }
+
+    /// Keeps objects of types the registry lacks instead of dropping them: when the stream's schema
+    /// table describes such a type, the decoder defines it from there (see
+    /// [`runtime`](crate::runtime)) and loads its objects as
+    /// [`RuntimeObject`](crate::runtime::RuntimeObject)s, with every field, into the fields that
+    /// take them (`dyn Reflectable` ones, and `dyn YourTrait` ones when the program implements the
+    /// trait for `RuntimeObject`). Saving the graph writes them back as they were, so a file
+    /// written by a newer program survives a load and save by an older one. Enums, abstract
+    /// types, and objects no field can take are still dropped and reported; so is every object of
+    /// an unknown type once the process keeps [`MAX_KEPT_TYPES`](crate::runtime::MAX_KEPT_TYPES)
+    /// of them. Off by default.
+    pub fn keep_unknown_types(mut self, keep: bool) -> Self {
+        self.keep_unknown_types = keep;
         self
     }
 
@@ -291,7 +308,8 @@ impl<'r> BinarySerializer<'r> {
     }
 
     fn decoder<'d, 'c>(&'d self, bytes: &'d [u8], context: &'c mut dyn Any) -> Result<Decoder<'d, 'c>, DecodeError> {
-        Ok(Decoder::new(bytes, self.registry, self.limits, context)?.with_relink(self.relink).strict(self.strict))
+        let decoder = Decoder::new(bytes, self.registry, self.limits, context)?;
+        Ok(decoder.with_relink(self.relink).strict(self.strict).keep_unknown_types(self.keep_unknown_types))
     }
 
     /// Reads `reader` to its end, then decodes.

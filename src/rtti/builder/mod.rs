@@ -229,6 +229,17 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         self.push(id, name, FieldAccess::Plain(Box::new(FieldImpl::<T, C, S, K>::new(access, fill))))
     }
 
+    /// Adds a plain field with its own access implementation (a type kept from a stream stores
+    /// elements of types the program lacks as bytes).
+    pub(crate) fn add_plain_access(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        access: Box<dyn crate::field::PlainAccess>,
+    ) -> Self {
+        self.push(id, name, FieldAccess::Plain(access))
+    }
+
     /// Adds an embedded field of any shape and accessor.
     pub fn add_embedded<C: 'static, S: Shape<C>>(
         self,

@@ -221,6 +221,12 @@ impl<'d> StreamTypes<'d> {
         Ok(layout)
     }
 
+    /// The stored schema of type `type_id`, when the stream describes it (and the entry parses).
+    pub(crate) fn stored(&self, type_id: u32) -> Option<crate::schema::TypeSchema> {
+        let table = self.table.as_ref()?;
+        table.parse(table.get(type_id)?).ok()
+    }
+
     /// The stored name of type `type_id`, when the stream describes it.
     pub(crate) fn stored_name(&self, type_id: u32) -> Option<String> {
         let table = self.table.as_ref()?;

@@ -110,6 +110,8 @@ pub(crate) struct Decoder<'d, 'c> {
     recorder: Recorder,
     /// Re-links external references (`external.rs`).
     relink: Option<super::Relink<'d>>,
+    /// Types the registry lacks are defined from the schema table and their objects kept.
+    keep_unknown_types: bool,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -175,6 +177,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             types,
             recorder: Recorder::default(),
             relink: None,
+            keep_unknown_types: false,
         };
         decoder.states.push(State::Pending);
         Ok(decoder)
@@ -183,6 +186,12 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// Strict decoding: the first loss is an error.
     pub(crate) fn strict(mut self, strict: bool) -> Self {
         self.recorder.strict = strict;
+        self
+    }
+
+    /// See [`BinarySerializer::keep_unknown_types`](super::BinarySerializer::keep_unknown_types).
+    pub(crate) fn keep_unknown_types(mut self, keep: bool) -> Self {
+        self.keep_unknown_types = keep;
         self
     }
 
@@ -233,6 +242,16 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.registry
             .get(type_id)
             .or_else(|| declared().and_then(|declared| declared.rtti()).filter(|rtti| rtti.id() == type_id))
+            .or_else(|| self.kept_type(type_id))
+    }
+
+    /// A type the registry lacks, defined from the stream's schema table (when keeping them).
+    #[cold]
+    fn kept_type(&self, type_id: u32) -> Option<&'static RttiType> {
+        if !self.keep_unknown_types {
+            return None;
+        }
+        crate::runtime::kept_type(type_id, &|id| self.types.stored(id), self.registry)
     }
 
     fn root_type(&self) -> Result<&'static RttiType, DecodeError> {

@@ -1,0 +1,98 @@
+//! Types kept from a stream: when a decoder meets an object whose type the program lacks, and the
+//! stream's schema table describes that type, the type is defined from its stored schema and the
+//! object loads as a [`RuntimeObject`](super::RuntimeObject) instead of being dropped. Saved
+//! again, it writes the same fields and the same schema entry, so a newer program reading the
+//! file finds its objects intact.
+
+use super::{FieldDescription, PlainSlot, TypeDescription};
+use crate::field::WireKind;
+use crate::rtti::{Registry, RttiType};
+use crate::schema::table::write_schema_entry;
+use crate::schema::TypeSchema;
+use ahash::AHashMap;
+use once_cell::sync::Lazy;
+use std::sync::Mutex;
+
+/// How many distinct stored types a process keeps. Descriptors live as long as the program, so
+/// streams describing ever new types (hostile ones) must not grow memory without end: past this
+/// many, objects of further unknown types are dropped and reported, as without keeping.
+pub const MAX_KEPT_TYPES: usize = 4096;
+
+/// How long a chain of unknown bases a kept type may have.
+const MAX_KEPT_CHAIN: usize = 64;
+
+/// A kept type's schema entry, and the address of its base's descriptor (0 without a base).
+type KeptKey = (Box<[u8]>, usize);
+
+/// Kept types by their schema entry and base: the same stored type is defined once per process.
+static KEPT: Lazy<Mutex<AHashMap<KeptKey, &'static RttiType>>> = Lazy::new(Default::default);
+
+/// The descriptor of type `type_id` as `stored` (the stream's schema table) describes it, for a
+/// type `registry` lacks; `None` when the stream does not describe it, or it is an enum or
+/// abstract, or its chain is too long, or the process keeps [`MAX_KEPT_TYPES`] already.
+pub(crate) fn kept_type(
+    type_id: u32,
+    stored: &dyn Fn(u32) -> Option<TypeSchema>,
+    registry: &Registry,
+) -> Option<&'static RttiType> {
+    define(type_id, stored, registry, 0)
+}
+
+fn define(
+    type_id: u32,
+    stored: &dyn Fn(u32) -> Option<TypeSchema>,
+    registry: &Registry,
+    depth: usize,
+) -> Option<&'static RttiType> {
+    if depth > MAX_KEPT_CHAIN {
+        return None;
+    }
+    let schema = stored(type_id)?;
+    if schema.is_enum || schema.is_abstract {
+        return None;
+    }
+    let base = match schema.base {
+        None => None,
+        Some(base) => Some(
+            registry
+                .get(base)
+                .filter(|base| !base.is_abstract())
+                .or_else(|| define(base, stored, registry, depth + 1))?,
+        ),
+    };
+    let mut entry = Vec::new();
+    write_schema_entry(&schema, &mut entry);
+    let key = (entry.into_boxed_slice(), base.map_or(0, |base| base as *const RttiType as usize));
+    let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(rtti) = kept.get(&key) {
+        return Some(rtti);
+    }
+    if kept.len() >= MAX_KEPT_TYPES {
+        return None;
+    }
+    let mut description = TypeDescription::new(schema.id, schema.name.clone());
+    if let Some(base) = base {
+        description = description.base(base);
+    }
+    for field in &schema.fields {
+        let (id, name) = (field.id, field.name.clone());
+        let described = match field.shape.kind {
+            WireKind::Plain(size) => match PlainSlot::with_signature(&field.signature) {
+                Some(slot) => FieldDescription::plain(id, name, slot),
+                None => FieldDescription::raw_plain(id, name, field.signature.clone(), size.map(u32::from)),
+            },
+            WireKind::Embedded => FieldDescription::embedded(id, name),
+            WireKind::Pointer if field.weak => FieldDescription::weak(id, name),
+            WireKind::Pointer => FieldDescription::pointer(id, name),
+        };
+        description = description.field(if field.shape.array { described.array() } else { described });
+    }
+    let rtti = description.define().ok()?;
+    // The stored entry, not one computed from the kept fields (which declare any type where the
+    // writer declared its own): what is saved describes the type as its program does.
+    let cache = rtti.schema_cache();
+    let _ = cache.table_entry.set(key.0.clone());
+    let _ = cache.fingerprint.set(schema.fingerprint);
+    kept.insert(key, rtti);
+    Some(rtti)
+}
