@@ -261,3 +261,95 @@ fn a_stream_without_a_schema_table_cannot_keep_and_says_so() {
     release(&original);
     release(&loaded);
 }
+
+#[test]
+fn every_cut_and_flipped_byte_is_refused_or_kept_without_a_panic() {
+    let original = world();
+    let bytes = reflectable::to_vec(&original).unwrap();
+    release(&original);
+    let old = old_build();
+    let serializer = MemorySerializer::with(BinarySerializer::with_registry(&old).keep_unknown_types(true));
+    let attempt = |input: &[u8]| {
+        if let Ok(root) = serializer.decode(input) {
+            let _ = serializer.encode(&*root);
+            reflectable::rtti::break_cycles(&*root);
+        }
+    };
+    for cut in 0..bytes.len() {
+        attempt(&bytes[..cut]);
+    }
+    for at in 0..bytes.len() {
+        for flip in [0x01, 0x80, 0xFF] {
+            let mut input = bytes.clone();
+            input[at] ^= flip;
+            attempt(&input);
+        }
+    }
+}
+
+#[test]
+fn keeping_obeys_the_limits() {
+    let original = world();
+    let bytes = reflectable::to_vec(&original).unwrap();
+    release(&original);
+    let old = old_build();
+    let limits = reflectable::serializer::Limits { max_allocation: Some(600), ..Default::default() };
+    let serializer = BinarySerializer::with_registry(&old).keep_unknown_types(true).limits(limits);
+    let error = serializer.decode(&bytes, &mut ()).err().expect("the kept objects count against the budget");
+    assert!(error.to_string().contains("allocat"), "{error}");
+}
+
+/// A field walk that never names a type: for every object reachable from `root` (by value or
+/// through pointers, each shared object once), its type name and its fields' names and kinds.
+fn walk(root: &dyn Reflectable) -> Vec<String> {
+    use reflectable::field::FieldAccess;
+    use reflectable::RttiType;
+    fn visit(object: &dyn Reflectable, seen: &mut std::collections::HashSet<usize>, out: &mut Vec<String>) {
+        for (rtti, section) in RttiType::sections(object) {
+            for field in rtti.fields_of(section) {
+                out.push(format!(
+                    "{}.{}: {:?} x{}",
+                    rtti.name(),
+                    field.name(),
+                    field.kind(),
+                    field.len(section).unwrap()
+                ));
+                match field.access() {
+                    FieldAccess::Plain(_) => {}
+                    FieldAccess::Embedded(values) => values
+                        .for_each(section, &mut |value| value.into_iter().for_each(|v| visit(v, seen, out)))
+                        .unwrap(),
+                    FieldAccess::Pointer(_) => {
+                        for index in 0..field.len(section).unwrap() {
+                            let Some(target) = field.shared(section, index).unwrap() else { continue };
+                            if seen.insert(target.addr()) {
+                                target.read(|target| visit(target, seen, out)).unwrap();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(root, &mut Default::default(), &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn the_same_field_walk_runs_over_typed_and_kept_objects() {
+    let original = world();
+    let bytes = reflectable::to_vec(&original).unwrap();
+    // No types at all: every object is kept from the stream's schema table.
+    let nothing = Registry::new();
+    let serializer = BinarySerializer::with_registry(&nothing).keep_unknown_types(true);
+    let (kept, report) = serializer.decode_with_report(&bytes, &mut ()).unwrap();
+    assert!(report.is_empty(), "{report}");
+    assert!(kept.is::<RuntimeObject>());
+    let typed = walk(&original);
+    assert_eq!(typed.len(), 30, "every field of every object: {typed:?}");
+    assert_eq!(walk(&*kept), typed, "the walk sees the same objects, fields and lengths");
+    reflectable::rtti::break_cycles(&*kept);
+    release(&original);
+}

@@ -435,6 +435,7 @@ pub fn with_actual_length(bytes: &[u8]) -> Option<Vec<u8>> {
 pub fn exercise(bytes: &[u8]) {
     decode_every_way(bytes);
     dynamic_writes_back(bytes);
+    kept_without_types(bytes);
     let _ = reflectable::schema::stored_schema(bytes);
     if let Some(fixed) = with_actual_length(bytes) {
         decode_every_way(&fixed);
@@ -453,6 +454,20 @@ pub fn dynamic_writes_back(bytes: &[u8]) {
     let tight =
         Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), max_pointer_chain: 2 };
     let _ = reflectable::dynamic::DynamicGraph::from_bytes_with_limits(bytes, tight);
+}
+
+/// Decoding with no types at all, keeping every described type as a runtime-defined one: nothing
+/// may panic, and what loads saves and loads again.
+pub fn kept_without_types(bytes: &[u8]) {
+    let registry = reflectable::Registry::new();
+    let serializer = MemorySerializer::with(BinarySerializer::with_registry(&registry).keep_unknown_types(true));
+    if let Ok(root) = serializer.decode(bytes) {
+        if let Ok(again) = serializer.encode(&*root) {
+            let reloaded = serializer.decode(&again).expect("a kept graph's save loads");
+            break_cycles(&*reloaded);
+        }
+        break_cycles(&*root);
+    }
 }
 
 fn decode_every_way(bytes: &[u8]) {
