@@ -295,7 +295,7 @@ fn keeping_obeys_the_limits() {
     let old = old_build();
     let limits = reflectable::serializer::Limits { max_allocation: Some(600), ..Default::default() };
     let serializer = BinarySerializer::with_registry(&old).keep_unknown_types(true).limits(limits);
-    let error = serializer.decode(&bytes, &mut ()).err().expect("the kept objects count against the budget");
+    let error = serializer.decode(&bytes, &mut ()).expect_err("the kept objects count against the budget");
     assert!(error.to_string().contains("allocat"), "{error}");
 }
 
