@@ -17,6 +17,35 @@
 //!   save holds and loads with the binary decoder's tolerance and report.
 //! - [`DynamicSection::get`] decodes a plain value as a Rust type, refusing a type other than the
 //!   stored one; [`DynamicSection::set`] replaces it.
+//! - Code that walks fields through [`RttiField`](crate::field::RttiField) (a dependency
+//!   collector, an editor's inspector) runs unchanged over a file without its types: decode it
+//!   with an empty [`Registry`](crate::Registry) and
+//!   [`keep_unknown_types`](crate::serializer::BinarySerializer::keep_unknown_types), and every
+//!   object is a [`RuntimeObject`](crate::runtime::RuntimeObject) of a type defined from the
+//!   stream's schema table, with the stream's fields:
+//!
+//! ```
+//! use reflectable::serializer::BinarySerializer;
+//! use reflectable::{Reflectable, Registry, RttiType};
+//!
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 9911)]
+//! struct Crate {
+//!     #[rtti(id = 1)]
+//!     label: String,
+//!     #[rtti(id = 2)]
+//!     weight: f32,
+//! }
+//! let bytes = reflectable::to_vec(&Crate { label: "ammo".into(), weight: 12.5 }).unwrap();
+//!
+//! let no_types = Registry::new();
+//! let object = BinarySerializer::with_registry(&no_types).keep_unknown_types(true).decode(&bytes, &mut ()).unwrap();
+//! let names: Vec<_> = RttiType::sections(&*object)
+//!     .flat_map(|(rtti, _)| rtti.fields().iter().map(|field| format!("{}.{}", rtti.name(), field.name())))
+//!     .collect();
+//! assert_eq!(names, ["Crate.label", "Crate.weight"]);
+//! assert_eq!(object.rtti().field_by_name("weight").unwrap().get::<f32>(&*object), Ok(12.5));
+//! ```
 //!
 //! ```
 //! use reflectable::dynamic::{DynamicGraph, DynamicValue};
