@@ -262,6 +262,7 @@ pub mod serializer;
 
 pub use reflectable_derive::{PlainType, Reflectable};
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};
+pub use runtime::UnknownFields;
 pub use serializer::{from_slice, from_slice_shared, load, load_shared, save, to_vec};
 
 /// The README's examples, run as doctests so the README stays true.

@@ -97,6 +97,15 @@ pub fn base<O: Reflectable, B: Reflectable>(
     builder.base(get, get_mut)
 }
 
+/// A `#[rtti(unknown)]` member.
+pub fn unknown_fields<O: Reflectable>(
+    builder: RttiTypeBuilder<O>,
+    get: fn(&O) -> &crate::UnknownFields,
+    get_mut: fn(&mut O) -> &mut crate::UnknownFields,
+) -> RttiTypeBuilder<O> {
+    builder.unknown_fields(get, get_mut)
+}
+
 /// How generated code reaches a struct's member.
 pub fn member<O, C>(get: fn(&O) -> &C, get_mut: fn(&mut O) -> &mut C) -> Accessor<O, C> {
     Accessor::Direct { get, get_mut }

@@ -165,6 +165,13 @@ pub enum RttiError {
         /// The base.
         base: String,
     },
+    /// An enum declares an [`UnknownFields`](crate::UnknownFields) member: unknown fields are kept
+    /// per struct, not per variant.
+    #[error("enum `{type_name}` cannot keep unknown fields: only a struct may have an `#[rtti(unknown)]` member")]
+    UnknownFieldsInEnum {
+        /// The enum's name.
+        type_name: String,
+    },
 }
 
 /// A fresh instance of the globally registered type with ID `type_id`; `None` when the ID is

@@ -4,6 +4,7 @@ use super::field_table::FieldTable;
 use super::variant::{RttiVariant, Variants};
 use super::{Migration, Reflectable, Registry};
 use crate::field::{Family, RttiField, SharedObject};
+use crate::runtime::UnknownFields;
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
@@ -40,6 +41,12 @@ pub(crate) enum BaseRtti {
     Defined(&'static RttiType),
 }
 
+/// How a type reaches its [`UnknownFields`] member (`#[rtti(unknown)]`).
+pub(crate) struct UnknownLink {
+    pub(crate) get: Box<dyn Fn(&dyn Any) -> Option<&UnknownFields> + Send + Sync>,
+    pub(crate) get_mut: Box<dyn Fn(&mut dyn Any) -> Option<&mut UnknownFields> + Send + Sync>,
+}
+
 type BaseGetter = Box<dyn Fn(&dyn Any) -> Option<&dyn Reflectable> + Send + Sync>;
 type BaseGetterMut = Box<dyn Fn(&mut dyn Any) -> Option<&mut dyn Reflectable> + Send + Sync>;
 /// Makes fresh default instances: boxed, or straight into a shared allocation of a family (no
@@ -60,6 +67,8 @@ pub struct RttiType {
     pub(crate) rust_name: &'static str,
     pub(crate) size: usize,
     pub(crate) base: Option<BaseLink>,
+    /// Where the stored fields the type lacks are kept, when it keeps them.
+    unknown: Option<UnknownLink>,
     fields: FieldTable,
     variants: Option<Variants>,
     pub(crate) create: Option<Constructor>,
@@ -105,6 +114,7 @@ impl RttiType {
         rust_name: &'static str,
         size: usize,
         base: Option<BaseLink>,
+        unknown: Option<UnknownLink>,
         fields: Vec<RttiField>,
         variants: Option<Variants>,
         create: Option<Constructor>,
@@ -119,6 +129,7 @@ impl RttiType {
             rust_name,
             size,
             base,
+            unknown,
             fields: FieldTable::new(fields),
             variants,
             create,
@@ -275,6 +286,19 @@ impl RttiType {
     /// The base object embedded in `object`, mutably.
     pub fn base_of_mut<'a>(&self, object: &'a mut dyn Reflectable) -> Option<&'a mut dyn Reflectable> {
         self.base.as_ref().and_then(|base| (base.get_mut)(object))
+    }
+    /// `true` when the type keeps stored fields it lacks (an [`UnknownFields`] member).
+    pub fn keeps_unknown_fields(&self) -> bool {
+        self.unknown.is_some()
+    }
+    /// The stored fields `object` (of this type) keeps that its type lacks, when the type keeps
+    /// them.
+    pub fn unknown_fields<'a>(&self, object: &'a dyn Reflectable) -> Option<&'a UnknownFields> {
+        self.unknown.as_ref().and_then(|unknown| (unknown.get)(object))
+    }
+    /// The kept stored fields of `object`, mutably.
+    pub fn unknown_fields_mut<'a>(&self, object: &'a mut dyn Reflectable) -> Option<&'a mut UnknownFields> {
+        self.unknown.as_ref().and_then(|unknown| (unknown.get_mut)(object))
     }
     /// The migration handler for stored field `id`, if one is registered.
     pub fn migration(&self, id: u16) -> Option<&Migration> {

@@ -8,18 +8,22 @@ use super::{FieldDescription, PlainSlot, TypeDescription};
 use crate::field::WireKind;
 use crate::rtti::{Registry, RttiType};
 use crate::schema::table::write_schema_entry;
-use crate::schema::TypeSchema;
+use crate::schema::{FieldSchema, TypeSchema};
 use ahash::AHashMap;
 use once_cell::sync::Lazy;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// How many distinct stored types a process keeps. Descriptors live as long as the program, so
+/// How many distinct stored types (and sets of unknown fields) a process keeps. Descriptors live as long as the program, so
 /// streams describing ever new types (hostile ones) must not grow memory without end: past this
 /// many, objects of further unknown types are dropped and reported, as without keeping.
 pub const MAX_KEPT_TYPES: usize = 4096;
 
 /// How long a chain of unknown bases a kept type may have.
 const MAX_KEPT_CHAIN: usize = 64;
+
+/// How many kept types and kept field sets the process has defined (each is leaked).
+static DEFINED: AtomicUsize = AtomicUsize::new(0);
 
 /// A kept type's schema entry, and the address of its base's descriptor (0 without a base).
 type KeptKey = (Box<[u8]>, usize);
@@ -67,7 +71,7 @@ fn define(
     if let Some(rtti) = kept.get(&key) {
         return Some(rtti);
     }
-    if kept.len() >= MAX_KEPT_TYPES {
+    if DEFINED.load(Ordering::Relaxed) >= MAX_KEPT_TYPES {
         return None;
     }
     let mut description = TypeDescription::new(schema.id, schema.name.clone());
@@ -75,17 +79,7 @@ fn define(
         description = description.base(base);
     }
     for field in &schema.fields {
-        let (id, name) = (field.id, field.name.clone());
-        let described = match field.shape.kind {
-            WireKind::Plain(size) => match PlainSlot::with_signature(&field.signature) {
-                Some(slot) => FieldDescription::plain(id, name, slot),
-                None => FieldDescription::raw_plain(id, name, field.signature.clone(), size.map(u32::from)),
-            },
-            WireKind::Embedded => FieldDescription::embedded(id, name),
-            WireKind::Pointer if field.weak => FieldDescription::weak(id, name),
-            WireKind::Pointer => FieldDescription::pointer(id, name),
-        };
-        description = description.field(if field.shape.array { described.array() } else { described });
+        description = description.field(field_description(field));
     }
     let rtti = description.define().ok()?;
     // The stored entry, not one computed from the kept fields (which declare any type where the
@@ -94,5 +88,72 @@ fn define(
     let _ = cache.table_entry.set(key.0.clone());
     let _ = cache.fingerprint.set(schema.fingerprint);
     kept.insert(key, rtti);
+    DEFINED.fetch_add(1, Ordering::Relaxed);
     Some(rtti)
+}
+
+/// A kept field's description, from its stored schema: plain values of a type the program has
+/// are read as that type, others kept as their bytes; objects and pointers accept any type.
+fn field_description(field: &FieldSchema) -> FieldDescription {
+    let (id, name) = (field.id, field.name.clone());
+    let described = match field.shape.kind {
+        WireKind::Plain(size) => match PlainSlot::with_signature(&field.signature) {
+            Some(slot) => FieldDescription::plain(id, name, slot),
+            None => FieldDescription::raw_plain(id, name, field.signature.clone(), size.map(u32::from)),
+        },
+        WireKind::Embedded => FieldDescription::embedded(id, name),
+        WireKind::Pointer if field.weak => FieldDescription::weak(id, name),
+        WireKind::Pointer => FieldDescription::pointer(id, name),
+    };
+    if field.shape.array {
+        described.array()
+    } else {
+        described
+    }
+}
+
+/// The fields of one stored type that its running type lacks, kept by an
+/// [`UnknownFields`](super::UnknownFields) member: a runtime type holding them, and their stored
+/// descriptions, which a save writes into the running type's schema entry.
+#[derive(Debug)]
+pub(crate) struct KeptFields {
+    pub(crate) rtti: &'static RttiType,
+    pub(crate) stored: Box<[FieldSchema]>,
+}
+
+/// Field sets kept per (stored entry of the set, running type's descriptor address).
+static KEPT_FIELDS: Lazy<Mutex<AHashMap<KeptKey, &'static KeptFields>>> = Lazy::new(Default::default);
+
+/// The kept field set of `stored` fields of `owner` (a running type that lacks them), defined
+/// once per process; `None` past [`MAX_KEPT_TYPES`] (counted with the kept types).
+pub(crate) fn kept_fields(owner: &'static RttiType, stored: Vec<FieldSchema>) -> Option<&'static KeptFields> {
+    let schema = TypeSchema {
+        id: owner.id(),
+        name: format!("{} (unknown fields)", owner.name()),
+        base: None,
+        is_enum: false,
+        is_abstract: false,
+        fields: stored,
+        variants: Vec::new(),
+        fingerprint: 0,
+    };
+    let mut entry = Vec::new();
+    write_schema_entry(&schema, &mut entry);
+    let key = (entry.into_boxed_slice(), owner as *const RttiType as usize);
+    let mut sets = KEPT_FIELDS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(set) = sets.get(&key) {
+        return Some(set);
+    }
+    if DEFINED.load(Ordering::Relaxed) >= MAX_KEPT_TYPES {
+        return None;
+    }
+    let description = schema
+        .fields
+        .iter()
+        .fold(TypeDescription::new(schema.id, schema.name.clone()), |d, field| d.field(field_description(field)));
+    let rtti = description.define().ok()?;
+    let set: &'static KeptFields = Box::leak(Box::new(KeptFields { rtti, stored: schema.fields.into() }));
+    sets.insert(key, set);
+    DEFINED.fetch_add(1, Ordering::Relaxed);
+    Some(set)
 }

@@ -41,10 +41,12 @@ mod kept;
 mod object;
 mod plain_slot;
 mod raw_plain;
+mod unknown_fields;
 
 pub use description::{FieldDescription, TypeDescription};
-pub(crate) use kept::kept_type;
 pub use kept::MAX_KEPT_TYPES;
+pub(crate) use kept::{kept_fields, kept_type, KeptFields};
 pub use object::{RuntimeObject, RUNTIME_OBJECT_TYPE_ID};
 pub use plain_slot::PlainSlot;
 pub use raw_plain::RawPlain;
+pub use unknown_fields::UnknownFields;

@@ -46,12 +46,18 @@ pub(crate) fn write_entry(rtti: &'static RttiType, out: &mut Vec<u8>) {
     out.extend_from_slice(running_entry(rtti));
 }
 
-/// Appends a whole table of `types`, in that order.
-pub(crate) fn write_table(types: &[&'static RttiType], out: &mut Vec<u8>) {
+/// Appends a whole table of `types`, in that order; a type listed in `written` gets that entry
+/// instead of its running one (a type whose objects kept fields it lacks).
+pub(crate) fn write_table(types: &[&'static RttiType], written: &[(&'static RttiType, Vec<u8>)], out: &mut Vec<u8>) {
     let start = out.len();
     out.extend_from_slice(&SCHEMA_MARK.to_le_bytes());
     out.extend_from_slice(&(types.len() as u32).to_le_bytes());
-    types.iter().for_each(|rtti| write_entry(rtti, out));
+    for &rtti in types {
+        match written.iter().find(|(owner, _)| std::ptr::eq(*owner, rtti)) {
+            Some((_, entry)) => out.extend_from_slice(entry),
+            None => write_entry(rtti, out),
+        }
+    }
     let length = (out.len() - start + 4) as u32;
     out.extend_from_slice(&length.to_le_bytes());
 }

@@ -5,6 +5,7 @@
 //! 1, 2, 3, ... and each object is written once. Identity is the address of the shared allocation.
 //! Total work is linear in the graph (one hash lookup per pointer, no rescans).
 
+mod kept;
 mod subtree;
 mod trait_check;
 
@@ -57,6 +58,8 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     types: Vec<&'static RttiType>,
     /// Which types are in `types`.
     seen_types: TypeSet,
+    /// The kept unknown fields written, by type (`kept.rs`): their types' entries describe them.
+    kept: Vec<kept::KeptSet>,
     /// `false` to write a version 2 stream, which has no schema table.
     schema_table: bool,
     /// The types found castable into each user trait (`trait_check.rs`).
@@ -95,6 +98,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             checksum: config.checksum.then(crc32fast::Hasher::new),
             types: Vec::new(),
             seen_types: TypeSet::default(),
+            kept: Vec::new(),
             schema_table: config.schema_table,
             trait_checks: TraitChecks::default(),
         }
@@ -127,7 +131,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             }
         }
         if self.schema_table {
-            write_table(&self.types, &mut self.out);
+            write_table(&self.types, &self.kept_entries()?, &mut self.out);
         }
         if let Some(hasher) = self.checksum.as_mut() {
             hasher.update(&self.out);
@@ -210,6 +214,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 if instance != 0 {
                     self.maybe_flush()?;
                 }
+            }
+            if rtti.keeps_unknown_fields() {
+                self.kept_fields(rtti, section)?;
             }
             rtti.hooks().serialization_ended(section, self.context);
         }

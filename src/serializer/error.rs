@@ -353,6 +353,18 @@ pub enum EncodeError {
         #[source]
         source: FieldError,
     },
+    /// A kept unknown field ([`UnknownFields`](crate::UnknownFields)) has the ID of a field the
+    /// type declares, or of another kept field of that type described differently (objects
+    /// loaded from streams of different versions of it): the stream could not say which is which.
+    #[error(
+        "type {type_name}: kept unknown field {field} clashes with a field of that ID; clear the object's UnknownFields"
+    )]
+    KeptFieldClash {
+        /// The type.
+        type_name: &'static str,
+        /// The field ID.
+        field: u16,
+    },
     /// An enum's `variants` function named a variant the type does not declare.
     #[error("an object of enum {type_name} holds a variant its RTTI does not declare")]
     UnknownVariant {

@@ -26,6 +26,7 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
     check_unique_ids(cx, fields);
     check_unique_names(cx, fields);
     check_single_base(cx, fields);
+    check_single_unknown(cx, fields);
 }
 
 /// Each variant has an ID, IDs and names are unique, and a variant's fields are checked like a
@@ -60,6 +61,12 @@ fn check_variants(cx: &Ctxt, derive: &DeriveInput, variants: &[Variant]) {
         for field in &variant.fields {
             if let Some(base) = &field.attrs.base {
                 cx.error_spanned_by(base, "a variant's field cannot be a base: an enum has no base type");
+            }
+            if let Some(unknown) = &field.attrs.unknown {
+                cx.error_spanned_by(
+                    unknown,
+                    "a variant's field cannot keep unknown fields: only a struct may have an `#[rtti(unknown)]` member",
+                );
             }
             if field.attrs.id.as_ref().and_then(literal_int::<u64>) == Some(0) {
                 cx.error_spanned_by(
@@ -129,6 +136,11 @@ fn check_field(cx: &Ctxt, field: &Field) {
     if let Some(base) = &attrs.base {
         let reason = "the base field holds the base type's fields, and takes no ID, name, flags or kind";
         return conflicts_with(cx, field, base, reason);
+    }
+    if let Some(unknown) = &attrs.unknown {
+        let reason =
+            "the `unknown` member keeps the stored fields the type lacks, and takes no ID, name, flags or kind";
+        return conflicts_with(cx, field, unknown, reason);
     }
     if attrs.id.is_none() {
         cx.error_spanned_by(
@@ -208,9 +220,12 @@ fn check_kinds(cx: &Ctxt, field: &Field) {
     }
 }
 
-/// The reflected fields: neither skipped nor the base.
+/// The reflected fields: neither skipped nor the base nor the unknown fields' member.
 fn reflected<'f, 'a>(fields: &'f [Field<'a>]) -> impl Iterator<Item = &'f Field<'a>> {
-    fields.iter().filter(|field| field.attrs.skip.is_none() && field.attrs.base.is_none())
+    fields.iter().filter(|field| {
+        let attrs = &field.attrs;
+        attrs.skip.is_none() && attrs.base.is_none() && attrs.unknown.is_none()
+    })
 }
 
 /// Literal field IDs are unique; the second use is reported, naming the first.
@@ -258,6 +273,17 @@ fn check_single_base(cx: &Ctxt, fields: &[Field]) {
                  embed any other reflectable struct with `#[rtti(id = N, embedded)]`",
                 first.display()
             ),
+        );
+    }
+}
+
+fn check_single_unknown(cx: &Ctxt, fields: &[Field]) {
+    let mut members = fields.iter().filter_map(|field| field.attrs.unknown.as_ref().map(|key| (field, key)));
+    let Some((first, _)) = members.next() else { return };
+    for (_, key) in members {
+        cx.error_spanned_by(
+            key,
+            format!("a type has at most one `#[rtti(unknown)]` member, and `{}` already is it", first.display()),
         );
     }
 }

@@ -251,6 +251,12 @@ fn field_step(
             let builder = #krate::__private::base::<#owner, #ty>(builder, |o: &#owner| &o.#member, |o: &mut #owner| &mut o.#member);
         });
     }
+    if attrs.unknown.is_some() {
+        let member = &field.member;
+        return Some(quote_spanned! {span=>
+            let builder = #krate::__private::unknown_fields::<#owner>(builder, |o: &#owner| &o.#member, |o: &mut #owner| &mut o.#member);
+        });
+    }
     let id = attrs.id.as_ref().expect("checked: a reflected field has an ID");
     let name = stored_name(field);
     let access = accessor(&krate, owner, path, field, variant);

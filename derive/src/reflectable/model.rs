@@ -9,10 +9,12 @@ use syn::{Attribute, Data, DeriveInput, Expr, Ident, Index, LitStr, Member, Path
 
 const TYPE_KEYS: &str =
     "`id = N`, `name = \"...\"`, `abstract`, `hooks`, `implements(Trait, ...)`, `extend = path`, `no_register` or `crate = path`";
-const FIELD_KEYS: &str = "`id = N`, `name = \"...\"`, `flags = EXPR`, `skip`, `base`, `embedded`, `pointer`, `plain`, \
-                          `array`, `with = Codec` or `serde`";
+const FIELD_KEYS: &str =
+    "`id = N`, `name = \"...\"`, `flags = EXPR`, `skip`, `base`, `unknown`, `embedded`, `pointer`, \
+                          `plain`, `array`, `with = Codec` or `serde`";
 const ONLY_TYPE_KEYS: &[&str] = &["abstract", "hooks", "implements", "extend", "no_register", "crate"];
-const ONLY_FIELD_KEYS: &[&str] = &["flags", "skip", "base", "embedded", "pointer", "plain", "array", "with", "serde"];
+const ONLY_FIELD_KEYS: &[&str] =
+    &["flags", "skip", "base", "unknown", "embedded", "pointer", "plain", "array", "with", "serde"];
 const VARIANT_KEYS: &str = "`id = N` or `name = \"...\"`";
 
 /// A struct or enum deriving `Reflectable`.
@@ -108,6 +110,8 @@ pub struct FieldAttrs {
     pub skip: Option<Path>,
     /// `base`.
     pub base: Option<Path>,
+    /// `unknown`: the member keeping stored fields the type lacks.
+    pub unknown: Option<Path>,
     /// Every kind key given; `check.rs` makes sure there is at most one.
     pub kinds: Vec<(Kind, Path)>,
     /// `array`.
@@ -234,6 +238,7 @@ fn parse_field_key(cx: &Ctxt, attrs: &mut FieldAttrs, meta: &ParseNestedMeta) ->
         "flags" => return set_value(cx, &mut attrs.flags, &mut attrs.keys, meta),
         "skip" => return set_key(cx, &mut attrs.skip, &mut attrs.keys, meta),
         "base" => return set_key(cx, &mut attrs.base, &mut attrs.keys, meta),
+        "unknown" => return set_key(cx, &mut attrs.unknown, &mut attrs.keys, meta),
         "array" => return set_key(cx, &mut attrs.array, &mut attrs.keys, meta),
         "with" => return add_codec(attrs, meta, Codec::With(value(meta)?.parse()?)),
         "serde" => {

@@ -2,7 +2,7 @@
 
 mod variants;
 
-use super::rtti_type::{BaseLink, BaseRtti, Constructor, Hooks};
+use super::rtti_type::{BaseLink, BaseRtti, Constructor, Hooks, UnknownLink};
 use super::variant::{ActiveVariant, VariantMigration};
 use super::{downcast_box, Migration, Reflectable, RttiError, RttiType, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID};
 use crate::containers::{add_map_field, ObjectMap, FIRST_RESERVED_TYPE_ID};
@@ -11,6 +11,7 @@ use crate::field::{
     SharedObject,
 };
 use crate::plain::{Native, PlainCodec, PlainType, MAX_INLINE_SIZE};
+use crate::runtime::UnknownFields;
 use variants::PendingVariant;
 
 use ahash::AHashMap;
@@ -82,6 +83,7 @@ pub struct RttiTypeBuilder<T> {
     id: u32,
     name: Cow<'static, str>,
     base: Option<BaseLink>,
+    unknown: Option<UnknownLink>,
     fields: Vec<RttiField>,
     create: Option<Constructor>,
     hooks: Hooks,
@@ -109,6 +111,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             id,
             name: name.into(),
             base: None,
+            unknown: None,
             fields: Vec::new(),
             create: None,
             hooks: Hooks::default(),
@@ -156,6 +159,16 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             get_mut: Box::new(move |object: &mut dyn Any| {
                 object.downcast_mut::<T>().map(|t| get_mut(t) as &mut dyn Reflectable)
             }),
+        });
+        self
+    }
+
+    /// `T` keeps the stored fields it lacks in the [`UnknownFields`] member `get` reaches, and
+    /// writes them back when saved (what `#[rtti(unknown)]` declares). Not for an enum.
+    pub fn unknown_fields(mut self, get: fn(&T) -> &UnknownFields, get_mut: fn(&mut T) -> &mut UnknownFields) -> Self {
+        self.unknown = Some(UnknownLink {
+            get: Box::new(move |object: &dyn Any| object.downcast_ref::<T>().map(get)),
+            get_mut: Box::new(move |object: &mut dyn Any| object.downcast_mut::<T>().map(get_mut)),
         });
         self
     }
@@ -505,6 +518,9 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             return Err(RttiError::BuiltInTypeId { type_name, id: self.id });
         }
         check_fields(&type_name, &self.fields, false)?;
+        if self.unknown.is_some() && self.active.is_some() {
+            return Err(RttiError::UnknownFieldsInEnum { type_name });
+        }
         let variants = match self.active.take() {
             None if self.variants.is_empty() => None,
             None => return Err(RttiError::NotAnEnum { type_name }),
@@ -517,6 +533,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             std::any::type_name::<T>(),
             self.size.unwrap_or(std::mem::size_of::<T>()),
             self.base,
+            self.unknown,
             self.fields,
             variants,
             self.create,

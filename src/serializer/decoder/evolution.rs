@@ -10,6 +10,7 @@
 use super::scope::Layout;
 use crate::field::RttiField;
 use crate::rtti::{Registry, RttiType, TypeSet};
+use crate::runtime::{kept_fields, KeptFields};
 use crate::schema::convert::{conversion, Conversion};
 use crate::schema::table::{EntryRef, TableIndex};
 use crate::schema::{field_signature, fingerprint, FieldSchema, TypeSchema};
@@ -28,6 +29,8 @@ pub(crate) enum Action {
     Convert(Conversion),
     /// Hand it to the running type's migration at this index.
     Migrate(usize),
+    /// Keep it in the object's [`UnknownFields`](crate::UnknownFields) member, in this set.
+    Keep(&'static KeptFields),
     /// Skip it, and report why.
     Skip(SkipReason),
 }
@@ -50,6 +53,9 @@ impl TypePlan {
         let mut actions = Vec::new();
         for (index, field) in stored.fields.iter().enumerate() {
             actions.push(((None, field.id), decide(rtti, None, field, rtti.field(field.id)), (None, index)));
+        }
+        if rtti.keeps_unknown_fields() {
+            keep_unknown(&stored, rtti, &mut actions);
         }
         for (at, variant) in stored.variants.iter().enumerate() {
             let running = rtti.variant(variant.id);
@@ -85,6 +91,24 @@ impl TypePlan {
             Some(found) => Ok(found),
             None => Err(corrupt(offset, "a field header the stream's schema table does not describe")),
         }
+    }
+}
+
+/// Turns the skips of stored fields the running type lacks into keeps, all in one kept set.
+fn keep_unknown(stored: &TypeSchema, rtti: &'static RttiType, actions: &mut [((Option<u32>, u16), Action, StoredAt)]) {
+    // Fields of the type itself: a stored enum's variants have nowhere to go in a struct.
+    fn unknown(((variant, _), action, _): &((Option<u32>, u16), Action, StoredAt)) -> bool {
+        variant.is_none() && matches!(action, Action::Skip(SkipReason::NotInType))
+    }
+    let fields: Vec<FieldSchema> =
+        actions.iter().filter(|entry| unknown(entry)).map(|(_, _, (_, at))| stored.fields[*at].clone()).collect();
+    if fields.is_empty() {
+        return;
+    }
+    // Past the process's limit on kept sets, the fields are skipped and reported as before.
+    let Some(kept) = kept_fields(rtti, fields) else { return };
+    for (_, action, _) in actions.iter_mut().filter(|entry| unknown(entry)) {
+        *action = Action::Keep(kept);
     }
 }
 

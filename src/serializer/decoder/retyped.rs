@@ -95,6 +95,16 @@ impl Decoder<'_, '_> {
                 let event = DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from };
                 return self.record(event, 1, header_at);
             }
+            (Action::Keep(kept), _) => {
+                let field = kept.rtti.field(header.id).expect("a kept set declares each field it keeps");
+                // An object of a same-ID twin descriptor may have no member to keep it in.
+                if let Some(unknown) = rtti.unknown_fields_mut(object) {
+                    return self
+                        .known_field(reader, field, header, unknown.object_for(kept))
+                        .map_err(|e| e.within(rtti.name(), Some(field.name())));
+                }
+                SkipReason::NotInType
+            }
             (Action::Skip(why), _) => why.clone(),
             (_, None) => SkipReason::NotInType,
         };

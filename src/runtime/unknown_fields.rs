@@ -1,0 +1,150 @@
+//! Fields of a known type that the running program lacks, kept through load and save: a newer
+//! build wrote them, an older build that declares an [`UnknownFields`] member keeps them and
+//! writes them back, so the newer build finds them again.
+
+use super::kept::KeptFields;
+use super::RuntimeObject;
+use crate::field::RttiField;
+use crate::rtti::Reflectable;
+use std::fmt;
+
+/// The stored fields of an object that its type does not declare, kept by a decode and written
+/// back by the next save.
+///
+/// Declare one as a member with `#[rtti(unknown)]` (or
+/// [`RttiTypeBuilder::unknown_fields`](crate::RttiTypeBuilder::unknown_fields)). When a stream
+/// describes the type with fields the running type lacks (a newer build added them), the decoder
+/// keeps them here instead of skipping them; the encoder writes them back in the object's section
+/// and describes them in the type's schema entry, exactly as they were stored. Plain values keep
+/// their stored type (or bytes, for a plain type the program lacks), pointers keep the identity of
+/// their targets in the graph, embedded objects come back as objects.
+///
+/// Only a stream that describes its types (format version 3, the default) says enough to keep
+/// a field; from older streams, unknown fields are skipped and reported as before. Fields of a
+/// type's base are kept by the base's own member. A field the running type has, retyped beyond
+/// conversion, is skipped and reported, never kept beside it.
+///
+/// ```
+/// use reflectable::serializer::MemorySerializer;
+/// use reflectable::{Reflectable, Registry, UnknownFields};
+///
+/// mod newer {
+///     use reflectable::Reflectable;
+///     #[derive(Reflectable, Default)]
+///     #[rtti(id = 9510, name = "Lamp", no_register)]
+///     pub struct Lamp {
+///         #[rtti(id = 1)]
+///         pub on: bool,
+///         #[rtti(id = 2)]
+///         pub hue: f32, // the older build does not have it
+///     }
+/// }
+///
+/// #[derive(Reflectable, Default, Debug)]
+/// #[rtti(id = 9510, name = "Lamp", no_register)]
+/// struct Lamp {
+///     #[rtti(id = 1)]
+///     on: bool,
+///     #[rtti(unknown)]
+///     kept: UnknownFields,
+/// }
+///
+/// let (mut old, mut new) = (Registry::new(), Registry::new());
+/// old.register_type::<Lamp>().unwrap();
+/// new.register_type::<newer::Lamp>().unwrap();
+///
+/// let (older, newer) = (MemorySerializer::with_registry(&old), MemorySerializer::with_registry(&new));
+/// let bytes = newer.encode(&newer::Lamp { on: true, hue: 0.25 }).unwrap();
+/// let (mut lamp, report) = older.decode_as_with_report::<Lamp>(&bytes).unwrap();
+/// assert!(report.is_empty()); // nothing dropped
+/// assert_eq!(lamp.kept.object().unwrap().get::<f32>("hue"), Ok(0.25));
+///
+/// lamp.on = false; // the older build edits what it knows, and saves
+/// let saved = older.encode(&lamp).unwrap();
+/// let (lamp, report) = newer.decode_as_with_report::<newer::Lamp>(&saved).unwrap();
+/// assert!(report.is_empty());
+/// assert_eq!((lamp.on, lamp.hue), (false, 0.25));
+/// ```
+///
+/// Not `Clone` or `PartialEq`: kept objects are `dyn Reflectable` values, which have neither.
+#[derive(Default)]
+pub struct UnknownFields {
+    kept: Option<Kept>,
+}
+
+struct Kept {
+    fields: &'static KeptFields,
+    object: RuntimeObject,
+}
+
+impl UnknownFields {
+    /// No kept fields.
+    pub const fn new() -> Self {
+        UnknownFields { kept: None }
+    }
+
+    /// `true` when no fields are kept.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_none()
+    }
+
+    /// The kept fields, described as their stream described them.
+    pub fn fields(&self) -> &'static [RttiField] {
+        self.kept.as_ref().map_or(&[], |kept| kept.fields.rtti.fields())
+    }
+
+    /// The kept fields as one object of a runtime type that declares them: read them (and
+    /// change them) through RTTI, like any object's.
+    pub fn object(&self) -> Option<&RuntimeObject> {
+        self.kept.as_ref().map(|kept| &kept.object)
+    }
+
+    /// The kept fields as one object, mutably.
+    pub fn object_mut(&mut self) -> Option<&mut RuntimeObject> {
+        self.kept.as_mut().map(|kept| &mut kept.object)
+    }
+
+    /// Forgets the kept fields: the next save writes only what the type declares.
+    pub fn clear(&mut self) {
+        self.kept = None;
+    }
+
+    /// The kept set and its values, for the encoder.
+    pub(crate) fn kept(&self) -> Option<(&'static KeptFields, &RuntimeObject)> {
+        self.kept.as_ref().map(|kept| (kept.fields, &kept.object))
+    }
+
+    /// The object holding the fields of `fields`, made (in place of any other set) when missing.
+    pub(crate) fn object_for(&mut self, fields: &'static KeptFields) -> &mut RuntimeObject {
+        if !self.kept.as_ref().is_some_and(|kept| std::ptr::eq(kept.fields, fields)) {
+            let object = RuntimeObject::create(fields.rtti).expect("a kept field set is a concrete type");
+            self.kept = Some(Kept { fields, object });
+        }
+        &mut self.kept.as_mut().expect("just set").object
+    }
+}
+
+impl fmt::Debug for UnknownFields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut list = f.debug_map();
+        if let Some(kept) = &self.kept {
+            for field in kept.fields.rtti.fields() {
+                let length = field.len(&kept.object as &dyn Reflectable).ok();
+                list.entry(&format_args!("{} (id {})", field.name(), field.id()), &Length(length, field.is_array()));
+            }
+        }
+        list.finish()
+    }
+}
+
+/// How `Debug` shows a kept field: its kind of content, not its value (values are any type).
+struct Length(Option<usize>, bool);
+
+impl fmt::Debug for Length {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Length(Some(length), true) => write!(f, "[{length} elements]"),
+            _ => f.write_str(".."),
+        }
+    }
+}
