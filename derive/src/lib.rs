@@ -28,7 +28,8 @@ use syn::{parse_macro_input, DeriveInput};
 /// Field attributes: `#[rtti(id = N)]`, `#[rtti(skip)]` or `#[rtti(base)]` on every field, plus
 /// `name = "..."`, `flags = EXPR`, and a kind where it cannot be inferred: `embedded` (a
 /// reflectable object stored by value), `plain` (a whole container as one plain value), `array` (a
-/// plain `[T; N]` as an array field), `pointer`.
+/// plain `[T; N]` as an array field), `pointer`. At most one `#[rtti(unknown)]` member of type
+/// `UnknownFields` keeps the stored fields the type lacks, and writes them back on save.
 ///
 /// Every mistake in the attributes is reported at once, each at the attribute or field it is about.
 #[proc_macro_derive(Reflectable, attributes(rtti))]

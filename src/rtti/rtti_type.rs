@@ -43,9 +43,12 @@ pub(crate) enum BaseRtti {
 
 /// How a type reaches its [`UnknownFields`] member (`#[rtti(unknown)]`).
 pub(crate) struct UnknownLink {
-    pub(crate) get: Box<dyn Fn(&dyn Any) -> Option<&UnknownFields> + Send + Sync>,
-    pub(crate) get_mut: Box<dyn Fn(&mut dyn Any) -> Option<&mut UnknownFields> + Send + Sync>,
+    pub(crate) get: UnknownGetter,
+    pub(crate) get_mut: UnknownGetterMut,
 }
+
+type UnknownGetter = Box<dyn Fn(&dyn Any) -> Option<&UnknownFields> + Send + Sync>;
+type UnknownGetterMut = Box<dyn Fn(&mut dyn Any) -> Option<&mut UnknownFields> + Send + Sync>;
 
 type BaseGetter = Box<dyn Fn(&dyn Any) -> Option<&dyn Reflectable> + Send + Sync>;
 type BaseGetterMut = Box<dyn Fn(&mut dyn Any) -> Option<&mut dyn Reflectable> + Send + Sync>;

@@ -42,8 +42,11 @@ pub(crate) struct TypePlan {
     pub(crate) stored: TypeSchema,
     /// Per stored field, keyed by (variant, field ID), sorted, with where the field is in
     /// `stored` (variant index, field index): found by one search however many fields it lists.
-    actions: Vec<((Option<u32>, u16), Action, StoredAt)>,
+    actions: Vec<PlannedField>,
 }
+
+/// One stored field's plan: its key (variant, field ID), what to do, where it is stored.
+type PlannedField = ((Option<u32>, u16), Action, StoredAt);
 
 /// Where a stored field is in [`TypePlan::stored`]: its variant's index (in an enum), its index.
 type StoredAt = (Option<usize>, usize);
@@ -95,9 +98,9 @@ impl TypePlan {
 }
 
 /// Turns the skips of stored fields the running type lacks into keeps, all in one kept set.
-fn keep_unknown(stored: &TypeSchema, rtti: &'static RttiType, actions: &mut [((Option<u32>, u16), Action, StoredAt)]) {
+fn keep_unknown(stored: &TypeSchema, rtti: &'static RttiType, actions: &mut [PlannedField]) {
     // Fields of the type itself: a stored enum's variants have nowhere to go in a struct.
-    fn unknown(((variant, _), action, _): &((Option<u32>, u16), Action, StoredAt)) -> bool {
+    fn unknown(((variant, _), action, _): &PlannedField) -> bool {
         variant.is_none() && matches!(action, Action::Skip(SkipReason::NotInType))
     }
     let fields: Vec<FieldSchema> =
