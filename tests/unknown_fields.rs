@@ -386,3 +386,21 @@ fn derived_and_built_types_say_whether_they_keep() {
     assert!(Door::rtti_static().unknown_fields(&door).unwrap().is_empty());
     assert!(Hinge::rtti_static().unknown_fields(&Hinge::default()).is_none());
 }
+
+#[test]
+fn graph_walks_and_teardown_follow_kept_pointers() {
+    use reflectable::field::SharedObject;
+    use reflectable::rtti::{break_cycles_shared, reachable_from_shared};
+    let (new_registry, old_registry) = (newer_build(), older_build());
+    let original = level();
+    let bytes = MemorySerializer::with_registry(&new_registry).encode(&original).unwrap();
+    release_newer(&original);
+    let loaded: Rc<RefCell<Level>> = older_serializer(&old_registry).decode_shared(&bytes).unwrap();
+    let reachable = reachable_from_shared(&SharedObject::new(loaded.clone()));
+    assert_eq!(reachable.len(), 1 + 3 + 2 + 2, "the level, its doors, and the hinges and lights only kept fields hold");
+    drop(reachable);
+    let door = Rc::downgrade(&loaded.borrow().doors[0]);
+    break_cycles_shared(&loaded);
+    drop(loaded);
+    assert!(door.upgrade().is_none(), "the ring through kept fields is broken, and freed");
+}

@@ -3,11 +3,12 @@
 
 use super::{Reflectable, Registry, RttiType};
 use crate::field::{FieldAccess, FieldError, SharedHandle, SharedObject};
+use crate::runtime::UnknownFields;
 use ahash::AHashSet;
 use once_cell::sync::Lazy;
 
 /// Every shared object reachable from `root` through pointer fields (strong, and `Weak`s whose
-/// target is alive), each once, in breadth-first order. An object borrowed mutably elsewhere is
+/// target is alive; kept [`UnknownFields`] included), each once, in breadth-first order. An object borrowed mutably elsewhere is
 /// listed but its own pointers are not followed.
 ///
 /// ```
@@ -139,6 +140,10 @@ impl Walk {
                     FieldAccess::Pointer(_) => {}
                 }
             }
+            // Kept unknown fields hold pointers too: what only they reach is still held.
+            if let Some(kept) = rtti.unknown_fields(section).and_then(UnknownFields::object) {
+                self.object(kept)?;
+            }
         }
         Ok(())
     }
@@ -173,6 +178,9 @@ pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
                 }
                 FieldAccess::Plain(_) => {}
             }
+        }
+        if let Some(kept) = rtti.unknown_fields_mut(section).and_then(UnknownFields::object_mut) {
+            clear_pointers(kept)?;
         }
         index += 1;
     }

@@ -436,6 +436,7 @@ pub fn exercise(bytes: &[u8]) {
     decode_every_way(bytes);
     dynamic_writes_back(bytes);
     kept_without_types(bytes);
+    kept_by_slim_types(bytes);
     let _ = reflectable::schema::stored_schema(bytes);
     if let Some(fixed) = with_actual_length(bytes) {
         decode_every_way(&fixed);
@@ -464,6 +465,47 @@ pub fn kept_without_types(bytes: &[u8]) {
     if let Ok(root) = serializer.decode(bytes) {
         if let Ok(again) = serializer.encode(&*root) {
             let reloaded = serializer.decode(&again).expect("a kept graph's save loads");
+            break_cycles(&*reloaded);
+        }
+        break_cycles(&*root);
+    }
+}
+
+/// An older build of two sample types, with fewer fields and a member keeping the rest.
+mod slim {
+    use super::Part;
+    use reflectable::{Reflectable, UnknownFields};
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 700_000, name = "Spring", no_register)]
+    pub struct Spring {
+        #[rtti(id = 2)]
+        pub label: String,
+        #[rtti(unknown)]
+        pub kept: UnknownFields,
+    }
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 700_002, name = "Gear", no_register)]
+    pub struct Gear {
+        #[rtti(base)]
+        pub part: Part,
+        #[rtti(unknown)]
+        pub kept: UnknownFields,
+    }
+}
+
+/// Decoding with the slimmer build ([`slim`]), keeping unknown fields and types: nothing may
+/// panic, and what loads saves and loads again.
+pub fn kept_by_slim_types(bytes: &[u8]) {
+    let mut registry = reflectable::Registry::new();
+    registry.register_type::<slim::Spring>().expect("slim types register");
+    registry.register_type::<slim::Gear>().expect("slim types register");
+    registry.register_type::<Part>().expect("slim types register");
+    let serializer = MemorySerializer::with(BinarySerializer::with_registry(&registry).keep_unknown_types(true));
+    if let Ok(root) = serializer.decode(bytes) {
+        if let Ok(again) = serializer.encode(&*root) {
+            let reloaded = serializer.decode(&again).expect("a save with kept fields loads");
             break_cycles(&*reloaded);
         }
         break_cycles(&*root);
