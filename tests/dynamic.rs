@@ -182,7 +182,7 @@ fn edits_are_checked_and_new_objects_are_numbered_after_the_old() {
     let mut lock = DynamicObject::new(1002, lock_schema);
     lock.own_mut().set(1, &99u32).unwrap();
     let lock = reflectable::dynamic::DynamicRef::new(lock);
-    *graph.root().borrow_mut().own_mut().field_mut(5).unwrap().targets_mut().unwrap() = vec![Some(lock)];
+    graph.root().borrow_mut().own_mut().field_mut(5).unwrap().targets_mut().unwrap()[0] = Some(lock);
 
     let (back, report) = graph.to_typed::<Door>().unwrap();
     // The old lock (instance 2) is still written: the graph holds it, though nothing points at it.
@@ -192,9 +192,15 @@ fn edits_are_checked_and_new_objects_are_numbered_after_the_old() {
     let reread = DynamicGraph::from_bytes(&graph.to_bytes().unwrap()).unwrap();
     assert_eq!(reread.objects().len(), 3);
 
-    // A single field keeps one element: the encoder refuses another count.
-    graph.root().borrow_mut().own_mut().field_mut(5).unwrap().targets_mut().unwrap().push(None);
-    assert!(graph.to_bytes().is_err());
+    // A single field keeps one element; an array field takes any number.
+    let mut root = graph.root().borrow_mut();
+    let lock = root.own_mut().field_mut(5).unwrap();
+    assert!(matches!(lock.set_targets(vec![None, None]), Err(DynamicError::WrongKind { id: 5, .. })));
+    assert!(matches!(lock.set_objects(vec![None]), Err(DynamicError::WrongKind { id: 5, .. })), "not embedded");
+    lock.set_targets(vec![None]).unwrap();
+    drop(root);
+    let (back, _) = graph.to_typed::<Door>().unwrap();
+    assert!(back.lock.is_none());
 }
 
 #[test]

@@ -245,7 +245,7 @@ impl Parser<'_> {
                         })?),
                     });
                 }
-                DynamicValue::Pointer(targets)
+                DynamicValue::Pointer(targets.into())
             }
             WireKind::Embedded => {
                 self.charge(count * size_of::<Option<DynamicObject>>(), start)?;
@@ -257,7 +257,7 @@ impl Parser<'_> {
                         Some(type_id) => Some(self.object(reader, 0, type_id, depth + 1)?),
                     });
                 }
-                DynamicValue::Embedded(objects)
+                DynamicValue::Embedded(objects.into())
             }
         })
     }

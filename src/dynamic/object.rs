@@ -6,7 +6,6 @@ use crate::field::{WireKind, WireShape};
 use crate::plain::{read_elem, write_elem, PlainType, Reader};
 use crate::schema::{FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
-use smallvec::SmallVec;
 use std::cell::{Ref, RefCell, RefMut};
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
@@ -44,18 +43,27 @@ pub enum DynamicValue {
     /// Plain elements, as stored.
     Plain(PlainBytes),
     /// Objects stored by value; `None` is an empty slot.
-    Embedded(Vec<Option<DynamicObject>>),
+    Embedded(Box<[Option<DynamicObject>]>),
     /// Pointers to shared objects; `None` is null.
-    Pointer(Vec<Option<DynamicRef>>),
+    Pointer(Box<[Option<DynamicRef>]>),
 }
 
 /// Plain elements in their wire form ("as an element", `FORMAT.md`): decoded into a Rust value
 /// only on demand, so a value of a type this program lacks is kept byte for byte.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct PlainBytes {
-    count: u32,
-    bytes: SmallVec<[u8; 16]>,
+#[derive(Debug, Clone)]
+pub struct PlainBytes(Repr);
+
+/// Short values (most plain fields: numbers, vectors, short strings) in place, longer ones
+/// boxed: with boxed object lists, this keeps a [`DynamicField`] at 32 bytes, which is most of
+/// what a dynamic graph holds.
+#[derive(Debug, Clone)]
+enum Repr {
+    Inline { count: u32, len: u8, data: [u8; INLINE] },
+    Heap { count: u32, bytes: Box<[u8]> },
 }
+
+/// The most bytes a plain value holds in place.
+const INLINE: usize = 16;
 
 /// A shared handle to a dynamic object: identity is the allocation, as for `Rc<RefCell<T>>`.
 #[derive(Clone)]
@@ -347,25 +355,25 @@ impl DynamicField {
     /// A single embedded object (`None`: an empty slot).
     pub fn embedded(id: u16, object: Option<DynamicObject>) -> Self {
         let shape = WireShape { kind: WireKind::Embedded, array: false };
-        DynamicField { id, shape, value: DynamicValue::Embedded(vec![object]) }
+        DynamicField { id, shape, value: DynamicValue::Embedded(Box::new([object])) }
     }
 
     /// An array of embedded objects.
     pub fn embedded_array(id: u16, objects: Vec<Option<DynamicObject>>) -> Self {
         let shape = WireShape { kind: WireKind::Embedded, array: true };
-        DynamicField { id, shape, value: DynamicValue::Embedded(objects) }
+        DynamicField { id, shape, value: DynamicValue::Embedded(objects.into()) }
     }
 
     /// A single pointer (`None`: null).
     pub fn pointer(id: u16, target: Option<DynamicRef>) -> Self {
         let shape = WireShape { kind: WireKind::Pointer, array: false };
-        DynamicField { id, shape, value: DynamicValue::Pointer(vec![target]) }
+        DynamicField { id, shape, value: DynamicValue::Pointer(Box::new([target])) }
     }
 
     /// An array of pointers.
     pub fn pointer_array(id: u16, targets: Vec<Option<DynamicRef>>) -> Self {
         let shape = WireShape { kind: WireKind::Pointer, array: true };
-        DynamicField { id, shape, value: DynamicValue::Pointer(targets) }
+        DynamicField { id, shape, value: DynamicValue::Pointer(targets.into()) }
     }
 
     /// The field ID.
@@ -383,51 +391,85 @@ impl DynamicField {
         &self.value
     }
 
-    /// The embedded objects of an embedded field, for editing in place. A single (non-array)
-    /// field must keep exactly one element: the encoder refuses another count.
-    pub fn objects_mut(&mut self) -> Option<&mut Vec<Option<DynamicObject>>> {
+    /// The embedded objects of an embedded field, for editing in place (their number is fixed:
+    /// [`set_objects`](Self::set_objects) replaces them all).
+    pub fn objects_mut(&mut self) -> Option<&mut [Option<DynamicObject>]> {
         match &mut self.value {
             DynamicValue::Embedded(objects) => Some(objects),
             _ => None,
         }
     }
 
-    /// The targets of a pointer field, for editing in place (one element for a single field, as
-    /// for [`objects_mut`](Self::objects_mut)). Plain values are set through
+    /// The targets of a pointer field, for editing in place (their number is fixed:
+    /// [`set_targets`](Self::set_targets) replaces them all). Plain values are set through
     /// [`DynamicSection::set`], which checks their type.
-    pub fn targets_mut(&mut self) -> Option<&mut Vec<Option<DynamicRef>>> {
+    pub fn targets_mut(&mut self) -> Option<&mut [Option<DynamicRef>]> {
         match &mut self.value {
             DynamicValue::Pointer(targets) => Some(targets),
             _ => None,
         }
     }
+
+    /// Replaces the objects of an embedded field: any number for an array field, exactly one
+    /// for a single one (else [`DynamicError::WrongKind`]).
+    pub fn set_objects(&mut self, objects: Vec<Option<DynamicObject>>) -> Result<(), DynamicError> {
+        self.check_count(WireKind::Embedded, objects.len())?;
+        self.value = DynamicValue::Embedded(objects.into());
+        Ok(())
+    }
+
+    /// Replaces the targets of a pointer field, as [`set_objects`](Self::set_objects) does.
+    pub fn set_targets(&mut self, targets: Vec<Option<DynamicRef>>) -> Result<(), DynamicError> {
+        self.check_count(WireKind::Pointer, targets.len())?;
+        self.value = DynamicValue::Pointer(targets.into());
+        Ok(())
+    }
+
+    fn check_count(&self, kind: WireKind, count: usize) -> Result<(), DynamicError> {
+        if self.shape.kind != kind || (!self.shape.array && count != 1) {
+            return Err(DynamicError::WrongKind { id: self.id, shape: self.shape });
+        }
+        Ok(())
+    }
 }
 
 impl PlainBytes {
     pub(crate) fn from_wire(count: u32, bytes: &[u8]) -> Self {
-        PlainBytes { count, bytes: SmallVec::from_slice(bytes) }
+        PlainBytes(match bytes.len() {
+            len @ 0..=INLINE => {
+                let mut data = [0; INLINE];
+                data[..len].copy_from_slice(bytes);
+                Repr::Inline { count, len: len as u8, data }
+            }
+            _ => Repr::Heap { count, bytes: bytes.into() },
+        })
     }
 
     /// The wire form of `values`.
     pub fn of<T: PlainType>(values: &[T]) -> Self {
         let mut out = Vec::new();
         values.iter().for_each(|value| write_elem(value, &mut out));
-        PlainBytes { count: values.len() as u32, bytes: SmallVec::from_vec(out) }
+        PlainBytes::from_wire(values.len() as u32, &out)
     }
 
     /// How many elements.
     pub fn count(&self) -> usize {
-        self.count as usize
+        match self.0 {
+            Repr::Inline { count, .. } | Repr::Heap { count, .. } => count as usize,
+        }
     }
 
     /// The elements' bytes, as the stream holds them (dynamic elements with their size prefix).
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        match &self.0 {
+            Repr::Inline { len, data, .. } => &data[..usize::from(*len)],
+            Repr::Heap { bytes, .. } => bytes,
+        }
     }
 
     /// The single element as a `T` (no type check: [`DynamicSection::get`] makes it).
     pub fn get<T: PlainType>(&self) -> Result<T, DynamicError> {
-        let mut reader = Reader::new(&self.bytes);
+        let mut reader = Reader::new(self.bytes());
         let value = read_elem::<T>(&mut reader)?;
         reader.expect_end()?;
         Ok(value)
@@ -435,10 +477,26 @@ impl PlainBytes {
 
     /// Every element as a `T` (no type check).
     pub fn get_all<T: PlainType>(&self) -> Result<Vec<T>, DynamicError> {
-        let mut reader = Reader::new(&self.bytes);
-        let values = (0..self.count).map(|_| read_elem::<T>(&mut reader)).collect::<Result<_, _>>()?;
+        let mut reader = Reader::new(self.bytes());
+        let values = (0..self.count()).map(|_| read_elem::<T>(&mut reader)).collect::<Result<_, _>>()?;
         reader.expect_end()?;
         Ok(values)
+    }
+}
+
+/// Equal counts and bytes, however they are held.
+impl PartialEq for PlainBytes {
+    fn eq(&self, other: &Self) -> bool {
+        self.count() == other.count() && self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for PlainBytes {}
+
+impl Hash for PlainBytes {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.count().hash(state);
+        self.bytes().hash(state);
     }
 }
 
