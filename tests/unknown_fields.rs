@@ -26,8 +26,22 @@ pub struct Frame {
     pub width: u16,
 }
 
+/// A reflectable enum both builds have.
+#[derive(Reflectable, Default, Debug, PartialEq)]
+#[rtti(id = 720_006, no_register)]
+pub enum Mood {
+    #[default]
+    #[rtti(id = 1)]
+    Calm,
+    #[rtti(id = 2)]
+    Creaky {
+        #[rtti(id = 1)]
+        pitch: f32,
+    },
+}
+
 mod newer {
-    use super::{Frame, Hinge};
+    use super::{Frame, Hinge, Mood};
     use reflectable::{PlainType, Reflectable};
     use std::cell::RefCell;
     use std::rc::{Rc, Weak};
@@ -69,6 +83,19 @@ mod newer {
         pub next: Option<Rc<RefCell<Door>>>,
         #[rtti(id = 8)]
         pub serial: u64,
+        #[rtti(id = 9, embedded)]
+        pub mood: Mood,
+    }
+
+    /// A build that also adds a map, which an older build cannot keep: a map's entries need its
+    /// key and value types.
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 720_002, name = "Door", no_register)]
+    pub struct DoorWithSpares {
+        #[rtti(id = 1)]
+        pub name: String,
+        #[rtti(id = 10)]
+        pub spares: std::collections::BTreeMap<u16, Rc<RefCell<Hinge>>>,
     }
 
     #[derive(Reflectable, Default)]
@@ -126,6 +153,7 @@ fn newer_build() -> Registry {
     registry.register_type::<newer::Light>().unwrap();
     registry.register_type::<Hinge>().unwrap();
     registry.register_type::<Frame>().unwrap();
+    registry.register_type::<Mood>().unwrap();
     registry
 }
 
@@ -135,6 +163,7 @@ fn older_build() -> Registry {
     registry.register_type::<Door>().unwrap();
     registry.register_type::<Hinge>().unwrap();
     registry.register_type::<Frame>().unwrap();
+    registry.register_type::<Mood>().unwrap();
     registry
 }
 
@@ -157,6 +186,7 @@ fn level() -> Rc<RefCell<newer::Level>> {
                 tags: (0..i + 1).map(tag).collect(),
                 next: None,
                 serial: u64::MAX - i as u64,
+                mood: if i == 1 { Mood::Creaky { pitch: 2.5 } } else { Mood::Calm },
             }))
         })
         .collect();
@@ -193,6 +223,7 @@ fn check_level(level: &Rc<RefCell<newer::Level>>, names: [&str; 3]) {
         assert_eq!(d.tags, (0..i + 1).map(tag).collect::<Vec<_>>());
         assert_eq!(address(d.next.as_ref().unwrap()), address(&l.doors[(i + 1) % 3]), "the ring");
         assert_eq!(d.serial, u64::MAX - i as u64);
+        assert_eq!(d.mood, if i == 1 { Mood::Creaky { pitch: 2.5 } } else { Mood::Calm });
     }
     let hinge = |i: usize| l.doors[i].borrow().hinge.clone().unwrap();
     assert_eq!(address(&hinge(0)), address(&hinge(1)), "one hinge, shared");
@@ -237,7 +268,7 @@ fn an_older_build_keeps_the_fields_a_newer_one_added() {
         assert_eq!(kept.get::<String>("title"), Ok("crypt".to_owned()));
         let door = level.doors[1].borrow();
         let names: Vec<_> = door.kept.fields().iter().map(|field| field.name().to_owned()).collect();
-        assert_eq!(names, ["width", "hinge", "frame", "level", "tags", "next", "serial"]);
+        assert_eq!(names, ["width", "hinge", "frame", "level", "tags", "next", "serial", "mood"]);
         let kept = door.kept.object().unwrap();
         assert_eq!(kept.get::<f32>("width"), Ok(1.5), "a plain type the older build has reads as itself");
         assert_eq!(kept.get::<u64>("serial"), Ok(u64::MAX - 1));
@@ -328,6 +359,20 @@ fn a_type_without_the_member_skips_and_reports() {
 }
 
 #[test]
+fn a_map_added_by_a_newer_build_is_dropped_and_reported() {
+    let mut registry = Registry::new();
+    registry.register_type::<newer::DoorWithSpares>().unwrap();
+    let spares = (0..2).map(|i| (i, Rc::new(RefCell::new(Hinge { squeak: i as u8 })))).collect();
+    let bytes = MemorySerializer::with_registry(&registry)
+        .encode(&newer::DoorWithSpares { name: "spare".into(), spares })
+        .unwrap();
+    let (door, report) =
+        older_serializer(&older_build()).decode_as_with_report::<Door>(&bytes).expect("the rest loads");
+    assert_eq!(door.name, "spare");
+    assert!(!report.is_empty(), "never silently: {report}");
+}
+
+#[test]
 fn a_kept_field_that_clashes_with_a_declared_one_is_refused_on_save() {
     let (new_registry, old_registry) = (newer_build(), older_build());
     let bytes = MemorySerializer::with_registry(&new_registry)
@@ -336,6 +381,7 @@ fn a_kept_field_that_clashes_with_a_declared_one_is_refused_on_save() {
     let mut door: Door = older_serializer(&old_registry).decode_as(&bytes).unwrap();
     let mut registry = Registry::new();
     registry.register_type::<DoorWithWidth>().unwrap();
+    registry.register_type::<Mood>().unwrap();
     let moved = DoorWithWidth { name: door.name.clone(), width: 1.0, kept: std::mem::take(&mut door.kept) };
     let error = MemorySerializer::with_registry(&registry).encode(&moved).unwrap_err();
     assert!(matches!(error, EncodeError::KeptFieldClash { field: 2, .. }), "{error}");
