@@ -282,6 +282,15 @@ fn a_field_the_schema_table_does_not_describe_is_refused_with_its_offset() {
     let error = DynamicGraph::from_bytes(&bytes).unwrap_err();
     assert!(matches!(error.kind(), DecodeErrorKind::UnknownInstance { id: 7, count: 2 }), "{error}");
     assert_eq!(error.offset(), Some(lock_at));
+    // Named as the typed decoder names it, from the stream's schema table.
+    assert_eq!(error.context()[0].type_name, "Door");
+    assert_eq!(error.context()[0].field.as_deref(), Some("lock"));
+    assert!(error.to_string().contains(" in Door.lock: "), "{error}");
+    // A field the table does not list, by its ID.
+    let mut bytes = reflectable::to_vec(&door()).unwrap();
+    bytes[18] = 9;
+    let error = DynamicGraph::from_bytes(&bytes).unwrap_err();
+    assert!(error.to_string().contains(" in Door.field 9: "), "{error}");
 }
 
 #[test]

@@ -305,7 +305,7 @@ fn errors_inside_fields_name_the_type_and_field() {
         Stream::new().object(1, 430_000).field(1, WireKind::Plain(None), false).word(6).raw(&[0xff, 0xfe]).end();
     let error = serializer().decode(&bytes).unwrap_err();
     assert_eq!(error.offset(), Some(24));
-    assert_eq!(error.context()[0], ErrorFrame { type_name: "Door", field: Some("name") });
+    assert_eq!(error.context()[0], ErrorFrame { type_name: "Door".into(), field: Some("name".into()) });
     assert_eq!(
         error.to_string(),
         "decode error at byte 24 in Door.name: invalid data at byte 24: string is not valid UTF-8"

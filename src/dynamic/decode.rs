@@ -72,6 +72,19 @@ struct Open {
     section: DynamicSection,
 }
 
+impl Open {
+    /// `error`, placed in this section's type and field `header` (by the names the stream's
+    /// schema table gives, else by IDs), as the typed decoder places its errors.
+    #[cold]
+    fn frame(&self, error: DecodeError, header: &FieldHeader) -> DecodeError {
+        let schema = self.described.as_ref().map(|described| &described.schema);
+        let type_name = schema.map_or_else(|| format!("type {}", self.section.type_id()), |schema| schema.name.clone());
+        let field = schema.and_then(|schema| schema.field(self.variant, header.id));
+        let field = field.map_or_else(|| format!("field {}", header.id), |field| field.name.clone());
+        error.within_named(type_name, Some(field))
+    }
+}
+
 pub(super) fn decode(input: &[u8], limits: Limits) -> Result<DynamicGraph, DecodeError> {
     let version = read_stream_header(&mut Reader::new(input))?;
     let body = stream_body(input)?;
@@ -161,7 +174,8 @@ impl Parser<'_> {
         let mut fields = Vec::new();
         walk_object(reader, instance, instance == 0, |reader, item| match item {
             Item::Field(header) => {
-                let field = self.field(reader, &header, &mut open, depth)?;
+                let field =
+                    self.field(reader, &header, &mut open, depth).map_err(|error| open.frame(error, &header))?;
                 fields.push(field);
                 Ok(())
             }

@@ -6,6 +6,7 @@
 
 use crate::field::FieldError;
 use crate::plain::PlainError;
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
 use thiserror::Error;
@@ -188,13 +189,14 @@ impl PartialEq for DecodeErrorKind {
 }
 
 /// One step of the path to where a decode failed: a type, and the field of it being decoded
-/// (`None` where the field is not one the type declares, e.g. a migrated one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// (`None` where the field is not one the type declares, e.g. a migrated one). Names come from
+/// the program's types, or for a stream read without them from its schema table.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorFrame {
     /// The type's name.
-    pub type_name: &'static str,
+    pub type_name: Cow<'static, str>,
     /// The field's name.
-    pub field: Option<&'static str>,
+    pub field: Option<Cow<'static, str>>,
 }
 
 /// Decoding failed: what, at which byte offset, and along which path of types and fields.
@@ -239,7 +241,15 @@ impl DecodeError {
     #[cold]
     #[inline(never)]
     pub(crate) fn within(mut self, type_name: &'static str, field: Option<&'static str>) -> Self {
-        self.0.context.push(ErrorFrame { type_name, field });
+        self.0.context.push(ErrorFrame { type_name: type_name.into(), field: field.map(Cow::Borrowed) });
+        self
+    }
+
+    /// [`within`](Self::within) for names a stream gave (a dynamic decode).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn within_named(mut self, type_name: String, field: Option<String>) -> Self {
+        self.0.context.push(ErrorFrame { type_name: type_name.into(), field: field.map(Cow::Owned) });
         self
     }
 
@@ -275,8 +285,8 @@ impl fmt::Display for DecodeError {
         }
         for (n, frame) in self.0.context.iter().rev().enumerate() {
             f.write_str(if n == 0 { " in " } else { " > " })?;
-            f.write_str(frame.type_name)?;
-            if let Some(field) = frame.field {
+            f.write_str(&frame.type_name)?;
+            if let Some(field) = &frame.field {
                 write!(f, ".{field}")?;
             }
         }
@@ -425,6 +435,6 @@ mod tests {
     fn the_context_reads_outermost_first() {
         let error = corrupt(24, "bad").within("Frame", Some("width")).within("Door", Some("frame"));
         assert_eq!(error.to_string(), "decode error at byte 24 in Door.frame > Frame.width: corrupt stream: bad");
-        assert_eq!(error.context()[0], ErrorFrame { type_name: "Frame", field: Some("width") });
+        assert_eq!(error.context()[0], ErrorFrame { type_name: "Frame".into(), field: Some("width".into()) });
     }
 }
