@@ -93,19 +93,22 @@ impl RuntimeObject {
         FieldError::NoSuchField { field: name.to_owned(), type_name: self.rtti.name().to_owned() }
     }
 
+    /// `true` when this object is of the type `owner` holds: the one guard before any slot or
+    /// base is reached.
+    fn is_of(&self, owner: &OnceLock<&'static RttiType>) -> bool {
+        owner.get().is_some_and(|owner| std::ptr::eq(self.rtti, *owner))
+    }
+
     /// Slot `index` as a `C`, when this object is of the type `owner` holds.
     pub(super) fn slot<C: 'static>(&self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&C> {
-        if !std::ptr::eq(self.rtti, *owner.get()?) {
-            return None;
-        }
-        self.slots.get(index)?.downcast_ref()
+        self.is_of(owner).then(|| self.slots.get(index)?.downcast_ref())?
     }
 
     pub(super) fn slot_mut<C: 'static>(&mut self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&mut C> {
-        if !std::ptr::eq(self.rtti, *owner.get()?) {
-            return None;
+        match self.is_of(owner) {
+            true => self.slots.get_mut(index)?.downcast_mut(),
+            false => None,
         }
-        self.slots.get_mut(index)?.downcast_mut()
     }
 }
 
@@ -128,7 +131,7 @@ pub(super) fn base_of<'a>(
     object: &'a RuntimeObject,
     owner: &OnceLock<&'static RttiType>,
 ) -> Option<&'a dyn Reflectable> {
-    std::ptr::eq(object.rtti, *owner.get()?).then_some(object.base.as_deref()?)
+    object.is_of(owner).then(|| object.base.as_deref())?
 }
 
 /// Mutable [`base_of`].
@@ -136,10 +139,10 @@ pub(super) fn base_of_mut<'a>(
     object: &'a mut RuntimeObject,
     owner: &OnceLock<&'static RttiType>,
 ) -> Option<&'a mut dyn Reflectable> {
-    if !std::ptr::eq(object.rtti, *owner.get()?) {
-        return None;
+    match object.is_of(owner) {
+        true => object.base.as_deref_mut(),
+        false => None,
     }
-    object.base.as_deref_mut()
 }
 
 impl Reflectable for RuntimeObject {
