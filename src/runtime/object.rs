@@ -131,7 +131,7 @@ pub(super) fn base_of<'a>(
     object: &'a RuntimeObject,
     owner: &OnceLock<&'static RttiType>,
 ) -> Option<&'a dyn Reflectable> {
-    object.is_of(owner).then(|| object.base.as_deref())?
+    object.is_of(owner).then_some(object.base.as_deref())?
 }
 
 /// Mutable [`base_of`].
