@@ -1,12 +1,10 @@
 //! Finds every resource a level depends on by walking the object graph purely through RTTI.
 //!
-//! The walker (`common/dependencies.rs`) never names a level type: it follows reflectable fields
-//! into by-value objects and pointer fields into shared objects (each visited once, however many
-//! fields share it, and cycles included), collects every `ResourceHandle`, and honours the
-//! `SKIP_REFERENCE_SEARCH` flag.
-//!
-//! The library packages the same walk as `reflectable::rtti::reachable_shared`; it is spelled out
-//! here to show the field API.
+//! The walk (`common/dependencies.rs`, seven lines on `reflectable::rtti::GraphWalker`) never
+//! names a level type: the walker follows reflectable fields into by-value objects and pointer
+//! fields into shared objects (each visited once, however many fields share it, and cycles
+//! included); the walk collects every `ResourceHandle` and skips fields flagged
+//! `SKIP_REFERENCE_SEARCH`.
 //!
 //! Run with `cargo run --example collect_dependencies`.
 
@@ -20,7 +18,7 @@ use level::build_level;
 
 fn main() {
     let (level, expected) = build_level(200, 7);
-    let walk = Walk::run(&level).expect("every field belongs to the section it is read from");
+    let walk = Walk::run(&level).expect("nothing in the level is borrowed during the walk");
 
     let mut found = walk.handles.clone();
     found.sort();

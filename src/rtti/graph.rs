@@ -1,11 +1,13 @@
 //! Whole-graph operations through RTTI: the shared objects reachable from a root, and tearing down
 //! reference cycles (which `Rc`/`Arc` cannot free on their own).
 
+use super::walker::{Borrowed, Flow, GraphWalker, Run, Visit};
 use super::{Reflectable, Registry, RttiType};
 use crate::field::{FieldAccess, FieldError, SharedHandle, SharedObject};
 use crate::runtime::UnknownFields;
 use ahash::AHashSet;
 use once_cell::sync::Lazy;
+use std::convert::Infallible;
 
 /// Every shared object reachable from `root` through pointer fields (strong, and `Weak`s whose
 /// target is alive; kept [`UnknownFields`] included), each once, in breadth-first order. An object borrowed mutably elsewhere is
@@ -28,14 +30,12 @@ use once_cell::sync::Lazy;
 /// assert_eq!(reachable_shared(&tree).len(), 2);
 /// ```
 pub fn reachable_shared(root: &dyn Reflectable) -> Vec<SharedObject> {
-    let mut walk = Walk::new(true);
-    walk.root(root);
-    walk.drain()
+    walk_all(true, Some(root), None, None).found.unwrap_or_default()
 }
 
 /// [`reachable_shared`] from a root held in a shared allocation (listed first).
 pub fn reachable_from_shared(root: &SharedObject) -> Vec<SharedObject> {
-    Walk::new(true).with_shared_root(root).drain()
+    walk_all(true, None, Some(root), None).found.unwrap_or_default()
 }
 
 /// Addresses of the shared objects reachable from `root` (or `shared_root`) through strong
@@ -56,97 +56,35 @@ pub(crate) fn strong_identities(
     shared_root: Option<&SharedObject>,
     unread: Option<usize>,
 ) -> AHashSet<usize> {
-    let mut walk = Walk::new(false);
-    walk.unread = unread;
-    if let Some(root) = root {
-        walk.root(root);
-    }
-    if let Some(shared) = shared_root {
-        walk = walk.with_shared_root(shared);
-    }
-    walk.drain_walk().seen
+    walk_all(false, root, shared_root, unread).seen
 }
 
-/// Why a field of a section's own type cannot refuse the section as its owner: the descriptor's
-/// fields were built for that Rust type (a `Reflectable` impl returning another type's descriptor
-/// breaks this, and is a bug in that impl).
-const OWN_FIELDS: &str = "a section's own fields accept it as their owner";
-
-struct Walk {
+/// What one of the crate's own walks found: the identities it met and the shared objects.
+struct Found {
     seen: AHashSet<usize>,
-    found: Vec<SharedObject>,
-    follow_weak: bool,
-    /// An address whose allocation is listed but not read (see [`strong_identities`]).
-    unread: Option<usize>,
+    found: Option<Vec<SharedObject>>,
 }
 
-impl Walk {
-    fn new(follow_weak: bool) -> Self {
-        Walk { seen: AHashSet::new(), found: Vec::new(), follow_weak, unread: None }
+/// Walks everything reachable (through `Weak`s too when `follow_weak`), listing what it meets:
+/// objects it cannot read (borrowed elsewhere) are listed, not entered.
+fn walk_all(
+    follow_weak: bool,
+    root: Option<&dyn Reflectable>,
+    shared_root: Option<&SharedObject>,
+    unread: Option<usize>,
+) -> Found {
+    let mut visitor = |_: &Visit<'_>| Ok::<_, Infallible>(Flow::Continue);
+    let mut run = Run::new(GraphWalker::new().follow_weak(follow_weak), &mut visitor, Borrowed::Pass);
+    run.unread = unread;
+    run.found = Some(Vec::new());
+    run.paths = false;
+    if let Some(shared) = shared_root {
+        run.shared_root(shared);
     }
-
-    fn with_shared_root(mut self, root: &SharedObject) -> Self {
-        if self.seen.insert(root.addr()) {
-            self.found.push(root.clone());
-        }
-        self
-    }
-
-    /// Follows the pointers of every object found, including those found on the way.
-    fn drain(self) -> Vec<SharedObject> {
-        self.drain_walk().found
-    }
-
-    fn drain_walk(mut self) -> Self {
-        let mut next = 0;
-        while next < self.found.len() {
-            let shared = self.found[next].clone();
-            next += 1;
-            if self.unread.is_some_and(|address| shared.contains(address)) {
-                continue;
-            }
-            // An object borrowed mutably elsewhere is listed, but its pointers cannot be read.
-            let _borrowed_elsewhere = shared.read(|object| self.root(object)).is_err();
-        }
-        self
-    }
-
-    fn root(&mut self, object: &dyn Reflectable) {
-        self.object(object).expect(OWN_FIELDS);
-    }
-
-    fn object(&mut self, object: &dyn Reflectable) -> Result<(), FieldError> {
-        for (rtti, section) in RttiType::sections(object) {
-            for field in rtti.fields_of(section) {
-                match field.access() {
-                    FieldAccess::Plain(_) => {}
-                    FieldAccess::Embedded(values) => {
-                        let mut result = Ok(());
-                        values.for_each(section, &mut |value| {
-                            if let (Some(value), Ok(())) = (value, &result) {
-                                result = self.object(value);
-                            }
-                        })?;
-                        result?;
-                    }
-                    FieldAccess::Pointer(pointers) if self.follow_weak || !pointers.is_weak() => {
-                        pointers.for_each(section, &mut |identity, only_pointer, handle| {
-                            // An object behind its only pointer cannot be met again.
-                            if identity.is_some_and(|identity| only_pointer || self.seen.insert(identity)) {
-                                self.found.extend(handle());
-                            }
-                        })?;
-                    }
-                    FieldAccess::Pointer(_) => {}
-                }
-            }
-            // Kept unknown fields hold pointers too: what only they reach is still held.
-            if let Some(kept) = rtti.unknown_fields(section).and_then(UnknownFields::object) {
-                self.object(kept)?;
-            }
-        }
-        Ok(())
-    }
+    // A field that cannot be read (a lock poisoned under the walk) ends the walk: what it
+    // found so far is what these walks can know.
+    let _ = root.map_or(Ok(()), |root| run.root(root)).and_then(|()| run.drain());
+    Found { seen: std::mem::take(&mut run.seen), found: run.found.take() }
 }
 
 /// Empties every pointer field of `object` and of the objects it holds by value: arrays become
@@ -250,6 +188,11 @@ pub fn break_cycles_shared<H: SharedHandle>(root: &H) {
 fn clear_all(objects: Vec<SharedObject>) {
     objects.iter().for_each(clear_shared);
 }
+
+/// Why a field of a section's own type cannot refuse the section as its owner: the descriptor's
+/// fields were built for that Rust type (a `Reflectable` impl returning another type's descriptor
+/// breaks this, and is a bug in that impl).
+const OWN_FIELDS: &str = "a section's own fields accept it as their owner";
 
 /// Clears the pointers of one shared object, if it can be changed (see [`clear_all`]).
 pub(crate) fn clear_shared(shared: &SharedObject) {

@@ -15,6 +15,7 @@ mod registry;
 mod rtti_type;
 mod type_set;
 mod variant;
+mod walker;
 
 pub use builder::RttiTypeBuilder;
 pub(crate) use field_table::FieldTable;
@@ -29,6 +30,7 @@ pub use registry::{Registry, TypeRegistration};
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
 pub(crate) use type_set::TypeSet;
 pub use variant::RttiVariant;
+pub use walker::{FieldPath, Flow, GraphWalker, PathStep, PathView, Visit, WalkError};
 
 use std::any::Any;
 use thiserror::Error;
