@@ -259,6 +259,7 @@ pub mod rtti;
 pub mod runtime;
 pub mod schema;
 pub mod serializer;
+pub mod text;
 
 pub use reflectable_derive::{PlainType, Reflectable};
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};

@@ -97,6 +97,8 @@ pub fn base<O: Reflectable, B: Reflectable>(
     builder.base(get, get_mut)
 }
 
+pub use crate::text::{PlainDescription, PlainLayout};
+
 /// A `#[rtti(unknown)]` member.
 pub fn unknown_fields<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
@@ -293,12 +295,18 @@ impl<T> PlainField<T> {
 }
 
 pub trait PlainFieldCodec<T> {
+    fn signature(&self) -> Vec<u32>;
     fn elem_size(&self, value: &T) -> usize;
     fn write_elem(&self, value: &T, out: &mut Vec<u8>);
     fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
 }
 
 impl<T: PlainType> PlainFieldCodec<T> for PlainField<T> {
+    fn signature(&self) -> Vec<u32> {
+        let mut signature = Vec::new();
+        T::signature(&mut signature);
+        signature
+    }
     #[inline(always)]
     fn elem_size(&self, value: &T) -> usize {
         elem_size(value)
@@ -314,12 +322,16 @@ impl<T: PlainType> PlainFieldCodec<T> for PlainField<T> {
 }
 
 pub trait NotPlainField<T> {
+    fn signature(&self) -> Vec<u32>;
     fn elem_size(&self, value: &T) -> usize;
     fn write_elem(&self, value: &T, out: &mut Vec<u8>);
     fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
 }
 
 impl<T> NotPlainField<T> for &PlainField<T> {
+    fn signature(&self) -> Vec<u32> {
+        unreachable!("a field that is not plain does not compile")
+    }
     fn elem_size(&self, _: &T) -> usize {
         unreachable!("a field that is not plain does not compile")
     }

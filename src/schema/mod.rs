@@ -38,7 +38,7 @@
 //! ```
 
 pub(crate) mod convert;
-mod describe;
+pub(crate) mod describe;
 mod diff;
 mod fingerprint;
 mod reflect;

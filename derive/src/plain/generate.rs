@@ -21,7 +21,21 @@ pub fn generate(input: &DeriveInput, attrs: &PlainAttrs) -> TokenStream {
         Data::Union(_) => unreachable!("checked: unions are refused"),
     };
     let pod = attrs.pod.as_ref().map(|pod| pod_slices(&p, name, pod));
+    let layout = match &input.data {
+        Data::Struct(data) => struct_layout(&p, &data.fields),
+        Data::Enum(data) => enum_layout(&p, data),
+        Data::Union(_) => unreachable!("checked: unions are refused"),
+    };
     quote! {
+        const _: () = {
+            fn layout() -> #p::PlainLayout {
+                #layout
+            }
+            #p::inventory::submit! {
+                #p::PlainDescription { type_id: #id, name: ::core::stringify!(#name), layout }
+            }
+        };
+
         impl #p::PlainType for #name {
             const TYPE_ID: u32 = #id;
             #body
@@ -86,8 +100,36 @@ fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
     }
 }
 
-/// A fieldless enum is its discriminant as a `u32`.
-fn enum_body(p: &TokenStream, name: &Ident, data: &DataEnum) -> TokenStream {
+/// The layout the text module reads values by: each field's name (or position) and signature.
+fn struct_layout(p: &TokenStream, fields: &Fields) -> TokenStream {
+    // Through `PlainField`, as the codec methods are: a field that is not plain is reported
+    // once, by `STATIC_SIZE`.
+    let signatures = fields.iter().map(|field| {
+        let ty = &field.ty;
+        quote!({
+            #[allow(unused_imports)]
+            use #p::{NotPlainField as _, PlainFieldCodec as _};
+            (&#p::PlainField::<#ty>::new()).signature()
+        })
+    });
+    match fields {
+        Fields::Named(_) => {
+            let names = fields.iter().map(|field| field.ident.as_ref().expect("named").to_string());
+            quote!(#p::PlainLayout::Struct(::std::vec![#((#names, #signatures)),*]))
+        }
+        _ => quote!(#p::PlainLayout::Tuple(::std::vec![#(#signatures),*])),
+    }
+}
+
+/// A fieldless enum's layout: its variants' names and discriminants.
+fn enum_layout(p: &TokenStream, data: &DataEnum) -> TokenStream {
+    let names = data.variants.iter().map(|variant| variant.ident.to_string());
+    let values = discriminants(data);
+    quote!(#p::PlainLayout::Enum(::std::vec![#((#names, #values)),*]))
+}
+
+/// Each variant's discriminant as a `u32` expression: given, or one more than the previous.
+fn discriminants(data: &DataEnum) -> Vec<TokenStream> {
     let mut values = Vec::new();
     let mut next = quote!(0u32);
     for variant in &data.variants {
@@ -98,6 +140,12 @@ fn enum_body(p: &TokenStream, name: &Ident, data: &DataEnum) -> TokenStream {
         next = quote!((#value + 1));
         values.push(value);
     }
+    values
+}
+
+/// A fieldless enum is its discriminant as a `u32`.
+fn enum_body(p: &TokenStream, name: &Ident, data: &DataEnum) -> TokenStream {
+    let values = discriminants(data);
     let consts: Vec<_> = (0..values.len()).map(|i| format_ident!("__V{}", i)).collect();
     let idents: Vec<_> = data.variants.iter().map(|variant| &variant.ident).collect();
     // A discriminant this build lacks (a variant added by a newer writer, or removed since) reads

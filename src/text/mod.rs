@@ -1,0 +1,104 @@
+//! Plain values as trees and as text: every plain field can be shown and set through its RTTI
+//! ([`RttiField::to_text`](crate::field::RttiField::to_text),
+//! [`set_from_text`](crate::field::RttiField::set_from_text)), whatever its type, including
+//! `#[derive(PlainType)]` structs and enums, options, sequences, arrays, tuples and maps.
+//!
+//! One reading of the wire format serves all of it: a value is written with its own codec, then
+//! taken apart by its type's *signature* into a [`PlainValue`] (`codec.rs`), and back. Signatures
+//! describe the standard library's types and glam's; `#[derive(PlainType)]` describes the
+//! program's own types (their field names and types) to this module. So the same code shows a
+//! field of a Rust object and a value of a file read without its types.
+//!
+//! ```
+//! use reflectable::plain::PlainType;
+//! use reflectable::text::{parse, PlainValue};
+//!
+//! #[derive(reflectable::PlainType, Clone, Copy, Debug, PartialEq, Default)]
+//! #[plain(id = 9640)]
+//! struct Spot {
+//!     x: i16,
+//!     y: i16,
+//! }
+//!
+//! let mut signature = Vec::new();
+//! <Vec<Option<Spot>>>::signature(&mut signature);
+//! let value = parse(&signature, "[Some({y: -2, x: 1}), None]").unwrap();
+//! assert_eq!(value.to_string(), "[Some({x: 1, y: -2}), None]");
+//! assert_eq!(value, PlainValue::Seq(vec![
+//!     PlainValue::Opt(Some(Box::new(PlainValue::Struct(vec![
+//!         ("x".into(), PlainValue::Int(1)),
+//!         ("y".into(), PlainValue::Int(-2)),
+//!     ])))),
+//!     PlainValue::Opt(None),
+//! ]));
+//! let error = parse(&signature, "[{x: 1}]").unwrap_err();
+//! assert_eq!(error.to_string(), "column 8: part `y` is missing");
+//! ```
+
+mod codec;
+mod described;
+mod field;
+mod parse;
+mod value;
+
+pub use described::{PlainDescription, PlainLayout};
+pub use parse::parse;
+pub use value::PlainValue;
+
+use crate::field::FieldError;
+use crate::plain::PlainError;
+use crate::schema::describe_signature;
+
+/// A value could not be shown, read or stored.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TextError {
+    /// The text is not a value of the type: where (1-based, in characters), and why.
+    #[error("column {column}: {message}")]
+    Syntax {
+        /// Where the problem starts.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A value of another shape than the type's (a list for a number, a number too large).
+    #[error("expected {expected}, found {found}")]
+    Mismatch {
+        /// The type, in words.
+        expected: String,
+        /// The value given.
+        found: String,
+    },
+    /// The type is one this program cannot take apart (a codec's, another program's plain
+    /// type): its values are shown and set as bytes.
+    #[error("cannot take apart values of {}", describe_signature(signature))]
+    Undescribed {
+        /// The type's signature.
+        signature: Vec<u32>,
+    },
+    /// The field is not a plain field.
+    #[error("field `{field}` holds objects, not a plain value")]
+    NotPlain {
+        /// The field's name.
+        field: String,
+    },
+    /// Stored bytes that do not decode as their type.
+    #[error("corrupt value: {0}")]
+    Corrupt(String),
+    /// The field refused the value, or could not be read.
+    #[error(transparent)]
+    Field(#[from] FieldError),
+}
+
+impl From<PlainError> for TextError {
+    fn from(error: PlainError) -> Self {
+        TextError::Corrupt(error.to_string())
+    }
+}
+
+impl TextError {
+    #[cold]
+    pub(crate) fn mismatch(signature: &[u32], value: &PlainValue) -> Self {
+        TextError::Mismatch { expected: describe_signature(signature), found: value.to_string() }
+    }
+}
