@@ -288,3 +288,113 @@ fn plain_values_compare_and_take_apart() {
     assert_eq!(layers[0].part("blend"), Some(&PlainValue::Variant("Add".into())));
     assert_eq!(layers[0].part("opacity"), Some(&PlainValue::F32(0.5)));
 }
+
+mod paths {
+    use super::{Layer, TextError};
+    use reflectable::text::{get_text, set_text};
+    use reflectable::Reflectable;
+    use std::cell::RefCell;
+    use std::collections::{BTreeMap, HashMap};
+    use std::rc::Rc;
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 740_010)]
+    struct Named {
+        #[rtti(id = 1)]
+        name: String,
+    }
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 740_011)]
+    struct Prop {
+        #[rtti(base)]
+        named: Named,
+        #[rtti(id = 1)]
+        layer: Option<Layer>,
+        #[rtti(id = 2)]
+        weights: BTreeMap<String, f32>,
+        #[rtti(id = 3)]
+        slots: HashMap<u8, (u16, bool)>,
+        #[rtti(id = 4)]
+        grid: Vec<[i8; 2]>,
+    }
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 740_012)]
+    struct Scene {
+        #[rtti(id = 1, embedded)]
+        props: Vec<Prop>,
+        #[rtti(id = 2)]
+        linked: Vec<Rc<RefCell<Prop>>>,
+        #[rtti(id = 3)]
+        frozen: Option<Rc<Prop>>,
+        #[rtti(id = 4, embedded)]
+        spare: Option<Prop>,
+    }
+
+    fn scene() -> Scene {
+        let prop = || Prop {
+            layer: Some(Layer::default()),
+            weights: [("stone".to_owned(), 0.5)].into_iter().collect(),
+            slots: [(7, (70, false))].into_iter().collect(),
+            grid: vec![[1, 2], [3, 4]],
+            ..Default::default()
+        };
+        Scene {
+            props: vec![prop(), prop()],
+            linked: vec![Rc::new(RefCell::new(prop()))],
+            frozen: Some(Rc::new(prop())),
+            spare: None,
+        }
+    }
+
+    #[test]
+    fn paths_reach_through_objects_pointers_and_plain_values() {
+        let mut scene = scene();
+        let writes = [
+            ("props[1].name", "\"second\""),
+            ("props[0].layer.opacity", "0.25"),
+            ("props[0].layer.blend", "Multiply"),
+            ("props[0].weights[\"stone\"]", "2"),
+            ("props[0].slots[7][1]", "true"),
+            ("props[1].grid[1][0]", "-8"),
+            ("linked[0].layer", "{name: \"top\", blend: Add, opacity: 1}"),
+            ("linked[0].name", "shared"),
+        ];
+        for (path, text) in writes {
+            set_text(&mut scene, path, text).unwrap_or_else(|e| panic!("{path} = {text}: {e}"));
+        }
+        let read = |path: &str| get_text(&scene, path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(read("props[1].name"), "\"second\"", "a base section's field");
+        assert_eq!(read("props[0].layer"), r#"Some({name: "", blend: Multiply, opacity: 0.25})"#);
+        assert_eq!(read("props[0].weights[\"stone\"]"), "2.0");
+        assert_eq!(read("props[0].slots[7]"), "[70, true]");
+        assert_eq!(read("props[1].grid"), "[[1, 2], [-8, 4]]");
+        assert_eq!(read("linked[0].layer.name"), "\"top\"");
+        assert_eq!(read("frozen.grid[0][1]"), "2", "reading through an immutable pointer");
+        assert_eq!(scene.linked[0].borrow().named.name, "shared");
+    }
+
+    #[test]
+    fn paths_that_lead_nowhere_say_why() {
+        let mut scene = scene();
+        let cases: [(&str, &str); 9] = [
+            ("props[0].colour", "no value at `colour`: `Prop` has no such field"),
+            ("props.name", "no value at `props`: an array field needs an element index"),
+            ("props[5].name", "index 5 out of range for a field of 2 elements"),
+            ("spare.name", "no value at `spare`: the slot is empty"),
+            ("props[0].weights[\"moss\"]", "no value at `[\"moss\"]`: no such key"),
+            ("props[0].layer.depth", "no value at `depth`: no such part"),
+            ("props[0]", "field `props` holds objects, not a plain value"),
+            ("props[0].grid[9]", "no value at `[9]`: no such element"),
+            ("props..name", "column 7: expected a field name"),
+        ];
+        for (path, message) in cases {
+            let error = set_text(&mut scene, path, "1").expect_err(path);
+            assert_eq!(error.to_string(), message, "{path}");
+        }
+        // An immutable pointee cannot be changed in place.
+        let error = set_text(&mut scene, "frozen.name", "x").unwrap_err();
+        assert!(matches!(error, TextError::Field(_)), "{error}");
+    }
+}

@@ -7,6 +7,7 @@ use super::{Reflectable, RttiType};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::runtime::UnknownFields;
 use ahash::AHashSet;
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -106,7 +107,7 @@ impl PathView<'_> {
             chain.push(&self.segments[index].steps);
             at = self.segments[index].parent;
         }
-        let mut steps: Vec<PathStep> = chain.into_iter().rev().flat_map(|steps| steps.iter().copied()).collect();
+        let mut steps: Vec<PathStep> = chain.into_iter().rev().flat_map(|steps| steps.iter().cloned()).collect();
         steps.extend_from_slice(self.local);
         FieldPath(steps)
     }
@@ -158,15 +159,22 @@ pub enum WalkError<E> {
 pub struct FieldPath(Vec<PathStep>);
 
 /// One step of a [`FieldPath`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathStep {
-    /// A field, by name.
-    Field(&'static str),
-    /// An element of an array field.
+    /// A field (or a part of a plain struct), by name.
+    Field(Cow<'static, str>),
+    /// An element of an array field (or of a plain sequence or tuple).
     Index(usize),
+    /// The value of a map entry, by its key as text (`materials["stone"]`).
+    Key(String),
 }
 
 impl FieldPath {
+    /// A path of `steps`.
+    pub fn new(steps: Vec<PathStep>) -> Self {
+        FieldPath(steps)
+    }
+
     /// The steps, from the root.
     pub fn steps(&self) -> &[PathStep] {
         &self.0
@@ -185,6 +193,7 @@ impl fmt::Display for FieldPath {
                 PathStep::Field(name) if n == 0 => f.write_str(name)?,
                 PathStep::Field(name) => write!(f, ".{name}")?,
                 PathStep::Index(index) => write!(f, "[{index}]")?,
+                PathStep::Key(key) => write!(f, "[{key}]")?,
             }
         }
         Ok(())
@@ -392,7 +401,7 @@ impl<'v, E> Run<'v, E> {
     }
 
     fn field(&mut self, field: &'static RttiField, owner: &dyn Reflectable) -> Result<(), WalkError<E>> {
-        self.path.push(PathStep::Field(field.name()));
+        self.path.push(PathStep::Field(Cow::Borrowed(field.name())));
         let array = field.is_array();
         let result = match field.access() {
             FieldAccess::Plain(_) => Ok(()),

@@ -71,6 +71,23 @@ fn leaf_size(type_id: u32) -> Option<Option<u32>> {
     })
 }
 
+/// The types of the parts of a value of type `sig` that has parts (a tuple, a derived struct,
+/// a glam vector, a `Duration`), in order; none for other types.
+pub(crate) fn parts_of(sig: &[u32]) -> Vec<Vec<u32>> {
+    match split_type(sig) {
+        Some((Sig::Tuple(_, parts), _, _)) => split_all(parts).into_iter().map(<[u32]>::to_vec).collect(),
+        Some((Sig::Leaf(id::DURATION), _, _)) => vec![vec![id::U64], vec![id::U32]],
+        Some((Sig::Leaf(id::SYSTEM_TIME), _, _)) => vec![vec![id::I64], vec![id::U32]],
+        Some((Sig::Leaf(type_id), _, _)) => match (lanes(type_id), derived(type_id)) {
+            (Some(lanes), _) => vec![vec![lanes.lane]; lanes.count],
+            (None, Some(PlainLayout::Struct(fields))) => fields.iter().map(|(_, sig)| sig.clone()).collect(),
+            (None, Some(PlainLayout::Tuple(fields))) => fields.clone(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
 /// The fewest bytes an element of type `sig` takes: a count read from the input is checked
 /// against it before anything is allocated.
 fn min_size(sig: &[u32]) -> Result<usize, TextError> {

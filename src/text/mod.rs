@@ -39,10 +39,12 @@ mod codec;
 mod described;
 mod field;
 mod parse;
+mod path;
 mod value;
 
 pub use described::{PlainDescription, PlainLayout};
 pub use parse::parse;
+pub use path::{get_text, get_value, set_text};
 pub use value::PlainValue;
 
 use crate::field::FieldError;
@@ -75,6 +77,14 @@ pub enum TextError {
     Undescribed {
         /// The type's signature.
         signature: Vec<u32>,
+    },
+    /// A path leads nowhere: no such field, element, key or part, or an empty slot on the way.
+    #[error("no value at `{path}`: {reason}")]
+    NoPath {
+        /// The path, or the part of it that failed.
+        path: String,
+        /// Why.
+        reason: String,
     },
     /// The field is not a plain field.
     #[error("field `{field}` holds objects, not a plain value")]

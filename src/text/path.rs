@@ -1,0 +1,292 @@
+//! Paths to values inside an object graph (`transform.position.x`, `components[2].mesh`,
+//! `weights["stone"]`): followed through embedded objects, pointers (borrowing each pointee on
+//! the way) and into plain values (parts of structs, elements, map entries), for reading and
+//! setting one value as text, what an editor's property rows and a console command need.
+
+use super::codec::parts_of;
+use super::{parse, PlainValue, TextError};
+use crate::field::{FieldAccess, RttiField};
+use crate::plain::type_ids as id;
+use crate::rtti::{FieldPath, PathStep, Reflectable, RttiType};
+use crate::schema::describe::{split_type, Sig};
+use std::borrow::Cow;
+use std::str::FromStr;
+
+/// Reads `text` as a path: names separated by `.`, element indices and map keys in brackets
+/// (`a.b[2].c`, `weights["stone"]`, `grid[1][0]`).
+impl FromStr for FieldPath {
+    type Err = TextError;
+
+    fn from_str(text: &str) -> Result<Self, TextError> {
+        let error = |at: usize, message: &str| TextError::Syntax {
+            column: text[..at].chars().count() + 1,
+            message: message.into(),
+        };
+        let mut steps = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let rest = &text[at..];
+            if let Some(inside) = rest.strip_prefix('[') {
+                let close = matching_bracket(inside).ok_or_else(|| error(at, "no closing `]`"))?;
+                let key = inside[..close].trim();
+                steps.push(match key.parse::<usize>() {
+                    Ok(index) => PathStep::Index(index),
+                    Err(_) if key.is_empty() => return Err(error(at, "an empty `[]`")),
+                    Err(_) => PathStep::Key(key.to_owned()),
+                });
+                at += close + 2;
+                continue;
+            }
+            let rest = match (steps.is_empty(), rest.strip_prefix('.')) {
+                (false, Some(after)) => {
+                    at += 1;
+                    after
+                }
+                (true, None) => rest,
+                _ => return Err(error(at, "expected `.` or `[` between steps")),
+            };
+            let len = rest.find(['.', '[']).unwrap_or(rest.len());
+            let name = rest[..len].trim();
+            if name.is_empty() {
+                return Err(error(at, "expected a field name"));
+            }
+            steps.push(PathStep::Field(Cow::Owned(name.to_owned())));
+            at += len;
+        }
+        if steps.is_empty() {
+            return Err(error(0, "an empty path"));
+        }
+        Ok(FieldPath::new(steps))
+    }
+}
+
+/// Where the `]` closing a bracket whose inside is `inside` is, skipping quoted text.
+fn matching_bracket(inside: &str) -> Option<usize> {
+    let mut quoted = false;
+    let mut escaped = false;
+    for (at, c) in inside.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ']' if !quoted => return Some(at),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The plain value at `path` in the graph of `root`.
+///
+/// ```
+/// use reflectable::text::{get_text, set_text};
+/// use reflectable::{PlainType, Reflectable};
+/// use std::cell::RefCell;
+/// use std::rc::Rc;
+///
+/// #[derive(PlainType, Clone, Copy, Default, Debug, PartialEq)]
+/// #[plain(id = 9650)]
+/// struct Vec3 { x: f32, y: f32, z: f32 }
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9651)]
+/// struct Transform {
+///     #[rtti(id = 1)]
+///     position: Vec3,
+/// }
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9652)]
+/// struct Entity {
+///     #[rtti(id = 1, embedded)]
+///     transform: Transform,
+///     #[rtti(id = 2)]
+///     children: Vec<Rc<RefCell<Entity>>>,
+/// }
+///
+/// let child = Rc::new(RefCell::new(Entity::default()));
+/// let mut root = Entity { children: vec![child.clone()], ..Default::default() };
+/// set_text(&mut root, "transform.position.x", "2.5").unwrap();
+/// set_text(&mut root, "children[0].transform.position", "{x: 1, y: 2, z: 3}").unwrap();
+/// assert_eq!(root.transform.position.x, 2.5);
+/// assert_eq!(child.borrow().transform.position, Vec3 { x: 1.0, y: 2.0, z: 3.0 });
+/// assert_eq!(get_text(&root, "children[0].transform.position.z").unwrap(), "3.0");
+/// assert!(get_text(&root, "children[1]").is_err());
+/// ```
+pub fn get_value(root: &dyn Reflectable, path: &str) -> Result<PlainValue, TextError> {
+    let path: FieldPath = path.parse()?;
+    get(root, path.steps())
+}
+
+/// [`get_value`] as text.
+pub fn get_text(root: &dyn Reflectable, path: &str) -> Result<String, TextError> {
+    Ok(get_value(root, path)?.to_string())
+}
+
+/// Sets the plain value at `path` in the graph of `root` from `text`, read as that value's type.
+/// Nothing changes unless the whole value is valid. Pointees on the way are borrowed mutably
+/// (they must be behind `RefCell`, `Mutex` or `RwLock`).
+pub fn set_text(root: &mut dyn Reflectable, path: &str, text: &str) -> Result<(), TextError> {
+    let path: FieldPath = path.parse()?;
+    set(root, path.steps(), text)
+}
+
+/// The field named `name` in any section of `object`, and which section holds it.
+fn find_field(object: &dyn Reflectable, name: &str) -> Result<(&'static RttiField, usize), TextError> {
+    RttiType::sections(object)
+        .enumerate()
+        .find_map(|(index, (rtti, section))| {
+            rtti.fields_of(section).iter().find(|field| field.name() == name).map(|field| (field, index))
+        })
+        .ok_or_else(|| TextError::NoPath {
+            path: name.to_owned(),
+            reason: format!("`{}` has no such field", object.rtti().name()),
+        })
+}
+
+/// Splits a path at a field: its first step must name one.
+fn field_step<'p>(
+    object: &dyn Reflectable,
+    steps: &'p [PathStep],
+) -> Result<(&'static RttiField, usize, &'p [PathStep]), TextError> {
+    match steps.split_first() {
+        Some((PathStep::Field(name), rest)) => {
+            let (field, section) = find_field(object, name)?;
+            Ok((field, section, rest))
+        }
+        _ => Err(TextError::NoPath {
+            path: FieldPath::new(steps.to_vec()).to_string(),
+            reason: "expected a field name".into(),
+        }),
+    }
+}
+
+/// For a field of objects: the element the next step selects (an array field needs an index),
+/// and the steps after it.
+/// The path must go on past the object: an object is not a plain value.
+fn element<'p>(field: &RttiField, rest: &'p [PathStep]) -> Result<(usize, &'p [PathStep]), TextError> {
+    let (index, after) = match (field.is_array(), rest.split_first()) {
+        (true, Some((PathStep::Index(index), after))) => (*index, after),
+        (true, _) if !rest.is_empty() => {
+            let reason = "an array field needs an element index".into();
+            return Err(TextError::NoPath { path: field.name().to_owned(), reason });
+        }
+        _ => (0, rest),
+    };
+    match after.is_empty() {
+        true => Err(TextError::NotPlain { field: field.name().to_owned() }),
+        false => Ok((index, after)),
+    }
+}
+
+fn get(object: &dyn Reflectable, steps: &[PathStep]) -> Result<PlainValue, TextError> {
+    let (field, section, rest) = field_step(object, steps)?;
+    let section = RttiType::sections(object).nth(section).expect("found in it").1;
+    match field.access() {
+        FieldAccess::Plain(_) => {
+            let value = field.plain_value(section)?;
+            let signature = field_signature(field);
+            Ok(step_into(&signature, &mut value.clone(), rest)?.1.clone())
+        }
+        FieldAccess::Embedded(_) => {
+            let (index, rest) = element(field, rest)?;
+            field.with_embedded(section, index, |value| get(value.ok_or_else(|| empty(field))?, rest))?
+        }
+        FieldAccess::Pointer(_) => {
+            let (index, rest) = element(field, rest)?;
+            field.with_pointee(section, index, |value| get(value.ok_or_else(|| empty(field))?, rest))?
+        }
+    }
+}
+
+fn set(object: &mut dyn Reflectable, steps: &[PathStep], text: &str) -> Result<(), TextError> {
+    let (field, index, rest) = field_step(object, steps)?;
+    let section = RttiType::section_mut(object, index).expect("found in it");
+    match field.access() {
+        FieldAccess::Plain(_) if rest.is_empty() => field.set_from_text(section, text),
+        FieldAccess::Plain(_) => {
+            let mut value = field.plain_value(section)?;
+            let signature = field_signature(field);
+            let (part_signature, slot) = step_into(&signature, &mut value, rest)?;
+            *slot = parse(&part_signature, text)?;
+            field.set_plain_value(section, &value)
+        }
+        FieldAccess::Embedded(_) => {
+            let (element_index, rest) = element(field, rest)?;
+            field.with_embedded_mut(section, element_index, |value| {
+                set(value.ok_or_else(|| empty(field))?, rest, text)
+            })?
+        }
+        FieldAccess::Pointer(_) => {
+            let (element_index, rest) = element(field, rest)?;
+            field
+                .with_pointee_mut(section, element_index, |value| set(value.ok_or_else(|| empty(field))?, rest, text))?
+        }
+    }
+}
+
+#[cold]
+fn empty(field: &RttiField) -> TextError {
+    TextError::NoPath { path: field.name().to_owned(), reason: "the slot is empty".into() }
+}
+
+/// The signature of a plain field's whole value (a list of its elements for an array field).
+fn field_signature(field: &RttiField) -> Vec<u32> {
+    let mut signature = Vec::new();
+    if field.is_array() {
+        signature.push(id::VEC);
+    }
+    if let Some(access) = field.as_plain() {
+        access.signature(&mut signature);
+    }
+    signature
+}
+
+/// Follows `steps` into a plain value of type `signature`: the part they name and its type.
+/// An `Option` holding a value is stepped through.
+fn step_into<'v>(
+    signature: &[u32],
+    value: &'v mut PlainValue,
+    steps: &[PathStep],
+) -> Result<(Vec<u32>, &'v mut PlainValue), TextError> {
+    let Some((step, rest)) = steps.split_first() else { return Ok((signature.to_vec(), value)) };
+    let no_path =
+        |reason: &str| TextError::NoPath { path: FieldPath::new(steps.to_vec()).to_string(), reason: reason.into() };
+    let (node, _, _) = split_type(signature).ok_or_else(|| no_path("a malformed type"))?;
+    let value = match (node, value) {
+        (Sig::Option(inner), PlainValue::Opt(option)) => {
+            let inner_value = option.as_deref_mut().ok_or_else(|| no_path("the value is None"))?;
+            return step_into(inner, inner_value, steps);
+        }
+        (_, value) => value,
+    };
+    let parts = parts_of(signature);
+    let (part_signature, part): (Vec<u32>, &mut PlainValue) = match (step, value) {
+        (PathStep::Index(index), PlainValue::Seq(values)) => {
+            let part_signature = match node {
+                Sig::Seq(_, elem) | Sig::Array(_, elem) => elem.to_vec(),
+                _ => parts.get(*index).cloned().ok_or_else(|| no_path("no such element"))?,
+            };
+            (part_signature, values.get_mut(*index).ok_or_else(|| no_path("no such element"))?)
+        }
+        (PathStep::Index(_) | PathStep::Key(_), PlainValue::Map(entries)) => {
+            let Sig::Map(_, key_signature, value_signature) = node else { return Err(no_path("not a map")) };
+            let key_text = match step {
+                PathStep::Index(index) => index.to_string(),
+                PathStep::Key(key) => key.clone(),
+                PathStep::Field(_) => unreachable!("matched above"),
+            };
+            let key = parse(key_signature, &key_text)?;
+            let (_, entry) =
+                entries.iter_mut().find(|(stored, _)| *stored == key).ok_or_else(|| no_path("no such key"))?;
+            (value_signature.to_vec(), entry)
+        }
+        (PathStep::Field(name), PlainValue::Struct(named)) => {
+            let at = named.iter().position(|(part, _)| part == name).ok_or_else(|| no_path("no such part"))?;
+            let part_signature = parts.get(at).cloned().ok_or_else(|| no_path("no such part"))?;
+            (part_signature, &mut named[at].1)
+        }
+        _ => return Err(no_path("the value has no such part")),
+    };
+    step_into(&part_signature, part, rest)
+}
