@@ -120,6 +120,24 @@ fn plain_regressions_round_trip() {
 }
 
 #[test]
+fn text_regressions_read_back() {
+    for (path, bytes) in files(&root().join("tests/fuzz_regressions/text")) {
+        eprintln!("replaying {}", path.display());
+        fuzz_model::text_reads_back(&bytes);
+    }
+    // A few inputs of every kind, so the routine runs in the normal suite too.
+    for text in [
+        "\u{0}7",
+        "\u{5}[Some(1.5), None, 2]",
+        "\u{7}{id: 1, name: \"a\", tags: [], mode: Run}",
+        "\u{9}('x', s, 3)",
+        "[[[[",
+    ] {
+        fuzz_model::text_reads_back(text.as_bytes());
+    }
+}
+
+#[test]
 fn mutated_seeds_never_panic() {
     // A deterministic slice of what decode_mutated does, so the normal suite covers it too.
     let seeds = fuzz_model::sample_encodings();

@@ -622,3 +622,46 @@ fn clear_shared(root: &SharedObject) {
         }
     }
 }
+
+/// Text read as a value of one of several types (the first byte picks it): whatever reads, shown
+/// again, reads back to the same text; nothing panics. Then the same text is set into every plain
+/// field of a sample object, which takes it or leaves the field unchanged.
+pub fn text_reads_back(data: &[u8]) {
+    use reflectable::plain::PlainType;
+    fn sig<T: PlainType>() -> Vec<u32> {
+        let mut out = Vec::new();
+        T::signature(&mut out);
+        out
+    }
+    let Some((&which, text)) = data.split_first() else { return };
+    let text = String::from_utf8_lossy(text);
+    let signatures = [
+        sig::<u32>(),
+        sig::<i128>(),
+        sig::<f32>(),
+        sig::<String>(),
+        sig::<char>(),
+        sig::<Vec<Option<f64>>>(),
+        sig::<HashMap<String, (i8, bool)>>(),
+        sig::<Record>(),
+        sig::<[Mode; 3]>(),
+        sig::<(char, String, u128)>(),
+        sig::<Option<Box<Marker>>>(),
+        sig::<std::time::Duration>(),
+        sig::<std::net::SocketAddr>(),
+        sig::<BTreeMap<u8, Vec<Record>>>(),
+    ];
+    let signature = &signatures[usize::from(which) % signatures.len()];
+    if let Ok(value) = reflectable::text::parse(signature, &text) {
+        let shown = value.to_string();
+        let again = reflectable::text::parse(signature, &shown).expect("shown text reads back");
+        assert_eq!(again.to_string(), shown, "the text form is stable");
+    }
+    let mut machine = Machine::default();
+    for field in Machine::rtti_static().fields() {
+        let before = field.to_text(&machine).ok();
+        if field.set_from_text(&mut machine, &text).is_err() {
+            assert_eq!(field.to_text(&machine).ok(), before, "a refused text changes nothing");
+        }
+    }
+}
