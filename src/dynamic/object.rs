@@ -5,6 +5,7 @@ use super::DynamicError;
 use crate::field::{WireKind, WireShape};
 use crate::plain::{read_elem, write_elem, PlainType, Reader};
 use crate::schema::{FieldSchema, TypeSchema};
+use crate::text::{PlainValue, TextError};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
 use std::cell::{Ref, RefCell, RefMut};
 use std::hash::{Hash, Hasher};
@@ -265,6 +266,21 @@ impl DynamicSection {
     /// The name of `field`, where the stream describes it.
     pub fn field_name(&self, field: &DynamicField) -> Option<&str> {
         self.describe(field).map(|described| described.name.as_str())
+    }
+
+    /// A plain field's value taken apart by the plain type the stream records for it (see
+    /// [`text`](crate::text)): what a tool shows of a file without its types. Values of plain
+    /// types this program cannot take apart, and every value of a field the stream does not
+    /// describe, come as their bytes.
+    pub fn plain_value(&self, field: &DynamicField) -> Result<PlainValue, TextError> {
+        let DynamicValue::Plain(bytes) = &field.value else {
+            return Err(TextError::NotPlain { field: format!("field {}", field.id) });
+        };
+        let WireKind::Plain(static_size) = field.shape.kind else {
+            return Err(TextError::NotPlain { field: format!("field {}", field.id) });
+        };
+        let signature = self.describe(field).map_or(&[][..], |described| described.signature.as_slice());
+        crate::text::read_field(signature, static_size, bytes.count(), field.shape.array, bytes.bytes())
     }
 
     /// The plain value of field `id`, decoded as a `T`. The stored plain type must be `T`'s

@@ -114,6 +114,43 @@ pub(crate) fn read_value(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainVa
     }
 }
 
+/// Reads `count` elements of type `sig` from `bytes` (a plain field's stored elements) into one
+/// value (`array`: a list of them). Elements of a type this program cannot take apart come as
+/// their bytes, delimited by `static_size` (the field header's) or their size prefix.
+pub(crate) fn read_field(
+    sig: &[u32],
+    static_size: Option<u8>,
+    count: usize,
+    array: bool,
+    bytes: &[u8],
+) -> Result<PlainValue, TextError> {
+    let mut reader = Reader::new(bytes);
+    let mut values = Vec::with_capacity(count.min(bytes.len()));
+    for _ in 0..count {
+        let start = reader.clone();
+        let value = match read_value(sig, &mut reader) {
+            Err(TextError::Undescribed { .. }) => {
+                reader = start;
+                let content = match static_size {
+                    Some(size) => reader.take(usize::from(size))?,
+                    None => {
+                        let size = reader.read_u32()? as usize;
+                        reader.take(size.saturating_sub(DYNAMIC_SIZE_PREFIX))?
+                    }
+                };
+                PlainValue::Raw(content.to_vec())
+            }
+            other => other?,
+        };
+        values.push(value);
+    }
+    reader.expect_end()?;
+    match array {
+        true => Ok(PlainValue::Seq(values)),
+        false => values.pop().ok_or_else(|| TextError::Corrupt("a single field without its value".into())),
+    }
+}
+
 /// Reads the content of a value of type `sig` (for a dynamic type, `reader` holds exactly it).
 fn read_content(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
     let (node, _, _) = split_type(sig).ok_or_else(|| undescribed(sig))?;

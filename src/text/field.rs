@@ -1,7 +1,7 @@
 //! Plain fields as [`PlainValue`]s and as text, through their RTTI: what an inspector shows and
 //! what an editor's text box sets, for every plain type, with no code per type.
 
-use super::codec::{read_value, write_value};
+use super::codec::{read_field, write_value};
 use super::{parse, PlainValue, TextError};
 use crate::field::{FieldAccess, PlainAccess, RttiField, WireKind};
 use crate::plain::{Reader, DYNAMIC_SIZE_PREFIX};
@@ -50,16 +50,7 @@ impl RttiField {
         let count = access.write(owner as &dyn Any, &mut bytes)?;
         let mut signature = Vec::new();
         access.signature(&mut signature);
-        let mut reader = Reader::new(&bytes);
-        let mut values = Vec::with_capacity(count);
-        for _ in 0..count {
-            values.push(self.read_elem(&signature, &mut reader)?);
-        }
-        reader.expect_end()?;
-        Ok(match self.is_array() {
-            true => PlainValue::Seq(values),
-            false => values.pop().ok_or_else(|| TextError::Corrupt("a single field wrote no value".into()))?,
-        })
+        read_field(&signature, self.static_size(), count, self.is_array(), &bytes)
     }
 
     /// The field's value as text (see [`PlainValue`]'s `Display`).
@@ -116,26 +107,6 @@ impl RttiField {
         match self.wire_shape().kind {
             WireKind::Plain(size) => size,
             _ => None,
-        }
-    }
-
-    /// One element; one of a type the program cannot take apart is its bytes, delimited by the
-    /// field's static size or the element's size prefix.
-    fn read_elem(&self, signature: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
-        let start = reader.clone();
-        match read_value(signature, reader) {
-            Err(TextError::Undescribed { .. }) => {
-                *reader = start;
-                let content = match self.static_size() {
-                    Some(size) => reader.take(usize::from(size))?,
-                    None => {
-                        let size = reader.read_u32()? as usize;
-                        reader.take(size.saturating_sub(DYNAMIC_SIZE_PREFIX))?
-                    }
-                };
-                Ok(PlainValue::Raw(content.to_vec()))
-            }
-            other => other,
         }
     }
 

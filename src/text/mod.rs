@@ -42,6 +42,7 @@ mod parse;
 mod path;
 mod value;
 
+pub(crate) use codec::read_field;
 pub use described::{PlainDescription, PlainLayout};
 pub use parse::parse;
 pub use path::{get_text, get_value, set_text};
