@@ -43,6 +43,21 @@ mod path;
 mod value;
 
 pub(crate) use codec::read_field;
+
+/// Plain elements as stored (`count` of them, each in element form) taken apart by their type's
+/// `signature` into one value, or a list of them when `array`; `static_size` is what the field
+/// header records (it delimits elements of types this program cannot take apart, which come as
+/// bytes). What a tool uses when it knows a value's type from elsewhere (a map's keys, from the
+/// field that holds the map).
+pub fn read_plain(
+    signature: &[u32],
+    static_size: Option<u8>,
+    count: usize,
+    array: bool,
+    bytes: &[u8],
+) -> Result<PlainValue, TextError> {
+    read_field(signature, static_size, count, array, bytes)
+}
 pub use described::{PlainDescription, PlainLayout};
 pub use parse::parse;
 pub use path::{get_text, get_value, set_text};

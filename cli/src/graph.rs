@@ -1,0 +1,80 @@
+//! `reflectable graph`: the object graph in Graphviz DOT. One node per object in the file (held
+//! by value ones inside their holder), one edge per pointer, labelled with its field; `Weak`
+//! edges dashed.
+
+use crate::dump::{map_keys, type_label};
+use crate::load::Loaded;
+use reflectable::containers::MAP_VALUES_FIELD_ID;
+use reflectable::dynamic::{DynamicGraph, DynamicObject, DynamicValue};
+
+pub fn print(loaded: &Loaded) {
+    let graph = &loaded.graph;
+    println!("digraph reflectable {{");
+    println!("  node [shape=box, fontname=\"monospace\"];");
+    for (index, object) in graph.objects().iter().enumerate() {
+        let instance = index + 1;
+        let object = object.borrow();
+        println!("  n{instance} [label=\"#{instance} {}\"];", escape(&type_label(object.own())));
+        edges(graph, &object, instance, "");
+    }
+    println!("}}");
+}
+
+/// The edges of the pointers in `object` (top-level object `from`, or an object it holds by
+/// value at `prefix`).
+fn edges(graph: &DynamicGraph, object: &DynamicObject, from: usize, prefix: &str) {
+    for section in object.sections() {
+        for field in section.fields() {
+            let name = section.field_name(field).map_or_else(|| format!("field {}", field.id()), str::to_owned);
+            let path = format!("{prefix}{name}");
+            match field.value() {
+                DynamicValue::Pointer(targets) => {
+                    let weak = section.describe(field).is_some_and(|described| described.weak);
+                    for (index, target) in targets.iter().enumerate() {
+                        let Some(to) = target.as_ref().and_then(|target| graph.instance_of(target)) else { continue };
+                        let label = if field.shape().array { format!("{path}[{index}]") } else { path.clone() };
+                        let style = if weak { ", style=dashed" } else { "" };
+                        println!("  n{from} -> n{to} [label=\"{}\"{style}];", escape(&label));
+                    }
+                }
+                DynamicValue::Embedded(values) => {
+                    for (index, value) in values.iter().enumerate() {
+                        let Some(value) = value else { continue };
+                        let slot = if field.shape().array { format!("{path}[{index}]") } else { path.clone() };
+                        match map_keys(section, field, value) {
+                            Some(keys) => map_edges(graph, value, &keys, from, &slot),
+                            None => edges(graph, value, from, &format!("{slot}.")),
+                        }
+                    }
+                }
+                DynamicValue::Plain(_) => {}
+            }
+        }
+    }
+}
+
+/// The edges of a map's values: labelled `field[key]`.
+fn map_edges(graph: &DynamicGraph, map: &DynamicObject, keys: &[String], from: usize, path: &str) {
+    let Some(values) = map.own().field(MAP_VALUES_FIELD_ID) else { return };
+    match values.value() {
+        DynamicValue::Pointer(targets) => {
+            for (key, target) in keys.iter().zip(targets.iter()) {
+                if let Some(to) = target.as_ref().and_then(|target| graph.instance_of(target)) {
+                    println!("  n{from} -> n{to} [label=\"{}\"];", escape(&format!("{path}[{key}]")));
+                }
+            }
+        }
+        DynamicValue::Embedded(objects) => {
+            for (key, object) in keys.iter().zip(objects.iter()) {
+                if let Some(object) = object {
+                    edges(graph, object, from, &format!("{path}[{key}]."));
+                }
+            }
+        }
+        DynamicValue::Plain(_) => {}
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}

@@ -1,0 +1,167 @@
+//! Every command on the example level and on corrupt copies of it: useful output, a non-zero
+//! exit for a corrupt file, never a panic.
+
+#[path = "../../examples/common/level.rs"]
+mod level;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// A small example level saved into a fresh folder, which lives as long as the value.
+struct Files {
+    folder: PathBuf,
+    level: PathBuf,
+}
+
+impl Files {
+    fn new(name: &str) -> Files {
+        let folder = std::env::temp_dir().join(format!("reflectable-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let (level, _) = level::build_level(12, 5);
+        let bytes = reflectable::to_vec(&level).unwrap();
+        level::break_cycles(&level);
+        let path = folder.join("level.bin");
+        std::fs::write(&path, bytes).unwrap();
+        Files { folder, level: path }
+    }
+
+    fn with(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.folder.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for Files {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}
+
+fn run(args: &[&str], file: &Path) -> (bool, String, String) {
+    let output = Command::cargo_bin("reflectable").unwrap().args(args).arg(file).output().unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.success(), text(&output.stdout), text(&output.stderr))
+}
+
+#[test]
+fn dump_shows_objects_types_fields_and_values() {
+    let files = Files::new("dump");
+    let (ok, out, err) = run(&["dump"], &files.level);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("format version 3, "), "{out}");
+    assert!(out.contains("#1 Level (type 300030)"), "{out}");
+    assert!(out.contains("  name (1) = \"level_5\"") || out.contains("  name (1) = \""), "{out}");
+    assert!(out.contains("  root (3) -> #2"), "a pointer, by instance: {out}");
+    assert!(out.contains("parent (5) ~> #"), "a Weak, marked: {out}");
+    assert!(out.contains("transform (2): Transform (type "), "an object held by value: {out}");
+    assert!(out.contains("position (1) = ["), "a plain array, as text: {out}");
+    assert!(out.contains("  material_library (4): map of "), "a map: {out}");
+    assert!(out.contains("    [\"material_0\"] -> #"), "its entries, keys as text: {out}");
+}
+
+#[test]
+fn schema_lists_the_stored_types() {
+    let files = Files::new("schema");
+    let (ok, out, err) = run(&["schema"], &files.level);
+    assert!(ok, "{err}");
+    assert!(out.contains("SceneObject (type 300020, fingerprint "), "{out}");
+    assert!(out.contains("  1 name: String"), "{out}");
+    assert!(out.contains("children: array of pointer to type 300020"), "{out}");
+    assert!(out.contains("parent: weak pointer to type 300020"), "{out}");
+}
+
+#[test]
+fn check_accepts_the_level_and_refuses_corrupt_copies() {
+    let files = Files::new("check");
+    let (ok, out, err) = run(&["check"], &files.level);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("ok: format version 3, "), "{out}");
+
+    let bytes = std::fs::read(&files.level).unwrap();
+    let truncated = files.with("truncated.bin", &bytes[..bytes.len() / 2]);
+    let (ok, _, err) = run(&["check"], &truncated);
+    assert!(!ok);
+    assert!(err.starts_with("error: the file ("), "{err}");
+
+    let mut flipped = bytes.clone();
+    flipped[40] ^= 0x40;
+    let flipped = files.with("flipped.bin", &flipped);
+    let (ok, _, err) = run(&["check"], &flipped);
+    assert!(!ok, "a flipped byte in an object's headers is found");
+    assert!(err.contains(" at byte ") && err.contains(" <-"), "the offset, and the bytes around it: {err}");
+
+    let (ok, _, err) = run(&["check"], &files.folder.join("missing.bin"));
+    assert!(!ok);
+    assert!(err.contains("cannot read"), "{err}");
+}
+
+#[test]
+fn stats_add_up_to_the_file() {
+    let files = Files::new("stats");
+    let (ok, out, err) = run(&["stats"], &files.level);
+    assert!(ok, "{err}");
+    let size = std::fs::metadata(&files.level).unwrap().len();
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with(&format!("{size} bytes: objects ")), "{first}");
+    let number = |after: &str| -> u64 {
+        let start = first.find(after).unwrap() + after.len();
+        first[start..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+    };
+    let parts = number("objects ") + number("schema table ") + number("stream header and trailer ");
+    assert_eq!(parts, size, "{first}");
+    assert_eq!(number("stream header and trailer "), 8 + 24, "the objects' sizes are exact: {first}");
+    assert_eq!(number("headers ") + number("data "), number("objects "), "{first}");
+    assert!(out.contains("SceneObject (type 300020)"), "{out}");
+    assert!(out.contains("MeshRenderer.materials (2)"), "{out}");
+}
+
+#[test]
+fn graph_is_dot_with_weak_edges_dashed() {
+    let files = Files::new("graph");
+    let (ok, out, err) = run(&["graph"], &files.level);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("digraph reflectable {"), "{out}");
+    assert!(out.contains("n1 [label=\"#1 Level (type 300030)\"];"), "{out}");
+    assert!(out.contains("n1 -> n2 [label=\"root\"];"), "{out}");
+    assert!(out.contains("[label=\"parent\", style=dashed];"), "{out}");
+    assert!(out.trim_end().ends_with('}'));
+    // Rendered by Graphviz where the machine has it (CI installs it).
+    if let Ok(mut dot) = std::process::Command::new("dot")
+        .args(["-Tpng", "-o"])
+        .arg(files.folder.join("level.png"))
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+    {
+        use std::io::Write;
+        dot.stdin.take().unwrap().write_all(out.as_bytes()).unwrap();
+        assert!(dot.wait().unwrap().success(), "dot renders the graph");
+        let png = std::fs::read(files.folder.join("level.png")).unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    }
+}
+
+#[test]
+fn every_command_survives_every_cut_and_flip() {
+    let files = Files::new("hostile");
+    let bytes = std::fs::read(&files.level).unwrap();
+    // A sample of cuts and flips (each run is a process): never a panic, which exits with 101.
+    for at in (0..bytes.len()).step_by(bytes.len() / 12 + 1) {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0xFF;
+        for (name, input) in [("cut.bin", &bytes[..at]), ("flip.bin", &flipped[..])] {
+            let path = files.with(name, input);
+            for command in ["dump", "schema", "check", "stats", "graph"] {
+                let output = Command::cargo_bin("reflectable").unwrap().arg(command).arg(&path).output().unwrap();
+                assert_ne!(output.status.code(), Some(101), "{command} on {name} at {at} panicked");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_are_refused_with_usage() {
+    let output = Command::cargo_bin("reflectable").unwrap().arg("explode").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Usage"));
+}
