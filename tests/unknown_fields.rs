@@ -252,6 +252,25 @@ fn older_serializer(registry: &Registry) -> MemorySerializer<'_> {
     MemorySerializer::with(BinarySerializer::with_registry(registry).keep_unknown_types(true))
 }
 
+/// The newer build's save of [`level`] (its cycles freed).
+fn newer_save() -> Vec<u8> {
+    let original = level();
+    let bytes = MemorySerializer::with_registry(&newer_build()).encode(&original).unwrap();
+    release_newer(&original);
+    bytes
+}
+
+/// The newer build's save, and the older build's save of what it loaded from it.
+fn both_saves() -> (Vec<u8>, Vec<u8>) {
+    let new_bytes = newer_save();
+    let old_registry = older_build();
+    let older = older_serializer(&old_registry);
+    let loaded: Rc<RefCell<Level>> = older.decode_shared(&new_bytes).unwrap();
+    let old_bytes = older.encode(&loaded).unwrap();
+    release_older(&loaded);
+    (new_bytes, old_bytes)
+}
+
 #[test]
 fn an_older_build_keeps_the_fields_a_newer_one_added() {
     let (new_registry, old_registry) = (newer_build(), older_build());
@@ -304,15 +323,7 @@ fn an_older_build_keeps_the_fields_a_newer_one_added() {
 
 #[test]
 fn a_save_describes_kept_fields_as_the_newer_build_did() {
-    let (new_registry, old_registry) = (newer_build(), older_build());
-    let original = level();
-    let new_bytes = MemorySerializer::with_registry(&new_registry).encode(&original).unwrap();
-    release_newer(&original);
-    let older = older_serializer(&old_registry);
-    let loaded: Rc<RefCell<Level>> = older.decode_shared(&new_bytes).unwrap();
-    let old_bytes = older.encode(&loaded).unwrap();
-    release_older(&loaded);
-
+    let (new_bytes, old_bytes) = both_saves();
     let door_of = |bytes: &[u8]| stored_schema(bytes).unwrap().get(720_002).unwrap().clone();
     let (new_door, old_door) = (door_of(&new_bytes), door_of(&old_bytes));
     assert_ne!(new_door.fingerprint, old_door.fingerprint, "the older build's own type, plus what it kept");
@@ -321,10 +332,7 @@ fn a_save_describes_kept_fields_as_the_newer_build_did() {
 
 #[test]
 fn without_keeping_unknown_types_only_their_objects_are_dropped() {
-    let (new_registry, old_registry) = (newer_build(), older_build());
-    let original = level();
-    let new_bytes = MemorySerializer::with_registry(&new_registry).encode(&original).unwrap();
-    release_newer(&original);
+    let (new_bytes, old_registry) = (newer_save(), older_build());
     let older = MemorySerializer::with_registry(&old_registry);
     let (loaded, report) = older.decode_shared_with_report::<Rc<RefCell<Level>>>(&new_bytes).unwrap();
     assert!(report.to_string().contains("720005"), "the lights are dropped, and reported: {report}");
@@ -396,14 +404,9 @@ fn a_kept_field_that_clashes_with_a_declared_one_is_refused_on_save() {
 
 #[test]
 fn every_cut_and_flipped_byte_is_refused_or_kept_without_a_panic() {
-    let (new_registry, old_registry) = (newer_build(), older_build());
-    let original = level();
-    let new_bytes = MemorySerializer::with_registry(&new_registry).encode(&original).unwrap();
-    release_newer(&original);
+    let old_registry = older_build();
     let older = older_serializer(&old_registry);
-    let loaded: Rc<RefCell<Level>> = older.decode_shared(&new_bytes).unwrap();
-    let old_bytes = older.encode(&loaded).unwrap();
-    release_older(&loaded);
+    let (new_bytes, old_bytes) = both_saves();
     for bytes in [new_bytes, old_bytes] {
         let attempt = |input: &[u8]| {
             if let Ok(root) = older.decode_shared::<Rc<RefCell<Level>>>(input) {
@@ -437,11 +440,8 @@ fn derived_and_built_types_say_whether_they_keep() {
 fn graph_walks_and_teardown_follow_kept_pointers() {
     use reflectable::field::SharedObject;
     use reflectable::rtti::{break_cycles_shared, reachable_from_shared};
-    let (new_registry, old_registry) = (newer_build(), older_build());
-    let original = level();
-    let bytes = MemorySerializer::with_registry(&new_registry).encode(&original).unwrap();
-    release_newer(&original);
-    let loaded: Rc<RefCell<Level>> = older_serializer(&old_registry).decode_shared(&bytes).unwrap();
+    let old_registry = older_build();
+    let loaded: Rc<RefCell<Level>> = older_serializer(&old_registry).decode_shared(&newer_save()).unwrap();
     let reachable = reachable_from_shared(&SharedObject::new(loaded.clone()));
     assert_eq!(reachable.len(), 1 + 3 + 2 + 2, "the level, its doors, and the hinges and lights only kept fields hold");
     drop(reachable);

@@ -38,29 +38,18 @@ pub fn print(loaded: &Loaded) {
         stats.types.values().fold((0, 0), |(headers, data), tally| (headers + tally.headers, data + tally.data));
     let table = reflectable::schema::table_size(&loaded.bytes).unwrap_or(0);
     println!("{total} bytes: objects {objects} (headers {headers}, data {data}), schema table {table}, stream header and trailer {}", total - objects - table);
-    println!("\nper type (objects, bytes of their own sections: headers + data)");
-    let mut types: Vec<_> = stats.types.iter().collect();
-    types.sort_by_key(|(_, tally)| std::cmp::Reverse(tally.headers + tally.data));
-    for (name, tally) in types {
-        println!(
-            "  {:>10} {:>8} x  {name}  ({} + {})",
-            tally.headers + tally.data,
-            tally.count,
-            tally.headers,
-            tally.data
-        );
-    }
-    println!("\nper field (fields, bytes: headers and counts + data)");
-    let mut fields: Vec<_> = stats.fields.iter().collect();
-    fields.sort_by_key(|(_, tally)| std::cmp::Reverse(tally.headers + tally.data));
-    for (name, tally) in fields.into_iter().take(40) {
-        println!(
-            "  {:>10} {:>8} x  {name}  ({} + {})",
-            tally.headers + tally.data,
-            tally.count,
-            tally.headers,
-            tally.data
-        );
+    print_table("per type (objects, bytes of their own sections: headers + data)", &stats.types, usize::MAX);
+    print_table("per field (fields, bytes: headers and counts + data), the 40 largest", &stats.fields, 40);
+}
+
+/// The `limit` largest tallies, largest first.
+fn print_table(title: &str, tallies: &BTreeMap<String, Tally>, limit: usize) {
+    println!("\n{title}");
+    let mut rows: Vec<_> = tallies.iter().collect();
+    rows.sort_by_key(|(_, tally)| std::cmp::Reverse(tally.headers + tally.data));
+    for (name, tally) in rows.into_iter().take(limit) {
+        let total = tally.headers + tally.data;
+        println!("  {total:>10} {:>8} x  {name}  ({} + {})", tally.count, tally.headers, tally.data);
     }
 }
 
