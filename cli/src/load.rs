@@ -1,9 +1,12 @@
 //! Reading a file into a dynamic graph, and saying precisely why when it is not a valid stream.
 
+use indicatif::{ProgressBar, ProgressStyle};
 use reflectable::dynamic::DynamicGraph;
 use reflectable::serializer::DecodeError;
 use std::fmt::Write;
+use std::io::Read;
 use std::path::Path;
+use std::time::Duration;
 
 /// A file read whole, and its graph.
 pub struct Loaded {
@@ -14,14 +17,48 @@ pub struct Loaded {
 /// Why a command could not run.
 pub type Failure = Box<dyn std::error::Error>;
 
+/// Files from this size on show their progress (on a terminal): reading them takes a moment.
+const LARGE: u64 = 32 << 20;
+
 pub fn bytes(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()).into())
+    let failed = |error: std::io::Error| format!("cannot read {}: {error}", path.display());
+    let mut file = std::fs::File::open(path).map_err(failed)?;
+    let len = file.metadata().map_err(failed)?.len();
+    if len < LARGE {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(failed)?;
+        return Ok(bytes);
+    }
+    let bar = ProgressBar::new(len).with_style(
+        ProgressStyle::with_template("reading {bytes}/{total_bytes} {wide_bar} {eta}").expect("a valid template"),
+    );
+    let mut bytes = Vec::with_capacity(len as usize);
+    let mut chunk = vec![0; 8 << 20];
+    loop {
+        let read = file.read(&mut chunk).map_err(failed)?;
+        if read == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..read]);
+        bar.inc(read as u64);
+    }
+    bar.finish_and_clear();
+    Ok(bytes)
 }
 
 /// The file's graph, or the decode error with the bytes around where it happened.
 pub fn graph(path: &Path) -> Result<Loaded, Failure> {
     let bytes = bytes(path)?;
-    match DynamicGraph::from_bytes(&bytes) {
+    let spinner = (bytes.len() as u64 >= LARGE).then(|| {
+        let spinner = ProgressBar::new_spinner().with_message(format!("decoding {} MB", bytes.len() >> 20));
+        spinner.enable_steady_tick(Duration::from_millis(120));
+        spinner
+    });
+    let decoded = DynamicGraph::from_bytes(&bytes);
+    if let Some(spinner) = spinner {
+        spinner.finish_and_clear();
+    }
+    match decoded {
         Ok(graph) => Ok(Loaded { bytes, graph }),
         Err(error) => Err(explain(&bytes, &error).into()),
     }

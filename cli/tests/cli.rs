@@ -165,3 +165,15 @@ fn bad_arguments_are_refused_with_usage() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("Usage"));
 }
+
+#[test]
+fn a_large_file_is_read_in_chunks_and_checked() {
+    // Past the size where the tool shows progress (hidden here: stderr is not a terminal).
+    let files = Files::new("large");
+    let mut bytes = std::fs::read(&files.level).unwrap();
+    bytes.resize(40 << 20, 0);
+    let large = files.with("large.bin", &bytes);
+    let (ok, _, err) = run(&["check"], &large);
+    assert!(!ok, "a valid level followed by zeros is not one stream");
+    assert!(err.starts_with(&format!("error: the file ({} bytes)", 40 << 20)), "{err}");
+}
