@@ -451,6 +451,16 @@ pub fn exercise(bytes: &[u8]) {
 pub fn dynamic_writes_back(bytes: &[u8]) {
     if let Ok(graph) = reflectable::dynamic::DynamicGraph::from_bytes(bytes) {
         assert_eq!(graph.to_bytes().expect("a read graph writes"), bytes, "a dynamic graph writes back its bytes");
+        // What `reflectable dump` shows: plain values taken apart by the types the (possibly
+        // hostile) schema table claims; a value that does not read as its type is an error.
+        for object in graph.objects() {
+            let object = object.borrow();
+            for (section, field) in object.fields() {
+                if let Ok(value) = section.plain_value(field) {
+                    let _ = value.to_string();
+                }
+            }
+        }
     }
     let tight =
         Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), max_pointer_chain: 2 };
