@@ -136,7 +136,8 @@ impl FieldDescription {
     fn default_value(&self) -> Box<dyn Any> {
         match (&self.elem, self.array) {
             (Elem::Plain(slot), array) => (slot.default)(array),
-            (Elem::Raw { .. }, _) => Box::new(RawPlain { count: usize::from(!self.array), bytes: Vec::new() }),
+            // No value until one is read: a field its stored object lacked is left out on save.
+            (Elem::Raw { .. }, _) => Box::new(RawPlain::default()),
             (Elem::Embedded, false) => Box::new(None::<Box<dyn Reflectable>>),
             (Elem::Pointer, false) => Box::new(None::<Shared>),
             (Elem::Weak, false) => Box::new(dangling()),

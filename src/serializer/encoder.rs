@@ -280,10 +280,20 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         owner: &dyn Reflectable,
     ) -> Result<(), FieldFailure> {
         let header = FieldHeader { id: field.id(), shape: field.wire_shape() };
+        let start = self.out.len();
         self.out.extend_from_slice(&header.pack().to_le_bytes());
         let at = self.count_placeholder(header.shape.array);
         let count = match field.access() {
-            FieldAccess::Plain(access) => access.write(owner, &mut self.out)?,
+            FieldAccess::Plain(access) => {
+                let count = access.write(owner, &mut self.out)?;
+                // A single field with no value (a kept field its stored object lacked): the
+                // field is left out, as the stream it came from left it out.
+                if count == 0 && !header.shape.array {
+                    self.out.truncate(start);
+                    return Ok(());
+                }
+                count
+            }
             FieldAccess::Embedded(access) => {
                 if self.depth >= self.limits.max_depth {
                     return Err(EncodeError::TooDeep { limit: self.limits.max_depth }.into());
