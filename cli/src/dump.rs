@@ -2,24 +2,29 @@
 
 use crate::load::Loaded;
 use reflectable::containers::{LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
-use reflectable::dynamic::{DynamicField, DynamicGraph, DynamicObject, DynamicSection, DynamicValue};
+use reflectable::dynamic::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, InstanceIndex};
 use reflectable::field::WireKind;
 use reflectable::text::{read_plain, PlainValue};
+use std::fmt;
+use std::io::{self, Write};
 
-pub fn print(loaded: &Loaded) {
+pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
     let graph = &loaded.graph;
-    println!(
+    writeln!(
+        out,
         "format version {}, {} bytes, {} objects{}",
         graph.version(),
         loaded.bytes.len(),
         graph.objects().len(),
         if graph.has_checksum() { ", with a checksum" } else { "" }
-    );
+    )?;
+    let instances = graph.instance_index();
     for (index, object) in graph.objects().iter().enumerate() {
         let object = object.borrow();
-        println!("#{} {}", index + 1, type_label(object.own()));
-        fields(graph, &object, 1);
+        writeln!(out, "#{} {}", index + 1, type_label(object.own()))?;
+        fields(out, &instances, &object, 1)?;
     }
+    Ok(())
 }
 
 /// `Name (type 7)`, or `type 7` for a type the file does not describe.
@@ -49,74 +54,106 @@ pub fn map_keys(holder: &DynamicSection, field: &DynamicField, map: &DynamicObje
 
 /// `name (id 3)`, or `field 3` for a field the file does not describe.
 pub fn field_label(section: &DynamicSection, field: &DynamicField) -> String {
-    match section.field_name(field) {
-        Some(name) => format!("{name} ({})", field.id()),
-        None => format!("field {}", field.id()),
+    Label(section.field_name(field), field.id()).to_string()
+}
+
+/// A field's label, written where it is needed (a dump writes millions).
+struct Label<'a>(Option<&'a str>, u16);
+
+impl fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(name) => write!(f, "{name} ({})", self.1),
+            None => write!(f, "field {}", self.1),
+        }
     }
 }
 
-fn fields(graph: &DynamicGraph, object: &DynamicObject, depth: usize) {
+/// Pointer targets by instance (`#3`, `null`), in brackets for an array field.
+struct Targets<'a>(&'a [Option<DynamicRef>], &'a InstanceIndex, bool);
+
+impl fmt::Display for Targets<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Targets(targets, instances, array) = *self;
+        if array {
+            f.write_str("[")?;
+        }
+        for (n, target) in targets.iter().enumerate() {
+            if n > 0 {
+                f.write_str(", ")?;
+            }
+            match target.as_ref().and_then(|target| instances.get(target)) {
+                Some(instance) => write!(f, "#{instance}")?,
+                None => f.write_str("null")?,
+            }
+        }
+        if array {
+            f.write_str("]")?;
+        }
+        Ok(())
+    }
+}
+
+fn fields(out: &mut dyn Write, instances: &InstanceIndex, object: &DynamicObject, depth: usize) -> io::Result<()> {
     let indent = "  ".repeat(depth);
     for (n, section) in object.sections().iter().enumerate() {
         let inner = if n == 0 {
             indent.clone()
         } else {
-            println!("{indent}base {}", type_label(section));
+            writeln!(out, "{indent}base {}", type_label(section))?;
             format!("{indent}  ")
         };
         for field in section.fields() {
-            let label = field_label(section, field);
+            let described = section.describe(field);
+            let label = Label(described.map(|described| described.name.as_str()), field.id());
             match field.value() {
                 DynamicValue::Plain(_) => match section.plain_value(field) {
-                    Ok(value) => println!("{inner}{label} = {value}"),
-                    Err(error) => println!("{inner}{label} = <{error}>"),
+                    Ok(value) => writeln!(out, "{inner}{label} = {value}")?,
+                    Err(error) => writeln!(out, "{inner}{label} = <{error}>")?,
                 },
                 DynamicValue::Pointer(targets) => {
-                    let weak = section.describe(field).is_some_and(|described| described.weak);
-                    let targets: Vec<String> = targets
-                        .iter()
-                        .map(|target| match target.as_ref().and_then(|target| graph.instance_of(target)) {
-                            Some(instance) => format!("#{instance}"),
-                            None => "null".to_owned(),
-                        })
-                        .collect();
-                    let arrow = if weak { "~>" } else { "->" };
-                    match field.shape().array {
-                        true => println!("{inner}{label} {arrow} [{}]", targets.join(", ")),
-                        false => println!("{inner}{label} {arrow} {}", targets.join(", ")),
-                    }
+                    let arrow = if described.is_some_and(|described| described.weak) { "~>" } else { "->" };
+                    let targets = Targets(targets, instances, field.shape().array);
+                    writeln!(out, "{inner}{label} {arrow} {targets}")?;
                 }
                 DynamicValue::Embedded(objects) => {
                     for (index, value) in objects.iter().enumerate() {
-                        let slot = if field.shape().array { format!("{label}[{index}]") } else { label.clone() };
-                        match value {
-                            Some(map) if map_keys(section, field, map).is_some() => {
-                                let keys = map_keys(section, field, map).expect("checked");
-                                println!("{inner}{slot}: map of {}", keys.len());
-                                entries(graph, map, &keys, &format!("{inner}  "));
+                        let slot = if field.shape().array { format!("{label}[{index}]") } else { label.to_string() };
+                        let keys = value.as_ref().and_then(|map| map_keys(section, field, map));
+                        match (value, keys) {
+                            (Some(map), Some(keys)) => {
+                                writeln!(out, "{inner}{slot}: map of {}", keys.len())?;
+                                entries(out, instances, map, &keys, &format!("{inner}  "))?;
                             }
-                            Some(value) => {
-                                println!("{inner}{slot}: {}", type_label(value.own()));
-                                fields(graph, value, inner.len() / 2 + 1);
+                            (Some(value), None) => {
+                                writeln!(out, "{inner}{slot}: {}", type_label(value.own()))?;
+                                fields(out, instances, value, inner.len() / 2 + 1)?;
                             }
-                            None => println!("{inner}{slot}: empty"),
+                            (None, _) => writeln!(out, "{inner}{slot}: empty")?,
                         }
                     }
                 }
             }
         }
     }
+    Ok(())
 }
 
 /// A map's entries, `key -> #instance` or `key: Type` with the object's fields.
-fn entries(graph: &DynamicGraph, map: &DynamicObject, keys: &[String], indent: &str) {
-    let Some(values) = map.own().field(MAP_VALUES_FIELD_ID) else { return };
+fn entries(
+    out: &mut dyn Write,
+    instances: &InstanceIndex,
+    map: &DynamicObject,
+    keys: &[String],
+    indent: &str,
+) -> io::Result<()> {
+    let Some(values) = map.own().field(MAP_VALUES_FIELD_ID) else { return Ok(()) };
     match values.value() {
         DynamicValue::Pointer(targets) => {
             for (key, target) in keys.iter().zip(targets.iter()) {
-                match target.as_ref().and_then(|target| graph.instance_of(target)) {
-                    Some(instance) => println!("{indent}[{key}] -> #{instance}"),
-                    None => println!("{indent}[{key}] -> null"),
+                match target.as_ref().and_then(|target| instances.get(target)) {
+                    Some(instance) => writeln!(out, "{indent}[{key}] -> #{instance}")?,
+                    None => writeln!(out, "{indent}[{key}] -> null")?,
                 }
             }
         }
@@ -124,13 +161,14 @@ fn entries(graph: &DynamicGraph, map: &DynamicObject, keys: &[String], indent: &
             for (key, object) in keys.iter().zip(objects.iter()) {
                 match object {
                     Some(object) => {
-                        println!("{indent}[{key}]: {}", type_label(object.own()));
-                        fields(graph, object, indent.len() / 2 + 1);
+                        writeln!(out, "{indent}[{key}]: {}", type_label(object.own()))?;
+                        fields(out, instances, object, indent.len() / 2 + 1)?;
                     }
-                    None => println!("{indent}[{key}]: empty"),
+                    None => writeln!(out, "{indent}[{key}]: empty")?,
                 }
             }
         }
         DynamicValue::Plain(_) => {}
     }
+    Ok(())
 }

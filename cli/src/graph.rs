@@ -5,24 +5,33 @@
 use crate::dump::{map_keys, type_label};
 use crate::load::Loaded;
 use reflectable::containers::MAP_VALUES_FIELD_ID;
-use reflectable::dynamic::{DynamicGraph, DynamicObject, DynamicValue};
+use reflectable::dynamic::{DynamicObject, DynamicValue, InstanceIndex};
+use std::io::{self, Write};
 
-pub fn print(loaded: &Loaded) {
+pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
     let graph = &loaded.graph;
-    println!("digraph reflectable {{");
-    println!("  node [shape=box, fontname=\"monospace\"];");
+    writeln!(out, "digraph reflectable {{")?;
+    writeln!(out, "  node [shape=box, fontname=\"monospace\"];")?;
+    let instances = graph.instance_index();
     for (index, object) in graph.objects().iter().enumerate() {
         let instance = index + 1;
         let object = object.borrow();
-        println!("  n{instance} [label=\"#{instance} {}\"];", escape(&type_label(object.own())));
-        edges(graph, &object, instance, "");
+        writeln!(out, "  n{instance} [label=\"#{instance} {}\"];", escape(&type_label(object.own())))?;
+        edges(out, &instances, &object, instance, "")?;
     }
-    println!("}}");
+    writeln!(out, "}}")?;
+    Ok(())
 }
 
 /// The edges of the pointers in `object` (top-level object `from`, or an object it holds by
 /// value at `prefix`).
-fn edges(graph: &DynamicGraph, object: &DynamicObject, from: usize, prefix: &str) {
+fn edges(
+    out: &mut dyn Write,
+    instances: &InstanceIndex,
+    object: &DynamicObject,
+    from: usize,
+    prefix: &str,
+) -> io::Result<()> {
     for section in object.sections() {
         for field in section.fields() {
             let name = section.field_name(field).map_or_else(|| format!("field {}", field.id()), str::to_owned);
@@ -31,10 +40,10 @@ fn edges(graph: &DynamicGraph, object: &DynamicObject, from: usize, prefix: &str
                 DynamicValue::Pointer(targets) => {
                     let weak = section.describe(field).is_some_and(|described| described.weak);
                     for (index, target) in targets.iter().enumerate() {
-                        let Some(to) = target.as_ref().and_then(|target| graph.instance_of(target)) else { continue };
+                        let Some(to) = target.as_ref().and_then(|target| instances.get(target)) else { continue };
                         let label = if field.shape().array { format!("{path}[{index}]") } else { path.clone() };
                         let style = if weak { ", style=dashed" } else { "" };
-                        println!("  n{from} -> n{to} [label=\"{}\"{style}];", escape(&label));
+                        writeln!(out, "  n{from} -> n{to} [label=\"{}\"{style}];", escape(&label))?;
                     }
                 }
                 DynamicValue::Embedded(values) => {
@@ -42,8 +51,8 @@ fn edges(graph: &DynamicGraph, object: &DynamicObject, from: usize, prefix: &str
                         let Some(value) = value else { continue };
                         let slot = if field.shape().array { format!("{path}[{index}]") } else { path.clone() };
                         match map_keys(section, field, value) {
-                            Some(keys) => map_edges(graph, value, &keys, from, &slot),
-                            None => edges(graph, value, from, &format!("{slot}.")),
+                            Some(keys) => map_edges(out, instances, value, &keys, from, &slot)?,
+                            None => edges(out, instances, value, from, &format!("{slot}."))?,
                         }
                     }
                 }
@@ -51,28 +60,37 @@ fn edges(graph: &DynamicGraph, object: &DynamicObject, from: usize, prefix: &str
             }
         }
     }
+    Ok(())
 }
 
 /// The edges of a map's values: labelled `field[key]`.
-fn map_edges(graph: &DynamicGraph, map: &DynamicObject, keys: &[String], from: usize, path: &str) {
-    let Some(values) = map.own().field(MAP_VALUES_FIELD_ID) else { return };
+fn map_edges(
+    out: &mut dyn Write,
+    instances: &InstanceIndex,
+    map: &DynamicObject,
+    keys: &[String],
+    from: usize,
+    path: &str,
+) -> io::Result<()> {
+    let Some(values) = map.own().field(MAP_VALUES_FIELD_ID) else { return Ok(()) };
     match values.value() {
         DynamicValue::Pointer(targets) => {
             for (key, target) in keys.iter().zip(targets.iter()) {
-                if let Some(to) = target.as_ref().and_then(|target| graph.instance_of(target)) {
-                    println!("  n{from} -> n{to} [label=\"{}\"];", escape(&format!("{path}[{key}]")));
+                if let Some(to) = target.as_ref().and_then(|target| instances.get(target)) {
+                    writeln!(out, "  n{from} -> n{to} [label=\"{}\"];", escape(&format!("{path}[{key}]")))?;
                 }
             }
         }
         DynamicValue::Embedded(objects) => {
             for (key, object) in keys.iter().zip(objects.iter()) {
                 if let Some(object) = object {
-                    edges(graph, object, from, &format!("{path}[{key}]."));
+                    edges(out, instances, object, from, &format!("{path}[{key}]."))?;
                 }
             }
         }
         DynamicValue::Plain(_) => {}
     }
+    Ok(())
 }
 
 fn escape(text: &str) -> String {

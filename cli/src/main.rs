@@ -11,6 +11,7 @@ mod schema;
 mod stats;
 
 use clap::{Parser, Subcommand};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -52,14 +53,24 @@ enum Command {
     },
 }
 
+/// Runs `print` on buffered standard output (a dump of a large file is millions of lines). A
+/// closed pipe (`reflectable dump big.bin | head`) is not an error.
+fn write_out(print: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), load::Failure> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match print(&mut out).and_then(|()| out.flush()) {
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        result => Ok(result?),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Dump { file } => load::graph(file).map(|loaded| dump::print(&loaded)),
+        Command::Dump { file } => load::graph(file).and_then(|loaded| write_out(|out| dump::print(&loaded, out))),
         Command::Schema { file } => load::bytes(file).and_then(|bytes| schema::print(&bytes)),
         Command::Check { file } => load::graph(file).map(|loaded| load::summary(&loaded)),
         Command::Stats { file } => load::graph(file).map(|loaded| stats::print(&loaded)),
-        Command::Graph { file } => load::graph(file).map(|loaded| graph::print(&loaded)),
+        Command::Graph { file } => load::graph(file).and_then(|loaded| write_out(|out| graph::print(&loaded, out))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

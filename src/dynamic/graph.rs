@@ -56,6 +56,18 @@ pub(crate) struct StoredEntry {
     pub(crate) bytes: Box<[u8]>,
 }
 
+/// The instance numbers of a graph's objects, by identity (see [`DynamicGraph::instance_index`]).
+/// Made from the graph as it was: objects added later are not in it.
+#[derive(Debug, Clone, Default)]
+pub struct InstanceIndex(AHashMap<usize, u32>);
+
+impl InstanceIndex {
+    /// The instance number of `object`, if the graph holds it.
+    pub fn get(&self, object: &DynamicRef) -> Option<u32> {
+        self.0.get(&object.addr()).copied()
+    }
+}
+
 impl DynamicGraph {
     /// A graph of one root object, to be written in the current format version with no checksum.
     pub fn new(root: DynamicObject) -> Self {
@@ -147,9 +159,16 @@ impl DynamicGraph {
         handle
     }
 
-    /// The instance number `object` has in this graph (1 for the root).
+    /// The instance number `object` has in this graph (1 for the root). A search through the
+    /// objects: to number many, make an [`instance_index`](Self::instance_index) once.
     pub fn instance_of(&self, object: &DynamicRef) -> Option<u32> {
         self.objects.iter().position(|candidate| candidate.ptr_eq(object)).map(|at| at as u32 + 1)
+    }
+
+    /// Every object's instance number, found in constant time (what a tool printing every
+    /// pointer of a large graph needs).
+    pub fn instance_index(&self) -> InstanceIndex {
+        InstanceIndex(self.objects.iter().enumerate().map(|(at, object)| (object.addr(), at as u32 + 1)).collect())
     }
 
     /// The format version the graph is written in (that of the stream it was read from).

@@ -81,8 +81,8 @@ mod encode;
 mod graph;
 mod object;
 
-pub use graph::DynamicGraph;
 use graph::StoredEntry;
+pub use graph::{DynamicGraph, InstanceIndex};
 pub use object::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes, WeakDynamicRef};
 
 use crate::field::WireShape;
