@@ -272,7 +272,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     }
 
     /// One field: its header (from the shape computed when the type was built), the count of an
-    /// array, then the elements.
+    /// array, then the elements. Inlined into the per-section loop, its one hot caller (the kept
+    /// fields' writer, `kept.rs`, calls it too, which would otherwise keep it out of line).
+    #[inline(always)]
     fn field(
         &mut self,
         rtti: &'static RttiType,

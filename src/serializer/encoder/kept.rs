@@ -10,7 +10,10 @@ use crate::schema::{FieldSchema, TypeSchema};
 use crate::serializer::error::EncodeError;
 
 impl Encoder<'_, '_, '_> {
-    /// Writes the kept fields of `section` (of type `rtti`), if it keeps any.
+    /// Writes the kept fields of `section` (of type `rtti`), if it keeps any. Out of line: few
+    /// types keep fields, and the per-section loop stays small enough to inline its field writes.
+    #[cold]
+    #[inline(never)]
     pub(super) fn kept_fields(
         &mut self,
         rtti: &'static RttiType,
