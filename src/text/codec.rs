@@ -114,6 +114,11 @@ pub(crate) fn read_value(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainVa
     }
 }
 
+/// How many elements of no size one value taken apart may hold. The wire form spends no bytes on
+/// them (a decoder only counts them), but each becomes a tree node and text: a few bytes of a
+/// hostile file must not claim millions of them.
+const MAX_ZERO_SIZED_SHOWN: usize = 1 << 16;
+
 /// Reads `count` elements of type `sig` from `bytes` (a plain field's stored elements) into one
 /// value (`array`: a list of them). Elements of a type this program cannot take apart come as
 /// their bytes, delimited by `static_size` (the field header's) or their size prefix.
@@ -124,7 +129,7 @@ pub(crate) fn read_field(
     array: bool,
     bytes: &[u8],
 ) -> Result<PlainValue, TextError> {
-    let mut reader = Reader::new(bytes);
+    let mut reader = Reader::new(bytes).with_zero_sized_left(MAX_ZERO_SIZED_SHOWN);
     let mut values = Vec::with_capacity(count.min(bytes.len()));
     for _ in 0..count {
         let start = reader.clone();
@@ -497,6 +502,19 @@ mod tests {
         both_ways(vec![vec![0.25f32], vec![]]);
         both_ways(std::collections::BTreeMap::from([(3u16, vec![true]), (1, vec![])]));
         both_ways(vec![[0u8; 0]; 1000]); // elements of no size, against the reader's allowance
+    }
+
+    #[test]
+    fn elements_of_no_size_are_shown_only_so_many() {
+        let signature = sig::<Vec<[u8; 0]>>();
+        let few = write_typed(&vec![[0u8; 0]; 1000]);
+        assert!(read_field(&signature, None, 1, false, &few).is_ok());
+        // Four bytes claiming 16M elements: the typed decoder's allowance admits them, showing
+        // them would take a tree node each.
+        let mut many = Vec::new();
+        write_value(&signature, &PlainValue::Seq(Vec::new()), &mut many).unwrap();
+        many[4..8].copy_from_slice(&(1u32 << 24).to_le_bytes());
+        assert!(matches!(read_field(&signature, None, 1, false, &many), Err(TextError::Corrupt(_))));
     }
 
     #[test]
