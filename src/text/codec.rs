@@ -129,6 +129,10 @@ pub(crate) fn read_field(
     array: bool,
     bytes: &[u8],
 ) -> Result<PlainValue, TextError> {
+    // Each element takes a byte, or is one of the few of no size a value may show.
+    if count > bytes.len().saturating_add(MAX_ZERO_SIZED_SHOWN) {
+        return Err(TextError::Corrupt(format!("{count} elements in {} bytes", bytes.len())));
+    }
     let mut reader = Reader::new(bytes).with_zero_sized_left(MAX_ZERO_SIZED_SHOWN);
     let mut values = Vec::with_capacity(count.min(bytes.len()));
     for _ in 0..count {
@@ -180,7 +184,25 @@ fn read_content(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, Text
             1 => PlainValue::Opt(Some(Box::new(read_value(inner, reader)?))),
             tag => return Err(TextError::Corrupt(format!("Option tag {tag}"))),
         },
-        Sig::Array(len, elem) => PlainValue::Seq((0..len).map(|_| read_value(elem, reader)).collect::<Result<_, _>>()?),
+        Sig::Array(len, elem) => {
+            // The length comes from the signature, which a file may claim: it is checked against
+            // the bytes left (or the allowance for elements of no size) as a stored count is.
+            let len = len as usize;
+            match min_size(elem)? {
+                0 if len > reader.zero_sized_left() => {
+                    return Err(TextError::Corrupt(format!("an array of {len} elements of no size")));
+                }
+                0 => reader.set_zero_sized_left(reader.zero_sized_left() - len),
+                min if len.saturating_mul(min) > reader.remaining() => {
+                    return Err(TextError::Corrupt(format!(
+                        "an array of {len} elements in {} bytes",
+                        reader.remaining()
+                    )));
+                }
+                _ => {}
+            }
+            PlainValue::Seq((0..len).map(|_| read_value(elem, reader)).collect::<Result<_, _>>()?)
+        }
         Sig::Tuple(_, parts) => PlainValue::Seq(
             split_all(parts).into_iter().map(|part| read_value(part, reader)).collect::<Result<_, _>>()?,
         ),
@@ -515,6 +537,18 @@ mod tests {
         write_value(&signature, &PlainValue::Seq(Vec::new()), &mut many).unwrap();
         many[4..8].copy_from_slice(&(1u32 << 24).to_le_bytes());
         assert!(matches!(read_field(&signature, None, 1, false, &many), Err(TextError::Corrupt(_))));
+    }
+
+    #[test]
+    fn array_lengths_a_signature_claims_are_checked() {
+        // `[[u8; 0]; 4_000_000_000]` and `[u32; 1_000_000]` claimed over a few bytes.
+        let no_size = [id::ARRAY, 4_000_000_000, id::ARRAY, 0, id::U8];
+        assert!(matches!(read_field(&no_size, Some(0), 1, false, &[]), Err(TextError::Corrupt(_))));
+        let numbers = [id::ARRAY, 1_000_000, id::U32];
+        assert!(matches!(read_field(&numbers, None, 1, false, &[4, 0, 0, 0]), Err(TextError::Corrupt(_))));
+        both_ways([[0u8; 0]; 7]);
+        // A field's own count, over no bytes (a stream's array of a type nobody describes).
+        assert!(matches!(read_field(&[], Some(0), 1 << 24, true, &[]), Err(TextError::Corrupt(_))));
     }
 
     #[test]
