@@ -37,7 +37,7 @@ fn sum(parts: &[&[u32]]) -> Result<Option<u32>, TextError> {
 }
 
 /// The whole types `sig` lists one after the other.
-fn split_all(mut sig: &[u32]) -> Vec<&[u32]> {
+pub(super) fn split_all(mut sig: &[u32]) -> Vec<&[u32]> {
     let mut parts = Vec::new();
     while let Some((_, part, after)) = split_type(sig) {
         parts.push(part);

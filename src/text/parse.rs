@@ -2,7 +2,7 @@
 //! signature: the type decides what a token means (`3` is an integer for a `u8` field and a float
 //! for an `f32` one), so the text needs no type annotations.
 
-use super::codec::static_size;
+use super::codec::{split_all, static_size};
 use super::described::{derived, lanes, PlainLayout};
 use super::{PlainValue, TextError};
 use crate::plain::type_ids as id;
@@ -78,14 +78,18 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// A run of characters that can make a number, a name or a bare address.
+    /// A run of characters that can make a number or a name.
     fn word(&mut self) -> &'t str {
         self.space();
+        self.until(",:[](){}\"'")
+    }
+
+    /// The text up to whitespace or one of `stops`.
+    fn until(&mut self, stops: &str) -> &'t str {
         let rest = self.rest();
-        let len = rest.find(|c: char| c.is_whitespace() || ",:[](){}\"'".contains(c)).unwrap_or(rest.len());
-        let start = self.at;
+        let len = rest.find(|c: char| c.is_whitespace() || stops.contains(c)).unwrap_or(rest.len());
         self.at += len;
-        &self.text[start..self.at]
+        &rest[..len]
     }
 
     fn value(&mut self, sig: &[u32]) -> Result<PlainValue, TextError> {
@@ -123,21 +127,24 @@ impl<'t> Parser<'t> {
                     PlainValue::Opt(Some(Box::new(self.nested(inner, next)?)))
                 }
             }
-            Sig::Tuple(_, mut parts) => {
-                let close = if self.eat('(') { ')' } else { self.expect('[').map(|()| ']')? };
-                let mut values = Vec::new();
-                while let Some((_, part, after)) = split_type(parts) {
-                    if !values.is_empty() {
-                        self.expect(',')?;
-                    }
-                    values.push(self.nested(part, next)?);
-                    parts = after;
-                }
-                self.eat(',');
-                self.expect(close)?;
-                PlainValue::Seq(values)
-            }
+            Sig::Tuple(_, parts) => self.tuple(split_all(parts), next)?,
         })
+    }
+
+    /// `(a, b, ...)` or `[a, b, ...]`: exactly one value of each of `parts`, in order (a trailing
+    /// comma allowed). Tuples and tuple structs.
+    fn tuple<'s>(&mut self, parts: impl IntoIterator<Item = &'s [u32]>, depth: usize) -> Result<PlainValue, TextError> {
+        let close = if self.eat('(') { ')' } else { self.expect('[').map(|()| ']')? };
+        let mut values = Vec::new();
+        for part in parts {
+            if !values.is_empty() {
+                self.expect(',')?;
+            }
+            values.push(self.nested(part, depth)?);
+        }
+        self.eat(',');
+        self.expect(close)?;
+        Ok(PlainValue::Seq(values))
     }
 
     /// `open item, item, ... close` (a trailing comma allowed).
@@ -221,19 +228,7 @@ impl<'t> Parser<'t> {
                     let parts: Vec<_> = fields.iter().map(|(name, sig)| (*name, sig.as_slice())).collect();
                     self.named_parts(&parts, depth)?
                 }
-                (None, Some(PlainLayout::Tuple(fields))) => {
-                    let close = if self.eat('(') { ')' } else { self.expect('[').map(|()| ']')? };
-                    let mut values = Vec::new();
-                    for field in fields {
-                        if !values.is_empty() {
-                            self.expect(',')?;
-                        }
-                        values.push(self.nested(field, depth)?);
-                    }
-                    self.eat(',');
-                    self.expect(close)?;
-                    PlainValue::Seq(values)
-                }
+                (None, Some(PlainLayout::Tuple(fields))) => self.tuple(fields.iter().map(Vec::as_slice), depth)?,
                 (None, Some(PlainLayout::Enum(variants))) => {
                     let word = self.word();
                     match variants.iter().find(|(name, _)| *name == word) {
@@ -271,13 +266,10 @@ impl<'t> Parser<'t> {
         Ok(PlainValue::Struct(named))
     }
 
-    /// A network address: everything up to a separator that cannot be part of one.
+    /// A network address: everything up to a separator that cannot be part of one (`:` and
+    /// brackets can: `[::1]:80`).
     fn address(&mut self) -> &'t str {
-        let rest = self.rest();
-        let len = rest.find(|c: char| c.is_whitespace() || ",(){}\"'".contains(c)).unwrap_or(rest.len());
-        let start = self.at;
-        self.at += len;
-        &self.text[start..self.at]
+        self.until(",(){}\"'")
     }
 
     fn raw(&mut self, sig: &[u32]) -> Result<PlainValue, TextError> {
