@@ -82,17 +82,19 @@ impl RttiField {
 
     /// Stores the value `text` spells, read as the field's type (see [`parse`]).
     pub fn set_from_text(&self, owner: &mut dyn Reflectable, text: &str) -> Result<(), TextError> {
-        let mut signature = Vec::new();
-        self.plain_access()?.signature(&mut signature);
-        let value = match self.is_array() {
-            true => {
-                let mut list = vec![crate::plain::type_ids::VEC];
-                list.extend_from_slice(&signature);
-                parse(&list, text)?
-            }
-            false => parse(&signature, text)?,
-        };
+        let value = parse(&self.value_signature()?, text)?;
         self.set_plain_value(owner, &value)
+    }
+
+    /// The type of the field's whole value, as [`plain_value`](Self::plain_value) gives it: the
+    /// element type, or a list of it for an array field.
+    pub(crate) fn value_signature(&self) -> Result<Vec<u32>, TextError> {
+        let mut signature = Vec::new();
+        if self.is_array() {
+            signature.push(crate::plain::type_ids::VEC);
+        }
+        self.plain_access()?.signature(&mut signature);
+        Ok(signature)
     }
 
     fn plain_access(&self) -> Result<&dyn PlainAccess, TextError> {

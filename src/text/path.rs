@@ -6,7 +6,6 @@
 use super::codec::parts_of;
 use super::{parse, PlainValue, TextError};
 use crate::field::{FieldAccess, RttiField};
-use crate::plain::type_ids as id;
 use crate::rtti::{FieldPath, PathStep, Reflectable, RttiType};
 use crate::schema::describe::{split_type, Sig};
 use std::borrow::Cow;
@@ -185,7 +184,7 @@ fn get(object: &dyn Reflectable, steps: &[PathStep]) -> Result<PlainValue, TextE
     match field.access() {
         FieldAccess::Plain(_) => {
             let value = field.plain_value(section)?;
-            let signature = field_signature(field);
+            let signature = field.value_signature()?;
             Ok(step_into(&signature, &mut value.clone(), rest)?.1.clone())
         }
         FieldAccess::Embedded(_) => {
@@ -206,7 +205,7 @@ fn set(object: &mut dyn Reflectable, steps: &[PathStep], text: &str) -> Result<(
         FieldAccess::Plain(_) if rest.is_empty() => field.set_from_text(section, text),
         FieldAccess::Plain(_) => {
             let mut value = field.plain_value(section)?;
-            let signature = field_signature(field);
+            let signature = field.value_signature()?;
             let (part_signature, slot) = step_into(&signature, &mut value, rest)?;
             *slot = parse(&part_signature, text)?;
             field.set_plain_value(section, &value)
@@ -228,18 +227,6 @@ fn set(object: &mut dyn Reflectable, steps: &[PathStep], text: &str) -> Result<(
 #[cold]
 fn empty(field: &RttiField) -> TextError {
     TextError::NoPath { path: field.name().to_owned(), reason: "the slot is empty".into() }
-}
-
-/// The signature of a plain field's whole value (a list of its elements for an array field).
-fn field_signature(field: &RttiField) -> Vec<u32> {
-    let mut signature = Vec::new();
-    if field.is_array() {
-        signature.push(id::VEC);
-    }
-    if let Some(access) = field.as_plain() {
-        access.signature(&mut signature);
-    }
-    signature
 }
 
 /// Follows `steps` into a plain value of type `signature`: the part they name and its type.
