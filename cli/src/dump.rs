@@ -37,19 +37,34 @@ pub fn type_label(section: &DynamicSection) -> String {
     }
 }
 
-/// The keys of a map object held by `field` of `holder` (the field records their plain type), as
-/// text; `None` when the object is not a map or its keys do not read.
-pub fn map_keys(holder: &DynamicSection, field: &DynamicField, map: &DynamicObject) -> Option<Vec<String>> {
+/// One value of a map: a pointer's target, or an object held by value (`None`: null, empty).
+pub enum MapValue<'a> {
+    Target(Option<&'a DynamicRef>),
+    Object(Option<&'a DynamicObject>),
+}
+
+/// The entries of a map object held by `field` of `holder` (the field records its keys' plain
+/// type), keys as text; `None` when the object is not a map or its keys do not read.
+pub fn map_entries<'m>(
+    holder: &DynamicSection,
+    field: &DynamicField,
+    map: &'m DynamicObject,
+) -> Option<Vec<(String, MapValue<'m>)>> {
     if map.type_id() != MAP_TYPE_ID {
         return None;
     }
     let signature = &holder.describe(field)?.signature;
     let keys = map.own().field(MAP_KEYS_FIELD_ID)?;
     let (DynamicValue::Plain(bytes), WireKind::Plain(size)) = (keys.value(), keys.shape().kind) else { return None };
-    match read_plain(signature, size, bytes.count(), true, bytes.bytes()).ok()? {
-        PlainValue::Seq(keys) => Some(keys.iter().map(ToString::to_string).collect()),
-        _ => None,
-    }
+    let PlainValue::Seq(keys) = read_plain(signature, size, bytes.count(), true, bytes.bytes()).ok()? else {
+        return None;
+    };
+    let values: Vec<MapValue<'m>> = match map.own().field(MAP_VALUES_FIELD_ID)?.value() {
+        DynamicValue::Pointer(targets) => targets.iter().map(|target| MapValue::Target(target.as_ref())).collect(),
+        DynamicValue::Embedded(objects) => objects.iter().map(|object| MapValue::Object(object.as_ref())).collect(),
+        DynamicValue::Plain(_) => return None,
+    };
+    Some(keys.iter().map(ToString::to_string).zip(values).collect())
 }
 
 /// `name (id 3)`, or `field 3` for a field the file does not describe.
@@ -119,11 +134,11 @@ fn fields(out: &mut dyn Write, instances: &InstanceIndex, object: &DynamicObject
                 DynamicValue::Embedded(objects) => {
                     for (index, value) in objects.iter().enumerate() {
                         let slot = if field.shape().array { format!("{label}[{index}]") } else { label.to_string() };
-                        let keys = value.as_ref().and_then(|map| map_keys(section, field, map));
-                        match (value, keys) {
-                            (Some(map), Some(keys)) => {
-                                writeln!(out, "{inner}{slot}: map of {}", keys.len())?;
-                                entries(out, instances, map, &keys, &format!("{inner}  "))?;
+                        let entries = value.as_ref().and_then(|map| map_entries(section, field, map));
+                        match (value, entries) {
+                            (Some(_), Some(entries)) => {
+                                writeln!(out, "{inner}{slot}: map of {}", entries.len())?;
+                                map(out, instances, &entries, &format!("{inner}  "))?;
                             }
                             (Some(value), None) => {
                                 writeln!(out, "{inner}{slot}: {}", type_label(value.own()))?;
@@ -140,35 +155,24 @@ fn fields(out: &mut dyn Write, instances: &InstanceIndex, object: &DynamicObject
 }
 
 /// A map's entries, `key -> #instance` or `key: Type` with the object's fields.
-fn entries(
+fn map(
     out: &mut dyn Write,
     instances: &InstanceIndex,
-    map: &DynamicObject,
-    keys: &[String],
+    entries: &[(String, MapValue<'_>)],
     indent: &str,
 ) -> io::Result<()> {
-    let Some(values) = map.own().field(MAP_VALUES_FIELD_ID) else { return Ok(()) };
-    match values.value() {
-        DynamicValue::Pointer(targets) => {
-            for (key, target) in keys.iter().zip(targets.iter()) {
-                match target.as_ref().and_then(|target| instances.get(target)) {
-                    Some(instance) => writeln!(out, "{indent}[{key}] -> #{instance}")?,
-                    None => writeln!(out, "{indent}[{key}] -> null")?,
-                }
+    for (key, value) in entries {
+        match value {
+            MapValue::Target(target) => match target.and_then(|target| instances.get(target)) {
+                Some(instance) => writeln!(out, "{indent}[{key}] -> #{instance}")?,
+                None => writeln!(out, "{indent}[{key}] -> null")?,
+            },
+            MapValue::Object(Some(object)) => {
+                writeln!(out, "{indent}[{key}]: {}", type_label(object.own()))?;
+                fields(out, instances, object, indent.len() / 2 + 1)?;
             }
+            MapValue::Object(None) => writeln!(out, "{indent}[{key}]: empty")?,
         }
-        DynamicValue::Embedded(objects) => {
-            for (key, object) in keys.iter().zip(objects.iter()) {
-                match object {
-                    Some(object) => {
-                        writeln!(out, "{indent}[{key}]: {}", type_label(object.own()))?;
-                        fields(out, instances, object, indent.len() / 2 + 1)?;
-                    }
-                    None => writeln!(out, "{indent}[{key}]: empty")?,
-                }
-            }
-        }
-        DynamicValue::Plain(_) => {}
     }
     Ok(())
 }

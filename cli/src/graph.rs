@@ -2,9 +2,8 @@
 //! by value ones inside their holder), one edge per pointer, labelled with its field; `Weak`
 //! edges dashed.
 
-use crate::dump::{map_keys, type_label};
+use crate::dump::{map_entries, type_label, MapValue};
 use crate::load::Loaded;
-use reflectable::containers::MAP_VALUES_FIELD_ID;
 use reflectable::dynamic::{DynamicObject, DynamicValue, InstanceIndex};
 use std::io::{self, Write};
 
@@ -50,8 +49,8 @@ fn edges(
                     for (index, value) in values.iter().enumerate() {
                         let Some(value) = value else { continue };
                         let slot = if field.shape().array { format!("{path}[{index}]") } else { path.clone() };
-                        match map_keys(section, field, value) {
-                            Some(keys) => map_edges(out, instances, value, &keys, from, &slot)?,
+                        match map_entries(section, field, value) {
+                            Some(entries) => map_edges(out, instances, &entries, from, &slot)?,
                             None => edges(out, instances, value, from, &format!("{slot}."))?,
                         }
                     }
@@ -67,28 +66,20 @@ fn edges(
 fn map_edges(
     out: &mut dyn Write,
     instances: &InstanceIndex,
-    map: &DynamicObject,
-    keys: &[String],
+    entries: &[(String, MapValue<'_>)],
     from: usize,
     path: &str,
 ) -> io::Result<()> {
-    let Some(values) = map.own().field(MAP_VALUES_FIELD_ID) else { return Ok(()) };
-    match values.value() {
-        DynamicValue::Pointer(targets) => {
-            for (key, target) in keys.iter().zip(targets.iter()) {
-                if let Some(to) = target.as_ref().and_then(|target| instances.get(target)) {
+    for (key, value) in entries {
+        match value {
+            MapValue::Target(target) => {
+                if let Some(to) = target.and_then(|target| instances.get(target)) {
                     writeln!(out, "  n{from} -> n{to} [label=\"{}\"];", escape(&format!("{path}[{key}]")))?;
                 }
             }
+            MapValue::Object(Some(object)) => edges(out, instances, object, from, &format!("{path}[{key}]."))?,
+            MapValue::Object(None) => {}
         }
-        DynamicValue::Embedded(objects) => {
-            for (key, object) in keys.iter().zip(objects.iter()) {
-                if let Some(object) = object {
-                    edges(out, instances, object, from, &format!("{path}[{key}]."))?;
-                }
-            }
-        }
-        DynamicValue::Plain(_) => {}
     }
     Ok(())
 }
