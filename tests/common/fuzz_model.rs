@@ -470,11 +470,16 @@ pub fn dynamic_writes_back(bytes: &[u8]) {
 /// Decoding with no types at all, keeping every described type as a runtime-defined one: nothing
 /// may panic, and what loads saves and loads again.
 pub fn kept_without_types(bytes: &[u8]) {
-    let registry = reflectable::Registry::new();
-    let serializer = MemorySerializer::with(BinarySerializer::with_registry(&registry).keep_unknown_types(true));
+    keeping_save_reloads(&reflectable::Registry::new(), bytes);
+}
+
+/// Decodes `bytes` with `registry`, keeping unknown types and fields; whatever loads and saves
+/// must load again.
+fn keeping_save_reloads(registry: &reflectable::Registry, bytes: &[u8]) {
+    let serializer = MemorySerializer::with(BinarySerializer::with_registry(registry).keep_unknown_types(true));
     if let Ok(root) = serializer.decode(bytes) {
         if let Ok(again) = serializer.encode(&*root) {
-            let reloaded = serializer.decode(&again).expect("a kept graph's save loads");
+            let reloaded = serializer.decode(&again).expect("a save of kept data loads");
             break_cycles(&*reloaded);
         }
         break_cycles(&*root);
@@ -512,14 +517,7 @@ pub fn kept_by_slim_types(bytes: &[u8]) {
     registry.register_type::<slim::Spring>().expect("slim types register");
     registry.register_type::<slim::Gear>().expect("slim types register");
     registry.register_type::<Part>().expect("slim types register");
-    let serializer = MemorySerializer::with(BinarySerializer::with_registry(&registry).keep_unknown_types(true));
-    if let Ok(root) = serializer.decode(bytes) {
-        if let Ok(again) = serializer.encode(&*root) {
-            let reloaded = serializer.decode(&again).expect("a save with kept fields loads");
-            break_cycles(&*reloaded);
-        }
-        break_cycles(&*root);
-    }
+    keeping_save_reloads(&registry, bytes);
 }
 
 fn decode_every_way(bytes: &[u8]) {
