@@ -252,3 +252,83 @@ fn without_the_script_types_a_reader_reports_what_it_drops() {
     level::break_cycles(&level);
     level::break_cycles(&loaded);
 }
+
+/// A Rust enum, and the same enum described as data: both write the same bytes.
+#[derive(Reflectable, Default, Debug, PartialEq)]
+#[rtti(id = 700_020, no_register)]
+enum Signal {
+    #[default]
+    #[rtti(id = 1)]
+    Off,
+    #[rtti(id = 2)]
+    Blink {
+        #[rtti(id = 1)]
+        period: f32,
+        #[rtti(id = 2)]
+        pattern: Vec<u8>,
+    },
+}
+
+fn signal_described() -> &'static RttiType {
+    use reflectable::runtime::VariantDescription;
+    static SIGNAL: OnceLock<&'static RttiType> = OnceLock::new();
+    SIGNAL.get_or_init(|| {
+        TypeDescription::new(700_020, "Signal")
+            .variant(VariantDescription::new(1, "Off"))
+            .variant(
+                VariantDescription::new(2, "Blink")
+                    .field(FieldDescription::plain(1, "period", PlainSlot::of::<f32>()))
+                    .field(FieldDescription::plain(2, "pattern", PlainSlot::of::<u8>()).array()),
+            )
+            .define()
+            .unwrap()
+    })
+}
+
+#[test]
+fn a_runtime_enum_holds_one_variant_and_saves_like_a_rust_enum() {
+    let rtti = signal_described();
+    let mut signal = RuntimeObject::create(rtti).unwrap();
+    assert_eq!(rtti.active_variant(&signal).unwrap().name(), "Off", "fresh objects hold the first variant");
+    let blink = rtti.variant_by_name("Blink").unwrap();
+    let period = blink.field_by_name("period").unwrap();
+    assert!(matches!(period.set(&mut signal, 0.5f32), Err(FieldError::InactiveVariant { .. })));
+    blink.activate(&mut signal).unwrap();
+    signal.set("period", 0.5f32).unwrap();
+    let pattern = blink.field_by_name("pattern").unwrap();
+    pattern.resize(&mut signal, 3).unwrap();
+    pattern.set_elem(&mut signal, 1, 9u8).unwrap();
+    assert_eq!(rtti.fields_of(&signal).len(), 2);
+
+    let mut runtime = Registry::new();
+    runtime.register(rtti).unwrap();
+    let bytes = MemorySerializer::with_registry(&runtime).encode(&signal).unwrap();
+    let rust = Signal::Blink { period: 0.5, pattern: vec![0, 9, 0] };
+    assert_eq!(bytes, reflectable::to_vec(&rust).unwrap(), "the same bytes as the Rust enum");
+
+    let mut rust_registry = Registry::new();
+    rust_registry.register_type::<Signal>().unwrap();
+    let back: Signal = MemorySerializer::with_registry(&rust_registry).decode_as(&bytes).unwrap();
+    assert_eq!(back, rust);
+    let again = MemorySerializer::with_registry(&runtime).decode(&reflectable::to_vec(&Signal::Off).unwrap()).unwrap();
+    assert_eq!(again.rtti().active_variant(&*again).unwrap().name(), "Off");
+}
+
+#[test]
+fn an_enum_description_with_fields_or_duplicate_variants_is_refused() {
+    use reflectable::runtime::VariantDescription;
+    let with_field = TypeDescription::new(700_021, "Mixed")
+        .field(FieldDescription::plain(1, "x", PlainSlot::of::<u32>()))
+        .variant(VariantDescription::new(1, "A"))
+        .define();
+    assert!(with_field.is_err());
+    let twice = TypeDescription::new(700_022, "Twice")
+        .variant(VariantDescription::new(1, "A"))
+        .variant(VariantDescription::new(1, "B"))
+        .define();
+    assert!(twice.is_err());
+    let tag_field = TypeDescription::new(700_023, "Tagged")
+        .variant(VariantDescription::new(1, "A").field(FieldDescription::plain(0, "x", PlainSlot::of::<u32>())))
+        .define();
+    assert!(tag_field.is_err(), "field 0 is the variant tag");
+}

@@ -7,6 +7,8 @@
 #[path = "common/damage.rs"]
 mod damage;
 
+use reflectable::containers::MAP_TYPE_ID;
+use reflectable::field::{FieldAccess, FieldKind};
 use reflectable::runtime::RawPlain;
 use reflectable::schema::stored_schema;
 use reflectable::serializer::{BinarySerializer, EncodeError, MemorySerializer};
@@ -90,8 +92,8 @@ mod newer {
         pub mood: Mood,
     }
 
-    /// A build that also adds a map, which an older build cannot keep: a map's entries need its
-    /// key and value types.
+    /// A build that adds containers: maps of pointers and of embedded objects, and a nested
+    /// list, whose types the stream describes only through the fields holding them.
     #[derive(Reflectable, Default)]
     #[rtti(id = 720_002, name = "Door", no_register)]
     pub struct DoorWithSpares {
@@ -99,6 +101,10 @@ mod newer {
         pub name: String,
         #[rtti(id = 10)]
         pub spares: std::collections::BTreeMap<u16, Rc<RefCell<Hinge>>>,
+        #[rtti(id = 11, embedded)]
+        pub frames: std::collections::HashMap<String, Frame>,
+        #[rtti(id = 12)]
+        pub rings: Vec<Vec<Rc<RefCell<Hinge>>>>,
     }
 
     #[derive(Reflectable, Default)]
@@ -370,17 +376,49 @@ fn a_type_without_the_member_skips_and_reports() {
 }
 
 #[test]
-fn a_map_added_by_a_newer_build_is_dropped_and_reported() {
+fn maps_and_nested_lists_added_by_a_newer_build_survive_an_older_one() {
     let mut registry = Registry::new();
     registry.register_type::<newer::DoorWithSpares>().unwrap();
-    let spares = (0..2).map(|i| (i, Rc::new(RefCell::new(Hinge { squeak: i as u8 })))).collect();
-    let bytes = MemorySerializer::with_registry(&registry)
-        .encode(&newer::DoorWithSpares { name: "spare".into(), spares })
+    registry.register_type::<Hinge>().unwrap();
+    registry.register_type::<Frame>().unwrap();
+    let hinges: Vec<_> = (0..3).map(|i| Rc::new(RefCell::new(Hinge { squeak: i }))).collect();
+    let door = newer::DoorWithSpares {
+        name: "spare".into(),
+        spares: [(0, hinges[0].clone()), (1, hinges[1].clone()), (7, hinges[0].clone())].into(),
+        frames: [("left".to_owned(), Frame { width: 3 }), ("right".to_owned(), Frame { width: 4 })].into(),
+        rings: vec![vec![hinges[2].clone(), hinges[1].clone()], vec![]],
+    };
+    let bytes = MemorySerializer::with_registry(&registry).encode(&door).unwrap();
+
+    let old_registry = older_build();
+    let (old, report) = older_serializer(&old_registry).decode_as_with_report::<Door>(&bytes).unwrap();
+    assert!(report.is_empty(), "nothing dropped: {report}");
+    let kept: Vec<_> = old.kept.fields().iter().map(|field| field.name()).collect();
+    assert_eq!(kept, ["spares", "frames", "rings"]);
+    // The kept map is an object with the map type's ID and fields, its keys as stored bytes.
+    let spares = old.kept.fields().iter().find(|field| field.name() == "spares").unwrap();
+    let FieldAccess::Embedded(values) = spares.access() else { panic!("a map is an embedded object") };
+    let mut seen = Vec::new();
+    values
+        .for_each(old.kept.object().unwrap(), &mut |map| {
+            let map = map.expect("the map object");
+            let fields = map.rtti().fields();
+            seen.push((map.rtti().id(), fields[0].len(map).unwrap(), fields[1].len(map).unwrap(), fields[1].kind()));
+        })
         .unwrap();
-    let (door, report) =
-        older_serializer(&older_build()).decode_as_with_report::<Door>(&bytes).expect("the rest loads");
-    assert_eq!(door.name, "spare");
-    assert!(!report.is_empty(), "never silently: {report}");
+    assert_eq!(seen, [(MAP_TYPE_ID, 3, 3, FieldKind::Pointer)]);
+    let old_bytes = MemorySerializer::with_registry(&old_registry).encode(&old).unwrap();
+
+    let (back, report) =
+        MemorySerializer::with_registry(&registry).decode_as_with_report::<newer::DoorWithSpares>(&old_bytes).unwrap();
+    assert!(report.is_empty(), "the newer build reads every field as its own: {report}");
+    assert_eq!(back.spares.keys().copied().collect::<Vec<_>>(), [0, 1, 7]);
+    assert!(Rc::ptr_eq(&back.spares[&0], &back.spares[&7]), "sharing inside the map");
+    assert!(Rc::ptr_eq(&back.rings[0][1], &back.spares[&1]), "and between the map and the list");
+    assert_eq!(back.rings[0][0].borrow().squeak, 2);
+    assert!(back.rings[1].is_empty());
+    assert_eq!(back.frames["left"], Frame { width: 3 });
+    assert_eq!(back.frames["right"], Frame { width: 4 });
 }
 
 #[test]

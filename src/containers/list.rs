@@ -1,11 +1,8 @@
 //! `Vec<X>` of objects or pointers as a reflectable object: a list, with one array field.
 
-use super::{Element, LIST_TYPE_ID};
+use super::{Element, LIST_ITEMS_FIELD_ID, LIST_TYPE_ID};
 use crate::field::Accessor;
 use crate::rtti::{generic_rtti, Reflectable, RttiType, RttiTypeBuilder};
-
-/// The field of a list that holds its elements.
-const ITEMS: u16 = 1;
 
 impl<X: Element> Reflectable for Vec<X> {
     fn rtti(&self) -> &'static RttiType {
@@ -22,5 +19,6 @@ impl<X: Element> Reflectable for Vec<X> {
 fn build<X: Element>() -> Result<RttiType, crate::rtti::RttiError> {
     let name = format!("List<{}>", std::any::type_name::<X>());
     let builder = RttiTypeBuilder::<Vec<X>>::built_in(LIST_TYPE_ID, name).default_constructor();
-    X::array_field(builder, ITEMS, "items", Accessor::Direct { get: |list| list, get_mut: |list| list }).build()
+    X::array_field(builder, LIST_ITEMS_FIELD_ID, "items", Accessor::Direct { get: |list| list, get_mut: |list| list })
+        .build()
 }

@@ -35,6 +35,8 @@ pub const MAP_TYPE_ID: u32 = 0xFFFF_FF02;
 /// [`WeakPointers::External`](crate::serializer::WeakPointers::External)). Not a container, but
 /// one of the format's built-in types all the same.
 pub const EXTERNAL_TYPE_ID: u32 = 0xFFFF_FF03;
+/// Field ID of a list object's items (objects or pointers).
+pub const LIST_ITEMS_FIELD_ID: u16 = 1;
 /// Field ID of a map object's keys (plain).
 pub const MAP_KEYS_FIELD_ID: u16 = 1;
 /// Field ID of a map object's values (objects or pointers).

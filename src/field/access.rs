@@ -8,11 +8,11 @@ use smallvec::SmallVec;
 pub type Getter<O, C> = Box<dyn Fn(&O) -> C + Send + Sync>;
 /// Setter for a computed field: takes the stored form back into the object.
 pub type Setter<O, C> = Box<dyn Fn(&mut O, C) + Send + Sync>;
-/// Borrows a container held in an object's run-time storage; `None` when the object's storage is
-/// not laid out for this field (see [`Accessor::Slot`]).
-pub type SlotGetter<O, C> = Box<dyn Fn(&O) -> Option<&C> + Send + Sync>;
+/// Borrows a container held in an object's run-time storage; an error when the object's storage
+/// is not laid out for this field (see [`Accessor::Slot`]).
+pub type SlotGetter<O, C> = Box<dyn Fn(&O) -> Result<&C, FieldError> + Send + Sync>;
 /// Mutable [`SlotGetter`].
-pub type SlotGetterMut<O, C> = Box<dyn Fn(&mut O) -> Option<&mut C> + Send + Sync>;
+pub type SlotGetterMut<O, C> = Box<dyn Fn(&mut O) -> Result<&mut C, FieldError> + Send + Sync>;
 
 /// Reaches a container of type `C` inside an owner `O`.
 pub enum Accessor<O, C> {
@@ -33,7 +33,8 @@ pub enum Accessor<O, C> {
     },
     /// The container lives in storage laid out at run time (a slot of a
     /// [`RuntimeObject`](crate::runtime::RuntimeObject)): borrowed in place when the object is of
-    /// the type that defined the field, [`FieldError::WrongOwner`] otherwise.
+    /// the type that defined the field (and, for a variant's field, holds that variant), the
+    /// getter's error ([`FieldError::WrongOwner`], [`FieldError::InactiveVariant`]) otherwise.
     Slot {
         /// Shared borrow of the slot.
         get: SlotGetter<O, C>,
@@ -56,8 +57,8 @@ impl<O, C> Accessor<O, C> {
     pub fn with<R>(&self, owner: &O, f: impl FnOnce(&C) -> R) -> Result<R, FieldError> {
         match self {
             Accessor::Direct { get, .. } => Ok(f(get(owner))),
-            Accessor::Variant { get, .. } => get(owner).map(f).ok_or_else(inactive_variant),
-            Accessor::Slot { get, .. } => get(owner).map(f).ok_or_else(FieldError::wrong_owner::<O>),
+            Accessor::Variant { get, .. } => get(owner).map(f).ok_or_else(FieldError::inactive_variant),
+            Accessor::Slot { get, .. } => get(owner).map(f),
             Accessor::Computed { get, .. } => Ok(f(&get(owner))),
         }
     }
@@ -67,8 +68,8 @@ impl<O, C> Accessor<O, C> {
     pub fn modify<R>(&self, owner: &mut O, f: impl FnOnce(&mut C) -> R) -> Result<R, FieldError> {
         match self {
             Accessor::Direct { get_mut, .. } => Ok(f(get_mut(owner))),
-            Accessor::Variant { get_mut, .. } => get_mut(owner).map(f).ok_or_else(inactive_variant),
-            Accessor::Slot { get_mut, .. } => get_mut(owner).map(f).ok_or_else(FieldError::wrong_owner::<O>),
+            Accessor::Variant { get_mut, .. } => get_mut(owner).map(f).ok_or_else(FieldError::inactive_variant),
+            Accessor::Slot { get_mut, .. } => get_mut(owner).map(f),
             Accessor::Computed { get, set } => {
                 let mut stored = get(owner);
                 let result = f(&mut stored);
@@ -98,11 +99,6 @@ impl<O, C> Accessor<O, C> {
     pub fn is_computed(&self) -> bool {
         matches!(self, Accessor::Computed { .. })
     }
-}
-
-#[cold]
-fn inactive_variant() -> FieldError {
-    FieldError::InactiveVariant { field: String::new() }
 }
 
 /// How a container `C` holds elements: one value, or an array form.

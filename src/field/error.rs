@@ -102,6 +102,12 @@ impl FieldError {
         FieldError::WrongOwner { field: String::new(), owner: std::any::type_name::<O>() }
     }
 
+    /// A field of a variant the owner does not hold, before the field's name is known.
+    #[cold]
+    pub(crate) fn inactive_variant() -> Self {
+        FieldError::InactiveVariant { field: String::new() }
+    }
+
     /// A wrong element type, before the field's name is known.
     #[cold]
     pub(crate) fn wrong_type<E>() -> Self {

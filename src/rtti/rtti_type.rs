@@ -226,6 +226,14 @@ impl RttiType {
             Some(variants) => variants.active(object).map_or(&[], RttiVariant::fields),
         }
     }
+    /// The field named `name` that `object` (of this type) has now, in O(1): one of the type's
+    /// own for a struct, of the variant the object holds for an enum.
+    pub fn field_of(&self, object: &dyn Reflectable, name: &str) -> Option<&RttiField> {
+        match &self.variants {
+            None => self.fields.by_name(name),
+            Some(variants) => variants.active(object)?.field_by_name(name),
+        }
+    }
     /// `true` for an enum type: its fields belong to its [`variants`](RttiType::variants).
     pub fn is_enum(&self) -> bool {
         self.variants.is_some()

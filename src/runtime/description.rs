@@ -1,6 +1,6 @@
 //! [`TypeDescription`]: a type's definition as data, and how it becomes an [`RttiType`].
 
-use super::object::{base_of, base_of_mut, slot_accessor, Owner, RuntimeObject};
+use super::object::{base_of, base_of_mut, slot_accessor, Owner, RuntimeObject, SlotAt};
 use super::raw_plain::{RawPlain, RawPlainField};
 use super::PlainSlot;
 use crate::field::{One, VecShape};
@@ -54,6 +54,47 @@ pub struct TypeDescription {
     name: String,
     base: Option<&'static RttiType>,
     fields: Vec<FieldDescription>,
+    variants: Vec<VariantDescription>,
+}
+
+/// One variant of an enum [`TypeDescription`]: its stable numeric ID, name and fields.
+///
+/// ```
+/// use reflectable::runtime::{FieldDescription, PlainSlot, RuntimeObject, TypeDescription, VariantDescription};
+///
+/// let shape = TypeDescription::new(9430, "ScriptShape")
+///     .variant(VariantDescription::new(1, "Empty"))
+///     .variant(
+///         VariantDescription::new(2, "Circle")
+///             .field(FieldDescription::plain(1, "radius", PlainSlot::of::<f32>())),
+///     )
+///     .define()
+///     .unwrap();
+///
+/// let mut object = RuntimeObject::create(shape).unwrap(); // the first variant, `Empty`
+/// assert_eq!(shape.active_variant(&object).unwrap().name(), "Empty");
+/// let circle = shape.variant_by_name("Circle").unwrap();
+/// circle.activate(&mut object).unwrap();
+/// circle.field_by_name("radius").unwrap().set(&mut object, 2.5f32).unwrap();
+/// assert_eq!(object.get::<f32>("radius"), Ok(2.5));
+/// ```
+#[derive(Debug, Clone)]
+pub struct VariantDescription {
+    id: u32,
+    name: String,
+    fields: Vec<FieldDescription>,
+}
+
+impl VariantDescription {
+    /// A variant with its stable numeric ID and name, and no fields yet.
+    pub fn new(id: u32, name: impl Into<String>) -> Self {
+        VariantDescription { id, name: name.into(), fields: Vec::new() }
+    }
+    /// Adds a field (IDs from 1: the variant tag is field 0).
+    pub fn field(mut self, field: FieldDescription) -> Self {
+        self.fields.push(field);
+        self
+    }
 }
 
 /// One field of a [`TypeDescription`].
@@ -87,9 +128,8 @@ enum Elem {
 pub(super) struct SlotSpec {
     pub(super) id: u16,
     pub(super) name: Cow<'static, str>,
-    pub(super) index: usize,
     pub(super) array: bool,
-    pub(super) owner: Owner,
+    pub(super) at: SlotAt,
 }
 
 impl FieldDescription {
@@ -156,50 +196,35 @@ impl FieldDescription {
         }
     }
 
-    fn add_to(
-        &self,
-        builder: RttiTypeBuilder<RuntimeObject>,
-        index: usize,
-        owner: &Owner,
-    ) -> RttiTypeBuilder<RuntimeObject> {
+    /// Adds the field to `builder`, its value in the slot `at`.
+    fn add_to(&self, builder: RttiTypeBuilder<RuntimeObject>, at: SlotAt) -> RttiTypeBuilder<RuntimeObject> {
         let (id, name) = (self.id, Cow::Owned(self.name.clone()));
         let builder = match (&self.elem, self.array) {
-            (Elem::Plain(slot), array) => {
-                (slot.add)(builder, SlotSpec { id, name, index, array, owner: owner.clone() })
-            }
+            (Elem::Plain(slot), array) => (slot.add)(builder, SlotSpec { id, name, array, at }),
             (Elem::Raw { signature, static_size }, array) => {
-                let (signature, static_size, owner) = (signature.clone(), *static_size, owner.clone());
-                builder.add_plain_access(
-                    id,
-                    name,
-                    Box::new(RawPlainField { index, owner, signature, static_size, array }),
-                )
+                let (signature, static_size) = (signature.clone(), *static_size);
+                builder.add_plain_access(id, name, Box::new(RawPlainField { at, signature, static_size, array }))
             }
             (Elem::Embedded, false) => {
-                builder.add_embedded::<Option<Box<dyn Reflectable>>, One>(id, name, slot_accessor(index, owner), None)
+                builder.add_embedded::<Option<Box<dyn Reflectable>>, One>(id, name, slot_accessor(at), None)
             }
-            (Elem::Pointer, false) => {
-                builder.add_pointer::<Option<Shared>, One>(id, name, slot_accessor(index, owner), None)
-            }
+            (Elem::Pointer, false) => builder.add_pointer::<Option<Shared>, One>(id, name, slot_accessor(at), None),
             (Elem::Weak, false) => {
-                builder.add_pointer::<Weak<RefCell<dyn Reflectable>>, One>(id, name, slot_accessor(index, owner), None)
+                builder.add_pointer::<Weak<RefCell<dyn Reflectable>>, One>(id, name, slot_accessor(at), None)
             }
             (Elem::Embedded, true) => builder.add_embedded::<Vec<Option<Box<dyn Reflectable>>>, VecShape>(
                 id,
                 name,
-                slot_accessor(index, owner),
+                slot_accessor(at),
                 Some(|| None),
             ),
-            (Elem::Pointer, true) => builder.add_pointer::<Vec<Option<Shared>>, VecShape>(
-                id,
-                name,
-                slot_accessor(index, owner),
-                Some(|| None),
-            ),
+            (Elem::Pointer, true) => {
+                builder.add_pointer::<Vec<Option<Shared>>, VecShape>(id, name, slot_accessor(at), Some(|| None))
+            }
             (Elem::Weak, true) => builder.add_pointer::<Vec<Weak<RefCell<dyn Reflectable>>>, VecShape>(
                 id,
                 name,
-                slot_accessor(index, owner),
+                slot_accessor(at),
                 Some(dangling),
             ),
         };
@@ -209,6 +234,16 @@ impl FieldDescription {
 
 type Shared = Rc<RefCell<dyn Reflectable>>;
 
+/// The descriptor `owner` holds: objects are made only once their type is defined.
+fn defined(owner: &Owner) -> &'static RttiType {
+    owner.get().copied().expect("a type's objects are made after it is defined")
+}
+
+/// Fresh values of `fields`, one slot each.
+fn defaults(fields: &[FieldDescription]) -> Box<[Box<dyn Any>]> {
+    fields.iter().map(FieldDescription::default_value).collect()
+}
+
 /// A `Weak` that never upgrades (`Weak::new` needs a sized pointee).
 fn dangling() -> Weak<RefCell<dyn Reflectable>> {
     Weak::<RefCell<RuntimeObject>>::new()
@@ -217,7 +252,7 @@ fn dangling() -> Weak<RefCell<dyn Reflectable>> {
 impl TypeDescription {
     /// A type with its stable numeric ID and name, and no fields yet.
     pub fn new(id: u32, name: impl Into<String>) -> Self {
-        TypeDescription { id, name: name.into(), base: None, fields: Vec::new() }
+        TypeDescription { id, name: name.into(), base: None, fields: Vec::new(), variants: Vec::new() }
     }
     /// Derives the type from `base` (a Rust type's descriptor or another runtime-defined one):
     /// its objects embed a fresh instance of the base, whose fields they have too.
@@ -228,6 +263,12 @@ impl TypeDescription {
     /// Adds a field.
     pub fn field(mut self, field: FieldDescription) -> Self {
         self.fields.push(field);
+        self
+    }
+    /// Adds a variant, making the type an enum: its objects hold one variant at a time (the
+    /// first one when fresh), and an enum has no fields or base of its own.
+    pub fn variant(mut self, variant: VariantDescription) -> Self {
+        self.variants.push(variant);
         self
     }
     /// The type ID.
@@ -243,18 +284,34 @@ impl TypeDescription {
     /// `&'static`), so define each type once and keep the result, as a Rust type's is built once.
     ///
     /// Fails as [`RttiTypeBuilder::build`] does (ID 0 or a reserved ID, duplicate field IDs or
-    /// names), and on an abstract base.
+    /// names, duplicate variants, an enum with fields or a base), and on an abstract base.
     pub fn define(self) -> Result<&'static RttiType, RttiError> {
+        let builder = RttiTypeBuilder::new(self.id, self.name.clone());
+        self.define_as(builder)
+    }
+
+    /// [`define`](Self::define) on `builder`, which may be a built-in type's.
+    pub(super) fn define_as(self, builder: RttiTypeBuilder<RuntimeObject>) -> Result<&'static RttiType, RttiError> {
         if let Some(base) = self.base.filter(|base| base.is_abstract()) {
             return Err(RttiError::AbstractBase { type_name: self.name, base: base.name().to_owned() });
         }
         let owner: Owner = Arc::new(OnceLock::new());
-        let size = size_of::<RuntimeObject>()
-            + self.base.map_or(0, RttiType::instance_size)
-            + self.fields.iter().map(|field| field.value_size() + size_of::<Box<dyn Any>>()).sum::<usize>();
-        let mut builder = RttiTypeBuilder::<RuntimeObject>::new(self.id, self.name.clone()).instance_size(size);
+        let mut builder = builder.instance_size(self.instance_size());
+        let at = |variant, index| SlotAt { owner: owner.clone(), variant, index };
         for (index, field) in self.fields.iter().enumerate() {
-            builder = field.add_to(builder, index, &owner);
+            builder = field.add_to(builder, at(None, index));
+        }
+        if !self.variants.is_empty() {
+            builder = builder.variants(RuntimeObject::variant_id);
+        }
+        for variant in &self.variants {
+            let (made_by, id, fields) = (owner.clone(), variant.id, variant.fields.clone());
+            builder = builder.variant(id, variant.name.clone(), move || {
+                RuntimeObject::new(defined(&made_by), id, defaults(&fields), None)
+            });
+            for (index, field) in variant.fields.iter().enumerate() {
+                builder = field.add_to(builder, at(Some(id), index));
+            }
         }
         if let Some(base) = self.base {
             let (get, get_mut) = (owner.clone(), owner.clone());
@@ -264,14 +321,33 @@ impl TypeDescription {
                 move |object| base_of_mut(object, &get_mut),
             );
         }
-        let (made_by, base, fields) = (owner.clone(), self.base, self.fields);
-        builder = builder.constructor(move || {
-            let rtti = made_by.get().copied().expect("a type's objects are made after it is defined");
-            let slots = fields.iter().map(FieldDescription::default_value).collect();
-            RuntimeObject::new(rtti, slots, base.map(|base| base.create().expect("the base is not abstract")))
-        });
+        // An enum starts as its first variant; one without variants has no value to start from.
+        let first = self.variants.first().map(|variant| (variant.id, variant.fields.clone()));
+        let (made_by, base) = (owner.clone(), self.base);
+        builder = match (first, self.variants.is_empty()) {
+            (Some((id, fields)), _) => {
+                builder.constructor(move || RuntimeObject::new(defined(&made_by), id, defaults(&fields), None))
+            }
+            (None, true) => {
+                let fields = self.fields;
+                builder.constructor(move || {
+                    let base = base.map(|base| base.create().expect("the base is not abstract"));
+                    RuntimeObject::new(defined(&made_by), 0, defaults(&fields), base)
+                })
+            }
+            (None, false) => builder,
+        };
         let rtti: &'static RttiType = Box::leak(Box::new(builder.build()?));
         owner.set(rtti).expect("set once, here");
         Ok(rtti)
+    }
+
+    /// What one object takes: the object, its base, and its largest set of slots.
+    fn instance_size(&self) -> usize {
+        let slots = |fields: &[FieldDescription]| {
+            fields.iter().map(|field| field.value_size() + size_of::<Box<dyn Any>>()).sum::<usize>()
+        };
+        let variants = self.variants.iter().map(|variant| slots(&variant.fields)).max().unwrap_or(0);
+        size_of::<RuntimeObject>() + self.base.map_or(0, RttiType::instance_size) + slots(&self.fields).max(variants)
     }
 }

@@ -4,9 +4,10 @@
 //! again, it writes the same fields and the same schema entry, so a newer program reading the
 //! file finds its objects intact.
 
-use super::{FieldDescription, PlainSlot, TypeDescription};
+use super::{FieldDescription, PlainSlot, TypeDescription, VariantDescription};
+use crate::containers::{LIST_ITEMS_FIELD_ID, LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use crate::field::WireKind;
-use crate::rtti::{Registry, RttiType};
+use crate::rtti::{Registry, RttiType, RttiTypeBuilder};
 use crate::schema::table::write_schema_entry;
 use crate::schema::{FieldSchema, TypeSchema};
 use ahash::AHashMap;
@@ -32,8 +33,10 @@ type KeptKey = (Box<[u8]>, usize);
 static KEPT: Lazy<Mutex<AHashMap<KeptKey, &'static RttiType>>> = Lazy::new(Default::default);
 
 /// The descriptor of type `type_id` as `stored` (the stream's schema table) describes it, for a
-/// type `registry` lacks; `None` when the stream does not describe it, or it is an enum or
-/// abstract, or its chain is too long, or the process keeps [`MAX_KEPT_TYPES`] already.
+/// type `registry` lacks; `None` when the stream does not describe it, or it derives from an
+/// abstract type of this program (which cannot be built), or its chain is too long, or the
+/// process keeps [`MAX_KEPT_TYPES`] already. A stored abstract type the program lacks is kept as
+/// a concrete one: its section of a kept object needs a value like any other.
 pub(crate) fn kept_type(
     type_id: u32,
     stored: &dyn Fn(u32) -> Option<TypeSchema>,
@@ -52,17 +55,13 @@ fn define(
         return None;
     }
     let schema = stored(type_id)?;
-    if schema.is_enum || schema.is_abstract {
-        return None;
-    }
     let base = match schema.base {
         None => None,
-        Some(base) => Some(
-            registry
-                .get(base)
-                .filter(|base| !base.is_abstract())
-                .or_else(|| define(base, stored, registry, depth + 1))?,
-        ),
+        Some(base) => match registry.get(base) {
+            Some(known) if known.is_abstract() => return None,
+            Some(known) => Some(known),
+            None => Some(define(base, stored, registry, depth + 1)?),
+        },
     };
     let mut entry = Vec::new();
     write_schema_entry(&schema, &mut entry);
@@ -80,6 +79,11 @@ fn define(
     }
     for field in &schema.fields {
         description = description.field(field_description(field));
+    }
+    for variant in &schema.variants {
+        let kept = VariantDescription::new(variant.id, variant.name.clone());
+        description =
+            description.variant(variant.fields.iter().fold(kept, |v, field| v.field(field_description(field))));
     }
     let rtti = description.define().ok()?;
     // The stored entry, not one computed from the kept fields (which declare any type where the
@@ -156,4 +160,50 @@ pub(crate) fn kept_fields(owner: &'static RttiType, stored: Vec<FieldSchema>) ->
     sets.insert(key, set);
     DEFINED.fetch_add(1, Ordering::Relaxed);
     Some(set)
+}
+
+/// What a stored list or map object holds, read from its field headers: the keys' element kind
+/// (a map's), and whether its items or values are embedded objects or pointers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ContainerShape {
+    pub(crate) type_id: u32,
+    pub(crate) keys: Option<WireKind>,
+    pub(crate) elems: WireKind,
+}
+
+/// Container types kept per shape.
+static KEPT_CONTAINERS: Lazy<Mutex<AHashMap<ContainerShape, &'static RttiType>>> = Lazy::new(Default::default);
+
+/// A type for list or map objects of `shape` nested in data this program lacks the types of: the
+/// format fixes their layout (`FORMAT.md`, "Containers of objects") and their headers tell the
+/// rest, so they load as [`RuntimeObject`](super::RuntimeObject)s with the container's type ID
+/// and save back byte for byte. Keys of a type the program cannot know (the stream describes a
+/// map's keys only in the field that holds it) are kept as their bytes; pointer values as strong
+/// pointers (whether they were `Weak`s is not stored). `None` for another type ID or past
+/// [`MAX_KEPT_TYPES`].
+pub(crate) fn kept_container(shape: ContainerShape) -> Option<&'static RttiType> {
+    let elems = |id, name| match shape.elems {
+        WireKind::Embedded => Some(FieldDescription::embedded(id, name).array()),
+        WireKind::Pointer => Some(FieldDescription::pointer(id, name).array()),
+        WireKind::Plain(_) => None,
+    };
+    let description = match (shape.type_id, shape.keys) {
+        (LIST_TYPE_ID, None) => TypeDescription::new(LIST_TYPE_ID, "List").field(elems(LIST_ITEMS_FIELD_ID, "items")?),
+        (MAP_TYPE_ID, Some(WireKind::Plain(size))) => TypeDescription::new(MAP_TYPE_ID, "Map")
+            .field(FieldDescription::raw_plain(MAP_KEYS_FIELD_ID, "keys", Vec::new(), size.map(u32::from)).array())
+            .field(elems(MAP_VALUES_FIELD_ID, "values")?),
+        _ => return None,
+    };
+    let mut kept = KEPT_CONTAINERS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(rtti) = kept.get(&shape) {
+        return Some(rtti);
+    }
+    if DEFINED.load(Ordering::Relaxed) >= MAX_KEPT_TYPES {
+        return None;
+    }
+    let builder = RttiTypeBuilder::built_in(shape.type_id, description.name().to_owned());
+    let rtti = description.define_as(builder).ok()?;
+    kept.insert(shape, rtti);
+    DEFINED.fetch_add(1, Ordering::Relaxed);
+    Some(rtti)
 }

@@ -2,7 +2,8 @@
 //! types, or the types of a file read without the program that wrote it.
 //!
 //! A [`TypeDescription`] lists a type's ID, name, optional base and fields (plain values of any
-//! [`PlainSlot`] type, embedded objects, shared pointers and `Weak`s, each also as an array).
+//! [`PlainSlot`] type, embedded objects, shared pointers and `Weak`s, each also as an array), or,
+//! for an enum, its [`VariantDescription`]s.
 //! [`TypeDescription::define`] makes it an [`RttiType`](crate::RttiType) like a derived type's:
 //! register it in a [`Registry`](crate::Registry), create objects by ID or name, get and set their
 //! fields through [`RttiField`](crate::field::RttiField), put them into `dyn Reflectable` fields of
@@ -43,9 +44,9 @@ mod plain_slot;
 mod raw_plain;
 mod unknown_fields;
 
-pub use description::{FieldDescription, TypeDescription};
+pub use description::{FieldDescription, TypeDescription, VariantDescription};
 pub use kept::MAX_KEPT_TYPES;
-pub(crate) use kept::{kept_fields, kept_type, KeptFields};
+pub(crate) use kept::{kept_container, kept_fields, kept_type, ContainerShape, KeptFields};
 pub use object::{RuntimeObject, RUNTIME_OBJECT_TYPE_ID};
 pub use plain_slot::PlainSlot;
 pub use raw_plain::RawPlain;

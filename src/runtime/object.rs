@@ -34,6 +34,8 @@ pub const RUNTIME_OBJECT_TYPE_ID: u32 = 0xFFFF_FF20;
 /// ```
 pub struct RuntimeObject {
     rtti: &'static RttiType,
+    /// For an enum, the ID of the variant held (whose fields `slots` holds); 0 otherwise.
+    variant: u32,
     slots: Box<[Box<dyn Any>]>,
     base: Option<Box<dyn Reflectable>>,
 }
@@ -43,14 +45,25 @@ impl std::fmt::Debug for RuntimeObject {
         f.debug_struct("RuntimeObject")
             .field("type", &self.rtti.name())
             .field("id", &self.rtti.id())
+            .field("variant", &self.variant)
             .field("base", &self.base)
             .finish_non_exhaustive()
     }
 }
 
 impl RuntimeObject {
-    pub(super) fn new(rtti: &'static RttiType, slots: Box<[Box<dyn Any>]>, base: Option<Box<dyn Reflectable>>) -> Self {
-        RuntimeObject { rtti, slots, base }
+    pub(super) fn new(
+        rtti: &'static RttiType,
+        variant: u32,
+        slots: Box<[Box<dyn Any>]>,
+        base: Option<Box<dyn Reflectable>>,
+    ) -> Self {
+        RuntimeObject { rtti, variant, slots, base }
+    }
+
+    /// For an object of an enum type, the ID of the variant it holds; 0 otherwise.
+    pub(super) fn variant_id(&self) -> u32 {
+        self.variant
     }
 
     /// A fresh object of `rtti`; `None` when `rtti` is not a type defined at run time.
@@ -68,24 +81,26 @@ impl RuntimeObject {
         self.base.as_deref_mut()
     }
 
-    /// A clone of the single field `name` (of this type or of a base), typed: what
-    /// [`RttiField::get`](crate::field::RttiField::get) gives, found by name along the chain.
+    /// A clone of the single field `name` (of this type, the variant it holds, or a base),
+    /// typed: what [`RttiField::get`](crate::field::RttiField::get) gives, found by name along
+    /// the chain.
     pub fn get<T: Any + Clone>(&self, name: &str) -> Result<T, FieldError> {
         for (rtti, section) in RttiType::sections(self) {
-            if let Some(field) = rtti.field_by_name(name) {
+            if let Some(field) = rtti.field_of(section, name) {
                 return field.get(section);
             }
         }
         Err(self.no_such_field(name))
     }
 
-    /// Sets the single field `name` (of this type or of a base).
+    /// Sets the single field `name` (of this type, the variant it holds, or a base).
     pub fn set<T: Any>(&mut self, name: &str, value: T) -> Result<(), FieldError> {
-        let index = self.rtti.chain().position(|rtti| rtti.field_by_name(name).is_some());
-        let index = index.ok_or_else(|| self.no_such_field(name))?;
-        let rtti = self.rtti.chain().nth(index).expect("found above");
-        let section = RttiType::section_mut(self, index).ok_or_else(FieldError::wrong_owner::<Self>)?;
-        rtti.field_by_name(name).expect("found above").set(section, value)
+        let at = RttiType::sections(self).position(|(rtti, section)| rtti.field_of(section, name).is_some());
+        let at = at.ok_or_else(|| self.no_such_field(name))?;
+        let rtti = self.rtti.chain().nth(at).expect("found above");
+        let section = RttiType::section_mut(self, at).ok_or_else(FieldError::wrong_owner::<Self>)?;
+        let field = rtti.field_of(section, name).expect("found above");
+        field.set(section, value)
     }
 
     #[cold]
@@ -99,16 +114,28 @@ impl RuntimeObject {
         owner.get().is_some_and(|owner| std::ptr::eq(self.rtti, *owner))
     }
 
-    /// Slot `index` as a `C`, when this object is of the type `owner` holds.
-    pub(super) fn slot<C: 'static>(&self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&C> {
-        self.is_of(owner).then(|| self.slots.get(index)?.downcast_ref())?
+    /// Whether slot `at` is laid out in this object: it is of the slot's type and, for a
+    /// variant's slot, holds that variant.
+    fn check(&self, at: &SlotAt) -> Result<(), FieldError> {
+        if !self.is_of(&at.owner) {
+            return Err(FieldError::wrong_owner::<Self>());
+        }
+        match at.variant {
+            Some(variant) if variant != self.variant => Err(FieldError::inactive_variant()),
+            _ => Ok(()),
+        }
     }
 
-    pub(super) fn slot_mut<C: 'static>(&mut self, index: usize, owner: &OnceLock<&'static RttiType>) -> Option<&mut C> {
-        match self.is_of(owner) {
-            true => self.slots.get_mut(index)?.downcast_mut(),
-            false => None,
-        }
+    /// Slot `at` as a `C`.
+    pub(super) fn slot<C: 'static>(&self, at: &SlotAt) -> Result<&C, FieldError> {
+        self.check(at)?;
+        self.slots.get(at.index).and_then(|slot| slot.downcast_ref()).ok_or_else(FieldError::wrong_owner::<Self>)
+    }
+
+    /// Slot `at` as a `C`, mutably.
+    pub(super) fn slot_mut<C: 'static>(&mut self, at: &SlotAt) -> Result<&mut C, FieldError> {
+        self.check(at)?;
+        self.slots.get_mut(at.index).and_then(|slot| slot.downcast_mut()).ok_or_else(FieldError::wrong_owner::<Self>)
     }
 }
 
@@ -117,12 +144,21 @@ impl RuntimeObject {
 /// `RuntimeObject`, so the owner check every field makes cannot tell them apart).
 pub(super) type Owner = Arc<OnceLock<&'static RttiType>>;
 
-/// The accessor of slot `index` of objects of `owner`'s type.
-pub(super) fn slot_accessor<C: 'static>(index: usize, owner: &Owner) -> Accessor<RuntimeObject, C> {
-    let (owner, owner_mut) = (owner.clone(), owner.clone());
+/// Where a field's value lives in the objects of a type defined at run time: slot `index` of
+/// objects of `owner`'s type, of those holding `variant` for a field of an enum's variant.
+#[derive(Clone)]
+pub(super) struct SlotAt {
+    pub(super) owner: Owner,
+    pub(super) variant: Option<u32>,
+    pub(super) index: usize,
+}
+
+/// The accessor of the slot `at`.
+pub(super) fn slot_accessor<C: 'static>(at: SlotAt) -> Accessor<RuntimeObject, C> {
+    let at_mut = at.clone();
     Accessor::Slot {
-        get: Box::new(move |object: &RuntimeObject| object.slot(index, &owner)),
-        get_mut: Box::new(move |object: &mut RuntimeObject| object.slot_mut(index, &owner_mut)),
+        get: Box::new(move |object: &RuntimeObject| object.slot(&at)),
+        get_mut: Box::new(move |object: &mut RuntimeObject| object.slot_mut(&at_mut)),
     }
 }
 

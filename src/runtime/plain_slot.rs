@@ -96,13 +96,8 @@ fn add_field<T: PlainType + Default>(
     spec: SlotSpec,
 ) -> RttiTypeBuilder<RuntimeObject> {
     if spec.array {
-        builder.add_plain::<Vec<T>, VecShape>(
-            spec.id,
-            spec.name,
-            slot_accessor(spec.index, &spec.owner),
-            Some(T::default),
-        )
+        builder.add_plain::<Vec<T>, VecShape>(spec.id, spec.name, slot_accessor(spec.at), Some(T::default))
     } else {
-        builder.add_plain::<T, One>(spec.id, spec.name, slot_accessor(spec.index, &spec.owner), None)
+        builder.add_plain::<T, One>(spec.id, spec.name, slot_accessor(spec.at), None)
     }
 }

@@ -1,7 +1,7 @@
 //! Plain fields whose element type the program does not have: a type kept from a stream holds
 //! their elements as the stream stored them, and writes them back unchanged.
 
-use super::object::{Owner, RuntimeObject};
+use super::object::{RuntimeObject, SlotAt};
 use crate::field::{ErasedElems, FieldError, PlainAccess, PlainInfo};
 use crate::plain::{skip_elem, PlainError, Reader};
 use std::any::{Any, TypeId};
@@ -20,8 +20,7 @@ pub struct RawPlain {
 /// A plain field of a stored element type: its signature and static size come from the stream's
 /// schema table.
 pub(super) struct RawPlainField {
-    pub(super) index: usize,
-    pub(super) owner: Owner,
+    pub(super) at: SlotAt,
     pub(super) signature: Vec<u32>,
     pub(super) static_size: Option<u32>,
     pub(super) array: bool,
@@ -30,12 +29,12 @@ pub(super) struct RawPlainField {
 impl RawPlainField {
     fn elems<'a>(&self, owner: &'a dyn Any) -> Result<&'a RawPlain, FieldError> {
         let owner = owner.downcast_ref::<RuntimeObject>().ok_or_else(FieldError::wrong_owner::<RuntimeObject>)?;
-        owner.slot(self.index, &self.owner).ok_or_else(FieldError::wrong_owner::<RuntimeObject>)
+        owner.slot(&self.at)
     }
 
     fn elems_mut<'a>(&self, owner: &'a mut dyn Any) -> Result<&'a mut RawPlain, FieldError> {
         let owner = owner.downcast_mut::<RuntimeObject>().ok_or_else(FieldError::wrong_owner::<RuntimeObject>)?;
-        owner.slot_mut(self.index, &self.owner).ok_or_else(FieldError::wrong_owner::<RuntimeObject>)
+        owner.slot_mut(&self.at)
     }
 }
 

@@ -4,11 +4,14 @@
 
 use super::hooks::finish_hooks;
 use super::{field_failure, Decoder, BOXED_OVERHEAD};
-use crate::field::{Declared, EmbeddedAccess};
+use crate::containers::{LIST_ITEMS_FIELD_ID, LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
+use crate::field::{Declared, EmbeddedAccess, WireKind};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, RttiType};
+use crate::runtime::ContainerShape;
 use crate::serializer::error::DecodeError;
-use crate::serializer::skip::skip_object;
+use crate::serializer::format::{FieldHeader, OBJECT_BIT, WORD_SIZE};
+use crate::serializer::skip::{skip_field, skip_object};
 use crate::serializer::wire::{check_depth, embedded_header};
 
 impl Decoder<'_, '_> {
@@ -64,7 +67,7 @@ impl Decoder<'_, '_> {
     ) -> Result<Option<Box<dyn Reflectable>>, DecodeError> {
         let offset = reader.offset();
         let Some(type_id) = embedded_header(reader)? else { return Ok(None) };
-        let rtti = self.lookup(type_id, || declared);
+        let rtti = self.lookup(type_id, || declared).or_else(|| self.kept_container(type_id, reader));
         if let Some(rtti) = rtti {
             self.charge(offset, rtti.instance_size() + BOXED_OVERHEAD)?;
         }
@@ -80,6 +83,48 @@ impl Decoder<'_, '_> {
                 self.object_dropped(type_id, rtti.is_some(), offset)?;
                 Ok(None)
             }
+        }
+    }
+}
+
+impl Decoder<'_, '_> {
+    /// A type for a list or map object (its type header read) that no field of this program
+    /// declares, as inside the data of types it lacks: kept, when keeping unknown types.
+    #[cold]
+    fn kept_container(&self, type_id: u32, reader: &Reader<'_>) -> Option<&'static RttiType> {
+        if !self.keep_unknown_types {
+            return None;
+        }
+        crate::runtime::kept_container(container_shape(type_id, reader.clone(), self.depth, &self.limits)?)
+    }
+}
+
+/// The shape of the list or map object of type `type_id` that `peek` is at the fields of, from
+/// their headers. Only a map's keys are skipped to reach its values: they are plain, so the look
+/// ahead costs no more than the keys and never nests (a hostile stream cannot make it quadratic).
+fn container_shape(
+    type_id: u32,
+    mut peek: Reader<'_>,
+    depth: usize,
+    limits: &crate::serializer::Limits,
+) -> Option<ContainerShape> {
+    let elems = match type_id {
+        LIST_TYPE_ID => LIST_ITEMS_FIELD_ID,
+        MAP_TYPE_ID => MAP_VALUES_FIELD_ID,
+        _ => return None,
+    };
+    let mut keys = None;
+    loop {
+        let word = peek.peek_u32().filter(|word| word & OBJECT_BIT == 0)?;
+        peek.skip(WORD_SIZE).ok()?;
+        let header = FieldHeader::unpack(word).ok()??;
+        match header.shape.kind {
+            kind if header.id == elems => return Some(ContainerShape { type_id, keys, elems: kind }),
+            kind @ WireKind::Plain(_) if type_id == MAP_TYPE_ID && header.id == MAP_KEYS_FIELD_ID => {
+                keys = Some(kind);
+                skip_field(&mut peek, &header, depth, limits).ok()?;
+            }
+            _ => return None,
         }
     }
 }
