@@ -254,6 +254,7 @@ pub mod containers;
 pub mod dynamic;
 pub mod field;
 mod fnv;
+pub mod json;
 pub mod plain;
 pub mod rtti;
 pub mod runtime;

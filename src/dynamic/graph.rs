@@ -56,6 +56,15 @@ pub(crate) struct StoredEntry {
     pub(crate) bytes: Box<[u8]>,
 }
 
+impl StoredEntry {
+    /// The entry describing `schema`.
+    pub(crate) fn of(schema: &crate::schema::TypeSchema) -> Self {
+        let mut bytes = Vec::new();
+        crate::schema::table::write_schema_entry(schema, &mut bytes);
+        StoredEntry { type_id: schema.id, bytes: bytes.into() }
+    }
+}
+
 /// The instance numbers of a graph's objects, by identity (see [`DynamicGraph::instance_index`]).
 /// Made from the graph as it was: objects added later are not in it.
 #[derive(Debug, Clone, Default)]
@@ -194,6 +203,25 @@ impl DynamicGraph {
         entries.iter().for_each(|entry| table.extend_from_slice(&entry.bytes));
         table.extend_from_slice(&(table.len() as u32 + 4).to_le_bytes());
         TableIndex::read(&table, 0, table.len())?.schema()
+    }
+
+    /// A graph of `objects` (the root first), written in format `version`, with `table` as its
+    /// stored schema table (`None` for versions 1 and 2).
+    pub(crate) fn from_parts(
+        version: u32,
+        checksum: bool,
+        objects: Vec<DynamicRef>,
+        table: Option<Vec<StoredEntry>>,
+    ) -> Self {
+        DynamicGraph { version, checksum, objects, table }
+    }
+
+    /// The stored schema table's types in its own order (which the stream's bytes keep), `None`
+    /// for a stream without one (versions 1 and 2).
+    pub(crate) fn stored_types(&self) -> Result<Option<Vec<crate::schema::TypeSchema>>, DecodeError> {
+        let Some(entries) = &self.table else { return Ok(None) };
+        let mut by_id: AHashMap<u32, _> = self.schema()?.types.into_iter().map(|schema| (schema.id, schema)).collect();
+        Ok(Some(entries.iter().filter_map(|entry| by_id.remove(&entry.type_id)).collect()))
     }
 
     /// Instance numbers by address, for comparing and hashing graphs.

@@ -81,7 +81,7 @@ mod encode;
 mod graph;
 mod object;
 
-use graph::StoredEntry;
+pub(crate) use graph::StoredEntry;
 pub use graph::{DynamicGraph, InstanceIndex};
 pub use object::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes, WeakDynamicRef};
 

@@ -60,6 +60,16 @@ pub(crate) fn split_type(sig: &[u32]) -> Option<(Sig<'_>, &[u32], &[u32])> {
     Some((node, &sig[..sig.len() - after.len()], after))
 }
 
+/// The whole types `sig` lists one after the other (a tuple's parts).
+pub(crate) fn split_all(mut sig: &[u32]) -> Vec<&[u32]> {
+    let mut parts = Vec::new();
+    while let Some((_, part, after)) = split_type(sig) {
+        parts.push(part);
+        sig = after;
+    }
+    parts
+}
+
 /// `true` when `sig` is exactly one well-formed type.
 pub(crate) fn is_well_formed(sig: &[u32]) -> bool {
     sig.len() <= MAX_SIGNATURE_LEN && matches!(split_type(sig), Some((_, _, rest)) if rest.is_empty())

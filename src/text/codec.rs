@@ -5,7 +5,7 @@
 use super::described::{derived, lanes, Lanes, PlainLayout};
 use super::{PlainValue, TextError};
 use crate::plain::{inline_or_dynamic, type_ids as id, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
-use crate::schema::describe::{split_type, Sig};
+use crate::schema::describe::{split_all, split_type, Sig};
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -34,16 +34,6 @@ fn sum(parts: &[&[u32]]) -> Result<Option<u32>, TextError> {
         }
     }
     Ok(inline_or_dynamic(Some(total)))
-}
-
-/// The whole types `sig` lists one after the other.
-pub(super) fn split_all(mut sig: &[u32]) -> Vec<&[u32]> {
-    let mut parts = Vec::new();
-    while let Some((_, part, after)) = split_type(sig) {
-        parts.push(part);
-        sig = after;
-    }
-    parts
 }
 
 fn leaf_size(type_id: u32) -> Option<Option<u32>> {

@@ -42,7 +42,8 @@ mod parse;
 mod path;
 mod value;
 
-pub(crate) use codec::read_field;
+pub(crate) use codec::{read_field, write_value};
+pub(crate) use described::{derived, lanes};
 
 /// Plain elements as stored (`count` of them, each in element form) taken apart by their type's
 /// `signature` into one value, or a list of them when `array`; `static_size` is what the field

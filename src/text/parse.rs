@@ -2,10 +2,11 @@
 //! signature: the type decides what a token means (`3` is an integer for a `u8` field and a float
 //! for an `f32` one), so the text needs no type annotations.
 
-use super::codec::{split_all, static_size};
+use super::codec::static_size;
 use super::described::{derived, lanes, PlainLayout};
 use super::{PlainValue, TextError};
 use crate::plain::type_ids as id;
+use crate::schema::describe::split_all;
 use crate::schema::describe::{split_type, Sig};
 use std::borrow::Cow;
 

@@ -1,0 +1,226 @@
+//! The JSON form of any object graph: the readable twin of a binary stream, for people debugging
+//! a save, for tools in other languages, and for hand-written test data.
+//!
+//! A document is one object:
+//!
+//! ```text
+//! { "format": "reflectable-json/1", "version": 3, "checksum": false,
+//!   "types": [ { "id": 1000, "name": "Door", "fingerprint": "…", "fields": [ { "id": 1, "name": "open",
+//!               "wire": "plain:1", "type": "bool", "signature": [13] }, … ] }, … ],
+//!   "objects": [ { "$id": 1, "$type": "Level", "doors": [ {"$ref": 2}, {"$ref": 3} ] },
+//!                { "$id": 2, "$type": "Door", "open": true, "frame": { "$type": "Frame", "width": 3 } }, … ] }
+//! ```
+//!
+//! - `types` is the stream's schema table: it names fields and types, and turns the document back
+//!   into the same bytes. A hand-written document may leave it out and name types the reading
+//!   program has.
+//! - `objects` are the shared objects in instance order, the root first; each has its `$id`, and a
+//!   pointer to it is `{"$ref": id}` (or `null`), so sharing, `Weak`s and cycles survive. Objects
+//!   stored by value are nested where they are held.
+//! - An object's members are its `$type` (a type's name, or its ID where two types share a name),
+//!   `$variant` for an enum, its fields by name (by ID where the stream does not describe them),
+//!   and its base type's section under `$base`.
+//! - Plain values follow protobuf's JSON conventions: 64- and 128-bit integers are strings,
+//!   `Vec<u8>` and values of types this program cannot take apart are base64, non-finite floats
+//!   are `"NaN"`, `"Infinity"`, `"-Infinity"` (see `plain.rs`). A value whose reading would not
+//!   write back the same bytes (a NaN's payload), and any field the stream does not describe, keeps
+//!   its stored form: `{"$wire": "plain:4", "$count": 1, "$bytes": "AAAAAA=="}`.
+//!
+//! So a binary stream and its JSON convert into each other without loss, and JSON reaches typed
+//! objects through the binary decoder, with its tolerance and its report.
+//!
+//! ```
+//! use reflectable::json;
+//! use reflectable::Reflectable;
+//! use std::cell::RefCell;
+//! use std::rc::Rc;
+//!
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 9960)]
+//! struct Room {
+//!     #[rtti(id = 1)]
+//!     name: String,
+//!     #[rtti(id = 2)]
+//!     seed: u64,
+//!     #[rtti(id = 3)]
+//!     lamps: Vec<Rc<RefCell<Lamp>>>,
+//! }
+//!
+//! #[derive(Reflectable, Default)]
+//! #[rtti(id = 9961)]
+//! struct Lamp {
+//!     #[rtti(id = 1)]
+//!     watts: f32,
+//! }
+//!
+//! let lamp = Rc::new(RefCell::new(Lamp { watts: 40.0 }));
+//! let room = Room { name: "hall".into(), seed: u64::MAX, lamps: vec![lamp.clone(), lamp] };
+//! let text = json::to_string(&room).unwrap();
+//! assert!(text.contains(r#""seed": "18446744073709551615""#), "64-bit integers are strings");
+//! assert!(text.contains(r#""lamps": [
+//!         {
+//!           "$ref": 2
+//!         },"#), "{text}");
+//!
+//! let (back, report) = json::JsonReader::new().read_as::<Room>(&text).unwrap();
+//! assert!(report.is_empty());
+//! assert!(Rc::ptr_eq(&back.lamps[0], &back.lamps[1]), "one lamp, shared");
+//! assert_eq!(json::to_bytes(&text).unwrap(), reflectable::to_vec(&room).unwrap(), "the binary twin");
+//! ```
+
+mod plain;
+mod read;
+mod schema;
+mod write;
+
+use crate::dynamic::{DynamicError, DynamicGraph};
+use crate::field::SharedHandle;
+use crate::rtti::{Reflectable, Registry};
+use crate::schema::{Schema, TypeSchema};
+use crate::serializer::{AsRoot, DecodeError, DecodeReport, EncodeError, MemorySerializer};
+use serde_json::Value;
+
+/// The value of a document's `"format"` member.
+pub const FORM: &str = "reflectable-json/1";
+
+/// A JSON document could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonError {
+    /// The text is not JSON: where (1-based line and column), and why.
+    #[error("line {line}, column {column}: {message}")]
+    Syntax {
+        /// The line.
+        line: usize,
+        /// The column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// JSON that is not a graph, or a value that is not its field's type: where in the document
+    /// (`objects[3].doors[1]`), and why.
+    #[error("at `{path}`: {message}")]
+    Invalid {
+        /// The member's path in the document.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The binary stream behind the document could not be read.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// The graph could not be written as a binary stream.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+}
+
+impl From<DynamicError> for JsonError {
+    fn from(error: DynamicError) -> Self {
+        match error {
+            DynamicError::Decode(error) => JsonError::Decode(error),
+            DynamicError::Encode(error) => JsonError::Encode(error),
+            other => JsonError::Invalid { path: String::new(), message: other.to_string() },
+        }
+    }
+}
+
+#[cold]
+pub(crate) fn invalid(path: &str, message: impl Into<String>) -> JsonError {
+    JsonError::Invalid { path: path.to_owned(), message: message.into() }
+}
+
+/// The document of a dynamic graph.
+pub fn to_value(graph: &DynamicGraph) -> Result<Value, JsonError> {
+    Ok(write::document(graph)?)
+}
+
+/// The document of a dynamic graph, indented.
+pub fn graph_to_string(graph: &DynamicGraph) -> Result<String, JsonError> {
+    Ok(serde_json::to_string_pretty(&to_value(graph)?).expect("a JSON value always prints"))
+}
+
+/// The document of a Rust object graph (what its binary stream holds), indented.
+pub fn to_string<R: AsRoot + ?Sized>(root: &R) -> Result<String, JsonError> {
+    graph_to_string(&DynamicGraph::from_typed(root)?)
+}
+
+/// The document of a binary stream, indented: no types needed.
+pub fn from_bytes(bytes: &[u8]) -> Result<String, JsonError> {
+    graph_to_string(&DynamicGraph::from_bytes(bytes)?)
+}
+
+/// The binary stream of a document that lists its types (as every document this module writes
+/// does): the bytes the document was made from.
+pub fn to_bytes(text: &str) -> Result<Vec<u8>, JsonError> {
+    Ok(parse_graph(text, None)?.to_bytes()?)
+}
+
+/// Reads documents into graphs, typed or dynamic, resolving types the document does not list
+/// through a registry, and reaching typed objects through the binary decoder (its tolerance,
+/// limits, strictness and report).
+pub struct JsonReader<'r> {
+    registry: &'r Registry,
+    serializer: MemorySerializer<'r>,
+}
+
+impl Default for JsonReader<'static> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JsonReader<'static> {
+    /// A reader for the types of the global registry.
+    pub fn new() -> Self {
+        JsonReader { registry: Registry::global(), serializer: MemorySerializer::new() }
+    }
+}
+
+impl<'r> JsonReader<'r> {
+    /// A reader decoding through `serializer` (its registry, limits, strictness), resolving
+    /// types the document does not list through `registry`.
+    pub fn with(registry: &'r Registry, serializer: MemorySerializer<'r>) -> Self {
+        JsonReader { registry, serializer }
+    }
+
+    /// The document as a dynamic graph.
+    pub fn read_dynamic(&self, text: &str) -> Result<DynamicGraph, JsonError> {
+        let value = parse(text)?;
+        let lists_types = value.get("types").is_some_and(|types| !types.is_null());
+        let known = (!lists_types).then(|| Schema::new(self.registry.types().map(TypeSchema::of).collect()));
+        read::graph(&value, known.as_ref())
+    }
+
+    /// The document as a Rust object graph with root `T`, and what the decoder dropped.
+    pub fn read_as<T: Reflectable>(&self, text: &str) -> Result<(T, DecodeReport), JsonError> {
+        let bytes = self.read_dynamic(text)?.to_bytes()?;
+        Ok(self.serializer.decode_as_with_report(&bytes)?)
+    }
+
+    /// The document as a Rust object graph whose root is held by a shared handle `H`.
+    pub fn read_shared<H: SharedHandle>(&self, text: &str) -> Result<(H, DecodeReport), JsonError> {
+        let bytes = self.read_dynamic(text)?.to_bytes()?;
+        Ok(self.serializer.decode_shared_with_report(&bytes)?)
+    }
+}
+
+/// Parses JSON text, placing syntax errors.
+fn parse(text: &str) -> Result<Value, JsonError> {
+    serde_json::from_str(text).map_err(|error| {
+        let mut message = error.to_string();
+        // The place is in the error's own fields.
+        if let Some(at) = message.rfind(" at line ") {
+            message.truncate(at);
+        }
+        JsonError::Syntax { line: error.line(), column: error.column(), message }
+    })
+}
+
+fn parse_graph(text: &str, known: Option<&Schema>) -> Result<DynamicGraph, JsonError> {
+    read::graph(&parse(text)?, known)
+}
+
+/// Parses a document into a dynamic graph (types only from the document).
+pub fn graph_from_str(text: &str) -> Result<DynamicGraph, JsonError> {
+    parse_graph(text, None)
+}

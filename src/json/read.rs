@@ -1,0 +1,330 @@
+//! A JSON document back into a dynamic graph: types from its `"types"` (or, for a document
+//! without them, from a schema the caller has), objects by `$id`, pointers by `$ref`.
+
+use super::plain::from_json;
+use super::schema::{parse_wire, type_from_json};
+use super::{invalid, JsonError};
+use crate::dynamic::{
+    DynamicField, DynamicGraph, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes, StoredEntry,
+};
+use crate::field::{WireKind, WireShape};
+use crate::plain::type_ids as id;
+use crate::schema::{FieldSchema, Schema, TypeSchema};
+use crate::serializer::format::{VARIANT_TAG_FIELD_ID, VERSION};
+use crate::text::write_value;
+use ahash::AHashMap;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
+use serde_json::{Map, Value};
+use std::rc::Rc;
+
+/// Most objects nested by value inside one another: deeper JSON is refused, not a stack overflow.
+const MAX_NESTING: usize = 256;
+
+/// The graph `document` describes; `known` describes types the document does not list.
+pub(super) fn graph(document: &Value, known: Option<&Schema>) -> Result<DynamicGraph, JsonError> {
+    let document = document.as_object().ok_or_else(|| invalid("", "a document is an object"))?;
+    if let Some(form) = document.get("format").filter(|form| form.as_str() != Some(super::FORM)) {
+        return Err(invalid("format", format!("{form} is not {:?}", super::FORM)));
+    }
+    let version = match document.get("version") {
+        None => VERSION,
+        Some(version) => version
+            .as_u64()
+            .and_then(|version| u32::try_from(version).ok())
+            .filter(|version| (1..=VERSION).contains(version))
+            .ok_or_else(|| invalid("version", format!("{version} is not a format version this program reads")))?,
+    };
+    let checksum = match document.get("checksum") {
+        None => false,
+        Some(checksum) => checksum.as_bool().ok_or_else(|| invalid("checksum", "true or false"))?,
+    };
+    let stored = match document.get("types") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(types)) => Some(
+            types
+                .iter()
+                .enumerate()
+                .map(|(n, schema)| type_from_json(schema, &format!("types[{n}]")))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Some(_) => return Err(invalid("types", "a list of types")),
+    };
+    let types = Types::new(stored.as_deref().unwrap_or_default(), known);
+    let objects = document.get("objects").and_then(Value::as_array).ok_or_else(|| invalid("objects", "a list"))?;
+    if objects.is_empty() {
+        return Err(invalid("objects", "a document holds at least its root"));
+    }
+    let mut reader = Reader { types, ids: AHashMap::new(), handles: Vec::with_capacity(objects.len()), depth: 0 };
+    for (at, object) in objects.iter().enumerate() {
+        let path = format!("objects[{at}]");
+        let id = object.get("$id").and_then(Value::as_u64).ok_or_else(|| invalid(&path, "`$id` is missing"))?;
+        if reader.ids.insert(id, at).is_some() {
+            return Err(invalid(&path, format!("`$id` {id} is used twice")));
+        }
+        reader.handles.push(DynamicRef::new(DynamicObject::new(0, None)));
+    }
+    for (at, object) in objects.iter().enumerate() {
+        let path = format!("objects[{at}]");
+        let object = object.as_object().ok_or_else(|| invalid(&path, "an object"))?;
+        let built = reader.object(object, &path)?;
+        *reader.handles[at].borrow_mut() = built;
+    }
+    let table = stored.map(|types| types.iter().map(StoredEntry::of).collect());
+    Ok(DynamicGraph::from_parts(
+        version,
+        checksum,
+        reader.handles,
+        if version >= 3 { table.or(Some(Vec::new())) } else { None },
+    ))
+}
+
+/// The types a document's objects name, by ID and by name.
+struct Types {
+    by_id: AHashMap<u32, Rc<TypeSchema>>,
+    by_name: AHashMap<String, Option<u32>>,
+}
+
+impl Types {
+    fn new(stored: &[TypeSchema], known: Option<&Schema>) -> Self {
+        let mut types = Types { by_id: AHashMap::new(), by_name: AHashMap::new() };
+        let known = known.map_or(&[][..], |known| known.types.as_slice());
+        // The document's own types first: a known type of the same ID does not replace them.
+        for schema in stored.iter().chain(known) {
+            if types.by_id.contains_key(&schema.id) {
+                continue;
+            }
+            types.by_id.insert(schema.id, Rc::new(schema.clone()));
+            types.by_name.entry(schema.name.clone()).and_modify(|id| *id = None).or_insert(Some(schema.id));
+        }
+        types
+    }
+
+    /// The type a `$type` member names: a type ID, or a name only one type has.
+    fn named(&self, name: &Value, path: &str) -> Result<(u32, Option<Rc<TypeSchema>>), JsonError> {
+        let id = match name {
+            Value::Number(id) => id.as_u64().and_then(|id| u32::try_from(id).ok()),
+            Value::String(name) => match self.by_name.get(name) {
+                Some(Some(id)) => Some(*id),
+                Some(None) => return Err(invalid(path, format!("two types are named `{name}`: use its ID"))),
+                None => return Err(invalid(path, format!("no type is named `{name}`"))),
+            },
+            _ => None,
+        };
+        let id = id.ok_or_else(|| invalid(path, format!("`$type` {name} is not a type's name or ID")))?;
+        Ok((id, self.by_id.get(&id).cloned()))
+    }
+}
+
+struct Reader {
+    types: Types,
+    ids: AHashMap<u64, usize>,
+    handles: Vec<DynamicRef>,
+    depth: usize,
+}
+
+impl Reader {
+    /// An object: its own section and, under `$base`, its base sections.
+    fn object(&mut self, json: &Map<String, Value>, path: &str) -> Result<DynamicObject, JsonError> {
+        if self.depth >= MAX_NESTING {
+            return Err(invalid(path, format!("objects nested more than {MAX_NESTING} deep")));
+        }
+        self.depth += 1;
+        let mut sections = Vec::new();
+        let mut next = Some((json, path.to_owned()));
+        while let Some((json, path)) = next.take() {
+            sections.push(self.section(json, &path)?);
+            if let Some(base) = json.get("$base") {
+                let base = base.as_object().ok_or_else(|| invalid(&path, "`$base` is an object"))?;
+                next = Some((base, format!("{path}.$base")));
+            }
+            if sections.len() > MAX_NESTING {
+                return Err(invalid(&path, "too many base sections"));
+            }
+        }
+        self.depth -= 1;
+        Ok(DynamicObject::from_sections(sections))
+    }
+
+    fn section(&mut self, json: &Map<String, Value>, path: &str) -> Result<DynamicSection, JsonError> {
+        let name = json.get("$type").ok_or_else(|| invalid(path, "`$type` is missing"))?;
+        let (type_id, schema) = self.types.named(name, path)?;
+        let mut section = DynamicSection::new(type_id, schema.clone());
+        let variant = match json.get("$variant") {
+            None => None,
+            Some(variant) => {
+                let id = variant_id(schema.as_deref(), variant)
+                    .ok_or_else(|| invalid(path, format!("no variant {variant}")))?;
+                let tag = PlainBytes::of(&[id]);
+                let shape = WireShape { kind: WireKind::Plain(Some(4)), array: false };
+                section.fields_mut().push(DynamicField::new(VARIANT_TAG_FIELD_ID, shape, DynamicValue::Plain(tag)));
+                Some(id)
+            }
+        };
+        for (key, value) in json {
+            if matches!(key.as_str(), "$id" | "$type" | "$variant" | "$base") {
+                continue;
+            }
+            let path = format!("{path}.{key}");
+            let described = schema.as_deref().and_then(|schema| {
+                let fields = schema.fields_of(variant);
+                fields.iter().find(|field| field.name == *key).or_else(|| {
+                    let id: u16 = key.parse().ok()?;
+                    fields.iter().find(|field| field.id == id)
+                })
+            });
+            section.fields_mut().push(self.field(described, key, value, &path)?);
+        }
+        Ok(section)
+    }
+
+    fn field(
+        &mut self,
+        described: Option<&FieldSchema>,
+        key: &str,
+        value: &Value,
+        path: &str,
+    ) -> Result<DynamicField, JsonError> {
+        // The stored form of any field: its shape, and its bytes or objects as they are.
+        if let Some(wire) = value.as_object().and_then(|object| object.get("$wire").or(object.get("$bytes"))) {
+            let object = value.as_object().expect("checked");
+            let shape = match (object.get("$wire"), described) {
+                (Some(code), _) => code
+                    .as_str()
+                    .and_then(parse_wire)
+                    .ok_or_else(|| invalid(path, format!("{wire} is not a wire shape")))?,
+                (None, Some(described)) => described.shape,
+                (None, None) => return Err(invalid(path, "a field no type describes needs its `$wire`")),
+            };
+            let id = match described {
+                Some(described) => described.id,
+                None => key.parse().map_err(|_| invalid(path, "a field no type describes is named by its ID"))?,
+            };
+            return match shape.kind {
+                WireKind::Plain(_) => {
+                    let count = object.get("$count").and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok());
+                    let count = count.ok_or_else(|| invalid(path, "`$count` is missing"))?;
+                    let bytes = object
+                        .get("$bytes")
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| invalid(path, "`$bytes` is missing"))?;
+                    let bytes = BASE64.decode(bytes).map_err(|error| invalid(path, format!("bad base64: {error}")))?;
+                    check_count(shape, count as usize, path)?;
+                    Ok(DynamicField::new(id, shape, DynamicValue::Plain(PlainBytes::from_wire(count, &bytes))))
+                }
+                _ => {
+                    let inner = object.get("$value").ok_or_else(|| invalid(path, "`$value` is missing"))?;
+                    self.objects_field(id, shape, inner, path)
+                }
+            };
+        }
+        let Some(described) = described else {
+            return Err(invalid(path, format!("no field `{key}` in this type")));
+        };
+        match described.shape.kind {
+            WireKind::Plain(_) => plain_field(described, value, path),
+            _ => self.objects_field(described.id, described.shape, value, path),
+        }
+    }
+
+    fn objects_field(
+        &mut self,
+        id: u16,
+        shape: WireShape,
+        value: &Value,
+        path: &str,
+    ) -> Result<DynamicField, JsonError> {
+        let values: &[Value] = match (shape.array, value) {
+            (true, Value::Array(values)) => values,
+            (true, _) => return Err(invalid(path, "an array field is a list")),
+            (false, value) => std::slice::from_ref(value),
+        };
+        let at = |n: usize| if shape.array { format!("{path}[{n}]") } else { path.to_owned() };
+        let value = match shape.kind {
+            WireKind::Embedded => DynamicValue::Embedded(
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(n, value)| match value {
+                        Value::Null => Ok(None),
+                        Value::Object(object) => self.object(object, &at(n)).map(Some),
+                        _ => Err(invalid(&at(n), "an embedded object is an object or null")),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+                    .into(),
+            ),
+            _ => DynamicValue::Pointer(
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(n, value)| self.target(value, &at(n)))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .into(),
+            ),
+        };
+        Ok(DynamicField::new(id, shape, value))
+    }
+
+    /// A pointer: `null`, or `{"$ref": id}` naming an object of the document.
+    fn target(&self, value: &Value, path: &str) -> Result<Option<DynamicRef>, JsonError> {
+        if value.is_null() {
+            return Ok(None);
+        }
+        let id = value
+            .get("$ref")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| invalid(path, "a pointer is {\"$ref\": id} or null"))?;
+        let at = self.ids.get(&id).ok_or_else(|| invalid(path, format!("no object has `$id` {id}")))?;
+        Ok(Some(self.handles[*at].clone()))
+    }
+}
+
+/// A plain field's value by its stored type.
+fn plain_field(described: &FieldSchema, value: &Value, path: &str) -> Result<DynamicField, JsonError> {
+    let signature = &described.signature;
+    let mut bytes = Vec::new();
+    let mut write = |element: &Value| -> Result<(), JsonError> {
+        let element = from_json(signature, element).map_err(|message| invalid(path, message))?;
+        write_value(signature, &element, &mut bytes).map_err(|error| invalid(path, error.to_string()))
+    };
+    let count = match (described.shape.array, value) {
+        (true, Value::String(text)) if signature.as_slice() == [id::U8] => {
+            bytes = BASE64.decode(text).map_err(|error| invalid(path, format!("bad base64: {error}")))?;
+            bytes.len()
+        }
+        (true, Value::Array(elements)) => {
+            elements.iter().try_for_each(&mut write)?;
+            elements.len()
+        }
+        (true, _) => return Err(invalid(path, "an array field is a list")),
+        (false, value) => {
+            write(value)?;
+            1
+        }
+    };
+    let count = u32::try_from(count).map_err(|_| invalid(path, "too many elements"))?;
+    if let WireKind::Plain(Some(size)) = described.shape.kind {
+        if bytes.len() != count as usize * usize::from(size) {
+            return Err(invalid(
+                path,
+                format!("elements of {} bytes where the field holds {size}", bytes.len() / count.max(1) as usize),
+            ));
+        }
+    }
+    Ok(DynamicField::new(described.id, described.shape, DynamicValue::Plain(PlainBytes::from_wire(count, &bytes))))
+}
+
+fn check_count(shape: WireShape, count: usize, path: &str) -> Result<(), JsonError> {
+    if !shape.array && count != 1 {
+        return Err(invalid(path, "a single field holds one element"));
+    }
+    Ok(())
+}
+
+fn variant_id(schema: Option<&TypeSchema>, variant: &Value) -> Option<u32> {
+    match variant {
+        Value::Number(id) => id.as_u64().and_then(|id| u32::try_from(id).ok()),
+        Value::String(name) => schema?.variants.iter().find(|variant| variant.name == *name).map(|variant| variant.id),
+        _ => None,
+    }
+}

@@ -1,0 +1,187 @@
+//! A dynamic graph as a JSON document (see the module's documentation for the form).
+
+use super::plain::to_json;
+use super::schema::{type_to_json, wire_code};
+use crate::dynamic::{DynamicField, DynamicGraph, DynamicObject, DynamicSection, DynamicValue, InstanceIndex};
+use crate::field::WireKind;
+use crate::plain::type_ids as id;
+use crate::schema::{FieldSchema, TypeSchema};
+use crate::serializer::format::VARIANT_TAG_FIELD_ID;
+use crate::serializer::DecodeError;
+use crate::text::write_value;
+use ahash::AHashMap;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
+use serde_json::{Map, Value};
+
+/// The document of `graph`.
+pub(super) fn document(graph: &DynamicGraph) -> Result<Value, DecodeError> {
+    let types = graph.stored_types()?;
+    let writer = Writer { index: graph.instance_index(), names: TypeNames::of(types.as_deref()) };
+    let mut document = Map::new();
+    document.insert("format".into(), super::FORM.into());
+    document.insert("version".into(), graph.version().into());
+    document.insert("checksum".into(), graph.has_checksum().into());
+    let types = types.map(|types| Value::Array(types.iter().map(type_to_json).collect()));
+    document.insert("types".into(), types.unwrap_or(Value::Null));
+    let objects = graph.objects().iter().enumerate().map(|(at, object)| {
+        let mut json = Map::new();
+        json.insert("$id".into(), (at + 1).into());
+        writer.object(&object.borrow(), &mut json);
+        Value::Object(json)
+    });
+    document.insert("objects".into(), Value::Array(objects.collect()));
+    Ok(Value::Object(document))
+}
+
+/// How `$type` names each type: by name where no other type of the document has it, else by ID.
+struct TypeNames(AHashMap<u32, String>);
+
+impl TypeNames {
+    fn of(types: Option<&[TypeSchema]>) -> Self {
+        let Some(types) = types else { return TypeNames(AHashMap::new()) };
+        let mut uses: AHashMap<&str, usize> = AHashMap::new();
+        types.iter().for_each(|schema| *uses.entry(&schema.name).or_default() += 1);
+        let unique = types.iter().filter(|schema| uses[schema.name.as_str()] == 1);
+        TypeNames(unique.map(|schema| (schema.id, schema.name.clone())).collect())
+    }
+
+    fn of_type(&self, type_id: u32) -> Value {
+        self.0.get(&type_id).map_or_else(|| type_id.into(), |name| name.clone().into())
+    }
+}
+
+struct Writer {
+    index: InstanceIndex,
+    names: TypeNames,
+}
+
+impl Writer {
+    /// `object`'s members into `json`: its type, then its own section, with each base section
+    /// nested under `$base`.
+    fn object(&self, object: &DynamicObject, json: &mut Map<String, Value>) {
+        let mut sections = object.sections().iter();
+        let own = sections.next().expect("an object has its own section");
+        self.section(own, json);
+        let mut bases: Vec<Map<String, Value>> = sections
+            .map(|section| {
+                let mut base = Map::new();
+                self.section(section, &mut base);
+                base
+            })
+            .collect();
+        // Innermost base last: fold from the end so each base holds the next one.
+        let nested = bases.drain(..).rev().reduce(|inner, mut outer| {
+            outer.insert("$base".into(), Value::Object(inner));
+            outer
+        });
+        if let Some(base) = nested {
+            json.insert("$base".into(), Value::Object(base));
+        }
+    }
+
+    fn section(&self, section: &DynamicSection, json: &mut Map<String, Value>) {
+        json.insert("$type".into(), self.names.of_type(section.type_id()));
+        let schema = section.schema();
+        let variant = section.variant();
+        for (at, field) in section.fields().iter().enumerate() {
+            if let Some(variant) = variant.filter(|_| at == 0 && field.id() == VARIANT_TAG_FIELD_ID) {
+                let name = schema.and_then(|schema| schema.variant(variant)).map(|variant| variant.name.clone());
+                json.insert("$variant".into(), name.map_or_else(|| variant.into(), Value::from));
+                continue;
+            }
+            let described = section.describe(field);
+            // A name the section uses twice (a stream may repeat a field) goes by its ID.
+            let key = match described {
+                Some(described) if !json.contains_key(&described.name) => described.name.clone(),
+                _ => field.id().to_string(),
+            };
+            let value = match described {
+                Some(described) => self.described(described, field),
+                None => self.undescribed(field),
+            };
+            json.insert(key, value);
+        }
+    }
+
+    /// A field the schema describes: its values in their natural form.
+    fn described(&self, described: &FieldSchema, field: &DynamicField) -> Value {
+        match field.value() {
+            DynamicValue::Plain(_) => plain(described, field).unwrap_or_else(|| self.undescribed(field)),
+            DynamicValue::Embedded(objects) => list(field, objects.iter().map(|object| self.embedded(object.as_ref()))),
+            DynamicValue::Pointer(targets) => list(field, targets.iter().map(|target| self.pointer(target.as_ref()))),
+        }
+    }
+
+    /// A field the schema does not describe: its wire shape, and its values as stored.
+    fn undescribed(&self, field: &DynamicField) -> Value {
+        let mut json = Map::new();
+        json.insert("$wire".into(), wire_code(field.shape()).into());
+        match field.value() {
+            DynamicValue::Plain(bytes) => {
+                json.insert("$count".into(), bytes.count().into());
+                json.insert("$bytes".into(), BASE64.encode(bytes.bytes()).into());
+            }
+            DynamicValue::Embedded(objects) => {
+                let objects = objects.iter().map(|object| self.embedded(object.as_ref()));
+                json.insert("$value".into(), list(field, objects));
+            }
+            DynamicValue::Pointer(targets) => {
+                let targets = targets.iter().map(|target| self.pointer(target.as_ref()));
+                json.insert("$value".into(), list(field, targets));
+            }
+        }
+        Value::Object(json)
+    }
+
+    fn embedded(&self, object: Option<&DynamicObject>) -> Value {
+        let Some(object) = object else { return Value::Null };
+        let mut json = Map::new();
+        self.object(object, &mut json);
+        Value::Object(json)
+    }
+
+    fn pointer(&self, target: Option<&crate::dynamic::DynamicRef>) -> Value {
+        match target.and_then(|target| self.index.get(target)) {
+            Some(instance) => serde_json::json!({ "$ref": instance }),
+            None => Value::Null,
+        }
+    }
+}
+
+/// One value for a single field, a list for an array field.
+fn list(field: &DynamicField, mut values: impl ExactSizeIterator<Item = Value>) -> Value {
+    match (field.shape().array, values.len()) {
+        (false, 1) => values.next().expect("one value"),
+        _ => Value::Array(values.collect()),
+    }
+}
+
+/// A plain field's value by its stored type, when that reading writes back to exactly the stored
+/// bytes (`None` otherwise: a type this program cannot take apart, or bytes only their own codec
+/// reads, such as a float's NaN payload, keep their stored form).
+fn plain(described: &FieldSchema, field: &DynamicField) -> Option<Value> {
+    let DynamicValue::Plain(bytes) = field.value() else { return None };
+    let WireKind::Plain(static_size) = field.shape().kind else { return None };
+    let signature = &described.signature;
+    let array = field.shape().array;
+    let value = crate::text::read_field(signature, static_size, bytes.count(), array, bytes.bytes()).ok()?;
+    let elements = match (&value, array) {
+        (crate::text::PlainValue::Seq(elements), true) => elements.as_slice(),
+        (_, true) => return None,
+        (_, false) => std::slice::from_ref(&value),
+    };
+    let mut rewritten = Vec::with_capacity(bytes.bytes().len());
+    for element in elements {
+        write_value(signature, element, &mut rewritten).ok()?;
+    }
+    if rewritten != bytes.bytes() {
+        return None;
+    }
+    Some(match array {
+        // An array of bytes is one base64 string.
+        true if signature.as_slice() == [id::U8] => Value::String(BASE64.encode(bytes.bytes())),
+        true => Value::Array(elements.iter().map(|element| to_json(signature, element)).collect()),
+        false => to_json(signature, &value),
+    })
+}
