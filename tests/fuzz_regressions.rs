@@ -120,6 +120,21 @@ fn plain_regressions_round_trip() {
 }
 
 #[test]
+fn json_regressions_read_back() {
+    for (path, bytes) in files(&root().join("tests/fuzz_regressions/json")) {
+        eprintln!("replaying {}", path.display());
+        fuzz_model::json_reads_back(&bytes);
+    }
+    // Every sample stream both ways (its bytes, and its JSON as text), so the routine runs in the
+    // normal suite too.
+    for bytes in fuzz_model::sample_encodings() {
+        fuzz_model::json_reads_back(&[[0].as_slice(), &bytes].concat());
+        let text = reflectable::json::from_bytes(&bytes).unwrap();
+        fuzz_model::json_reads_back(&[[1].as_slice(), text.as_bytes()].concat());
+    }
+}
+
+#[test]
 fn text_regressions_read_back() {
     for (path, bytes) in files(&root().join("tests/fuzz_regressions/text")) {
         eprintln!("replaying {}", path.display());

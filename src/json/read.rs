@@ -209,7 +209,7 @@ impl Reader {
                         .and_then(Value::as_str)
                         .ok_or_else(|| invalid(path, "`$bytes` is missing"))?;
                     let bytes = BASE64.decode(bytes).map_err(|error| invalid(path, format!("bad base64: {error}")))?;
-                    check_count(shape, count as usize, path)?;
+                    check_elements(shape, count as usize, &bytes).map_err(|message| invalid(path, message))?;
                     Ok(DynamicField::new(id, shape, DynamicValue::Plain(PlainBytes::from_wire(count, &bytes))))
                 }
                 _ => {
@@ -314,11 +314,29 @@ fn plain_field(described: &FieldSchema, value: &Value, path: &str) -> Result<Dyn
     Ok(DynamicField::new(described.id, described.shape, DynamicValue::Plain(PlainBytes::from_wire(count, &bytes))))
 }
 
-fn check_count(shape: WireShape, count: usize, path: &str) -> Result<(), JsonError> {
+/// Stored bytes are `count` whole elements of `shape`'s kind, as a stream holds them: what is
+/// written from them must be a stream a decoder reads.
+fn check_elements(shape: WireShape, count: usize, bytes: &[u8]) -> Result<(), String> {
     if !shape.array && count != 1 {
-        return Err(invalid(path, "a single field holds one element"));
+        return Err("a single field holds one element".into());
     }
-    Ok(())
+    let WireKind::Plain(static_size) = shape.kind else { return Err("stored bytes are for plain fields".into()) };
+    match static_size {
+        Some(0) if count > crate::plain::ZERO_SIZED_ALLOWANCE => return Err(format!("{count} elements of no size")),
+        Some(size) if count.checked_mul(usize::from(size)) != Some(bytes.len()) => {
+            return Err(format!("{} bytes are not {count} elements of {size}", bytes.len()));
+        }
+        Some(_) => return Ok(()),
+        None => {}
+    }
+    let mut reader = crate::plain::Reader::new(bytes);
+    for _ in 0..count {
+        crate::plain::skip_elem(&mut reader, None).map_err(|error| error.to_string())?;
+    }
+    match reader.remaining() {
+        0 => Ok(()),
+        extra => Err(format!("{extra} bytes after the {count} elements")),
+    }
 }
 
 fn variant_id(schema: Option<&TypeSchema>, variant: &Value) -> Option<u32> {

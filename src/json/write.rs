@@ -1,6 +1,6 @@
 //! A dynamic graph as a JSON document (see the module's documentation for the form).
 
-use super::plain::to_json;
+use super::plain::{from_json, to_json};
 use super::schema::{type_to_json, wire_code};
 use crate::dynamic::{DynamicField, DynamicGraph, DynamicObject, DynamicSection, DynamicValue, InstanceIndex};
 use crate::field::WireKind;
@@ -8,7 +8,7 @@ use crate::plain::type_ids as id;
 use crate::schema::{FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
 use crate::serializer::DecodeError;
-use crate::text::write_value;
+use crate::text::{write_value, PlainValue};
 use ahash::AHashMap;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
@@ -157,31 +157,31 @@ fn list(field: &DynamicField, mut values: impl ExactSizeIterator<Item = Value>) 
     }
 }
 
-/// A plain field's value by its stored type, when that reading writes back to exactly the stored
+/// A plain field's value by its stored type, when that JSON reads back to exactly the stored
 /// bytes (`None` otherwise: a type this program cannot take apart, or bytes only their own codec
-/// reads, such as a float's NaN payload, keep their stored form).
+/// holds, such as a NaN's payload, keep their stored form).
 fn plain(described: &FieldSchema, field: &DynamicField) -> Option<Value> {
     let DynamicValue::Plain(bytes) = field.value() else { return None };
     let WireKind::Plain(static_size) = field.shape().kind else { return None };
     let signature = &described.signature;
     let array = field.shape().array;
     let value = crate::text::read_field(signature, static_size, bytes.count(), array, bytes.bytes()).ok()?;
-    let elements = match (&value, array) {
-        (crate::text::PlainValue::Seq(elements), true) => elements.as_slice(),
+    let json = match (&value, array) {
+        // An array of bytes is one base64 string (exact by construction).
+        (_, true) if signature.as_slice() == [id::U8] => return Some(Value::String(BASE64.encode(bytes.bytes()))),
+        (PlainValue::Seq(elements), true) => elements.iter().map(|element| to_json(signature, element)).collect(),
         (_, true) => return None,
-        (_, false) => std::slice::from_ref(&value),
+        (_, false) => vec![to_json(signature, &value)],
     };
     let mut rewritten = Vec::with_capacity(bytes.bytes().len());
-    for element in elements {
-        write_value(signature, element, &mut rewritten).ok()?;
+    for element in &json {
+        write_value(signature, &from_json(signature, element).ok()?, &mut rewritten).ok()?;
     }
     if rewritten != bytes.bytes() {
         return None;
     }
     Some(match array {
-        // An array of bytes is one base64 string.
-        true if signature.as_slice() == [id::U8] => Value::String(BASE64.encode(bytes.bytes())),
-        true => Value::Array(elements.iter().map(|element| to_json(signature, element)).collect()),
-        false => to_json(signature, &value),
+        true => Value::Array(json),
+        false => json.into_iter().next().expect("one value"),
     })
 }

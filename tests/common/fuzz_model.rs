@@ -673,3 +673,30 @@ pub fn text_reads_back(data: &[u8]) {
         }
     }
 }
+
+/// The JSON form, both ways (the first byte picks): a stream that reads converts to JSON and back
+/// to exactly its bytes; arbitrary text read as a document, dynamic or as the example level,
+/// gives a graph that writes, or an error, never a panic.
+pub fn json_reads_back(data: &[u8]) {
+    use reflectable::dynamic::DynamicGraph;
+    use reflectable::json;
+    let Some((&mode, rest)) = data.split_first() else { return };
+    if mode % 2 == 0 {
+        if let Ok(graph) = DynamicGraph::from_bytes(rest) {
+            let text = json::graph_to_string(&graph).expect("a read graph has a JSON form");
+            let back = json::graph_from_str(&text).expect("its JSON reads back");
+            assert_eq!(back.to_bytes().expect("it writes"), rest, "bytes -> JSON -> bytes is exact");
+        }
+        return;
+    }
+    let text = String::from_utf8_lossy(rest);
+    let reader = json::JsonReader::new();
+    if let Ok(graph) = reader.read_dynamic(&text) {
+        if let Ok(bytes) = graph.to_bytes() {
+            let _ = DynamicGraph::from_bytes(&bytes);
+        }
+    }
+    if let Ok((level, _)) = reader.read_as::<level::Level>(&text) {
+        break_cycles(&level);
+    }
+}
