@@ -4,8 +4,10 @@
 //!
 //! Install with `cargo install --path cli`; `reflectable --help` lists the commands.
 
+mod diff;
 mod dump;
 mod graph;
+mod json;
 mod load;
 mod schema;
 mod stats;
@@ -30,12 +32,38 @@ enum Command {
         /// The file.
         file: PathBuf,
     },
-    /// The types the file describes: names, IDs, fields and their types.
+    /// The types the file describes: names, IDs, fields and their types. With `--diff OLD NEW`:
+    /// what reading OLD's files with NEW's types keeps, converts and loses (exit 1 on a loss).
     Schema {
+        /// The file.
+        #[arg(required_unless_present = "diff")]
+        file: Option<PathBuf>,
+        /// Compares the types of two files instead.
+        #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "file")]
+        diff: Option<Vec<PathBuf>>,
+    },
+    /// The file as JSON: types, then objects with `$id`/`$ref` for sharing (see the `json`
+    /// module of the library).
+    Json {
         /// The file.
         file: PathBuf,
     },
-    /// Checks the file: exits with 1 and says where, if it is not a valid stream.
+    /// A JSON document back into a binary file (the twin `json` wrote gives the same bytes).
+    FromJson {
+        /// The JSON document.
+        file: PathBuf,
+        /// The binary file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// The objects and fields that differ between two files (exit 1 when they differ).
+    Diff {
+        /// The older file.
+        old: PathBuf,
+        /// The newer file.
+        new: PathBuf,
+    },
+    /// Checks the file: exits with 2 and says where, if it is not a valid stream.
     Check {
         /// The file.
         file: PathBuf,
@@ -65,18 +93,38 @@ fn write_out(print: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(),
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Set by the comparing commands: their answer is the exit code, as `diff`'s is.
+    let mut differs = false;
     let result = match &cli.command {
         Command::Dump { file } => load::graph(file).and_then(|loaded| write_out(|out| dump::print(&loaded, out))),
-        Command::Schema { file } => load::bytes(file).and_then(|bytes| schema::print(&bytes)),
+        Command::Schema { file: Some(file), .. } => load::bytes(file).and_then(|bytes| schema::print(&bytes)),
+        Command::Schema { diff, .. } => {
+            let files = diff.as_deref().unwrap_or_default();
+            match files {
+                [old, new] => load::bytes(old)
+                    .and_then(|old| Ok((old, load::bytes(new)?)))
+                    .and_then(|(old, new)| schema::print_diff(&old, &new))
+                    .map(|loses| differs = loses),
+                _ => Err("`schema` needs a file, or `--diff OLD NEW`".into()),
+            }
+        }
+        Command::Json { file } => load::graph(file).and_then(|loaded| write_out(|out| json::print(&loaded, out))),
+        Command::FromJson { file, output } => json::convert(file, output),
+        Command::Diff { old, new } => load::graph(old).and_then(|old| {
+            let new = load::graph(new)?;
+            write_out(|out| diff::print(&old, &new, out).map(|found| differs = found))
+        }),
         Command::Check { file } => load::graph(file).map(|loaded| load::summary(&loaded)),
         Command::Stats { file } => load::graph(file).map(|loaded| stats::print(&loaded)),
         Command::Graph { file } => load::graph(file).and_then(|loaded| write_out(|out| graph::print(&loaded, out))),
     };
     match result {
+        // `diff`'s convention: 0 same (or fine), 1 different (or lossy), 2 trouble.
+        Ok(()) if differs => ExitCode::from(1),
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }

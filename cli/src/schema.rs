@@ -2,7 +2,7 @@
 
 use crate::load::Failure;
 use reflectable::field::WireKind;
-use reflectable::schema::{describe_signature, stored_schema, DeclaredSchema, FieldSchema};
+use reflectable::schema::{describe_signature, stored_schema, ChangeKind, DeclaredSchema, FieldSchema};
 
 pub fn print(bytes: &[u8]) -> Result<(), Failure> {
     let schema = stored_schema(bytes).map_err(|error| crate::load::explain(bytes, &error))?;
@@ -59,4 +59,23 @@ fn field_line(field: &FieldSchema) -> String {
         kind = format!("array of {kind}");
     }
     format!("{} {}: {kind}", field.id, field.name)
+}
+
+/// What reading files like `old` with the types of `new` keeps, converts and loses: type by type,
+/// from the two files' schema tables. `true` when something is lost.
+pub fn print_diff(old: &[u8], new: &[u8]) -> Result<bool, Failure> {
+    let read = |bytes: &[u8]| stored_schema(bytes).map_err(|error| crate::load::explain(bytes, &error));
+    let changes = read(old)?.compare(&read(new)?);
+    if changes.is_empty() {
+        println!("the same types: everything is kept");
+    }
+    for change in &changes {
+        let verdict = match &change.kind {
+            ChangeKind::FieldRetyped { converts: true, .. } => "converts",
+            _ if change.loses_data() => "loses",
+            _ => "keeps",
+        };
+        println!("{verdict:>8}  {change}");
+    }
+    Ok(changes.iter().any(|change| change.loses_data()))
 }

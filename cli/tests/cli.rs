@@ -151,12 +151,108 @@ fn every_command_survives_every_cut_and_flip() {
         flipped[at] ^= 0xFF;
         for (name, input) in [("cut.bin", &bytes[..at]), ("flip.bin", &flipped[..])] {
             let path = files.with(name, input);
-            for command in ["dump", "schema", "check", "stats", "graph"] {
+            for command in ["dump", "schema", "check", "stats", "graph", "json"] {
                 let output = Command::cargo_bin("reflectable").unwrap().arg(command).arg(&path).output().unwrap();
                 assert_ne!(output.status.code(), Some(101), "{command} on {name} at {at} panicked");
             }
+            for two in [&["diff"][..], &["schema", "--diff"]] {
+                let output =
+                    Command::cargo_bin("reflectable").unwrap().args(two).arg(&files.level).arg(&path).output().unwrap();
+                assert_ne!(output.status.code(), Some(101), "{two:?} with {name} at {at} panicked");
+            }
         }
     }
+}
+
+#[test]
+fn json_and_from_json_convert_a_file_both_ways_exactly() {
+    let files = Files::new("json");
+    let (ok, out, err) = run(&["json"], &files.level);
+    assert!(ok, "{err}");
+    let document: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(document["format"], "reflectable-json/1");
+    assert_eq!(document["objects"][0]["$type"], "Level");
+    assert_eq!(document["objects"][0]["root"], serde_json::json!({ "$ref": 2 }));
+    let json = files.with("level.json", out.as_bytes());
+    let back = files.folder.join("back.bin");
+    let output =
+        Command::cargo_bin("reflectable").unwrap().arg("from-json").arg(&json).arg("-o").arg(&back).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&files.level).unwrap(), "the same bytes");
+
+    // Malformed JSON: placed by line and column, nothing written, the old file untouched.
+    let broken = files.with("broken.json", out.replacen("\"objects\": [", "\"objects\": [,", 1).as_bytes());
+    let output =
+        Command::cargo_bin("reflectable").unwrap().arg("from-json").arg(&broken).arg("-o").arg(&back).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("broken.json: line ") && err.contains(", column "), "{err}");
+    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&files.level).unwrap());
+}
+
+/// One type as two versions of a program have it.
+mod v1 {
+    #[derive(reflectable::Reflectable, Default)]
+    #[rtti(id = 390_001, name = "Door", no_register)]
+    pub struct Door {
+        #[rtti(id = 1)]
+        pub width: u32,
+        #[rtti(id = 2)]
+        pub label: String,
+    }
+}
+mod v2 {
+    #[derive(reflectable::Reflectable, Default)]
+    #[rtti(id = 390_001, name = "Door", no_register)]
+    pub struct Door {
+        #[rtti(id = 1)]
+        pub width: u64,
+        #[rtti(id = 3)]
+        pub weight: f32,
+    }
+}
+
+#[test]
+fn schema_diff_says_what_an_evolution_keeps_converts_and_loses() {
+    let files = Files::new("schema-diff");
+    let old = files.with("v1.bin", &reflectable::to_vec(&v1::Door { width: 3, label: "oak".into() }).unwrap());
+    let new = files.with("v2.bin", &reflectable::to_vec(&v2::Door { width: 3, weight: 1.5 }).unwrap());
+    let output =
+        Command::cargo_bin("reflectable").unwrap().args(["schema", "--diff"]).arg(&old).arg(&new).output().unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "a loss: {out}");
+    assert!(out.contains("converts  Door (id 390001): field 1 `width` retyped from u32 to u64"), "{out}");
+    assert!(out.contains("loses  Door (id 390001): field 2 `label`"), "{out}");
+    assert!(out.contains("keeps  Door (id 390001): field 3 `weight`"), "{out}");
+    let output =
+        Command::cargo_bin("reflectable").unwrap().args(["schema", "--diff"]).arg(&old).arg(&old).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("the same types"));
+}
+
+#[test]
+fn diff_shows_the_fields_that_changed() {
+    let files = Files::new("diff");
+    let output =
+        Command::cargo_bin("reflectable").unwrap().arg("diff").arg(&files.level).arg(&files.level).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("no differences: "));
+
+    let (mut level, _) = level::build_level(12, 5);
+    level.name = "renamed".into();
+    let root = level.root.clone().unwrap();
+    root.borrow_mut().children.pop();
+    let edited = files.with("edited.bin", &reflectable::to_vec(&level).unwrap());
+    level::break_cycles(&level);
+    let output =
+        Command::cargo_bin("reflectable").unwrap().arg("diff").arg(&files.level).arg(&edited).output().unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(out.contains("$.name (1): \"level of 12\" -> \"renamed\""), "{out}");
+    assert!(out.contains("$.root.children (4): [$.root.children[0], "), "a pointer array that lost an element: {out}");
+    let last = out.lines().find(|line| line.ends_with("removed (SceneObject (type 300020))")).expect(&out);
+    assert!(last.starts_with("$.root.children["), "objects are known by their paths: {out}");
+    assert!(!out.contains(": added ("), "removing one subtree shifts nothing else: {out}");
 }
 
 #[test]

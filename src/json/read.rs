@@ -166,14 +166,13 @@ impl Reader {
                 continue;
             }
             let path = format!("{path}.{key}");
-            let described = schema.as_deref().and_then(|schema| {
-                let fields = schema.fields_of(variant);
-                fields.iter().find(|field| field.name == *key).or_else(|| {
-                    let id: u16 = key.parse().ok()?;
-                    fields.iter().find(|field| field.id == id)
-                })
-            });
-            section.fields_mut().push(self.field(described, key, value, &path)?);
+            // A member is a field's name, or its ID (`7`, `7#2` for a field a stream repeats).
+            let fields = schema.as_deref().map_or(&[][..], |schema| schema.fields_of(variant));
+            let (described, id) = match key.split('#').next().and_then(|id| id.parse::<u16>().ok()) {
+                Some(id) => (fields.iter().find(|field| field.id == id), Some(id)),
+                None => (fields.iter().find(|field| field.name == *key), None),
+            };
+            section.fields_mut().push(self.field(described, id, key, value, &path)?);
         }
         Ok(section)
     }
@@ -181,6 +180,7 @@ impl Reader {
     fn field(
         &mut self,
         described: Option<&FieldSchema>,
+        id: Option<u16>,
         key: &str,
         value: &Value,
         path: &str,
@@ -196,9 +196,10 @@ impl Reader {
                 (None, Some(described)) => described.shape,
                 (None, None) => return Err(invalid(path, "a field no type describes needs its `$wire`")),
             };
-            let id = match described {
-                Some(described) => described.id,
-                None => key.parse().map_err(|_| invalid(path, "a field no type describes is named by its ID"))?,
+            let id = match (id, described) {
+                (Some(id), _) => id,
+                (None, Some(described)) => described.id,
+                (None, None) => return Err(invalid(path, "a field no type describes is named by its ID")),
             };
             return match shape.kind {
                 WireKind::Plain(_) => {

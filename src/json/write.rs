@@ -91,11 +91,7 @@ impl Writer {
                 continue;
             }
             let described = section.describe(field);
-            // A name the section uses twice (a stream may repeat a field) goes by its ID.
-            let key = match described {
-                Some(described) if !json.contains_key(&described.name) => described.name.clone(),
-                _ => field.id().to_string(),
-            };
+            let key = field_key(described.map(|described| described.name.as_str()), field.id(), json);
             let value = match described {
                 Some(described) => self.described(described, field),
                 None => self.undescribed(field),
@@ -146,6 +142,20 @@ impl Writer {
             Some(instance) => serde_json::json!({ "$ref": instance }),
             None => Value::Null,
         }
+    }
+}
+
+/// The member name of a field: its name, unless a stream's schema gave it one this form cannot
+/// tell from its own members (`$...`) or from an ID (`7`), or another field of the section took
+/// it; then its ID, made unique with `#2`, `#3`... (a stream may hold a field twice).
+fn field_key(name: Option<&str>, id: u16, taken: &Map<String, Value>) -> String {
+    let usable = |name: &str| !name.starts_with(['$', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    match name {
+        Some(name) if usable(name) && !name.is_empty() && !taken.contains_key(name) => name.to_owned(),
+        _ => (1..)
+            .map(|n| if n == 1 { id.to_string() } else { format!("{id}#{n}") })
+            .find(|key| !taken.contains_key(key))
+            .expect("a free key"),
     }
 }
 
