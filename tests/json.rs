@@ -20,6 +20,10 @@ fn the_example_level_and_its_binary_twin_convert_exactly() {
     assert_eq!(json::from_bytes(&bytes).unwrap(), text, "bytes and objects give one document");
     assert_eq!(json::to_bytes(&text).unwrap(), bytes, "and it gives back the same bytes");
 
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let library = &document["objects"][0]["material_library"];
+    assert_eq!(library["material_0"], serde_json::json!({ "$ref": 3 }), "a map of pointers, by key: {library}");
+
     let (back, report) = JsonReader::new().read_as::<Level>(&text).unwrap();
     assert!(report.is_empty(), "{report}");
     let objects = compare_levels(&level, &back).unwrap();
@@ -83,6 +87,8 @@ struct Sample {
     shape: Shape,
     #[rtti(id = 13)]
     pair: (u8, String),
+    #[rtti(id = 14, embedded)]
+    shapes: BTreeMap<u32, Shape>,
 }
 
 fn sample() -> Sample {
@@ -100,6 +106,7 @@ fn sample() -> Sample {
         team: Team::Blue,
         shape: Shape::Circle { radius: 1.5 },
         pair: (9, "nine".into()),
+        shapes: [(3, Shape::Circle { radius: 0.5 }), (4, Shape::Empty)].into(),
     }
 }
 
@@ -122,6 +129,9 @@ fn plain_values_read_as_people_expect() {
     assert_eq!(root["team"], "Blue");
     assert_eq!(root["shape"], serde_json::json!({ "$type": "Shape", "$variant": "Circle", "radius": 1.5 }));
     assert_eq!(root["pair"], serde_json::json!([9, "nine"]));
+    let circle = serde_json::json!({ "$type": "Shape", "$variant": "Circle", "radius": 0.5 });
+    let empty = serde_json::json!({ "$type": "Shape", "$variant": "Empty" });
+    assert_eq!(root["shapes"], serde_json::json!([[3, circle], [4, empty]]), "a map of objects, by its entries");
 
     let (back, report) = JsonReader::new().read_as::<Sample>(&text).unwrap();
     assert!(report.is_empty(), "{report}");

@@ -19,7 +19,8 @@
 //!   stored by value are nested where they are held.
 //! - An object's members are its `$type` (a type's name, or its ID where two types share a name),
 //!   `$variant` for an enum, its fields by name (by ID where the stream does not describe them),
-//!   and its base type's section under `$base`.
+//!   and its base type's section under `$base`. A map field of objects or pointers is its
+//!   entries: `{"oak": {"$ref": 3}}` for string keys, `[[7, {"$type": …}]]` for others.
 //! - Plain values follow protobuf's JSON conventions: 64- and 128-bit integers are strings,
 //!   `Vec<u8>` and values of types this program cannot take apart are base64, non-finite floats
 //!   are `"NaN"`, `"Infinity"`, `"-Infinity"` (see `plain.rs`). A value whose reading would not

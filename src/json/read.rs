@@ -3,13 +3,15 @@
 
 use super::plain::from_json;
 use super::schema::{parse_wire, type_from_json};
+use super::write::map_key_size;
 use super::{invalid, JsonError};
+use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use crate::dynamic::{
     DynamicField, DynamicGraph, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes, StoredEntry,
 };
 use crate::field::{WireKind, WireShape};
 use crate::plain::type_ids as id;
-use crate::schema::{FieldSchema, Schema, TypeSchema};
+use crate::schema::{DeclaredSchema, FieldSchema, Schema, TypeSchema};
 use crate::serializer::format::{VARIANT_TAG_FIELD_ID, VERSION};
 use crate::text::write_value;
 use ahash::AHashMap;
@@ -222,10 +224,51 @@ impl Reader {
         let Some(described) = described else {
             return Err(invalid(path, format!("no field `{key}` in this type")));
         };
+        let as_entries = value.is_array() || value.as_object().is_some_and(|object| !object.contains_key("$type"));
+        if described.declared == Some(DeclaredSchema::Type(MAP_TYPE_ID)) && !described.shape.array && as_entries {
+            return self.map_field(described, value, path);
+        }
         match described.shape.kind {
             WireKind::Plain(_) => plain_field(described, value, path),
             _ => self.objects_field(described.id, described.shape, value, path),
         }
+    }
+
+    /// A map field written as its entries: an object of them, or a list of `[key, value]` pairs.
+    /// Its values are pointers when the first that is not `null` is a `{"$ref": id}`, or when
+    /// none tells (an empty map); objects otherwise.
+    fn map_field(&mut self, described: &FieldSchema, value: &Value, path: &str) -> Result<DynamicField, JsonError> {
+        let (keys, values): (Vec<Value>, Vec<Value>) = match value {
+            Value::Object(entries) => {
+                entries.iter().map(|(key, value)| (Value::String(key.clone()), value.clone())).unzip()
+            }
+            Value::Array(pairs) => pairs
+                .iter()
+                .map(|pair| match pair.as_array().map(Vec::as_slice) {
+                    Some([key, value]) => Ok((key.clone(), value.clone())),
+                    _ => Err(invalid(path, "a map's entry is a [key, value] pair")),
+                })
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .unzip(),
+            _ => return Err(invalid(path, "a map is an object or a list of pairs")),
+        };
+        let size =
+            map_key_size(&described.signature).ok_or_else(|| invalid(path, "a map's keys have no known type"))?;
+        let keys_field = FieldSchema {
+            id: MAP_KEYS_FIELD_ID,
+            shape: WireShape { kind: WireKind::Plain(size), array: true },
+            signature: described.signature.clone(),
+            ..FieldSchema::default()
+        };
+        let keys = plain_field(&keys_field, &Value::Array(keys), path)?;
+        let pointers = values.iter().find(|value| !value.is_null()).is_none_or(|value| value.get("$ref").is_some());
+        let kind = if pointers { WireKind::Pointer } else { WireKind::Embedded };
+        let values =
+            self.objects_field(MAP_VALUES_FIELD_ID, WireShape { kind, array: true }, &Value::Array(values), path)?;
+        let mut map = DynamicObject::new(MAP_TYPE_ID, None);
+        map.own_mut().fields_mut().extend([keys, values]);
+        Ok(DynamicField::new(described.id, described.shape, DynamicValue::Embedded(Box::new([Some(map)]))))
     }
 
     fn objects_field(

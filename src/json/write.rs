@@ -2,10 +2,11 @@
 
 use super::plain::{from_json, to_json};
 use super::schema::{type_to_json, wire_code};
+use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use crate::dynamic::{DynamicField, DynamicGraph, DynamicObject, DynamicSection, DynamicValue, InstanceIndex};
-use crate::field::WireKind;
+use crate::field::{WireKind, WireShape};
 use crate::plain::type_ids as id;
-use crate::schema::{FieldSchema, TypeSchema};
+use crate::schema::{DeclaredSchema, FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
 use crate::serializer::DecodeError;
 use crate::text::{write_value, PlainValue};
@@ -102,6 +103,9 @@ impl Writer {
 
     /// A field the schema describes: its values in their natural form.
     fn described(&self, described: &FieldSchema, field: &DynamicField) -> Value {
+        if let Some(map) = self.map(described, field) {
+            return map;
+        }
         match field.value() {
             DynamicValue::Plain(_) => plain(described, field).unwrap_or_else(|| self.undescribed(field)),
             DynamicValue::Embedded(objects) => list(field, objects.iter().map(|object| self.embedded(object.as_ref()))),
@@ -128,6 +132,53 @@ impl Writer {
             }
         }
         Value::Object(json)
+    }
+
+    /// A map field as a map: an object of its entries when its keys are strings, else a list of
+    /// `[key, value]` pairs. `None` where that form would not give back the stored map object
+    /// exactly (then the map object is written as an object like any other): keys that do not
+    /// read back to their bytes, a map object with other fields, or no value that tells whether
+    /// the map holds objects or pointers.
+    fn map(&self, described: &FieldSchema, field: &DynamicField) -> Option<Value> {
+        if described.declared != Some(DeclaredSchema::Type(MAP_TYPE_ID)) || field.shape().array {
+            return None;
+        }
+        let DynamicValue::Embedded(objects) = field.value() else { return None };
+        let map = objects.first()?.as_ref()?;
+        let [section] = map.sections() else { return None };
+        let [keys, values] = section.fields() else { return None };
+        let keys_sig = &described.signature;
+        let keys_shape = WireShape { kind: WireKind::Plain(map_key_size(keys_sig)?), array: true };
+        if map.type_id() != MAP_TYPE_ID || keys.id() != MAP_KEYS_FIELD_ID || keys.shape() != keys_shape {
+            return None;
+        }
+        let key_field = FieldSchema { signature: keys_sig.clone(), ..FieldSchema::default() };
+        let Value::Array(keys) = plain(&key_field, keys)? else { return None };
+        let values_json: Vec<Value> = match values.value() {
+            DynamicValue::Embedded(objects) => objects.iter().map(|object| self.embedded(object.as_ref())).collect(),
+            DynamicValue::Pointer(targets) => targets.iter().map(|target| self.pointer(target.as_ref())).collect(),
+            DynamicValue::Plain(_) => return None,
+        };
+        let values_field = (values.id(), values.shape().array) == (MAP_VALUES_FIELD_ID, true);
+        let values = values_json;
+        let tells_kind = values.iter().any(|value| !value.is_null());
+        if values.len() != keys.len() || !tells_kind || !values_field {
+            return None;
+        }
+        let named: Option<Map<String, Value>> = keys
+            .iter()
+            .zip(&values)
+            .map(|(key, value)| match key {
+                Value::String(name) if !name.starts_with('$') => Some((name.clone(), value.clone())),
+                _ => None,
+            })
+            .collect();
+        Some(match named.filter(|named| named.len() == keys.len()) {
+            Some(named) => Value::Object(named),
+            None => {
+                Value::Array(keys.into_iter().zip(values).map(|(key, value)| Value::Array(vec![key, value])).collect())
+            }
+        })
     }
 
     fn embedded(&self, object: Option<&DynamicObject>) -> Value {
@@ -157,6 +208,11 @@ fn field_key(name: Option<&str>, id: u16, taken: &Map<String, Value>) -> String 
             .find(|key| !taken.contains_key(key))
             .expect("a free key"),
     }
+}
+
+/// The wire kind of a map's keys of type `signature`, as the map type declares them.
+pub(super) fn map_key_size(signature: &[u32]) -> Option<Option<u8>> {
+    Some(crate::text::static_size(signature).ok()?.and_then(|size| u8::try_from(size).ok()))
 }
 
 /// One value for a single field, a list for an array field.

@@ -42,7 +42,7 @@ mod parse;
 mod path;
 mod value;
 
-pub(crate) use codec::{read_field, write_value};
+pub(crate) use codec::{read_field, static_size, write_value};
 pub(crate) use described::{derived, lanes};
 
 /// Plain elements as stored (`count` of them, each in element form) taken apart by their type's
