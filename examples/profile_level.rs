@@ -1,7 +1,8 @@
 //! Encodes and decodes one large level repeatedly, for profilers (`perf record`, callgrind).
 //! Run with `cargo run --release --example profile_level [objects] [rounds] [encode|decode|both|dynamic|compare]`;
 //! `encode` or `decode` repeats only that half (decode still encodes once), `dynamic` decodes into
-//! a `DynamicGraph` instead of Rust types, and `compare` times both decodes in turn and measures
+//! a `DynamicGraph` instead of Rust types, and `compare` times both decodes (and the JSON twin,
+//! what `reflectable json` makes) in turn and measures
 //! the memory each decoded graph holds.
 
 #[path = "common/level.rs"]
@@ -95,7 +96,7 @@ fn main() {
 /// Typed and dynamic decodes of the same bytes, in turn: the median time of each, and the bytes
 /// each decoded graph holds.
 fn compare(serializer: &MemorySerializer<'_>, bytes: &[u8], rounds: usize) {
-    let (mut typed, mut dynamic) = (Vec::new(), Vec::new());
+    let (mut typed, mut dynamic, mut json) = (Vec::new(), Vec::new(), Vec::new());
     let (mut typed_bytes, mut dynamic_bytes) = (0, 0);
     for _ in 0..rounds.max(1) {
         let before = LIVE.load(Ordering::Relaxed);
@@ -111,16 +112,23 @@ fn compare(serializer: &MemorySerializer<'_>, bytes: &[u8], rounds: usize) {
         dynamic.push(started.elapsed());
         dynamic_bytes = LIVE.load(Ordering::Relaxed) - before;
         drop(graph);
+        // What `reflectable json` does: read the file without its types, write its JSON twin.
+        let started = Instant::now();
+        let graph = DynamicGraph::from_bytes(bytes).expect("decode");
+        let document = reflectable::json::to_value(&graph).expect("a JSON form");
+        serde_json::to_writer_pretty(std::io::sink(), &document).expect("written");
+        json.push(started.elapsed());
     }
     let median = |times: &mut Vec<Duration>| {
         times.sort();
         times[times.len() / 2]
     };
-    let (typed, dynamic) = (median(&mut typed), median(&mut dynamic));
+    let (typed, dynamic, json) = (median(&mut typed), median(&mut dynamic), median(&mut json));
     println!(
-        "{} bytes: typed decode {typed:.2?}, dynamic {dynamic:.2?} ({:.2}x); memory held: typed {} KiB, dynamic {} KiB ({:.2}x)",
+        "{} bytes: typed decode {typed:.2?}, dynamic {dynamic:.2?} ({:.2}x), to JSON {json:.2?} ({:.2}x); memory held: typed {} KiB, dynamic {} KiB ({:.2}x)",
         bytes.len(),
         dynamic.as_secs_f64() / typed.as_secs_f64(),
+        json.as_secs_f64() / typed.as_secs_f64(),
         typed_bytes / 1024,
         dynamic_bytes / 1024,
         dynamic_bytes as f64 / typed_bytes as f64,

@@ -216,12 +216,34 @@ impl DynamicGraph {
         DynamicGraph { version, checksum, objects, table }
     }
 
-    /// The stored schema table's types in its own order (which the stream's bytes keep), `None`
-    /// for a stream without one (versions 1 and 2).
-    pub(crate) fn stored_types(&self) -> Result<Option<Vec<crate::schema::TypeSchema>>, DecodeError> {
-        let Some(entries) = &self.table else { return Ok(None) };
-        let mut by_id: AHashMap<u32, _> = self.schema()?.types.into_iter().map(|schema| (schema.id, schema)).collect();
-        Ok(Some(entries.iter().filter_map(|entry| by_id.remove(&entry.type_id)).collect()))
+    /// The stored schema table's entries in its own order (which the stream's bytes keep), each
+    /// parsed, or as its bytes where it does not parse (a stream need not use every entry, and a
+    /// decoder reads only those it uses); `None` for a stream without a table (versions 1 and 2).
+    pub(crate) fn stored_types(&self) -> Option<Vec<Result<crate::schema::TypeSchema, &[u8]>>> {
+        let entries = self.table.as_ref()?;
+        Some(
+            entries
+                .iter()
+                .map(|entry| {
+                    let mut table = SCHEMA_MARK.to_le_bytes().to_vec();
+                    table.extend_from_slice(&1u32.to_le_bytes());
+                    table.extend_from_slice(&entry.bytes);
+                    table.extend_from_slice(&(table.len() as u32 + 4).to_le_bytes());
+                    let parsed = TableIndex::read(&table, 0, table.len()).and_then(|index| index.schema());
+                    match parsed.map(|schema| schema.types.into_iter().next()) {
+                        Ok(Some(schema)) => Ok(schema),
+                        _ => Err(&entry.bytes[..]),
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// The stored entry of `bytes` (length word first), when they are one.
+    pub(crate) fn raw_entry(bytes: &[u8]) -> Option<StoredEntry> {
+        let length = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+        let type_id = u32::from_le_bytes(bytes.get(4..8)?.try_into().ok()?);
+        (length + 4 == bytes.len()).then(|| StoredEntry { type_id, bytes: bytes.into() })
     }
 
     /// Instance numbers by address, for comparing and hashing graphs.

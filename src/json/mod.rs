@@ -132,7 +132,7 @@ pub(crate) fn invalid(path: &str, message: impl Into<String>) -> JsonError {
 
 /// The document of a dynamic graph.
 pub fn to_value(graph: &DynamicGraph) -> Result<Value, JsonError> {
-    Ok(write::document(graph)?)
+    Ok(write::document(graph))
 }
 
 /// The document of a dynamic graph, indented.

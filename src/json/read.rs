@@ -41,18 +41,30 @@ pub(super) fn graph(document: &Value, known: Option<&Schema>) -> Result<DynamicG
         None => false,
         Some(checksum) => checksum.as_bool().ok_or_else(|| invalid("checksum", "true or false"))?,
     };
-    let stored = match document.get("types") {
+    // Each entry as a type, or as the stored bytes of one no object uses (`$entry`).
+    let stored: Option<Vec<Result<TypeSchema, StoredEntry>>> = match document.get("types") {
         None | Some(Value::Null) => None,
         Some(Value::Array(types)) => Some(
             types
                 .iter()
                 .enumerate()
-                .map(|(n, schema)| type_from_json(schema, &format!("types[{n}]")))
+                .map(|(n, schema)| {
+                    let at = format!("types[{n}]");
+                    match schema.get("$entry") {
+                        Some(raw) => {
+                            let bytes = raw.as_str().and_then(|raw| BASE64.decode(raw).ok());
+                            let entry = bytes.and_then(|bytes| DynamicGraph::raw_entry(&bytes));
+                            entry.map(Err).ok_or_else(|| invalid(&at, "`$entry` is one entry's bytes, in base64"))
+                        }
+                        None => type_from_json(schema, &at).map(Ok),
+                    }
+                })
                 .collect::<Result<Vec<_>, _>>()?,
         ),
         Some(_) => return Err(invalid("types", "a list of types")),
     };
-    let types = Types::new(stored.as_deref().unwrap_or_default(), known);
+    let parsed: Vec<TypeSchema> = stored.iter().flatten().filter_map(|entry| entry.as_ref().ok().cloned()).collect();
+    let types = Types::new(&parsed, known);
     let objects = document.get("objects").and_then(Value::as_array).ok_or_else(|| invalid("objects", "a list"))?;
     if objects.is_empty() {
         return Err(invalid("objects", "a document holds at least its root"));
@@ -72,7 +84,13 @@ pub(super) fn graph(document: &Value, known: Option<&Schema>) -> Result<DynamicG
         let built = reader.object(object, &path)?;
         *reader.handles[at].borrow_mut() = built;
     }
-    let table = stored.map(|types| types.iter().map(StoredEntry::of).collect());
+    let table = stored.map(|types| {
+        let entry = |entry| match entry {
+            Ok(schema) => StoredEntry::of(&schema),
+            Err(raw) => raw,
+        };
+        types.into_iter().map(entry).collect::<Vec<_>>()
+    });
     Ok(DynamicGraph::from_parts(
         version,
         checksum,

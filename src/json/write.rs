@@ -8,7 +8,6 @@ use crate::field::{WireKind, WireShape};
 use crate::plain::type_ids as id;
 use crate::schema::{DeclaredSchema, FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
-use crate::serializer::DecodeError;
 use crate::text::{write_value, PlainValue};
 use ahash::AHashMap;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -16,14 +15,23 @@ use base64::Engine;
 use serde_json::{Map, Value};
 
 /// The document of `graph`.
-pub(super) fn document(graph: &DynamicGraph) -> Result<Value, DecodeError> {
-    let types = graph.stored_types()?;
+pub(super) fn document(graph: &DynamicGraph) -> Value {
+    let entries = graph.stored_types();
+    let types: Option<Vec<TypeSchema>> =
+        entries.as_ref().map(|entries| entries.iter().filter_map(|entry| entry.as_ref().ok().cloned()).collect());
     let writer = Writer { index: graph.instance_index(), names: TypeNames::of(types.as_deref()) };
     let mut document = Map::new();
     document.insert("format".into(), super::FORM.into());
     document.insert("version".into(), graph.version().into());
     document.insert("checksum".into(), graph.has_checksum().into());
-    let types = types.map(|types| Value::Array(types.iter().map(type_to_json).collect()));
+    // An entry that does not parse (no object uses it) keeps its bytes.
+    let types = entries.map(|entries| {
+        let entry = |entry: &Result<TypeSchema, &[u8]>| match entry {
+            Ok(schema) => type_to_json(schema),
+            Err(bytes) => serde_json::json!({ "$entry": BASE64.encode(bytes) }),
+        };
+        Value::Array(entries.iter().map(entry).collect())
+    });
     document.insert("types".into(), types.unwrap_or(Value::Null));
     let objects = graph.objects().iter().enumerate().map(|(at, object)| {
         let mut json = Map::new();
@@ -32,7 +40,7 @@ pub(super) fn document(graph: &DynamicGraph) -> Result<Value, DecodeError> {
         Value::Object(json)
     });
     document.insert("objects".into(), Value::Array(objects.collect()));
-    Ok(Value::Object(document))
+    Value::Object(document)
 }
 
 /// How `$type` names each type: by name where no other type of the document has it, else by ID.
