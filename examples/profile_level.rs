@@ -115,8 +115,7 @@ fn compare(serializer: &MemorySerializer<'_>, bytes: &[u8], rounds: usize) {
         // What `reflectable json` does: read the file without its types, write its JSON twin.
         let started = Instant::now();
         let graph = DynamicGraph::from_bytes(bytes).expect("decode");
-        let document = reflectable::json::to_value(&graph).expect("a JSON form");
-        serde_json::to_writer_pretty(std::io::sink(), &document).expect("written");
+        reflectable::json::write(&graph, std::io::sink()).expect("a JSON form");
         json.push(started.elapsed());
     }
     let median = |times: &mut Vec<Duration>| {

@@ -5,6 +5,7 @@ use reflectable::containers::{LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_
 use reflectable::dynamic::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, InstanceIndex};
 use reflectable::field::WireKind;
 use reflectable::text::{read_plain, PlainValue};
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Write};
 
@@ -109,20 +110,26 @@ impl fmt::Display for Targets<'_> {
     }
 }
 
+/// Two spaces per level, without allocating for the levels files have.
+fn indent(depth: usize) -> Cow<'static, str> {
+    const SPACES: &str = "                                                                ";
+    SPACES.get(..2 * depth).map_or_else(|| Cow::Owned("  ".repeat(depth)), Cow::Borrowed)
+}
+
 fn fields(out: &mut dyn Write, instances: &InstanceIndex, object: &DynamicObject, depth: usize) -> io::Result<()> {
-    let indent = "  ".repeat(depth);
+    let indent = indent(depth);
     for (n, section) in object.sections().iter().enumerate() {
         let inner = if n == 0 {
             indent.clone()
         } else {
             writeln!(out, "{indent}base {}", type_label(section))?;
-            format!("{indent}  ")
+            self::indent(depth + 1)
         };
         for field in section.fields() {
             let described = section.describe(field);
             let label = Label(described.map(|described| described.name.as_str()), field.id());
             match field.value() {
-                DynamicValue::Plain(_) => match section.plain_value(field) {
+                DynamicValue::Plain(_) => match section.plain_text(field) {
                     Ok(value) => writeln!(out, "{inner}{label} = {value}")?,
                     Err(error) => writeln!(out, "{inner}{label} = <{error}>")?,
                 },

@@ -6,8 +6,7 @@ use std::path::Path;
 
 /// The file as a JSON document.
 pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
-    let document = reflectable::json::to_value(&loaded.graph).map_err(io::Error::other)?;
-    serde_json::to_writer_pretty(&mut *out, &document)?;
+    reflectable::json::write(&loaded.graph, &mut *out).map_err(io::Error::other)?;
     writeln!(out)
 }
 

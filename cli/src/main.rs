@@ -14,7 +14,7 @@ mod stats;
 
 use clap::{Parser, Subcommand};
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Look inside reflectable files without the program that wrote them.
@@ -91,12 +91,24 @@ fn write_out(print: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(),
     }
 }
 
+/// Runs `command` on the graph of `file`, then leaves the graph to the end of the process: freeing
+/// a large graph object by object takes longer than the command itself.
+fn with_graph(
+    file: &Path,
+    command: impl FnOnce(&load::Loaded) -> Result<(), load::Failure>,
+) -> Result<(), load::Failure> {
+    let loaded = load::graph(file)?;
+    let result = command(&loaded);
+    std::mem::forget(loaded);
+    result
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Set by the comparing commands: their answer is the exit code, as `diff`'s is.
     let mut differs = false;
     let result = match &cli.command {
-        Command::Dump { file } => load::graph(file).and_then(|loaded| write_out(|out| dump::print(&loaded, out))),
+        Command::Dump { file } => with_graph(file, |loaded| write_out(|out| dump::print(loaded, out))),
         Command::Schema { file: Some(file), .. } => load::bytes(file).and_then(|bytes| schema::print(&bytes)),
         Command::Schema { diff, .. } => {
             let files = diff.as_deref().unwrap_or_default();
@@ -108,15 +120,20 @@ fn main() -> ExitCode {
                 _ => Err("`schema` needs a file, or `--diff OLD NEW`".into()),
             }
         }
-        Command::Json { file } => load::graph(file).and_then(|loaded| write_out(|out| json::print(&loaded, out))),
+        Command::Json { file } => with_graph(file, |loaded| write_out(|out| json::print(loaded, out))),
         Command::FromJson { file, output } => json::convert(file, output),
-        Command::Diff { old, new } => load::graph(old).and_then(|old| {
-            let new = load::graph(new)?;
-            write_out(|out| diff::print(&old, &new, out).map(|found| differs = found))
+        Command::Diff { old, new } => with_graph(old, |old| {
+            with_graph(new, |new| write_out(|out| diff::print(old, new, out).map(|found| differs = found)))
         }),
-        Command::Check { file } => load::graph(file).map(|loaded| load::summary(&loaded)),
-        Command::Stats { file } => load::graph(file).map(|loaded| stats::print(&loaded)),
-        Command::Graph { file } => load::graph(file).and_then(|loaded| write_out(|out| graph::print(&loaded, out))),
+        Command::Check { file } => with_graph(file, |loaded| {
+            load::summary(loaded);
+            Ok(())
+        }),
+        Command::Stats { file } => with_graph(file, |loaded| {
+            stats::print(loaded);
+            Ok(())
+        }),
+        Command::Graph { file } => with_graph(file, |loaded| write_out(|out| graph::print(loaded, out))),
     };
     match result {
         // `diff`'s convention: 0 same (or fine), 1 different (or lossy), 2 trouble.

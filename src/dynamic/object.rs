@@ -6,7 +6,7 @@ use crate::field::{WireKind, WireShape};
 use crate::plain::{read_elem, write_elem, PlainType, Reader};
 use crate::schema::{FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
-use crate::text::{PlainValue, TextError};
+use crate::text::{PlainText, PlainValue, Text, TextError};
 use std::cell::{Ref, RefCell, RefMut};
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
@@ -281,6 +281,19 @@ impl DynamicSection {
         };
         let signature = self.describe(field).map_or(&[][..], |described| described.signature.as_slice());
         crate::text::read_field(signature, static_size, bytes.count(), field.shape.array, bytes.bytes())
+    }
+
+    /// A plain field's value ready to show as text: what [`plain_value`](Self::plain_value)
+    /// shows, read straight from the bytes when it is a number, `bool`, `char` or `String` (or a
+    /// list or array of them), which is most of what a tool printing a whole file shows.
+    pub fn plain_text<'a>(&self, field: &'a DynamicField) -> Result<PlainText<'a>, TextError> {
+        if let (DynamicValue::Plain(bytes), Some(described)) = (&field.value, self.describe(field)) {
+            let scalars = crate::text::scalars(&described.signature, bytes.count(), field.shape.array, bytes.bytes());
+            if let Some(scalars) = scalars {
+                return Ok(PlainText(Text::Scalars(scalars)));
+            }
+        }
+        self.plain_value(field).map(|value| PlainText(Text::Value(value)))
     }
 
     /// The plain value of field `id`, decoded as a `T`. The stored plain type must be `T`'s

@@ -19,7 +19,7 @@
 //!   stored by value are nested where they are held.
 //! - An object's members are its `$type` (a type's name, or its ID where two types share a name),
 //!   `$variant` for an enum, its fields by name (by ID where the stream does not describe them),
-//!   and its base type's section under `$base`. A map field of objects or pointers is its
+//!   and its base types' sections in `$bases`, a list. A map field of objects or pointers is its
 //!   entries: `{"oak": {"$ref": 3}}` for string keys, `[[7, {"$type": …}]]` for others.
 //! - Plain values follow protobuf's JSON conventions: 64- and 128-bit integers are strings,
 //!   `Vec<u8>` and values of types this program cannot take apart are base64, non-finite floats
@@ -71,6 +71,7 @@
 
 mod plain;
 mod read;
+mod scalar;
 mod schema;
 mod write;
 
@@ -132,12 +133,19 @@ pub(crate) fn invalid(path: &str, message: impl Into<String>) -> JsonError {
 
 /// The document of a dynamic graph.
 pub fn to_value(graph: &DynamicGraph) -> Result<Value, JsonError> {
-    Ok(write::document(graph))
+    serde_json::to_value(write::Document::new(graph)).map_err(|error| invalid("", error.to_string()))
+}
+
+/// Writes the document of a dynamic graph to `out`, indented, without building it first.
+pub fn write(graph: &DynamicGraph, out: impl std::io::Write) -> Result<(), JsonError> {
+    serde_json::to_writer_pretty(out, &write::Document::new(graph)).map_err(|error| invalid("", error.to_string()))
 }
 
 /// The document of a dynamic graph, indented.
 pub fn graph_to_string(graph: &DynamicGraph) -> Result<String, JsonError> {
-    Ok(serde_json::to_string_pretty(&to_value(graph)?).expect("a JSON value always prints"))
+    let mut out = Vec::new();
+    write(graph, &mut out)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
 /// The document of a Rust object graph (what its binary stream holds), indented.

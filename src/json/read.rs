@@ -144,22 +144,19 @@ struct Reader {
 }
 
 impl Reader {
-    /// An object: its own section and, under `$base`, its base sections.
+    /// An object: its own section, then the base sections `$bases` lists.
     fn object(&mut self, json: &Map<String, Value>, path: &str) -> Result<DynamicObject, JsonError> {
         if self.depth >= MAX_NESTING {
             return Err(invalid(path, format!("objects nested more than {MAX_NESTING} deep")));
         }
         self.depth += 1;
-        let mut sections = Vec::new();
-        let mut next = Some((json, path.to_owned()));
-        while let Some((json, path)) = next.take() {
-            sections.push(self.section(json, &path)?);
-            if let Some(base) = json.get("$base") {
-                let base = base.as_object().ok_or_else(|| invalid(&path, "`$base` is an object"))?;
-                next = Some((base, format!("{path}.$base")));
-            }
-            if sections.len() > MAX_NESTING {
-                return Err(invalid(&path, "too many base sections"));
+        let mut sections = vec![self.section(json, path)?];
+        if let Some(bases) = json.get("$bases") {
+            let bases = bases.as_array().ok_or_else(|| invalid(path, "`$bases` is a list of sections"))?;
+            for (n, base) in bases.iter().enumerate() {
+                let at = format!("{path}.$bases[{n}]");
+                let base = base.as_object().ok_or_else(|| invalid(&at, "a base section is an object"))?;
+                sections.push(self.section(base, &at)?);
             }
         }
         self.depth -= 1;
@@ -182,7 +179,7 @@ impl Reader {
             }
         };
         for (key, value) in json {
-            if matches!(key.as_str(), "$id" | "$type" | "$variant" | "$base") {
+            if matches!(key.as_str(), "$id" | "$type" | "$variant" | "$bases") {
                 continue;
             }
             let path = format!("{path}.{key}");

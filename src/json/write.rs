@@ -1,62 +1,83 @@
-//! A dynamic graph as a JSON document (see the module's documentation for the form).
+//! A dynamic graph as a JSON document (see the module's documentation for the form), streamed
+//! through serde: a level of 100,000 objects is written without building its tree first.
 
 use super::plain::{from_json, to_json};
 use super::schema::{type_to_json, wire_code};
 use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
-use crate::dynamic::{DynamicField, DynamicGraph, DynamicObject, DynamicSection, DynamicValue, InstanceIndex};
+use crate::dynamic::InstanceIndex;
+use crate::dynamic::{DynamicField, DynamicGraph, DynamicObject, DynamicRef, DynamicSection, DynamicValue};
 use crate::field::{WireKind, WireShape};
 use crate::plain::type_ids as id;
 use crate::schema::{DeclaredSchema, FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
 use crate::text::{write_value, PlainValue};
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
-use serde_json::{Map, Value};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
+use smallvec::SmallVec;
+use std::borrow::Cow;
 
-/// The document of `graph`.
-pub(super) fn document(graph: &DynamicGraph) -> Value {
-    let entries = graph.stored_types();
-    let types: Option<Vec<TypeSchema>> =
-        entries.as_ref().map(|entries| entries.iter().filter_map(|entry| entry.as_ref().ok().cloned()).collect());
-    let writer = Writer { index: graph.instance_index(), names: TypeNames::of(types.as_deref()) };
-    let mut document = Map::new();
-    document.insert("format".into(), super::FORM.into());
-    document.insert("version".into(), graph.version().into());
-    document.insert("checksum".into(), graph.has_checksum().into());
-    // An entry that does not parse (no object uses it) keeps its bytes.
-    let types = entries.map(|entries| {
-        let entry = |entry: &Result<TypeSchema, &[u8]>| match entry {
-            Ok(schema) => type_to_json(schema),
-            Err(bytes) => serde_json::json!({ "$entry": BASE64.encode(bytes) }),
-        };
-        Value::Array(entries.iter().map(entry).collect())
-    });
-    document.insert("types".into(), types.unwrap_or(Value::Null));
-    let objects = graph.objects().iter().enumerate().map(|(at, object)| {
-        let mut json = Map::new();
-        json.insert("$id".into(), (at + 1).into());
-        writer.object(&object.borrow(), &mut json);
-        Value::Object(json)
-    });
-    document.insert("objects".into(), Value::Array(objects.collect()));
-    Value::Object(document)
+/// The document of `graph`, ready to serialize.
+pub(super) struct Document<'g> {
+    graph: &'g DynamicGraph,
+    entries: Option<Vec<Result<TypeSchema, &'g [u8]>>>,
+    writer: Writer,
+}
+
+impl<'g> Document<'g> {
+    pub(super) fn new(graph: &'g DynamicGraph) -> Self {
+        let entries = graph.stored_types();
+        let names = TypeNames::of(entries.as_deref().unwrap_or_default());
+        Document { graph, entries, writer: Writer { index: graph.instance_index(), names } }
+    }
+}
+
+impl Serialize for Document<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut document = serializer.serialize_map(Some(5))?;
+        document.serialize_entry("format", super::FORM)?;
+        document.serialize_entry("version", &self.graph.version())?;
+        document.serialize_entry("checksum", &self.graph.has_checksum())?;
+        // An entry that does not parse (no object uses it) keeps its bytes.
+        let types = self.entries.as_ref().map(|entries| {
+            let entry = |entry: &Result<TypeSchema, &[u8]>| match entry {
+                Ok(schema) => type_to_json(schema),
+                Err(bytes) => serde_json::json!({ "$entry": BASE64.encode(bytes) }),
+            };
+            entries.iter().map(entry).collect::<Vec<_>>()
+        });
+        document.serialize_entry("types", &types)?;
+        document.serialize_entry("objects", &Objects(self))?;
+        document.end()
+    }
+}
+
+/// The shared objects, in instance order.
+struct Objects<'d, 'g>(&'d Document<'g>);
+
+impl Serialize for Objects<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let objects = self.0.graph.objects();
+        let mut list = serializer.serialize_seq(Some(objects.len()))?;
+        for (at, object) in objects.iter().enumerate() {
+            list.serialize_element(&Object { writer: &self.0.writer, object: &object.borrow(), id: Some(at + 1) })?;
+        }
+        list.end()
+    }
 }
 
 /// How `$type` names each type: by name where no other type of the document has it, else by ID.
 struct TypeNames(AHashMap<u32, String>);
 
 impl TypeNames {
-    fn of(types: Option<&[TypeSchema]>) -> Self {
-        let Some(types) = types else { return TypeNames(AHashMap::new()) };
+    fn of(entries: &[Result<TypeSchema, &[u8]>]) -> Self {
+        let types = || entries.iter().filter_map(|entry| entry.as_ref().ok());
         let mut uses: AHashMap<&str, usize> = AHashMap::new();
-        types.iter().for_each(|schema| *uses.entry(&schema.name).or_default() += 1);
-        let unique = types.iter().filter(|schema| uses[schema.name.as_str()] == 1);
+        types().for_each(|schema| *uses.entry(&schema.name).or_default() += 1);
+        let unique = types().filter(|schema| uses[schema.name.as_str()] == 1);
         TypeNames(unique.map(|schema| (schema.id, schema.name.clone())).collect())
-    }
-
-    fn of_type(&self, type_id: u32) -> Value {
-        self.0.get(&type_id).map_or_else(|| type_id.into(), |name| name.clone().into())
     }
 }
 
@@ -65,83 +86,249 @@ struct Writer {
     names: TypeNames,
 }
 
-impl Writer {
-    /// `object`'s members into `json`: its type, then its own section, with each base section
-    /// nested under `$base`.
-    fn object(&self, object: &DynamicObject, json: &mut Map<String, Value>) {
-        let mut sections = object.sections().iter();
-        let own = sections.next().expect("an object has its own section");
-        self.section(own, json);
-        let mut bases: Vec<Map<String, Value>> = sections
-            .map(|section| {
-                let mut base = Map::new();
-                self.section(section, &mut base);
-                base
-            })
-            .collect();
-        // Innermost base last: fold from the end so each base holds the next one.
-        let nested = bases.drain(..).rev().reduce(|inner, mut outer| {
-            outer.insert("$base".into(), Value::Object(inner));
-            outer
-        });
-        if let Some(base) = nested {
-            json.insert("$base".into(), Value::Object(base));
-        }
-    }
+/// One object: its `$id` (a shared one), its own section's members, and its base sections as
+/// `$bases`, a list (not nested: a chain of any length stays one level deep).
+struct Object<'a> {
+    writer: &'a Writer,
+    object: &'a DynamicObject,
+    id: Option<usize>,
+}
 
-    fn section(&self, section: &DynamicSection, json: &mut Map<String, Value>) {
-        json.insert("$type".into(), self.names.of_type(section.type_id()));
+impl Serialize for Object<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(id) = self.id {
+            map.serialize_entry("$id", &id)?;
+        }
+        let (own, bases) = self.object.sections().split_first().expect("an object has its own section");
+        Section { writer: self.writer, section: own }.members(&mut map)?;
+        if !bases.is_empty() {
+            map.serialize_entry("$bases", &Bases { writer: self.writer, sections: bases })?;
+        }
+        map.end()
+    }
+}
+
+struct Bases<'a> {
+    writer: &'a Writer,
+    sections: &'a [DynamicSection],
+}
+
+impl Serialize for Bases<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut list = serializer.serialize_seq(Some(self.sections.len()))?;
+        for section in self.sections {
+            list.serialize_element(&Section { writer: self.writer, section })?;
+        }
+        list.end()
+    }
+}
+
+struct Section<'a> {
+    writer: &'a Writer,
+    section: &'a DynamicSection,
+}
+
+impl Serialize for Section<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        self.members(&mut map)?;
+        map.end()
+    }
+}
+
+impl Section<'_> {
+    /// `$type`, `$variant` for an enum, then each field by its member name.
+    fn members<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        let (section, writer) = (self.section, self.writer);
+        match writer.names.0.get(&section.type_id()) {
+            Some(name) => map.serialize_entry("$type", name)?,
+            None => map.serialize_entry("$type", &section.type_id())?,
+        }
         let schema = section.schema();
         let variant = section.variant();
+        let mut keys = Keys::default();
         for (at, field) in section.fields().iter().enumerate() {
             if let Some(variant) = variant.filter(|_| at == 0 && field.id() == VARIANT_TAG_FIELD_ID) {
-                let name = schema.and_then(|schema| schema.variant(variant)).map(|variant| variant.name.clone());
-                json.insert("$variant".into(), name.map_or_else(|| variant.into(), Value::from));
+                match schema.and_then(|schema| schema.variant(variant)) {
+                    Some(named) => map.serialize_entry("$variant", &named.name)?,
+                    None => map.serialize_entry("$variant", &variant)?,
+                }
                 continue;
             }
             let described = section.describe(field);
-            let key = field_key(described.map(|described| described.name.as_str()), field.id(), json);
-            let value = match described {
-                Some(described) => self.described(described, field),
-                None => self.undescribed(field),
-            };
-            json.insert(key, value);
+            let key = keys.claim(described.map(|described| described.name.as_str()), field.id());
+            map.serialize_entry(key.as_ref(), &Field { writer, described, field })?;
         }
+        Ok(())
+    }
+}
+
+/// The member names a section has used. A field's member is its name, unless a stream's schema
+/// gave it one this form cannot tell from its own members (`$...`) or from an ID (`7`), or
+/// another field of the section took it; then its ID, made unique with `#2`, `#3`... (a stream
+/// may hold a field twice). A list while short (most sections have a few fields), a set past it.
+#[derive(Default)]
+struct Keys<'a> {
+    few: SmallVec<[Cow<'a, str>; 16]>,
+    many: AHashSet<Cow<'a, str>>,
+}
+
+impl<'a> Keys<'a> {
+    fn claim(&mut self, name: Option<&'a str>, id: u16) -> Cow<'a, str> {
+        let usable =
+            |name: &str| !name.is_empty() && !name.starts_with(['$', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+        let key = match name {
+            Some(name) if usable(name) && !self.taken(name) => Cow::Borrowed(name),
+            _ => (1..)
+                .map(|n| if n == 1 { id.to_string() } else { format!("{id}#{n}") })
+                .find(|key| !self.taken(key))
+                .map(Cow::Owned)
+                .expect("a free key"),
+        };
+        match self.few.len() < self.few.inline_size() {
+            true => self.few.push(key.clone()),
+            false => {
+                self.many.insert(key.clone());
+            }
+        }
+        key
     }
 
-    /// A field the schema describes: its values in their natural form.
-    fn described(&self, described: &FieldSchema, field: &DynamicField) -> Value {
-        if let Some(map) = self.map(described, field) {
-            return map;
-        }
+    fn taken(&self, key: &str) -> bool {
+        self.few.iter().any(|taken| taken == key) || self.many.contains(key)
+    }
+}
+
+/// One field's value.
+struct Field<'a> {
+    writer: &'a Writer,
+    described: Option<&'a FieldSchema>,
+    field: &'a DynamicField,
+}
+
+impl Serialize for Field<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (writer, field) = (self.writer, self.field);
+        let Some(described) = self.described else { return Stored { writer, field }.serialize(serializer) };
         match field.value() {
-            DynamicValue::Plain(_) => plain(described, field).unwrap_or_else(|| self.undescribed(field)),
-            DynamicValue::Embedded(objects) => list(field, objects.iter().map(|object| self.embedded(object.as_ref()))),
-            DynamicValue::Pointer(targets) => list(field, targets.iter().map(|target| self.pointer(target.as_ref()))),
+            DynamicValue::Plain(_) => match super::scalar::json_scalars(&described.signature, field) {
+                Some(scalars) => scalars.serialize(serializer),
+                None => match plain(described, field) {
+                    Some(value) => value.serialize(serializer),
+                    None => Stored { writer, field }.serialize(serializer),
+                },
+            },
+            DynamicValue::Embedded(objects) => match writer.map(described, field) {
+                Some(map) => map.serialize(serializer),
+                None => {
+                    Values { writer, array: field.shape().array, embedded: objects, targets: &[] }.serialize(serializer)
+                }
+            },
+            DynamicValue::Pointer(targets) => {
+                Values { writer, array: field.shape().array, embedded: &[], targets }.serialize(serializer)
+            }
         }
     }
+}
 
-    /// A field the schema does not describe: its wire shape, and its values as stored.
-    fn undescribed(&self, field: &DynamicField) -> Value {
-        let mut json = Map::new();
-        json.insert("$wire".into(), wire_code(field.shape()).into());
+/// A field in its stored form: its wire shape, and its bytes or objects as they are.
+struct Stored<'a> {
+    writer: &'a Writer,
+    field: &'a DynamicField,
+}
+
+impl Serialize for Stored<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (writer, field) = (self.writer, self.field);
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("$wire", &wire_code(field.shape()))?;
         match field.value() {
             DynamicValue::Plain(bytes) => {
-                json.insert("$count".into(), bytes.count().into());
-                json.insert("$bytes".into(), BASE64.encode(bytes.bytes()).into());
+                map.serialize_entry("$count", &bytes.count())?;
+                map.serialize_entry("$bytes", &BASE64.encode(bytes.bytes()))?;
             }
-            DynamicValue::Embedded(objects) => {
-                let objects = objects.iter().map(|object| self.embedded(object.as_ref()));
-                json.insert("$value".into(), list(field, objects));
-            }
+            DynamicValue::Embedded(objects) => map.serialize_entry(
+                "$value",
+                &Values { writer, array: field.shape().array, embedded: objects, targets: &[] },
+            )?,
             DynamicValue::Pointer(targets) => {
-                let targets = targets.iter().map(|target| self.pointer(target.as_ref()));
-                json.insert("$value".into(), list(field, targets));
+                map.serialize_entry("$value", &Values { writer, array: field.shape().array, embedded: &[], targets })?
             }
         }
-        Value::Object(json)
+        map.end()
     }
+}
 
+/// The objects or the targets of a field: one value for a single field, a list for an array.
+struct Values<'a> {
+    writer: &'a Writer,
+    array: bool,
+    embedded: &'a [Option<DynamicObject>],
+    targets: &'a [Option<DynamicRef>],
+}
+
+impl Serialize for Values<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let writer = self.writer;
+        fn embedded<'a>(writer: &'a Writer, object: &'a Option<DynamicObject>) -> Embedded<'a> {
+            Embedded { writer, object: object.as_ref() }
+        }
+        fn target<'a>(writer: &'a Writer, target: &'a Option<DynamicRef>) -> Target<'a> {
+            Target { writer, target: target.as_ref() }
+        }
+        match (self.array, self.embedded, self.targets) {
+            (false, [object], []) => embedded(writer, object).serialize(serializer),
+            (false, [], [one]) => target(writer, one).serialize(serializer),
+            _ => {
+                let mut list = serializer.serialize_seq(Some(self.embedded.len() + self.targets.len()))?;
+                for object in self.embedded {
+                    list.serialize_element(&embedded(writer, object))?;
+                }
+                for one in self.targets {
+                    list.serialize_element(&target(writer, one))?;
+                }
+                list.end()
+            }
+        }
+    }
+}
+
+/// An object held by value, or `null`.
+struct Embedded<'a> {
+    writer: &'a Writer,
+    object: Option<&'a DynamicObject>,
+}
+
+impl Serialize for Embedded<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.object {
+            Some(object) => Object { writer: self.writer, object, id: None }.serialize(serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+}
+
+/// A pointer: `{"$ref": id}`, or `null`.
+struct Target<'a> {
+    writer: &'a Writer,
+    target: Option<&'a DynamicRef>,
+}
+
+impl Serialize for Target<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.target.and_then(|target| self.writer.index.get(target)) {
+            Some(instance) => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("$ref", &instance)?;
+                map.end()
+            }
+            None => serializer.serialize_none(),
+        }
+    }
+}
+
+impl Writer {
     /// A map field as a map: an object of its entries when its keys are strings, else a list of
     /// `[key, value]` pairs. `None` where that form would not give back the stored map object
     /// exactly (then the map object is written as an object like any other): keys that do not
@@ -160,20 +347,28 @@ impl Writer {
         if map.type_id() != MAP_TYPE_ID || keys.id() != MAP_KEYS_FIELD_ID || keys.shape() != keys_shape {
             return None;
         }
-        let key_field = FieldSchema { signature: keys_sig.clone(), ..FieldSchema::default() };
-        let Value::Array(keys) = plain(&key_field, keys)? else { return None };
-        let values_json: Vec<Value> = match values.value() {
-            DynamicValue::Embedded(objects) => objects.iter().map(|object| self.embedded(object.as_ref())).collect(),
-            DynamicValue::Pointer(targets) => targets.iter().map(|target| self.pointer(target.as_ref())).collect(),
-            DynamicValue::Plain(_) => return None,
-        };
-        let values_field = (values.id(), values.shape().array) == (MAP_VALUES_FIELD_ID, true);
-        let values = values_json;
-        let tells_kind = values.iter().any(|value| !value.is_null());
-        if values.len() != keys.len() || !tells_kind || !values_field {
+        if (values.id(), values.shape().array) != (MAP_VALUES_FIELD_ID, true) {
             return None;
         }
-        let named: Option<Map<String, Value>> = keys
+        let key_field = FieldSchema { signature: keys_sig.clone(), ..FieldSchema::default() };
+        let Value::Array(keys) = plain(&key_field, keys)? else { return None };
+        let values: Vec<Value> = match values.value() {
+            DynamicValue::Embedded(objects) => objects
+                .iter()
+                .map(|object| serde_json::to_value(Embedded { writer: self, object: object.as_ref() }))
+                .collect::<Result<_, _>>()
+                .ok()?,
+            DynamicValue::Pointer(targets) => targets
+                .iter()
+                .map(|target| serde_json::to_value(Target { writer: self, target: target.as_ref() }))
+                .collect::<Result<_, _>>()
+                .ok()?,
+            DynamicValue::Plain(_) => return None,
+        };
+        if values.len() != keys.len() || values.iter().all(Value::is_null) {
+            return None;
+        }
+        let named: Option<serde_json::Map<String, Value>> = keys
             .iter()
             .zip(&values)
             .map(|(key, value)| match key {
@@ -188,47 +383,11 @@ impl Writer {
             }
         })
     }
-
-    fn embedded(&self, object: Option<&DynamicObject>) -> Value {
-        let Some(object) = object else { return Value::Null };
-        let mut json = Map::new();
-        self.object(object, &mut json);
-        Value::Object(json)
-    }
-
-    fn pointer(&self, target: Option<&crate::dynamic::DynamicRef>) -> Value {
-        match target.and_then(|target| self.index.get(target)) {
-            Some(instance) => serde_json::json!({ "$ref": instance }),
-            None => Value::Null,
-        }
-    }
-}
-
-/// The member name of a field: its name, unless a stream's schema gave it one this form cannot
-/// tell from its own members (`$...`) or from an ID (`7`), or another field of the section took
-/// it; then its ID, made unique with `#2`, `#3`... (a stream may hold a field twice).
-fn field_key(name: Option<&str>, id: u16, taken: &Map<String, Value>) -> String {
-    let usable = |name: &str| !name.starts_with(['$', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
-    match name {
-        Some(name) if usable(name) && !name.is_empty() && !taken.contains_key(name) => name.to_owned(),
-        _ => (1..)
-            .map(|n| if n == 1 { id.to_string() } else { format!("{id}#{n}") })
-            .find(|key| !taken.contains_key(key))
-            .expect("a free key"),
-    }
 }
 
 /// The wire kind of a map's keys of type `signature`, as the map type declares them.
 pub(super) fn map_key_size(signature: &[u32]) -> Option<Option<u8>> {
     Some(crate::text::static_size(signature).ok()?.and_then(|size| u8::try_from(size).ok()))
-}
-
-/// One value for a single field, a list for an array field.
-fn list(field: &DynamicField, mut values: impl ExactSizeIterator<Item = Value>) -> Value {
-    match (field.shape().array, values.len()) {
-        (false, 1) => values.next().expect("one value"),
-        _ => Value::Array(values.collect()),
-    }
 }
 
 /// A plain field's value by its stored type, when that JSON reads back to exactly the stored

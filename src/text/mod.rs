@@ -40,6 +40,7 @@ mod described;
 mod field;
 mod parse;
 mod path;
+mod scalar;
 mod value;
 
 pub(crate) use codec::{read_field, static_size, write_value};
@@ -62,6 +63,8 @@ pub fn read_plain(
 pub use described::{PlainDescription, PlainLayout};
 pub use parse::parse;
 pub use path::{get_text, get_value, set_text};
+pub use scalar::PlainText;
+pub(crate) use scalar::{scalars, Scalar, Scalars, Text};
 pub use value::PlainValue;
 
 use crate::field::FieldError;

@@ -79,7 +79,7 @@ impl fmt::Display for PlainValue {
 }
 
 /// A float that reads back as a float: `1` is written `1.0`; `inf`, `-inf` and `NaN` as they are.
-fn float(f: &mut fmt::Formatter<'_>, finite: bool, text: &str) -> fmt::Result {
+pub(super) fn float(f: &mut fmt::Formatter<'_>, finite: bool, text: &str) -> fmt::Result {
     f.write_str(text)?;
     if finite && !text.contains(['.', 'e', 'E']) {
         f.write_str(".0")?;

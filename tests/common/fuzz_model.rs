@@ -456,9 +456,9 @@ pub fn dynamic_writes_back(bytes: &[u8]) {
         for object in graph.objects() {
             let object = object.borrow();
             for (section, field) in object.fields() {
-                if let Ok(value) = section.plain_value(field) {
-                    let _ = value.to_string();
-                }
+                let shown = section.plain_value(field).map(|value| value.to_string());
+                let fast = section.plain_text(field).map(|text| text.to_string());
+                assert_eq!(shown.ok(), fast.ok(), "plain_text shows what plain_value shows");
             }
         }
     }
