@@ -21,13 +21,15 @@ pub(super) fn type_to_json(schema: &TypeSchema) -> Value {
         object.insert("abstract".into(), true.into());
     }
     object.insert("fingerprint".into(), format!("{:016x}", schema.fingerprint).into());
-    if schema.is_enum {
+    // A type has fields or (an enum) variants; a stream may give an entry both, which stay.
+    if !schema.is_enum || !schema.fields.is_empty() {
+        object.insert("fields".into(), fields_to_json(&schema.fields));
+    }
+    if schema.is_enum || !schema.variants.is_empty() {
         let variants = schema.variants.iter().map(
             |variant| json!({ "id": variant.id, "name": variant.name, "fields": fields_to_json(&variant.fields) }),
         );
         object.insert("variants".into(), Value::Array(variants.collect()));
-    } else {
-        object.insert("fields".into(), fields_to_json(&schema.fields));
     }
     Value::Object(object)
 }
@@ -96,8 +98,8 @@ pub(super) fn type_from_json(value: &Value, at: &str) -> Result<TypeSchema, Json
         Some(Value::String(hex)) => u64::from_str_radix(hex, 16).map_err(|_| invalid(at, "a bad fingerprint"))?,
         Some(_) => return Err(invalid(at, "the fingerprint is a hex string")),
     };
-    let variants = match (is_enum, object.get("variants")) {
-        (true, Some(Value::Array(variants))) => variants
+    let variants = match object.get("variants") {
+        Some(Value::Array(variants)) => variants
             .iter()
             .enumerate()
             .map(|(n, variant)| {
@@ -110,8 +112,8 @@ pub(super) fn type_from_json(value: &Value, at: &str) -> Result<TypeSchema, Json
                 })
             })
             .collect::<Result<_, JsonError>>()?,
-        (true, _) => return Err(invalid(at, "an enum lists its variants")),
-        (false, _) => Vec::new(),
+        Some(_) => return Err(invalid(at, "`variants` is a list")),
+        None => Vec::new(),
     };
     Ok(TypeSchema {
         id: number(object, "id", at)?,
@@ -119,7 +121,7 @@ pub(super) fn type_from_json(value: &Value, at: &str) -> Result<TypeSchema, Json
         base: object.get("base").map(|_| number(object, "base", at)).transpose()?,
         is_enum,
         is_abstract: flag(object, "abstract", at)?,
-        fields: if is_enum { Vec::new() } else { fields_from_json(object.get("fields"), at)? },
+        fields: fields_from_json(object.get("fields"), at)?,
         variants,
         fingerprint,
     })
