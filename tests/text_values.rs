@@ -297,14 +297,14 @@ mod paths {
     use std::collections::{BTreeMap, HashMap};
     use std::rc::Rc;
 
-    #[derive(Reflectable, Default)]
+    #[derive(Reflectable, Default, Clone)]
     #[rtti(id = 740_010)]
     struct Named {
         #[rtti(id = 1)]
         name: String,
     }
 
-    #[derive(Reflectable, Default)]
+    #[derive(Reflectable, Default, Clone)]
     #[rtti(id = 740_011)]
     struct Prop {
         #[rtti(base)]
@@ -330,6 +330,10 @@ mod paths {
         frozen: Option<Rc<Prop>>,
         #[rtti(id = 4, embedded)]
         spare: Option<Prop>,
+        #[rtti(id = 5)]
+        by_name: HashMap<String, Rc<RefCell<Prop>>>,
+        #[rtti(id = 6, embedded)]
+        by_slot: BTreeMap<u8, Prop>,
     }
 
     fn scene() -> Scene {
@@ -345,6 +349,8 @@ mod paths {
             linked: vec![Rc::new(RefCell::new(prop()))],
             frozen: Some(Rc::new(prop())),
             spare: None,
+            by_name: [("lamp".to_owned(), Rc::new(RefCell::new(prop())))].into(),
+            by_slot: [(3, prop())].into(),
         }
     }
 
@@ -360,6 +366,8 @@ mod paths {
             ("props[1].grid[1][0]", "-8"),
             ("linked[0].layer", "{name: \"top\", blend: Add, opacity: 1}"),
             ("linked[0].name", "shared"),
+            ("by_name[\"lamp\"].name", "\"lit\""),
+            ("by_slot[3].weights[\"stone\"]", "9"),
         ];
         for (path, text) in writes {
             set_text(&mut scene, path, text).unwrap_or_else(|e| panic!("{path} = {text}: {e}"));
@@ -373,12 +381,16 @@ mod paths {
         assert_eq!(read("linked[0].layer.name"), "\"top\"");
         assert_eq!(read("frozen.grid[0][1]"), "2", "reading through an immutable pointer");
         assert_eq!(scene.linked[0].borrow().named.name, "shared");
+        assert_eq!(read("by_name[\"lamp\"].name"), "\"lit\"", "a map of pointers, by key");
+        assert_eq!(scene.by_name["lamp"].borrow().named.name, "lit");
+        assert_eq!(read("by_slot[3].weights[\"stone\"]"), "9.0", "a map of objects, by key");
+        assert_eq!(scene.by_slot[&3].weights["stone"], 9.0);
     }
 
     #[test]
     fn paths_that_lead_nowhere_say_why() {
         let mut scene = scene();
-        let cases: [(&str, &str); 9] = [
+        let cases: [(&str, &str); 11] = [
             ("props[0].colour", "no value at `colour`: `Prop` has no such field"),
             ("props.name", "no value at `props`: an array field needs an element index"),
             ("props[5].name", "index 5 out of range for a field of 2 elements"),
@@ -388,6 +400,8 @@ mod paths {
             ("props[0]", "field `props` holds objects, not a plain value"),
             ("props[0].grid[9]", "no value at `[9]`: no such element"),
             ("props..name", "column 7: expected a field name"),
+            ("by_name[\"nope\"].name", "no value at `by_name`: no such key"),
+            ("by_name.name", "no value at `by_name`: a map field needs a key: `field[key]`"),
         ];
         for (path, message) in cases {
             let error = set_text(&mut scene, path, "1").expect_err(path);

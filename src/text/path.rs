@@ -1,6 +1,7 @@
 //! Paths to values inside an object graph (`transform.position.x`, `components[2].mesh`,
-//! `weights["stone"]`): followed through embedded objects, pointers (borrowing each pointee on
-//! the way) and into plain values (parts of structs, elements, map entries), for reading and
+//! `weights["stone"]`, `materials["oak"].roughness`): followed through embedded objects, maps of
+//! objects and pointers (by key), pointers (borrowing each pointee on the way) and into plain
+//! values (parts of structs, elements, map entries), for reading and
 //! setting one value as text, what an editor's property rows and a console command need.
 
 use super::codec::parts_of;
@@ -178,10 +179,35 @@ fn element<'p>(field: &RttiField, rest: &'p [PathStep]) -> Result<(usize, &'p [P
     }
 }
 
+/// For a map field of objects or pointers (`materials["oak"].roughness`): the steps into its map
+/// object that reach the entry the next step's key names (`values[3]` there, then the rest).
+fn map_entry(field: &RttiField, map: &dyn Reflectable, rest: &[PathStep]) -> Result<Vec<PathStep>, TextError> {
+    let no_path = |reason: &str| TextError::NoPath { path: field.name().to_owned(), reason: reason.into() };
+    let (key_text, after) = match rest.split_first() {
+        Some((PathStep::Key(key), after)) => (key.clone(), after),
+        Some((PathStep::Index(index), after)) => (index.to_string(), after),
+        _ => return Err(no_path("a map field needs a key: `field[key]`")),
+    };
+    let fields = map.rtti().fields();
+    let (Some(keys), Some(values)) = (fields.first(), fields.get(1)) else { return Err(no_path("not a map")) };
+    let mut key_signature = Vec::new();
+    keys.as_plain().ok_or_else(|| no_path("not a map"))?.signature(&mut key_signature);
+    let key = parse(&key_signature, &key_text)?;
+    let PlainValue::Seq(stored) = keys.plain_value(map)? else { return Err(no_path("not a map")) };
+    let at = stored.iter().position(|stored| *stored == key).ok_or_else(|| no_path("no such key"))?;
+    let mut steps = vec![PathStep::Field(Cow::Owned(values.name().to_owned())), PathStep::Index(at)];
+    steps.extend_from_slice(after);
+    Ok(steps)
+}
+
 fn get(object: &dyn Reflectable, steps: &[PathStep]) -> Result<PlainValue, TextError> {
     let (field, section, rest) = field_step(object, steps)?;
     let section = RttiType::sections(object).nth(section).expect("found in it").1;
     match field.access() {
+        FieldAccess::Embedded(_) if field.is_map() => field.with_embedded(section, 0, |map| {
+            let map = map.ok_or_else(|| empty(field))?;
+            get(map, &map_entry(field, map, rest)?)
+        })?,
         FieldAccess::Plain(_) => {
             let value = field.plain_value(section)?;
             let signature = field.value_signature()?;
@@ -202,6 +228,11 @@ fn set(object: &mut dyn Reflectable, steps: &[PathStep], text: &str) -> Result<(
     let (field, index, rest) = field_step(object, steps)?;
     let section = RttiType::section_mut(object, index).expect("found in it");
     match field.access() {
+        FieldAccess::Embedded(_) if field.is_map() => field.with_embedded_mut(section, 0, |map| {
+            let map = map.ok_or_else(|| empty(field))?;
+            let steps = map_entry(field, map, rest)?;
+            set(map, &steps, text)
+        })?,
         FieldAccess::Plain(_) if rest.is_empty() => field.set_from_text(section, text),
         FieldAccess::Plain(_) => {
             let mut value = field.plain_value(section)?;
