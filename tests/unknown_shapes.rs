@@ -1,8 +1,8 @@
 //! The shapes of unknown data an older build keeps besides plain structs: objects of enums it
 //! lacks (with data, shared and embedded), objects whose chain runs through an abstract base it
-//! lacks, and maps and nested lists inside the objects of unknown types. A newer build writes
-//! them; the older build (keeping unknown types) loads and saves; the save is byte-identical, and
-//! the newer build finds every value and every shared object again.
+//! lacks or has, and maps and nested lists inside the objects of unknown types. A newer build
+//! writes them; the older build (keeping unknown types) loads and saves; the save is
+//! byte-identical, and the newer build finds every value and every shared object again.
 
 #[path = "common/damage.rs"]
 mod damage;
@@ -220,4 +220,107 @@ fn damaged_streams_with_unknown_shapes_are_refused_or_kept_without_a_panic() {
             let _ = serializer.encode(&*root);
         }
     });
+}
+
+/// An abstract base both builds have, and a concrete type of it both have.
+#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
+#[rtti(id = 712_020, abstract, no_register)]
+struct Gadget {
+    #[rtti(id = 1)]
+    serial: u32,
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 712_021, no_register)]
+struct Knob {
+    #[rtti(base)]
+    gadget: Gadget,
+    #[rtti(id = 1)]
+    turns: u8,
+}
+
+/// Only the newer build has it: an unknown type whose base the older build has, abstract.
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 712_022, no_register)]
+struct Widget {
+    #[rtti(base)]
+    gadget: Gadget,
+    #[rtti(id = 1)]
+    label: String,
+}
+
+/// `Gadget` as a build that changed it has it.
+mod changed {
+    use reflectable::Reflectable;
+
+    #[derive(Reflectable, Default, Debug, Clone)]
+    #[rtti(id = 712_020, name = "Gadget", abstract, no_register)]
+    pub struct Gadget {
+        #[rtti(id = 1)]
+        pub serial: u32,
+        #[rtti(id = 2)]
+        pub colour: u32,
+    }
+
+    #[derive(Reflectable, Default, Debug)]
+    #[rtti(id = 712_021, name = "Knob", no_register)]
+    pub struct Knob {
+        #[rtti(base)]
+        pub gadget: Gadget,
+        #[rtti(id = 1)]
+        pub turns: u8,
+    }
+}
+
+fn gadgets() -> Scene {
+    let widget = Widget { gadget: Gadget { serial: 41 }, label: "dial".into() };
+    let knob = Knob { gadget: Gadget { serial: 42 }, turns: 3 };
+    Scene { things: vec![Rc::new(RefCell::new(widget)), Rc::new(RefCell::new(knob))], extras: Vec::new() }
+}
+
+#[test]
+fn an_unknown_type_derived_from_an_abstract_type_the_program_has_is_kept() {
+    let mut newer = older_build();
+    newer.register_type::<Gadget>().unwrap();
+    newer.register_type::<Knob>().unwrap();
+    newer.register_type::<Widget>().unwrap();
+    let bytes = MemorySerializer::with_registry(&newer).encode(&gadgets()).unwrap();
+
+    let mut older = older_build();
+    older.register_type::<Gadget>().unwrap();
+    older.register_type::<Knob>().unwrap();
+    let (loaded, report) = keeping(&older).decode_as_with_report::<Scene>(&bytes).unwrap();
+    assert!(report.is_empty(), "nothing is dropped: {report}");
+    {
+        let widget = loaded.things[0].borrow();
+        let widget = widget.downcast_ref::<RuntimeObject>().expect("kept");
+        assert_eq!(widget.get::<u32>("serial"), Ok(41), "its section of the abstract base, kept as a copy");
+        assert!(loaded.things[1].borrow().is::<Knob>(), "the program's own type of that base, as ever");
+    }
+    let saved = MemorySerializer::with_registry(&older).encode(&loaded).unwrap();
+    assert_eq!(saved, bytes, "one entry for the base both describe alike: the same bytes");
+    let back: Scene = MemorySerializer::with_registry(&newer).decode_as(&saved).unwrap();
+    let widget = back.things[0].borrow();
+    let widget = widget.downcast_ref::<Widget>().unwrap();
+    assert_eq!((widget.gadget.serial, widget.label.as_str()), (41, "dial"));
+}
+
+#[test]
+fn a_kept_copy_that_disagrees_with_the_programs_type_is_refused_on_save() {
+    let mut newer = older_build();
+    newer.register_type::<Gadget>().unwrap();
+    newer.register_type::<Knob>().unwrap();
+    newer.register_type::<Widget>().unwrap();
+    let bytes = MemorySerializer::with_registry(&newer).encode(&gadgets()).unwrap();
+
+    let mut other = older_build();
+    other.register_type::<changed::Gadget>().unwrap();
+    other.register_type::<changed::Knob>().unwrap();
+    let (loaded, report) = keeping(&other).decode_as_with_report::<Scene>(&bytes).unwrap();
+    assert!(report.is_empty(), "{report}");
+    let error = MemorySerializer::with_registry(&other).encode(&loaded).unwrap_err();
+    assert!(
+        matches!(&error, reflectable::serializer::EncodeError::TypeIdClash { type_id: 712_020, .. }),
+        "one stream cannot describe a type two ways: {error}"
+    );
 }

@@ -33,10 +33,13 @@ type KeptKey = (Box<[u8]>, usize);
 static KEPT: Lazy<Mutex<AHashMap<KeptKey, &'static RttiType>>> = Lazy::new(Default::default);
 
 /// The descriptor of type `type_id` as `stored` (the stream's schema table) describes it, for a
-/// type `registry` lacks; `None` when the stream does not describe it, or it derives from an
-/// abstract type of this program (which cannot be built), or its chain is too long, or the
-/// process keeps [`MAX_KEPT_TYPES`] already. A stored abstract type the program lacks is kept as
-/// a concrete one: its section of a kept object needs a value like any other.
+/// type `registry` lacks; `None` when the stream does not describe it, or its chain is too long,
+/// or the process keeps [`MAX_KEPT_TYPES`] already. A stored abstract type is kept as a concrete
+/// one: its section of a kept object needs a value like any other. That holds for an abstract
+/// base the program has too (it cannot build one): the section is a kept copy of the stored
+/// type, of the same ID, so a save describes that ID once when the program's type still agrees
+/// with the stream, and refuses ([`EncodeError::TypeIdClash`](crate::serializer::EncodeError))
+/// when it does not.
 pub(crate) fn kept_type(
     type_id: u32,
     stored: &dyn Fn(u32) -> Option<TypeSchema>,
@@ -58,9 +61,8 @@ fn define(
     let base = match schema.base {
         None => None,
         Some(base) => match registry.get(base) {
-            Some(known) if known.is_abstract() => return None,
-            Some(known) => Some(known),
-            None => Some(define(base, stored, registry, depth + 1)?),
+            Some(known) if !known.is_abstract() => Some(known),
+            _ => Some(define(base, stored, registry, depth + 1)?),
         },
     };
     let mut entry = Vec::new();

@@ -19,6 +19,7 @@ use crate::rtti::RttiType;
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::serializer::format::{FieldHeader, OBJECT_BIT, SCHEMA_MARK};
 use crate::serializer::wire::stream_body;
+use ahash::AHashMap;
 
 /// Type entry flag: an enum.
 const TYPE_ENUM: u8 = 1 << 0;
@@ -44,6 +45,31 @@ pub(crate) const MIN_TABLE: usize = 12;
 /// Appends the table entry of `rtti` (encoded once per type, then copied).
 pub(crate) fn write_entry(rtti: &'static RttiType, out: &mut Vec<u8>) {
     out.extend_from_slice(running_entry(rtti));
+}
+
+/// `types` with one descriptor per type ID: a type kept from a stream may share its ID with the
+/// program's own (an abstract base the program has, copied to hold a section of a kept object),
+/// and is written once when both describe it alike. `Err` with the ID when they differ.
+pub(crate) fn one_per_id(
+    types: &[&'static RttiType],
+    written: &[(&'static RttiType, Vec<u8>)],
+) -> Result<Vec<&'static RttiType>, &'static RttiType> {
+    let entry = |rtti: &'static RttiType| -> &[u8] {
+        written.iter().find(|(owner, _)| std::ptr::eq(*owner, rtti)).map_or_else(|| running_entry(rtti), |(_, e)| e)
+    };
+    let mut first: AHashMap<u32, &'static RttiType> = AHashMap::with_capacity(types.len());
+    let mut distinct = Vec::with_capacity(types.len());
+    for &rtti in types {
+        match first.get(&rtti.id()) {
+            None => {
+                first.insert(rtti.id(), rtti);
+                distinct.push(rtti);
+            }
+            Some(&earlier) if entry(earlier) == entry(rtti) => {}
+            Some(_) => return Err(rtti),
+        }
+    }
+    Ok(distinct)
 }
 
 /// Appends a whole table of `types`, in that order; a type listed in `written` gets that entry

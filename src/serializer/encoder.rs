@@ -20,7 +20,7 @@ use super::{BinarySerializer, Limits, Root, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck};
 use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
-use crate::schema::table::write_table;
+use crate::schema::table::{one_per_id, write_table};
 use ahash::{AHashMap, AHashSet};
 use std::any::Any;
 use std::collections::hash_map::Entry;
@@ -131,7 +131,10 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             }
         }
         if self.schema_table {
-            write_table(&self.types, &self.kept_entries()?, &mut self.out);
+            let kept = self.kept_entries()?;
+            let types = one_per_id(&self.types, &kept)
+                .map_err(|rtti| EncodeError::TypeIdClash { type_id: rtti.id(), type_name: rtti.name().to_owned() })?;
+            write_table(&types, &kept, &mut self.out);
         }
         if let Some(hasher) = self.checksum.as_mut() {
             hasher.update(&self.out);

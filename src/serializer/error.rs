@@ -375,6 +375,19 @@ pub enum EncodeError {
         /// The field ID.
         field: u16,
     },
+    /// Two types of one ID whose schema entries differ are in the graph: a type kept from a
+    /// stream (the copy of an abstract base the program has, holding a section of an object of
+    /// an unknown type; see [`runtime`](crate::runtime)) and the program's own, which changed
+    /// since that stream was written. One stream cannot describe one ID two ways.
+    #[error(
+        "the graph holds two descriptions of type {type_id} (`{type_name}`): one kept from a stream and the          program's own, which differ; drop the kept objects or load them with the program that wrote them"
+    )]
+    TypeIdClash {
+        /// The type ID.
+        type_id: u32,
+        /// The type's name.
+        type_name: String,
+    },
     /// An enum's `variants` function named a variant the type does not declare.
     #[error("an object of enum {type_name} holds a variant its RTTI does not declare")]
     UnknownVariant {
