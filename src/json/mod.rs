@@ -69,6 +69,7 @@
 //! assert_eq!(json::to_bytes(&text).unwrap(), reflectable::to_vec(&room).unwrap(), "the binary twin");
 //! ```
 
+mod lookup;
 mod plain;
 mod read;
 mod scalar;

@@ -1,6 +1,7 @@
 //! A JSON document back into a dynamic graph: types from its `"types"` (or, for a document
 //! without them, from a schema the caller has), objects by `$id`, pointers by `$ref`.
 
+use super::lookup::FieldLookup;
 use super::plain::from_json;
 use super::schema::{parse_wire, type_from_json};
 use super::write::map_key_size;
@@ -178,16 +179,16 @@ impl Reader {
                 Some(id)
             }
         };
+        let lookup = FieldLookup::new(schema.as_deref().map_or(&[][..], |schema| schema.fields_of(variant)));
         for (key, value) in json {
             if matches!(key.as_str(), "$id" | "$type" | "$variant" | "$bases") {
                 continue;
             }
             let path = format!("{path}.{key}");
             // A member is a field's name, or its ID (`7`, `7#2` for a field a stream repeats).
-            let fields = schema.as_deref().map_or(&[][..], |schema| schema.fields_of(variant));
             let (described, id) = match key.split('#').next().and_then(|id| id.parse::<u16>().ok()) {
-                Some(id) => (fields.iter().find(|field| field.id == id), Some(id)),
-                None => (fields.iter().find(|field| field.name == *key), None),
+                Some(id) => (lookup.by_id(id), Some(id)),
+                None => (lookup.by_name(key), None),
             };
             section.fields_mut().push(self.field(described, id, key, value, &path)?);
         }

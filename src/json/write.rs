@@ -1,6 +1,7 @@
 //! A dynamic graph as a JSON document (see the module's documentation for the form), streamed
 //! through serde: a level of 100,000 objects is written without building its tree first.
 
+use super::lookup::FieldLookup;
 use super::plain::{from_json, to_json};
 use super::schema::{type_to_json, wire_code};
 use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
@@ -147,6 +148,7 @@ impl Section<'_> {
         }
         let schema = section.schema();
         let variant = section.variant();
+        let lookup = FieldLookup::new(schema.map_or(&[][..], |schema| schema.fields_of(variant)));
         let mut keys = Keys::default();
         for (at, field) in section.fields().iter().enumerate() {
             if let Some(variant) = variant.filter(|_| at == 0 && field.id() == VARIANT_TAG_FIELD_ID) {
@@ -156,8 +158,13 @@ impl Section<'_> {
                 }
                 continue;
             }
-            let described = section.describe(field);
-            let key = keys.claim(described.map(|described| described.name.as_str()), field.id());
+            // What `DynamicSection::describe` finds, through the lookup; the name stands for the
+            // field only when no other field of the type has it.
+            let described = lookup.by_id(field.id()).filter(|described| described.shape == field.shape());
+            let name = described
+                .map(|described| described.name.as_str())
+                .filter(|name| lookup.by_name(name).is_some_and(|named| named.id == field.id()));
+            let key = keys.claim(name, field.id());
             map.serialize_entry(key.as_ref(), &Field { writer, described, field })?;
         }
         Ok(())
