@@ -4,7 +4,8 @@
 
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use prost::Message;
-use reflectable::serializer::MemorySerializer;
+use reflectable::dynamic::DynamicGraph;
+use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer};
 use reflectable::Reflectable;
 use reflectable_bench::level_peers::{self, FLevel, FlatLevel, TLevel};
 use reflectable_bench::minecraft::{players, Players};
@@ -207,7 +208,10 @@ fn datasets(c: &mut Criterion) {
 /// sizes: the cost must grow linearly. Fory keeps the sharing; the other peers get the level as a
 /// tree with the shared data duplicated (`level_peers`).
 fn level_graph(c: &mut Criterion) {
-    let serializer = MemorySerializer::new();
+    // Levels of 100k objects and more hold strong pointer chains longer than the default limit
+    // (4,096) allows: a program loading such levels raises it, as here.
+    let limits = Limits { max_pointer_chain: usize::MAX, ..Limits::default() };
+    let serializer = MemorySerializer::with(BinarySerializer::new().limits(limits));
     for objects in [1_000, 10_000, 100_000, 1_000_000] {
         if !selected(&format!("level_{objects}")) {
             continue;
@@ -227,6 +231,19 @@ fn level_graph(c: &mut Criterion) {
         // The decoded level's cycles are broken when it drops, outside the timed region.
         group.bench_function("reflectable/decode", |b| {
             b.iter_with_large_drop(|| Teardown(serializer.decode_as::<level::Level>(black_box(&bytes)).unwrap()))
+        });
+        // Without the types, and the JSON twin (what `reflectable json` makes): their ratios to
+        // the typed decode above are issue 13's and 16's targets (under 2x and 3x).
+        group.bench_function("reflectable/decode_dynamic", |b| {
+            b.iter_with_large_drop(|| DynamicGraph::from_bytes(black_box(&bytes)).unwrap())
+        });
+        group.bench_function("reflectable/json", |b| {
+            b.iter_with_large_drop(|| {
+                let graph = DynamicGraph::from_bytes(black_box(&bytes)).unwrap();
+                let mut out = Vec::with_capacity(bytes.len() * 5);
+                reflectable::json::write(&graph, &mut out).unwrap();
+                (graph, out)
+            })
         });
         let tree = level_peers::tree(&level);
         fory_level(&mut group, &name, &level, &tree, stats.shared_objects);
