@@ -3,7 +3,7 @@
 //! what a tool printing every field of a large file spends most of its time on. Anything else
 //! goes through [`PlainValue`](super::PlainValue), which shows these the same way.
 
-use super::value::float;
+use super::value::shortest;
 use crate::plain::{type_ids as id, PlainType, Reader};
 use smallvec::SmallVec;
 use std::fmt;
@@ -83,8 +83,8 @@ impl fmt::Display for Scalar<'_> {
         match *self {
             Scalar::Unsigned(value) => write!(f, "{value}"),
             Scalar::Signed(value) => write!(f, "{value}"),
-            Scalar::F32(value) => float(f, value.is_finite(), &value.to_string()),
-            Scalar::F64(value) => float(f, value.is_finite(), &value.to_string()),
+            Scalar::F32(value) => shortest(f, value, ryu::Buffer::new().format_finite(value)),
+            Scalar::F64(value) => shortest(f, value, ryu::Buffer::new().format_finite(value)),
             Scalar::Bool(value) => write!(f, "{value}"),
             Scalar::Char(value) => write!(f, "{value:?}"),
             Scalar::Str(value) => write!(f, "{value:?}"),
@@ -155,7 +155,8 @@ mod tests {
         same(&[i64::MIN], false);
         same(&[u64::MAX, 0], true);
         same(&[1.0f32, 0.1, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-45, 3.4e38], true);
-        same(&[2.5f64, 1e300, f64::NAN], true);
+        same(&[2.5f64, 1e300, f64::NAN, 1e-7, 123456789.125, 0.30000000000000004], true);
+        same(&[1e-7f32, 16777216.0, 1e16, 1e17, 0.3], true);
         same(&[true, false], true);
         same(&['x', '\n', '\u{1F600}'], true);
         same(&["plain".to_owned(), "quote \" and \\ and \n".to_owned(), String::new()], true);

@@ -54,8 +54,8 @@ impl fmt::Display for PlainValue {
             PlainValue::Bool(value) => write!(f, "{value}"),
             PlainValue::Int(value) => write!(f, "{value}"),
             PlainValue::UInt(value) => write!(f, "{value}"),
-            PlainValue::F32(value) => float(f, value.is_finite(), &value.to_string()),
-            PlainValue::F64(value) => float(f, value.is_finite(), &value.to_string()),
+            PlainValue::F32(value) => shortest(f, *value, ryu::Buffer::new().format_finite(*value)),
+            PlainValue::F64(value) => shortest(f, *value, ryu::Buffer::new().format_finite(*value)),
             PlainValue::Char(value) => write!(f, "{value:?}"),
             PlainValue::Str(value) => write!(f, "{value:?}"),
             PlainValue::Seq(values) => list(f, '[', ']', values.iter().map(|value| (None, value))),
@@ -78,8 +78,22 @@ impl fmt::Display for PlainValue {
     }
 }
 
+/// A float's shortest text that reads back to it: ryu's digits (what JSON shows too), or, where
+/// ryu would write an exponent (`1e-7`), `Display`'s (`0.0000001`), which the text form reads.
+pub(super) fn shortest<T: Copy + fmt::Display + Into<f64>>(
+    f: &mut fmt::Formatter<'_>,
+    value: T,
+    fast: &str,
+) -> fmt::Result {
+    let finite = value.into().is_finite();
+    match finite && !fast.contains('e') {
+        true => float(f, true, fast),
+        false => float(f, finite, &value.to_string()),
+    }
+}
+
 /// A float that reads back as a float: `1` is written `1.0`; `inf`, `-inf` and `NaN` as they are.
-pub(super) fn float(f: &mut fmt::Formatter<'_>, finite: bool, text: &str) -> fmt::Result {
+fn float(f: &mut fmt::Formatter<'_>, finite: bool, text: &str) -> fmt::Result {
     f.write_str(text)?;
     if finite && !text.contains(['.', 'e', 'E']) {
         f.write_str(".0")?;
