@@ -12,11 +12,11 @@ pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
 
 /// The binary stream of a JSON document, saved to `output` (the previous file kept until the new
 /// one is complete).
-pub fn convert(input: &Path, output: &Path) -> Result<(), Failure> {
+pub fn convert(input: &Path, output: &Path, out: &mut dyn Write) -> Result<(), Failure> {
     let text = std::fs::read_to_string(input).map_err(|error| format!("cannot read {}: {error}", input.display()))?;
     let bytes = reflectable::json::to_bytes(&text).map_err(|error| format!("{}: {error}", input.display()))?;
     reflectable::serializer::write_atomically(output, |out| Ok(out.write_all(&bytes)?))
         .map_err(|error| format!("cannot write {}: {error}", output.display()))?;
-    println!("wrote {} ({} bytes)", output.display(), bytes.len());
+    writeln!(out, "wrote {} ({} bytes)", output.display(), bytes.len())?;
     Ok(())
 }

@@ -84,15 +84,16 @@ fn describe_len(len: usize) -> String {
 }
 
 /// What `check` prints for a valid file.
-pub fn summary(loaded: &Loaded) {
+pub fn summary(loaded: &Loaded, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let graph = &loaded.graph;
     let types = graph.schema().map(|schema| schema.types.len()).unwrap_or(0);
-    println!(
+    writeln!(
+        out,
         "ok: format version {}, {} bytes, {} objects, {} types described{}",
         graph.version(),
         loaded.bytes.len(),
         graph.objects().len(),
         types,
         if graph.has_checksum() { ", checksum verified" } else { "" }
-    );
+    )
 }

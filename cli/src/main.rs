@@ -83,11 +83,19 @@ enum Command {
 
 /// Runs `print` on buffered standard output (a dump of a large file is millions of lines). A
 /// closed pipe (`reflectable dump big.bin | head`) is not an error.
-fn write_out(print: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), load::Failure> {
+fn write_out<T: Default>(print: impl FnOnce(&mut dyn Write) -> Result<T, load::Failure>) -> Result<T, load::Failure> {
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    match print(&mut out).and_then(|()| out.flush()) {
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        result => Ok(result?),
+    let result = print(&mut out).and_then(|value| {
+        out.flush()?;
+        Ok(value)
+    });
+    match result {
+        Err(error)
+            if error.downcast_ref::<io::Error>().is_some_and(|error| error.kind() == io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(T::default())
+        }
+        result => result,
     }
 }
 
@@ -108,32 +116,28 @@ fn main() -> ExitCode {
     // Set by the comparing commands: their answer is the exit code, as `diff`'s is.
     let mut differs = false;
     let result = match &cli.command {
-        Command::Dump { file } => with_graph(file, |loaded| write_out(|out| dump::print(loaded, out))),
-        Command::Schema { file: Some(file), .. } => load::bytes(file).and_then(|bytes| schema::print(&bytes)),
+        Command::Dump { file } => with_graph(file, |loaded| write_out(|out| Ok(dump::print(loaded, out)?))),
+        Command::Schema { file: Some(file), .. } => {
+            load::bytes(file).and_then(|bytes| write_out(|out| schema::print(&bytes, out)))
+        }
         Command::Schema { diff, .. } => {
             let files = diff.as_deref().unwrap_or_default();
             match files {
                 [old, new] => load::bytes(old)
                     .and_then(|old| Ok((old, load::bytes(new)?)))
-                    .and_then(|(old, new)| schema::print_diff(&old, &new))
+                    .and_then(|(old, new)| write_out(|out| schema::print_diff(&old, &new, out)))
                     .map(|loses| differs = loses),
                 _ => Err("`schema` needs a file, or `--diff OLD NEW`".into()),
             }
         }
-        Command::Json { file } => with_graph(file, |loaded| write_out(|out| json::print(loaded, out))),
-        Command::FromJson { file, output } => json::convert(file, output),
+        Command::Json { file } => with_graph(file, |loaded| write_out(|out| Ok(json::print(loaded, out)?))),
+        Command::FromJson { file, output } => write_out(|out| json::convert(file, output, out)),
         Command::Diff { old, new } => with_graph(old, |old| {
-            with_graph(new, |new| write_out(|out| diff::print(old, new, out).map(|found| differs = found)))
+            with_graph(new, |new| write_out(|out| Ok(diff::print(old, new, out)?)).map(|found| differs = found))
         }),
-        Command::Check { file } => with_graph(file, |loaded| {
-            load::summary(loaded);
-            Ok(())
-        }),
-        Command::Stats { file } => with_graph(file, |loaded| {
-            stats::print(loaded);
-            Ok(())
-        }),
-        Command::Graph { file } => with_graph(file, |loaded| write_out(|out| graph::print(loaded, out))),
+        Command::Check { file } => with_graph(file, |loaded| write_out(|out| Ok(load::summary(loaded, out)?))),
+        Command::Stats { file } => with_graph(file, |loaded| write_out(|out| Ok(stats::print(loaded, out)?))),
+        Command::Graph { file } => with_graph(file, |loaded| write_out(|out| Ok(graph::print(loaded, out)?))),
     };
     match result {
         // `diff`'s convention: 0 same (or fine), 1 different (or lossy), 2 trouble.

@@ -3,11 +3,12 @@
 use crate::load::Failure;
 use reflectable::field::WireKind;
 use reflectable::schema::{describe_signature, stored_schema, ChangeKind, DeclaredSchema, FieldSchema};
+use std::io::Write;
 
-pub fn print(bytes: &[u8]) -> Result<(), Failure> {
+pub fn print(bytes: &[u8], out: &mut dyn Write) -> Result<(), Failure> {
     let schema = stored_schema(bytes).map_err(|error| crate::load::explain(bytes, &error))?;
     if schema.types.is_empty() {
-        println!("the file describes no types (format version 2 or older)");
+        writeln!(out, "the file describes no types (format version 2 or older)")?;
     }
     for described in &schema.types {
         let mut flags = Vec::new();
@@ -24,14 +25,14 @@ pub fn print(bytes: &[u8]) -> Result<(), Failure> {
             ));
         }
         let flags = if flags.is_empty() { String::new() } else { format!(" [{}]", flags.join(", ")) };
-        println!("{} (type {}, fingerprint {:016x}){flags}", described.name, described.id, described.fingerprint);
+        writeln!(out, "{} (type {}, fingerprint {:016x}){flags}", described.name, described.id, described.fingerprint)?;
         for field in &described.fields {
-            println!("  {}", field_line(field));
+            writeln!(out, "  {}", field_line(field))?;
         }
         for variant in &described.variants {
-            println!("  variant {} ({})", variant.name, variant.id);
+            writeln!(out, "  variant {} ({})", variant.name, variant.id)?;
             for field in &variant.fields {
-                println!("    {}", field_line(field));
+                writeln!(out, "    {}", field_line(field))?;
             }
         }
     }
@@ -63,11 +64,11 @@ fn field_line(field: &FieldSchema) -> String {
 
 /// What reading files like `old` with the types of `new` keeps, converts and loses: type by type,
 /// from the two files' schema tables. `true` when something is lost.
-pub fn print_diff(old: &[u8], new: &[u8]) -> Result<bool, Failure> {
+pub fn print_diff(old: &[u8], new: &[u8], out: &mut dyn Write) -> Result<bool, Failure> {
     let read = |bytes: &[u8]| stored_schema(bytes).map_err(|error| crate::load::explain(bytes, &error));
     let changes = read(old)?.compare(&read(new)?);
     if changes.is_empty() {
-        println!("the same types: everything is kept");
+        writeln!(out, "the same types: everything is kept")?;
     }
     for change in &changes {
         let verdict = match &change.kind {
@@ -75,7 +76,7 @@ pub fn print_diff(old: &[u8], new: &[u8]) -> Result<bool, Failure> {
             _ if change.loses_data() => "loses",
             _ => "keeps",
         };
-        println!("{verdict:>8}  {change}");
+        writeln!(out, "{verdict:>8}  {change}")?;
     }
     Ok(changes.iter().any(|change| change.loses_data()))
 }

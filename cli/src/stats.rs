@@ -7,6 +7,7 @@ use crate::load::Loaded;
 use reflectable::dynamic::{DynamicObject, DynamicValue};
 use reflectable::serializer::format::{FIELD_HEADER_SIZE, TYPE_HEADER_SIZE};
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 
 /// Bytes of one kind of thing, and how many of it.
 #[derive(Default)]
@@ -27,7 +28,7 @@ const COUNT_SIZE: usize = 4;
 /// What ends an object held by value.
 const TERMINATOR_SIZE: usize = 4;
 
-pub fn print(loaded: &Loaded) {
+pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
     let mut stats = Stats::default();
     let mut objects = 0;
     for object in loaded.graph.objects() {
@@ -37,20 +38,21 @@ pub fn print(loaded: &Loaded) {
     let (headers, data): (usize, usize) =
         stats.types.values().fold((0, 0), |(headers, data), tally| (headers + tally.headers, data + tally.data));
     let table = reflectable::schema::table_size(&loaded.bytes).unwrap_or(0);
-    println!("{total} bytes: objects {objects} (headers {headers}, data {data}), schema table {table}, stream header and trailer {}", total - objects - table);
-    print_table("per type (objects, bytes of their own sections: headers + data)", &stats.types, usize::MAX);
-    print_table("per field (fields, bytes: headers and counts + data), the 40 largest", &stats.fields, 40);
+    writeln!(out, "{total} bytes: objects {objects} (headers {headers}, data {data}), schema table {table}, stream header and trailer {}", total - objects - table)?;
+    print_table(out, "per type (objects, bytes of their own sections: headers + data)", &stats.types, usize::MAX)?;
+    print_table(out, "per field (fields, bytes: headers and counts + data), the 40 largest", &stats.fields, 40)
 }
 
 /// The `limit` largest tallies, largest first.
-fn print_table(title: &str, tallies: &BTreeMap<String, Tally>, limit: usize) {
-    println!("\n{title}");
+fn print_table(out: &mut dyn Write, title: &str, tallies: &BTreeMap<String, Tally>, limit: usize) -> io::Result<()> {
+    writeln!(out, "\n{title}")?;
     let mut rows: Vec<_> = tallies.iter().collect();
     rows.sort_by_key(|(_, tally)| std::cmp::Reverse(tally.headers + tally.data));
     for (name, tally) in rows.into_iter().take(limit) {
         let total = tally.headers + tally.data;
-        println!("  {total:>10} {:>8} x  {name}  ({} + {})", tally.count, tally.headers, tally.data);
+        writeln!(out, "  {total:>10} {:>8} x  {name}  ({} + {})", tally.count, tally.headers, tally.data)?;
     }
+    Ok(())
 }
 
 impl Stats {

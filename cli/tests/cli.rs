@@ -256,6 +256,26 @@ fn diff_shows_the_fields_that_changed() {
 }
 
 #[test]
+fn a_closed_pipe_is_not_a_panic() {
+    // `reflectable stats level.bin | head -1`: the reader goes away before the output ends.
+    let files = Files::new("pipe");
+    let binary = assert_cmd::cargo::cargo_bin("reflectable");
+    for command in ["dump", "schema", "check", "stats", "graph", "json"] {
+        let mut child = std::process::Command::new(&binary)
+            .arg(command)
+            .arg(&files.level)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_ne!(output.status.code(), Some(101), "{command}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(output.status.success(), "{command}: a closed pipe ends the command quietly");
+    }
+}
+
+#[test]
 fn bad_arguments_are_refused_with_usage() {
     let output = Command::cargo_bin("reflectable").unwrap().arg("explode").output().unwrap();
     assert_eq!(output.status.code(), Some(2));
