@@ -104,11 +104,13 @@ pub(super) fn graph(document: &Value, known: Option<&Schema>) -> Result<DynamicG
 struct Types {
     by_id: AHashMap<u32, Rc<TypeSchema>>,
     by_name: AHashMap<String, Option<u32>>,
+    /// Variant IDs by (type ID, name); `None` for a name two variants of the type share.
+    variants: AHashMap<(u32, String), Option<u32>>,
 }
 
 impl Types {
     fn new(stored: &[TypeSchema], known: Option<&Schema>) -> Self {
-        let mut types = Types { by_id: AHashMap::new(), by_name: AHashMap::new() };
+        let mut types = Types { by_id: AHashMap::new(), by_name: AHashMap::new(), variants: AHashMap::new() };
         let known = known.map_or(&[][..], |known| known.types.as_slice());
         // The document's own types first: a known type of the same ID does not replace them.
         for schema in stored.iter().chain(known) {
@@ -116,9 +118,22 @@ impl Types {
                 continue;
             }
             types.by_id.insert(schema.id, Rc::new(schema.clone()));
+            for variant in &schema.variants {
+                let key = (schema.id, variant.name.clone());
+                types.variants.entry(key).and_modify(|id| *id = None).or_insert(Some(variant.id));
+            }
             types.by_name.entry(schema.name.clone()).and_modify(|id| *id = None).or_insert(Some(schema.id));
         }
         types
+    }
+
+    /// The variant a `$variant` member names: its ID, or a name only one variant of the type has.
+    fn variant_id(&self, type_id: u32, variant: &Value) -> Option<u32> {
+        match variant {
+            Value::Number(id) => id.as_u64().and_then(|id| u32::try_from(id).ok()),
+            Value::String(name) => *self.variants.get(&(type_id, name.clone()))?,
+            _ => None,
+        }
     }
 
     /// The type a `$type` member names: a type ID, or a name only one type has.
@@ -171,7 +186,9 @@ impl Reader {
         let variant = match json.get("$variant") {
             None => None,
             Some(variant) => {
-                let id = variant_id(schema.as_deref(), variant)
+                let id = self
+                    .types
+                    .variant_id(type_id, variant)
                     .ok_or_else(|| invalid(path, format!("no variant {variant}")))?;
                 let tag = PlainBytes::of(&[id]);
                 let shape = WireShape { kind: WireKind::Plain(Some(4)), array: false };
@@ -396,13 +413,5 @@ fn check_elements(shape: WireShape, count: usize, bytes: &[u8]) -> Result<(), St
     match reader.remaining() {
         0 => Ok(()),
         extra => Err(format!("{extra} bytes after the {count} elements")),
-    }
-}
-
-fn variant_id(schema: Option<&TypeSchema>, variant: &Value) -> Option<u32> {
-    match variant {
-        Value::Number(id) => id.as_u64().and_then(|id| u32::try_from(id).ok()),
-        Value::String(name) => schema?.variants.iter().find(|variant| variant.name == *name).map(|variant| variant.id),
-        _ => None,
     }
 }

@@ -31,7 +31,8 @@ impl<'g> Document<'g> {
     pub(super) fn new(graph: &'g DynamicGraph) -> Self {
         let entries = graph.stored_types();
         let names = TypeNames::of(entries.as_deref().unwrap_or_default());
-        Document { graph, entries, writer: Writer { index: graph.instance_index(), names } }
+        let shared_variants = shared_variants(entries.as_deref().unwrap_or_default());
+        Document { graph, entries, writer: Writer { index: graph.instance_index(), names, shared_variants } }
     }
 }
 
@@ -85,6 +86,25 @@ impl TypeNames {
 struct Writer {
     index: InstanceIndex,
     names: TypeNames,
+    /// Variants (type ID, variant ID) whose name another variant of their enum has: they go by
+    /// ID.
+    shared_variants: AHashSet<(u32, u32)>,
+}
+
+/// The variants of `entries` that share their name with another variant of their type.
+fn shared_variants(entries: &[Result<TypeSchema, &[u8]>]) -> AHashSet<(u32, u32)> {
+    let mut shared = AHashSet::new();
+    for schema in entries.iter().filter_map(|entry| entry.as_ref().ok()) {
+        let mut first: AHashMap<&str, u32> = AHashMap::new();
+        for variant in &schema.variants {
+            if let Some(&other) = first.get(variant.name.as_str()) {
+                shared.extend([(schema.id, other), (schema.id, variant.id)]);
+            } else {
+                first.insert(&variant.name, variant.id);
+            }
+        }
+    }
+    shared
 }
 
 /// One object: its `$id` (a shared one), its own section's members, and its base sections as
@@ -152,8 +172,11 @@ impl Section<'_> {
         let mut keys = Keys::default();
         for (at, field) in section.fields().iter().enumerate() {
             if let Some(variant) = variant.filter(|_| at == 0 && field.id() == VARIANT_TAG_FIELD_ID) {
-                match schema.and_then(|schema| schema.variant(variant)) {
-                    Some(named) => map.serialize_entry("$variant", &named.name)?,
+                // By name where no other variant has it, else by ID.
+                let shared = writer.shared_variants.contains(&(section.type_id(), variant));
+                let named = schema.filter(|_| !shared).and_then(|schema| Some(&schema.variant(variant)?.name));
+                match named {
+                    Some(name) => map.serialize_entry("$variant", name)?,
                     None => map.serialize_entry("$variant", &variant)?,
                 }
                 continue;
