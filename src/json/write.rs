@@ -167,11 +167,17 @@ impl Section<'_> {
             None => map.serialize_entry("$type", &section.type_id())?,
         }
         let schema = section.schema();
-        let variant = section.variant();
+        // The variant tag, in the one shape `$variant` gives back: a field 0 of another shape is
+        // a field like any other, and the section is read as holding no variant.
+        let tag_shape = WireShape { kind: WireKind::Plain(Some(4)), array: false };
+        let tagged =
+            section.fields().first().is_some_and(|tag| tag.id() == VARIANT_TAG_FIELD_ID && tag.shape() == tag_shape);
+        let variant = section.variant().filter(|_| tagged);
         let lookup = FieldLookup::new(schema.map_or(&[][..], |schema| schema.fields_of(variant)));
         let mut keys = Keys::default();
         for (at, field) in section.fields().iter().enumerate() {
-            if let Some(variant) = variant.filter(|_| at == 0 && field.id() == VARIANT_TAG_FIELD_ID) {
+            let is_tag = at == 0 && tagged;
+            if let Some(variant) = variant.filter(|_| is_tag) {
                 // By name where no other variant has it, else by ID.
                 let shared = writer.shared_variants.contains(&(section.type_id(), variant));
                 let named = schema.filter(|_| !shared).and_then(|schema| Some(&schema.variant(variant)?.name));
