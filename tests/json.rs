@@ -270,3 +270,48 @@ fn cut_and_damaged_documents_never_panic() {
     );
     assert!(json::graph_from_str(&deep).is_err());
 }
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 730_003)]
+struct Floats {
+    #[rtti(id = 1)]
+    wide: f64,
+    #[rtti(id = 2)]
+    narrow: f32,
+    #[rtti(id = 3)]
+    both: (f64, f32),
+    #[rtti(id = 4)]
+    many: Vec<f64>,
+}
+
+quickcheck::quickcheck! {
+    /// Every float, whatever its bits (NaN payloads, subnormals, extremes), single, in a tuple or
+    /// in a list, converts to JSON and back to the same bytes.
+    fn every_float_converts_exactly(wide: u64, narrow: u32, many: Vec<u64>) -> bool {
+        let floats = Floats {
+            wide: f64::from_bits(wide),
+            narrow: f32::from_bits(narrow),
+            both: (f64::from_bits(wide.rotate_left(7)), f32::from_bits(narrow.rotate_left(3))),
+            many: many.into_iter().map(f64::from_bits).collect(),
+        };
+        let bytes = reflectable::to_vec(&floats).unwrap();
+        json::to_bytes(&json::from_bytes(&bytes).unwrap()).unwrap() == bytes
+    }
+}
+
+#[test]
+fn extreme_floats_convert_exactly() {
+    for wide in [
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        -1.2e288,
+        0.1 + 0.2,
+        f64::from_bits(0xFBFE_FFFF_FFFF_FFFE),
+        f64::from_bits(0xFBFF_0000_0000_0000),
+    ] {
+        let floats = Floats { wide, narrow: wide as f32, both: (wide, 1e-45), many: vec![wide, -wide] };
+        let bytes = reflectable::to_vec(&floats).unwrap();
+        assert_eq!(json::to_bytes(&json::from_bytes(&bytes).unwrap()).unwrap(), bytes, "{wide:e}");
+    }
+}
