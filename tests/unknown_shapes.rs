@@ -278,13 +278,19 @@ fn gadgets() -> Scene {
     Scene { things: vec![Rc::new(RefCell::new(widget)), Rc::new(RefCell::new(knob))], extras: Vec::new() }
 }
 
-#[test]
-fn an_unknown_type_derived_from_an_abstract_type_the_program_has_is_kept() {
+/// The newer build's registry, and its save of [`gadgets`].
+fn gadgets_by_the_newer_build() -> (Registry, Vec<u8>) {
     let mut newer = older_build();
     newer.register_type::<Gadget>().unwrap();
     newer.register_type::<Knob>().unwrap();
     newer.register_type::<Widget>().unwrap();
     let bytes = MemorySerializer::with_registry(&newer).encode(&gadgets()).unwrap();
+    (newer, bytes)
+}
+
+#[test]
+fn an_unknown_type_derived_from_an_abstract_type_the_program_has_is_kept() {
+    let (newer, bytes) = gadgets_by_the_newer_build();
 
     let mut older = older_build();
     older.register_type::<Gadget>().unwrap();
@@ -307,11 +313,7 @@ fn an_unknown_type_derived_from_an_abstract_type_the_program_has_is_kept() {
 
 #[test]
 fn a_kept_copy_that_disagrees_with_the_programs_type_is_refused_on_save() {
-    let mut newer = older_build();
-    newer.register_type::<Gadget>().unwrap();
-    newer.register_type::<Knob>().unwrap();
-    newer.register_type::<Widget>().unwrap();
-    let bytes = MemorySerializer::with_registry(&newer).encode(&gadgets()).unwrap();
+    let (_, bytes) = gadgets_by_the_newer_build();
 
     let mut other = older_build();
     other.register_type::<changed::Gadget>().unwrap();
