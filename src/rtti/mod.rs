@@ -9,6 +9,7 @@ mod builder;
 mod field_table;
 mod generic;
 pub(crate) mod graph;
+pub(crate) mod lifecycle;
 mod migration;
 mod reflectable;
 mod registry;

@@ -2,11 +2,11 @@
 //! type (so its own missing fields keep what the owner's constructor put there), else built
 //! fresh from the stored type, or skipped and reported when this program lacks it.
 
-use super::hooks::finish_hooks;
 use super::{field_failure, Decoder, BOXED_OVERHEAD};
 use crate::containers::{LIST_ITEMS_FIELD_ID, LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use crate::field::{Declared, EmbeddedAccess, WireKind};
 use crate::plain::Reader;
+use crate::rtti::lifecycle::finish_hooks;
 use crate::rtti::{Reflectable, RttiType};
 use crate::runtime::ContainerShape;
 use crate::serializer::error::DecodeError;

@@ -4,10 +4,10 @@
 //! long chain of `Rc`s costs heap, not call stack. A cycle among immutable objects cannot exist in
 //! memory: the edge that closes it decodes as null.
 
-use super::hooks::finish_hooks;
 use super::{Decoder, FieldScope, State};
 use crate::field::{Declared, Family, FieldAccess, RttiField};
 use crate::plain::Reader;
+use crate::rtti::lifecycle::finish_hooks;
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::error::DecodeError;
 use crate::serializer::format::{FieldHeader, NULL_INSTANCE};

@@ -31,7 +31,6 @@ use std::collections::VecDeque;
 mod embedded;
 mod evolution;
 mod external;
-mod hooks;
 mod immutable;
 mod losses;
 mod retyped;
@@ -39,8 +38,8 @@ mod scope;
 mod strong_edges;
 mod teardown;
 
+use crate::rtti::lifecycle::{finish_hooks, has_end_hooks, start_hooks};
 use evolution::StreamTypes;
-use hooks::{finish_hooks, has_end_hooks, start_hooks};
 pub(crate) use scope::FieldScope;
 use strong_edges::{StrongEdges, StrongGraph};
 

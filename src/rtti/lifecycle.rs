@@ -1,5 +1,5 @@
-//! Deserialization hooks: started before an object's fields, ended after the whole graph, bases
-//! before derived types.
+//! Running deserialization hooks, for the decoder and the cloner alike: started before an
+//! object's fields, ended after the whole graph, bases before derived types.
 
 use crate::rtti::{Reflectable, RttiType};
 use smallvec::SmallVec;
@@ -14,7 +14,7 @@ fn sections_base_first(object: &mut dyn Reflectable, mut f: impl FnMut(&'static 
 }
 
 /// Runs the `deserialization_started` hooks, bases first; `true` when there were any.
-pub(super) fn start_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -> bool {
+pub(crate) fn start_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -> bool {
     let any = object.rtti().chain().any(|rtti| rtti.hooks().has_deserialization_started());
     if any {
         sections_base_first(object, |rtti, section| rtti.hooks().deserialization_started(section, context));
@@ -23,12 +23,12 @@ pub(super) fn start_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -
 }
 
 /// `true` when `rtti` or one of its bases has a `deserialization_ended` hook.
-pub(super) fn has_end_hooks(rtti: &'static RttiType) -> bool {
+pub(crate) fn has_end_hooks(rtti: &'static RttiType) -> bool {
     rtti.chain().any(|rtti| rtti.hooks().has_deserialization_ended())
 }
 
 /// Runs the `deserialization_ended` hooks, bases first; `true` when there were any.
-pub(super) fn finish_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -> bool {
+pub(crate) fn finish_hooks(object: &mut dyn Reflectable, context: &mut dyn Any) -> bool {
     let any = has_end_hooks(object.rtti());
     if any {
         sections_base_first(object, |rtti, section| rtti.hooks().deserialization_ended(section, context));
