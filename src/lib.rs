@@ -239,6 +239,8 @@
 //!   migrations, generic instantiations, the [`Registry`] (types by ID, name and Rust type, their
 //!   derived types and trait casts) and whole-graph walks.
 //! - [`containers`]: lists and maps of objects as reflectable objects of two built-in types.
+//! - [`clone`] and [`diff`]: deep and shallow clones of graphs through RTTI, and deep equality
+//!   that compares sharing and cycles too; both only read and write fields through `rtti`.
 //! - [`serializer`]: the binary format. `format` holds the layouts and constants; a private
 //!   `wire` module the grammar and the one walk over an object's sections and fields, which the
 //!   decoder, its immutable pre-scan and the skipper share; then the encoder, the decoder, errors,
@@ -250,7 +252,9 @@
 
 #![warn(missing_docs)]
 
+pub mod clone;
 pub mod containers;
+pub mod diff;
 pub mod dynamic;
 pub mod field;
 mod fnv;

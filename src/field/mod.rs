@@ -40,8 +40,13 @@ pub use shape::{Declared, ElemShape, FieldKind, FieldShape, PlainInfo, WireKind,
 pub(crate) use erased::{elem_at, elem_at_mut, owner_mut, owner_ref};
 
 /// Flag bit: the field is left out of reference searches such as collecting resource dependencies
-/// (Banshee's `SkipInReferenceSearch`). The other bits of [`RttiField::flags`] are the user's.
+/// (Banshee's `SkipInReferenceSearch`). Bits 0 to 7 of [`RttiField::flags`] are the crate's; the
+/// others are the user's.
 pub const SKIP_REFERENCE_SEARCH: u64 = 1 << 0;
+
+/// Flag bit: the field's pointers are references to assets (textures, meshes) that a deep clone
+/// shares instead of copying (see [`Cloner`](crate::clone::Cloner)).
+pub const ASSET: u64 = 1 << 1;
 
 /// Kind-specific access, boxed once per field.
 pub enum FieldAccess {

@@ -114,6 +114,11 @@ impl UnknownFields {
         self.kept.as_ref().map(|kept| (kept.fields, &kept.object))
     }
 
+    /// Keeps `object` as the values of `fields` (a clone of another object's kept fields).
+    pub(crate) fn set_kept(&mut self, fields: &'static KeptFields, object: RuntimeObject) {
+        self.kept = Some(Kept { fields, object });
+    }
+
     /// The object holding the fields of `fields`, made (in place of any other set) when missing.
     pub(crate) fn object_for(&mut self, fields: &'static KeptFields) -> &mut RuntimeObject {
         if !self.kept.as_ref().is_some_and(|kept| std::ptr::eq(kept.fields, fields)) {

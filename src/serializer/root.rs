@@ -99,3 +99,10 @@ macro_rules! shared_roots {
 }
 
 shared_roots!(Rc<U>, Rc<RefCell<U>>, Arc<U>, Arc<Mutex<U>>, Arc<RwLock<U>>);
+
+/// A type-erased handle is a shared root like the handle it erases.
+impl AsRoot for SharedObject {
+    fn as_root(&self) -> Root<'_> {
+        Root::Shared(self.clone())
+    }
+}
