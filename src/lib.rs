@@ -239,8 +239,9 @@
 //!   migrations, generic instantiations, the [`Registry`] (types by ID, name and Rust type, their
 //!   derived types and trait casts) and whole-graph walks.
 //! - [`containers`]: lists and maps of objects as reflectable objects of two built-in types.
-//! - [`clone`] and [`diff`]: deep and shallow clones of graphs through RTTI, and deep equality
-//!   that compares sharing and cycles too; both only read and write fields through `rtti`.
+//! - [`clone`] and [`diff`]: deep and shallow clones of graphs through RTTI; deep equality that
+//!   compares sharing and cycles too; patches of what changed between two graphs, applied with a
+//!   report. Both only read and write fields through `rtti` (a patch saves with `serializer`).
 //! - [`serializer`]: the binary format. `format` holds the layouts and constants; a private
 //!   `wire` module the grammar and the one walk over an object's sections and fields, which the
 //!   decoder, its immutable pre-scan and the skipper share; then the encoder, the decoder, errors,

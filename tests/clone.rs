@@ -4,119 +4,20 @@
 
 #[path = "../examples/common/level.rs"]
 mod level;
+#[path = "common/random_graph.rs"]
+mod random_graph;
 
 use quickcheck::{quickcheck, TestResult};
+use random_graph::{addr, build, cut_outward_weaks, node, reachable, unlink, Base, Kind, Node, Texture};
 use reflectable::clone::{CloneError, Cloner};
 use reflectable::diff::rtti_eq;
-use reflectable::field::{SharedObject, ASSET};
+use reflectable::field::SharedObject;
 use reflectable::serializer::BinarySerializer;
 use reflectable::{Reflectable, Registry, RttiTypeBuilder};
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashSet};
-use std::rc::{Rc, Weak};
+use std::collections::HashSet;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
-
-#[derive(Reflectable, Default, Debug, Clone)]
-#[rtti(id = 570_000)]
-enum Kind {
-    #[default]
-    #[rtti(id = 1)]
-    Empty,
-    #[rtti(id = 2)]
-    Tagged {
-        #[rtti(id = 1)]
-        tag: String,
-        #[rtti(id = 2)]
-        weights: Vec<f32>,
-    },
-    #[rtti(id = 3)]
-    Linked(#[rtti(id = 1)] Option<Rc<RefCell<Node>>>),
-}
-
-#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
-#[rtti(id = 570_001)]
-struct Base {
-    #[rtti(id = 1)]
-    serial: u64,
-}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 570_002)]
-struct Node {
-    #[rtti(base)]
-    base: Base,
-    #[rtti(id = 1)]
-    value: i64,
-    #[rtti(id = 2)]
-    label: String,
-    #[rtti(id = 3)]
-    children: Vec<Rc<RefCell<Node>>>,
-    #[rtti(id = 4)]
-    weak: Weak<RefCell<Node>>,
-    #[rtti(id = 5, embedded)]
-    kind: Kind,
-    #[rtti(id = 6)]
-    named: BTreeMap<u32, Rc<RefCell<Node>>>,
-    #[rtti(id = 7)]
-    layers: Vec<Vec<Rc<RefCell<Node>>>>,
-    #[rtti(id = 8, flags = ASSET)]
-    asset: Option<Rc<Texture>>,
-}
-
-impl std::fmt::Debug for Node {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Node({})", self.value)
-    }
-}
-
-#[derive(Reflectable, Default, Debug)]
-#[rtti(id = 570_003, name = "AssetTexture")]
-struct Texture {
-    #[rtti(id = 1)]
-    path: String,
-}
-
-fn node(value: i64) -> Rc<RefCell<Node>> {
-    Rc::new(RefCell::new(Node { value, label: format!("n{value}"), ..Node::default() }))
-}
-
-fn addr<T: ?Sized>(rc: &Rc<T>) -> usize {
-    Rc::as_ptr(rc) as *const () as usize
-}
-
-fn strong_targets(node: &Node) -> Vec<Rc<RefCell<Node>>> {
-    let mut out: Vec<_> =
-        node.children.iter().chain(node.named.values()).chain(node.layers.iter().flatten()).cloned().collect();
-    if let Kind::Linked(Some(link)) = &node.kind {
-        out.push(link.clone());
-    }
-    out
-}
-
-/// Every node the root holds strongly.
-fn reachable(root: &Rc<RefCell<Node>>) -> Vec<Rc<RefCell<Node>>> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut pending = vec![root.clone()];
-    while let Some(node) = pending.pop() {
-        if seen.insert(addr(&node)) {
-            pending.extend(strong_targets(&node.borrow()));
-            out.push(node);
-        }
-    }
-    out
-}
-
-/// Breaks the strong cycles so the test does not leak.
-fn unlink(nodes: &[Rc<RefCell<Node>>]) {
-    for node in nodes {
-        let mut node = node.borrow_mut();
-        node.children.clear();
-        node.named.clear();
-        node.layers.clear();
-        node.kind = Kind::Empty;
-    }
-}
 
 #[test]
 fn a_deep_clone_keeps_sharing_and_relinks_cycles_and_weaks() {
@@ -343,58 +244,16 @@ fn rtti_eq_reports_the_first_difference_with_its_path() {
     assert_eq!(difference.to_string(), "at kind: variant `Tagged` and variant `Empty`");
 }
 
-/// Random edges between `values.len()` nodes; `op` picks what each edge becomes.
-fn build(values: &[(i64, String)], edges: &[(u8, u8, u8)]) -> Vec<Rc<RefCell<Node>>> {
-    let nodes: Vec<_> = values
-        .iter()
-        .enumerate()
-        .map(|(i, (value, label))| {
-            Rc::new(RefCell::new(Node {
-                base: Base { serial: i as u64 },
-                value: *value,
-                label: label.clone(),
-                kind: match value.rem_euclid(3) {
-                    0 => Kind::Empty,
-                    1 => Kind::Tagged { tag: label.clone(), weights: vec![*value as f32; i % 4] },
-                    _ => Kind::Linked(None),
-                },
-                ..Node::default()
-            }))
-        })
-        .collect();
-    let n = nodes.len();
-    for &(from, to, op) in edges {
-        let (from, to) = (&nodes[from as usize % n], nodes[to as usize % n].clone());
-        let mut from = from.borrow_mut();
-        match op % 5 {
-            0 | 1 => from.children.push(to),
-            2 => from.weak = Rc::downgrade(&to),
-            3 => {
-                from.named.insert(u32::from(op), to);
-            }
-            _ => match &mut from.kind {
-                Kind::Linked(link) => *link = Some(to),
-                _ => from.layers.push(vec![to]),
-            },
-        }
-    }
-    nodes
-}
-
 quickcheck! {
     fn a_clone_equals_its_original_and_shares_nothing_inside(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>, edit: u8) -> TestResult {
         if values.is_empty() {
             return TestResult::discard();
         }
         let nodes = build(&values, &edges);
-        let inside: HashSet<usize> = reachable(&nodes[0]).iter().map(addr).collect();
         // A `Weak` leaving the subgraph keeps its original target (tested above), through which
-        // the original graph is reachable again: the clone would not equal it. Cut those here.
-        for node in &nodes {
-            if node.borrow().weak.upgrade().is_some_and(|target| !inside.contains(&addr(&target))) {
-                node.borrow_mut().weak = Weak::new();
-            }
-        }
+        // the original graph is reachable again: the clone would not equal it.
+        cut_outward_weaks(&nodes);
+        let inside: HashSet<usize> = reachable(&nodes[0]).iter().map(addr).collect();
         let copy = Cloner::new().clone_handle(&nodes[0]).unwrap();
         let equal = rtti_eq(&nodes[0], &copy).is_ok();
         let same_bytes = reflectable::to_vec(&nodes[0]).unwrap() == reflectable::to_vec(&copy).unwrap();

@@ -1,6 +1,21 @@
-//! Comparing object graphs through RTTI: [`rtti_eq`], deep equality that compares sharing and
-//! cycles as well as values, and says where two graphs first differ (Banshee's `BinaryCompare`).
+//! Comparing, diffing and patching object graphs through RTTI, as Banshee's prefabs, undo and
+//! replication do: [`rtti_eq`] (deep equality that compares sharing and cycles as well as values,
+//! and says where two graphs first differ), [`diff`] (a [`Patch`] holding only what changed,
+//! addressed by type and field IDs) and [`apply`] (with a report of whatever could not be
+//! applied). A patch is a reflectable value: it saves and loads in the binary format
+//! ([`Patch::to_bytes`], [`Patch::from_bytes`]) and as JSON ([`Patch::to_json`],
+//! [`Patch::from_json`]), so overrides and undo steps can be kept.
 
+mod align;
+mod apply;
 mod equal;
+mod generate;
+mod patch;
 
+pub use apply::{apply, apply_shared, apply_to_handle, apply_with, ApplyProblem, ApplyProblemKind, ApplyReport};
 pub use equal::{rtti_eq, Difference};
+pub use generate::{diff, DiffError};
+pub use patch::{
+    Patch, EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, OBJECT_BODY_TYPE_ID, OBJECT_EDIT_TYPE_ID, PATCH_TYPE_ID,
+    PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,
+};

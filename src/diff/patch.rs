@@ -1,0 +1,313 @@
+//! [`Patch`]: what [`diff`](super::diff) found changed, addressed by type and field IDs, and
+//! itself a reflectable value (built-in types, like the schema's), so a patch saves and loads in
+//! the binary format and as JSON like any object.
+//!
+//! A patch is a list of object edits. Edit 0 is the root. Every other edit names a shared object:
+//! one of the target graph, *found* by a path from an earlier edit's object (fields and element
+//! indices in the graph as it was before the patch), or one the patch *creates*. An edit's body
+//! changes the object's fields: plain values in their stored form, objects held by value by
+//! nested bodies, pointers by target (null, or an edit's object). Arrays are either edited in
+//! place (elements by index) or rebuilt: the new array lists, for each element, the old element
+//! it keeps or the new one it holds, which expresses insertions, removals and moves.
+
+use crate::field::Family;
+use crate::json::{JsonError, JsonReader};
+use crate::rtti::RttiTypeBuilder;
+use crate::serializer::{DecodeError, DecodeReport, EncodeError, MemorySerializer};
+
+/// Type ID of [`Patch`].
+pub const PATCH_TYPE_ID: u32 = 0xFFFF_FF30;
+/// Type ID of an object edit.
+pub const OBJECT_EDIT_TYPE_ID: u32 = 0xFFFF_FF31;
+/// Type ID of an object body.
+pub const OBJECT_BODY_TYPE_ID: u32 = 0xFFFF_FF32;
+/// Type ID of a plain field edit.
+pub const PLAIN_EDIT_TYPE_ID: u32 = 0xFFFF_FF33;
+/// Type ID of an embedded field edit.
+pub const EMBEDDED_EDIT_TYPE_ID: u32 = 0xFFFF_FF34;
+/// Type ID of an embedded element.
+pub const EMBEDDED_ELEMENT_TYPE_ID: u32 = 0xFFFF_FF35;
+/// Type ID of a pointer field edit.
+pub const POINTER_EDIT_TYPE_ID: u32 = 0xFFFF_FF36;
+
+/// An element index or target that is none (no old element; a null pointer is target 0).
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// The changes that turn one object graph into another; see [`diff`](super::diff) and
+/// [`apply`](super::apply).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Patch {
+    pub(crate) objects: Vec<ObjectEdit>,
+}
+
+/// Where an edited object is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The root the patch is applied to.
+    Root,
+    /// Reached from edit `from`'s object by the edit's path, the last step a pointer element.
+    Found { from: u32 },
+    /// Made by the patch, in a new allocation of `family`.
+    Created { family: Family },
+}
+
+/// One object's edit.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ObjectEdit {
+    pub(crate) origin: Origin,
+    /// For a found object: `(section type ID, field ID, element index)` steps from the object of
+    /// edit `from`, through objects held by value, to the pointer element holding it.
+    pub(crate) path: Vec<(u32, u16, u32)>,
+    pub(crate) body: ObjectBody,
+}
+
+/// The changes to one object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ObjectBody {
+    /// The object's type: what it must be, or what a fresh one is made as.
+    pub(crate) type_id: u32,
+    /// `true`: a fresh object of `type_id`, every field given (a new or replaced object).
+    pub(crate) fresh: bool,
+    /// An enum switched to this variant (its fields reset, then given).
+    pub(crate) variant: Option<u32>,
+    pub(crate) plain: Vec<PlainEdit>,
+    pub(crate) embedded: Vec<EmbeddedEdit>,
+    pub(crate) pointers: Vec<PointerEdit>,
+}
+
+/// A plain field's new value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct PlainEdit {
+    pub(crate) section: u32,
+    pub(crate) field: u16,
+    /// The plain type ID of the elements, checked against the field's.
+    pub(crate) plain_type: u32,
+    /// Elements in `bytes` (the stored element form).
+    pub(crate) count: u32,
+    pub(crate) bytes: Vec<u8>,
+    /// Empty: `bytes` is the whole value. Otherwise the new array is these runs in order:
+    /// `(start, len)` keeps old elements `start..start + len`; `(NONE, len)` takes the next
+    /// `len` elements of `bytes`.
+    pub(crate) runs: Vec<(u32, u32)>,
+}
+
+/// An embedded field's changes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct EmbeddedEdit {
+    pub(crate) section: u32,
+    pub(crate) field: u16,
+    /// `false`: each element edits old element `old` in place. `true`: the elements are the
+    /// new array.
+    pub(crate) rebuild: bool,
+    pub(crate) elements: Vec<EmbeddedElement>,
+}
+
+/// One element of an [`EmbeddedEdit`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct EmbeddedElement {
+    /// The old element this one is (kept, then patched by `body`); `None` for a new one.
+    pub(crate) old: Option<u32>,
+    /// The old element's changes, or a new element's fresh body; `None` with no `old`: empty.
+    pub(crate) body: Option<ObjectBody>,
+}
+
+/// A pointer field's changes: `(old, target)` pairs. In place, `old` is the element retargeted;
+/// rebuilt, each pair is a new element: old element `old`, or (`old` = `NONE`) a pointer to
+/// `target` (0 null, `k + 1` the object of edit `k`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct PointerEdit {
+    pub(crate) section: u32,
+    pub(crate) field: u16,
+    pub(crate) rebuild: bool,
+    pub(crate) elements: Vec<(u32, u32)>,
+}
+
+impl Patch {
+    /// `true` when the patch changes nothing.
+    pub fn is_empty(&self) -> bool {
+        // A created object always has a fresh body, so it counts as a change.
+        self.objects.iter().all(|edit| edit.body.is_empty())
+    }
+
+    /// How many objects the patch changes or creates.
+    pub fn objects_changed(&self) -> usize {
+        self.objects.iter().filter(|edit| !edit.body.is_empty()).count()
+    }
+
+    /// How many objects the patch creates.
+    pub fn objects_created(&self) -> usize {
+        self.objects.iter().filter(|edit| matches!(edit.origin, Origin::Created { .. })).count()
+    }
+
+    /// The patch in the binary format (`FORMAT.md`), as any reflectable value is saved.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        crate::to_vec(self)
+    }
+
+    /// A patch saved by [`to_bytes`](Self::to_bytes), with the report of anything the decode
+    /// dropped (a patch written by a newer build with fields this one lacks).
+    pub fn from_bytes(bytes: &[u8]) -> Result<(Patch, DecodeReport), DecodeError> {
+        MemorySerializer::new().decode_as_with_report(bytes)
+    }
+
+    /// The patch as JSON (the crate's JSON form of a graph, see [`crate::json`]).
+    pub fn to_json(&self) -> Result<String, JsonError> {
+        crate::json::to_string(self)
+    }
+
+    /// A patch from its JSON form, with the decode's report.
+    pub fn from_json(text: &str) -> Result<(Patch, DecodeReport), JsonError> {
+        JsonReader::new().read_as(text)
+    }
+}
+
+impl ObjectBody {
+    /// A body for an object of `type_id` that changes nothing yet.
+    pub(crate) fn edit(type_id: u32) -> Self {
+        ObjectBody { type_id, ..ObjectBody::default() }
+    }
+
+    /// `true` when the body changes nothing.
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.fresh
+            && self.variant.is_none()
+            && self.plain.is_empty()
+            && self.embedded.is_empty()
+            && self.pointers.is_empty()
+    }
+}
+
+/// The stored code of a family.
+pub(crate) fn family_code(family: Family) -> u8 {
+    match family {
+        Family::Rc => 0,
+        Family::RcRefCell => 1,
+        Family::Arc => 2,
+        Family::ArcMutex => 3,
+        Family::ArcRwLock => 4,
+    }
+}
+
+/// The family a stored code names.
+pub(crate) fn family_of(code: u8) -> Option<Family> {
+    Some(match code {
+        0 => Family::Rc,
+        1 => Family::RcRefCell,
+        2 => Family::Arc,
+        3 => Family::ArcMutex,
+        4 => Family::ArcRwLock,
+        _ => return None,
+    })
+}
+
+impl Default for ObjectEdit {
+    fn default() -> Self {
+        ObjectEdit { origin: Origin::Root, path: Vec::new(), body: ObjectBody::default() }
+    }
+}
+
+/// The origin as stored: `(0 root | 1 found | 2 created, from, family code)`. A code the reader
+/// does not know is kept as an origin that finds nothing, which the apply reports.
+fn origin_parts(origin: &Origin) -> (u8, u32, u8) {
+    match *origin {
+        Origin::Root => (0, 0, 0),
+        Origin::Found { from } => (1, from, 0),
+        Origin::Created { family } => (2, 0, family_code(family)),
+    }
+}
+
+fn origin_from(parts: (u8, u32, u8)) -> Origin {
+    match parts {
+        (0, _, _) => Origin::Root,
+        (2, _, code) => family_of(code).map_or(Origin::Found { from: NONE }, |family| Origin::Created { family }),
+        (_, from, _) => Origin::Found { from },
+    }
+}
+
+// Each in its own scope: the macro names its descriptor `RTTI`.
+const _: () = {
+    crate::__private::impl_reflectable!(Patch, || {
+        RttiTypeBuilder::<Patch>::built_in(PATCH_TYPE_ID, "Patch")
+            .default_constructor()
+            .embedded_array::<Vec<ObjectEdit>>(1, "objects", |p| &p.objects, |p| &mut p.objects)
+            .build()
+    });
+};
+
+const _: () = {
+    crate::__private::impl_reflectable!(ObjectEdit, || {
+        RttiTypeBuilder::<ObjectEdit>::built_in(OBJECT_EDIT_TYPE_ID, "PatchObject")
+            .default_constructor()
+            .plain_computed::<(u8, u32, u8)>(
+                1,
+                "origin",
+                |e| origin_parts(&e.origin),
+                |e, parts| e.origin = origin_from(parts),
+            )
+            .plain::<Vec<(u32, u16, u32)>>(2, "path", |e| &e.path, |e| &mut e.path)
+            .reflectable::<ObjectBody>(3, "body", |e| &e.body, |e| &mut e.body)
+            .build()
+    });
+};
+
+const _: () = {
+    crate::__private::impl_reflectable!(ObjectBody, || {
+        RttiTypeBuilder::<ObjectBody>::built_in(OBJECT_BODY_TYPE_ID, "PatchBody")
+            .default_constructor()
+            .plain::<u32>(1, "type_id", |b| &b.type_id, |b| &mut b.type_id)
+            .plain::<bool>(2, "fresh", |b| &b.fresh, |b| &mut b.fresh)
+            .plain::<Option<u32>>(3, "variant", |b| &b.variant, |b| &mut b.variant)
+            .embedded_array::<Vec<PlainEdit>>(4, "plain", |b| &b.plain, |b| &mut b.plain)
+            .embedded_array::<Vec<EmbeddedEdit>>(5, "embedded", |b| &b.embedded, |b| &mut b.embedded)
+            .embedded_array::<Vec<PointerEdit>>(6, "pointers", |b| &b.pointers, |b| &mut b.pointers)
+            .build()
+    });
+};
+
+const _: () = {
+    crate::__private::impl_reflectable!(PlainEdit, || {
+        RttiTypeBuilder::<PlainEdit>::built_in(PLAIN_EDIT_TYPE_ID, "PatchPlain")
+            .default_constructor()
+            .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+            .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
+            .plain::<u32>(3, "plain_type", |e| &e.plain_type, |e| &mut e.plain_type)
+            .plain::<u32>(4, "count", |e| &e.count, |e| &mut e.count)
+            .plain::<Vec<u8>>(5, "bytes", |e| &e.bytes, |e| &mut e.bytes)
+            .plain::<Vec<(u32, u32)>>(6, "runs", |e| &e.runs, |e| &mut e.runs)
+            .build()
+    });
+};
+
+const _: () = {
+    crate::__private::impl_reflectable!(EmbeddedEdit, || {
+        RttiTypeBuilder::<EmbeddedEdit>::built_in(EMBEDDED_EDIT_TYPE_ID, "PatchEmbedded")
+            .default_constructor()
+            .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+            .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
+            .plain::<bool>(3, "rebuild", |e| &e.rebuild, |e| &mut e.rebuild)
+            .embedded_array::<Vec<EmbeddedElement>>(4, "elements", |e| &e.elements, |e| &mut e.elements)
+            .build()
+    });
+};
+
+const _: () = {
+    crate::__private::impl_reflectable!(EmbeddedElement, || {
+        RttiTypeBuilder::<EmbeddedElement>::built_in(EMBEDDED_ELEMENT_TYPE_ID, "PatchElement")
+            .default_constructor()
+            .plain::<Option<u32>>(1, "old", |e| &e.old, |e| &mut e.old)
+            .reflectable::<Option<ObjectBody>>(2, "body", |e| &e.body, |e| &mut e.body)
+            .build()
+    });
+};
+
+const _: () = {
+    crate::__private::impl_reflectable!(PointerEdit, || {
+        RttiTypeBuilder::<PointerEdit>::built_in(POINTER_EDIT_TYPE_ID, "PatchPointers")
+            .default_constructor()
+            .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+            .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
+            .plain::<bool>(3, "rebuild", |e| &e.rebuild, |e| &mut e.rebuild)
+            .plain::<Vec<(u32, u32)>>(4, "elements", |e| &e.elements, |e| &mut e.elements)
+            .build()
+    });
+};

@@ -1,0 +1,270 @@
+//! Diff and patch: `apply(clone(a), diff(a, b))` is `rtti_eq` to `b` over random graphs and
+//! random edits (quickcheck); moves, retargets and inserts are expressed as such; patches survive
+//! renames and added fields, report what they cannot do, save as bytes and JSON, and never panic
+//! on hostile input.
+
+#[path = "../examples/common/level.rs"]
+mod level;
+#[path = "common/random_graph.rs"]
+mod random_graph;
+
+use quickcheck::{quickcheck, TestResult};
+use random_graph::{build, cut_outward_weaks, node, reachable, unlink, Kind, Node};
+use reflectable::clone::Cloner;
+use reflectable::diff::{apply, apply_to_handle, diff, rtti_eq, ApplyProblemKind, Patch};
+use reflectable::Reflectable;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type Shared = Rc<RefCell<Node>>;
+
+/// One random edit of the graph under `root`: `op` picks what, `at` and `to` which nodes.
+fn edit(root: &Shared, (op, at, to, value): (u8, u8, u8, i64)) {
+    let nodes = reachable(root);
+    let at = &nodes[at as usize % nodes.len()];
+    let to = nodes[to as usize % nodes.len()].clone();
+    let mut node = at.borrow_mut();
+    let position = |len: usize| if len == 0 { 0 } else { value.unsigned_abs() as usize % (len + 1) };
+    match op % 12 {
+        0 => node.value = value,
+        1 => node.label.push('!'),
+        2 => {
+            let at = position(node.children.len());
+            node.children.insert(at, to);
+        }
+        3 => {
+            let at = position(node.children.len());
+            node.children.insert(at, random_graph::node(value));
+        }
+        4 if !node.children.is_empty() => {
+            let at = position(node.children.len() - 1);
+            node.children.remove(at);
+        }
+        5 if node.children.len() >= 2 => {
+            // A move.
+            let at = position(node.children.len() - 1);
+            let moved = node.children.remove(at);
+            node.children.push(moved);
+        }
+        6 => node.weak = Rc::downgrade(&to),
+        7 => {
+            node.kind = match value.rem_euclid(3) {
+                0 => Kind::Empty,
+                1 => Kind::Tagged { tag: format!("t{value}"), weights: vec![value as f32; 2] },
+                _ => Kind::Linked(Some(to)),
+            }
+        }
+        8 => {
+            node.named.insert(value as u32 % 8, to);
+        }
+        9 => {
+            let key = value as u32 % 8;
+            node.named.remove(&key);
+        }
+        10 => node.base.serial = value as u64,
+        _ => node.layers.push(vec![to, random_graph::node(value)]),
+    }
+}
+
+/// Cuts `Weak`s to nodes the root does not hold (a patch cannot keep an object alive that only
+/// something outside the graph holds).
+fn settle(root: &Shared) {
+    let inside: std::collections::HashSet<usize> = reachable(root).iter().map(random_graph::addr).collect();
+    for node in reachable(root) {
+        let dead = node.borrow().weak.upgrade().is_some_and(|t| !inside.contains(&random_graph::addr(&t)));
+        if dead {
+            node.borrow_mut().weak = std::rc::Weak::new();
+        }
+    }
+}
+
+fn clone(root: &Shared) -> Shared {
+    Cloner::new().clone_handle(root).unwrap()
+}
+
+quickcheck! {
+    fn a_patch_turns_a_into_b(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>, edits: Vec<(u8, u8, u8, i64)>) -> TestResult {
+        if values.is_empty() {
+            return TestResult::discard();
+        }
+        let a = build(&values, &edges);
+        cut_outward_weaks(&a);
+        let b = clone(&a[0]);
+        for &step in &edits {
+            edit(&b, step);
+        }
+        settle(&b);
+        let patch = diff(&a[0], &b).unwrap();
+        let target = clone(&a[0]);
+        let report = apply_to_handle(&target, &patch);
+        let applied = report.is_complete() && rtti_eq(&target, &b).is_ok();
+        if !applied {
+            eprintln!("report: {report}\ndifference: {:?}\npatch: {patch:?}", rtti_eq(&target, &b).err());
+        }
+        // Saved and loaded, the patch is the same patch.
+        let bytes = patch.to_bytes().unwrap();
+        let (loaded, lost) = Patch::from_bytes(&bytes).unwrap();
+        let (from_json, json_lost) = Patch::from_json(&patch.to_json().unwrap()).unwrap();
+        let saved = loaded == patch && from_json == patch && lost.is_empty() && json_lost.is_empty();
+        let nothing = diff(&a[0], &a[0]).unwrap().is_empty() && diff(&a[0], &clone(&a[0])).unwrap().is_empty();
+        for root in [&target, &b] {
+            unlink(&reachable(root));
+        }
+        unlink(&a);
+        TestResult::from_bool(applied && saved && nothing)
+    }
+
+    fn hostile_patches_are_reported_never_a_panic(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>, edits: Vec<(u8, u8, u8, i64)>, damage: Vec<(u16, u8)>) -> TestResult {
+        if values.is_empty() || damage.is_empty() {
+            return TestResult::discard();
+        }
+        let a = build(&values, &edges);
+        cut_outward_weaks(&a);
+        let b = clone(&a[0]);
+        for &step in &edits {
+            edit(&b, step);
+        }
+        let mut bytes = diff(&a[0], &b).unwrap().to_bytes().unwrap();
+        for &(at, byte) in &damage {
+            let at = at as usize % bytes.len();
+            bytes[at] = byte;
+        }
+        if let Ok((patch, _)) = Patch::from_bytes(&bytes) {
+            let target = clone(&a[0]);
+            let _ = apply_to_handle(&target, &patch);
+            unlink(&reachable(&target));
+        }
+        unlink(&reachable(&b));
+        unlink(&a);
+        TestResult::passed()
+    }
+}
+
+#[test]
+fn a_move_is_one_pointer_edit_and_a_retarget_creates_nothing() {
+    let root = node(0);
+    let (x, y, z) = (node(1), node(2), node(3));
+    root.borrow_mut().children = vec![x, y, z];
+    let edited = clone(&root);
+    {
+        let mut node = edited.borrow_mut();
+        let first = node.children.remove(0);
+        node.children.push(first);
+        // A link to another object of the graph, not an edit of whatever it pointed at.
+        let target = node.children[1].clone();
+        node.kind = Kind::Linked(Some(target));
+    }
+    let patch = diff(&root, &edited).unwrap();
+    assert_eq!(patch.objects_changed(), 1, "{patch:?}");
+    assert_eq!(patch.objects_created(), 0);
+    let target = clone(&root);
+    assert!(apply_to_handle(&target, &patch).is_complete());
+    rtti_eq(&target, &edited).unwrap();
+    for root in [root, edited, target] {
+        unlink(&reachable(&root));
+    }
+}
+
+#[test]
+fn an_insert_into_a_long_plain_array_is_a_small_patch() {
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 571_000)]
+    struct Samples {
+        #[rtti(id = 1)]
+        values: Vec<u32>,
+    }
+    let old = Samples { values: (0..10_000).collect() };
+    let mut new = Samples { values: old.values.clone() };
+    new.values.insert(5_000, 7);
+    new.values.remove(100);
+    let patch = diff(&old, &new).unwrap();
+    // The array is 40 KB; the patch holds three runs and one element (beside the format's
+    // description of the patch types, some 700 bytes).
+    let size = patch.to_bytes().unwrap().len();
+    assert!(size < 1_000, "{size} bytes");
+    let mut target = Samples { values: old.values.clone() };
+    assert!(apply(&mut target, &patch).is_complete());
+    assert_eq!(target.values, new.values);
+}
+
+mod v1 {
+    use reflectable::Reflectable;
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 571_010, name = "Lamp", no_register)]
+    pub struct Lamp {
+        #[rtti(id = 1)]
+        pub on: bool,
+        #[rtti(id = 2)]
+        pub name: String,
+    }
+}
+
+mod v2 {
+    use reflectable::Reflectable;
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 571_010, name = "Lamp", no_register)]
+    pub struct Lamp {
+        #[rtti(id = 1)]
+        pub is_on: bool, // renamed
+        #[rtti(id = 2)]
+        pub label: String, // renamed
+        #[rtti(id = 3)]
+        pub hue: f32, // added
+    }
+}
+
+#[test]
+fn patches_survive_renames_and_added_fields_and_report_what_is_gone() {
+    let patch = diff(&v1::Lamp { on: false, name: "a".into() }, &v1::Lamp { on: true, name: "b".into() }).unwrap();
+    let mut lamp = v2::Lamp { is_on: false, label: "a".into(), hue: 0.5 };
+    assert!(apply(&mut lamp, &patch).is_complete());
+    assert_eq!((lamp.is_on, lamp.label.as_str(), lamp.hue), (true, "b", 0.5));
+
+    // Made by the newer build, applied by the older one: the field it lacks is reported.
+    let patch = diff(&v2::Lamp::default(), &v2::Lamp { is_on: true, label: String::new(), hue: 0.25 }).unwrap();
+    let mut lamp = v1::Lamp::default();
+    let report = apply(&mut lamp, &patch);
+    assert!(lamp.on, "what it can apply, it applies");
+    assert_eq!(report.problems().len(), 1, "{report}");
+    assert_eq!(report.problems()[0].kind, ApplyProblemKind::Gone);
+    assert!(report.to_string().contains("571010.3"), "{report}");
+
+    // A patch for another type is refused, not applied by accident.
+    let patch = diff(&Node::default(), &Node { value: 3, ..Node::default() }).unwrap();
+    let report = apply(&mut lamp, &patch);
+    assert!(matches!(report.problems()[0].kind, ApplyProblemKind::TypeMismatch { expected: 570_002, .. }), "{report}");
+}
+
+#[test]
+fn a_patch_of_a_level_reapplies_one_percent_of_edits() {
+    let (level, _) = level::build_level(1_000, 3);
+    let mut edited = reflectable::clone::deep_clone(&level).unwrap();
+    let mut objects = Vec::new();
+    reflectable::rtti::GraphWalker::new()
+        .walk(&edited, |visit| {
+            if let (Some(shared), "SceneObject") = (visit.shared, visit.object.rtti().name()) {
+                objects.push(shared.clone());
+            }
+            Ok::<_, std::convert::Infallible>(reflectable::rtti::Flow::Continue)
+        })
+        .unwrap();
+    for object in objects.iter().step_by(100) {
+        object
+            .write(|object| {
+                let field = object.rtti().field_by_name("name").unwrap();
+                field.set(object, "renamed".to_string()).unwrap();
+            })
+            .unwrap();
+    }
+    edited.name = "edited level".into();
+    let patch = diff(&level, &edited).unwrap();
+    assert_eq!(patch.objects_changed(), 1 + objects.len().div_ceil(100));
+    assert_eq!(patch.objects_created(), 0);
+    let mut target = reflectable::clone::deep_clone(&level).unwrap();
+    let report = apply(&mut target, &patch);
+    assert!(report.is_complete(), "{report}");
+    rtti_eq(&target, &edited).unwrap();
+    for level in [&level, &edited, &target] {
+        level::break_cycles(level);
+    }
+}
