@@ -3,7 +3,8 @@
 //! `encode` or `decode` repeats only that half (decode still encodes once), `dynamic` decodes into
 //! a `DynamicGraph` instead of Rust types, and `compare` times both decodes (and the JSON twin,
 //! what `reflectable json` makes) in turn and measures
-//! the memory each decoded graph holds.
+//! the memory each decoded graph holds. `clone` repeats a deep clone through RTTI, `diff` a diff
+//! against a copy with 1% of its scene objects renamed.
 
 #[path = "common/level.rs"]
 mod level;
@@ -46,9 +47,15 @@ fn main() {
         "decode" => (1, rounds),
         "both" => (rounds, rounds),
         "dynamic" | "compare" => (1, rounds),
-        other => panic!("mode is encode, decode or both, not {other}"),
+        "clone" | "diff" => (0, 0),
+        other => panic!("mode is encode, decode, both, dynamic, compare, clone or diff, not {other}"),
     };
     let (level, _) = level::build_level(objects, 4);
+    if mode == "clone" || mode == "diff" {
+        clone_or_diff(&level, rounds, mode == "diff");
+        level::break_cycles(&level);
+        return;
+    }
     let serializer = MemorySerializer::new();
     let mut bytes = Vec::new();
     let started = Instant::now();
@@ -132,4 +139,29 @@ fn compare(serializer: &MemorySerializer<'_>, bytes: &[u8], rounds: usize) {
         dynamic_bytes / 1024,
         dynamic_bytes as f64 / typed_bytes as f64,
     );
+}
+
+/// Deep clones of the level, or diffs of it against a copy with every hundredth scene object
+/// renamed: the time of each round.
+fn clone_or_diff(level: &level::Level, rounds: usize, diff: bool) {
+    let edited = reflectable::clone::deep_clone(level).expect("clone");
+    let mut pending: Vec<_> = edited.root.iter().cloned().collect();
+    let mut objects = Vec::new();
+    while let Some(object) = pending.pop() {
+        pending.extend(object.borrow().children.iter().cloned());
+        objects.push(object);
+    }
+    objects.iter().step_by(100).for_each(|object| object.borrow_mut().name.push('!'));
+    for _ in 0..rounds {
+        let started = Instant::now();
+        if diff {
+            let patch = reflectable::diff::diff(level, &edited).expect("diff");
+            println!("diff {:.2?}: {} objects changed", started.elapsed(), patch.objects_changed());
+        } else {
+            let copy = reflectable::clone::deep_clone(level).expect("clone");
+            println!("clone {:.2?}", started.elapsed());
+            level::break_cycles(&copy);
+        }
+    }
+    level::break_cycles(&edited);
 }

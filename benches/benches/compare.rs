@@ -245,6 +245,25 @@ fn level_graph(c: &mut Criterion) {
                 (graph, out)
             })
         });
+        // A deep clone through RTTI against the byte round trip it replaces (issue 15: faster).
+        group.bench_function("reflectable/clone", |b| {
+            b.iter_with_large_drop(|| Teardown(reflectable::clone::deep_clone(black_box(&level)).unwrap()))
+        });
+        group.bench_function("reflectable/encode_decode", |b| {
+            b.iter_with_large_drop(|| {
+                let bytes = serializer.encode(black_box(&level)).unwrap();
+                Teardown(serializer.decode_as::<level::Level>(&bytes).unwrap())
+            })
+        });
+        // Diff against a copy with 1% of its scene objects renamed (issue 15: under 2x one encode).
+        let edited = reflectable::clone::deep_clone(&level).unwrap();
+        let renamed = rename_one_percent(&edited);
+        let patch = reflectable::diff::diff(&level, &edited).unwrap();
+        assert_eq!(patch.objects_changed(), renamed);
+        group.bench_function("reflectable/diff_1pct", |b| {
+            b.iter(|| reflectable::diff::diff(black_box(&level), black_box(&edited)).unwrap())
+        });
+        level::break_cycles(&edited);
         let tree = level_peers::tree(&level);
         fory_level(&mut group, &name, &level, &tree, stats.shared_objects);
         postcard(&mut group, &name, &tree);
@@ -276,6 +295,17 @@ fn fory_level(group: &mut Group<'_>, dataset: &str, level: &level::Level, tree: 
 }
 
 /// A decoded level whose strong cycles are broken when it is dropped.
+/// Renames every hundredth scene object of `level`; returns how many.
+fn rename_one_percent(level: &level::Level) -> usize {
+    let mut objects = Vec::new();
+    let mut pending: Vec<_> = level.root.iter().cloned().collect();
+    while let Some(object) = pending.pop() {
+        pending.extend(object.borrow().children.iter().cloned());
+        objects.push(object);
+    }
+    objects.iter().step_by(100).map(|object| object.borrow_mut().name.push_str(" (renamed)")).count()
+}
+
 struct Teardown(level::Level);
 
 impl Drop for Teardown {
