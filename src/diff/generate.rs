@@ -24,6 +24,7 @@ use crate::plain::DYNAMIC_SIZE_PREFIX;
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::{AsRoot, Root};
 use ahash::AHashMap;
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::ops::Range;
 use thiserror::Error;
@@ -111,7 +112,7 @@ pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<
             differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: Some(a.clone()) });
             differ.entries[0].body.type_id = a.read(|x| x.rtti().id()).map_err(unreadable_object)?;
             differ.pair(&a, &b, 0);
-            differ.queue.push_back((a, b, 0));
+            differ.queue.push_back((a, b, 0, false));
         }
         _ => return Err(DiffError::RootKinds),
     }
@@ -169,8 +170,11 @@ struct Differ {
     old_places: AHashMap<usize, u32>,
     old_to_new: AHashMap<usize, usize>,
     new_side: AHashMap<usize, Side>,
-    /// Paired objects still to compare: old, new, the old one's place.
-    queue: VecDeque<(SharedObject, SharedObject, u32)>,
+    /// Paired objects still to compare: old, new, the old one's place, whether their plain values
+    /// are known equal.
+    queue: VecDeque<(SharedObject, SharedObject, u32, bool)>,
+    /// The next object compared skips its plain values (see [`Differ::compare`]).
+    skip_plain: bool,
     /// Guesses still to try: an old object's place and a new object.
     guesses: Vec<(u32, SharedObject)>,
     /// Pointer targets the patch names before it knows what they become: a new object, and the
@@ -208,14 +212,15 @@ impl Differ {
 
     /// Pairs the old object at `place` with `new` (unpaired, of its type and family). A mutable
     /// pair is queued for comparison; an immutable one is compared now and pairs only if equal.
-    fn try_pair(&mut self, place: u32, new: &SharedObject) -> Result<bool, DiffError> {
+    /// `verified`: their fingerprints (every plain value) are known equal.
+    fn try_pair(&mut self, place: u32, new: &SharedObject, verified: bool) -> Result<bool, DiffError> {
         let old = self.places[place as usize].old.clone().expect("a pointer target's place has its object");
         self.pair(&old, new, place);
         if old.family().is_mutable() {
-            self.queue.push_back((old, new.clone(), place));
+            self.queue.push_back((old, new.clone(), place, verified));
             return Ok(true);
         }
-        let body = self.compare(&old, new, place)?;
+        let body = self.compare(&old, new, place, verified)?;
         if body.is_empty() {
             Ok(true)
         } else {
@@ -224,9 +229,17 @@ impl Differ {
         }
     }
 
-    /// The changes from the old object at `place` to `new`, reading both.
-    fn compare(&mut self, old: &SharedObject, new: &SharedObject, place: u32) -> Result<ObjectBody, DiffError> {
+    /// The changes from the old object at `place` to `new`, reading both; their plain values are
+    /// not compared again when `verified` (equal fingerprints).
+    fn compare(
+        &mut self,
+        old: &SharedObject,
+        new: &SharedObject,
+        place: u32,
+        verified: bool,
+    ) -> Result<ObjectBody, DiffError> {
         self.busy.extend([old.addr(), new.addr()]);
+        self.skip_plain = verified;
         let body = old.read(|a| new.read(|b| self.body_at(place, Some(a), b))).and_then(|r| r);
         self.busy.truncate(self.busy.len() - 2);
         body.map_err(unreadable_object)?
@@ -236,8 +249,8 @@ impl Differ {
     /// which queue more; until nothing is left.
     fn drain(&mut self) -> Result<(), DiffError> {
         loop {
-            while let Some((old, new, place)) = self.queue.pop_front() {
-                let body = self.compare(&old, &new, place)?;
+            while let Some((old, new, place, verified)) = self.queue.pop_front() {
+                let body = self.compare(&old, &new, place, verified)?;
                 if !body.is_empty() {
                     let entry = self.entry(place)?;
                     self.entries[entry as usize].body = body;
@@ -253,7 +266,7 @@ impl Differ {
             for (place, new) in guesses {
                 let old = self.places[place as usize].old.clone().expect("guesses are pointer targets");
                 if !self.old_to_new.contains_key(&old.addr()) && !self.paired_new(new.addr()) {
-                    self.try_pair(place, &new)?;
+                    self.try_pair(place, &new, false)?;
                 }
             }
         }
@@ -296,6 +309,8 @@ impl Differ {
     fn body(&mut self, a: Option<&dyn Reflectable>, b: &dyn Reflectable) -> Result<ObjectBody, DiffError> {
         let mut body = ObjectBody::edit(b.rtti().id());
         body.fresh = a.is_none();
+        // For this object only, not the objects it holds by value.
+        let skip_plain = std::mem::take(&mut self.skip_plain) && a.is_some();
         let mut old_sections = a.map(RttiType::sections);
         for (depth, (rtti, sb)) in RttiType::sections(b).enumerate() {
             let mut sa = old_sections.as_mut().and_then(Iterator::next).map(|(_, section)| section);
@@ -316,8 +331,9 @@ impl Differ {
             for field in rtti.fields_of(sb) {
                 self.path.push((rtti.id(), field.id(), 0));
                 match field.access() {
+                    FieldAccess::Plain(_) if skip_plain && sa.is_some() => {}
                     FieldAccess::Plain(_) => {
-                        self.plain(&mut body, rtti, field, sa, sb)?;
+                        self.plain(&mut body, rtti, field, sa, sb, false)?;
                     }
                     FieldAccess::Embedded(_) => self.embedded(&mut body, rtti, field, sa, sb, None)?,
                     FieldAccess::Pointer(_) => self.pointers(&mut body, rtti, field, sa, sb, None)?,
@@ -339,7 +355,7 @@ impl Differ {
     ) -> Result<(), DiffError> {
         let (Some(keys), Some(values)) = (rtti.field(1), rtti.field(2)) else { return Ok(()) };
         self.path.push((rtti.id(), keys.id(), 0));
-        let matched = self.plain(body, rtti, keys, Some(sa), sb)?;
+        let matched = self.plain(body, rtti, keys, Some(sa), sb, true)?;
         self.path.pop();
         self.path.push((rtti.id(), values.id(), 0));
         let matched = matched.as_deref();
@@ -352,8 +368,7 @@ impl Differ {
         Ok(())
     }
 
-    /// A plain field. Returns how its elements align (when both sides were compared element by
-    /// element), for a map's values.
+    /// A plain field. With `keys` (a map's), returns how its elements align, for the values.
     fn plain(
         &mut self,
         body: &mut ObjectBody,
@@ -361,6 +376,7 @@ impl Differ {
         field: &RttiField,
         sa: Option<&dyn Reflectable>,
         sb: &dyn Reflectable,
+        keys: bool,
     ) -> Result<Option<Vec<Option<usize>>>, DiffError> {
         let plain = field.as_plain().expect("a plain field");
         self.scratch_b.clear();
@@ -378,6 +394,9 @@ impl Differ {
             self.scratch_a.clear();
             let count_a = plain.write(sa, &mut self.scratch_a).map_err(unreadable(field))?;
             let identical = count_a == count_b && self.scratch_a == self.scratch_b;
+            if identical && !keys {
+                return Ok(None);
+            }
             let static_size = plain.info().static_size;
             if let (true, Some(old), Some(new)) = (
                 field.is_array(),
@@ -619,14 +638,17 @@ impl Differ {
             body.pointers.push(edit);
             return Ok(());
         };
-        let mut old_addrs = Vec::new();
+        let mut old_addrs: SmallVec<[Option<usize>; 8]> = SmallVec::new();
         pointers.for_each(sa, &mut |addr, _, _| old_addrs.push(addr)).map_err(unreadable(field))?;
-        let mut old_keys = Vec::with_capacity(old_addrs.len());
+        let mut old_keys: SmallVec<[Key; 8]> = SmallVec::with_capacity(old_addrs.len());
         for (i, addr) in old_addrs.iter().enumerate() {
             old_keys.push(self.old_key(field, sa, i, *addr)?);
         }
-        let new_keys: Vec<Key> = new_addrs.iter().map(|&addr| self.new_key(addr)).collect();
+        let new_keys: SmallVec<[Key; 8]> = new_addrs.iter().map(|&addr| self.new_key(addr)).collect();
         let (len_a, len_b) = (old_keys.len(), new_keys.len());
+        if forced.is_none() && len_a == len_b && self.unchanged(field, sb, &old_keys, &new_keys)? {
+            return Ok(());
+        }
 
         // Exact matches first: the same object, or an unpaired one of the same content.
         let mut contents: AHashMap<usize, Option<Vec<u8>>> = AHashMap::new();
@@ -712,7 +734,7 @@ impl Differ {
                     let new = field.shared(sb, j).map_err(unreadable(field))?.expect("a non-null pointer");
                     if !self.paired_new(new.addr())
                         && !self.old_to_new.contains_key(&x)
-                        && !self.try_pair(place, &new)?
+                        && !self.try_pair(place, &new, true)?
                     {
                         matched[j] = None;
                     }
@@ -794,6 +816,81 @@ impl Differ {
         Ok(())
     }
 
+    /// The common case, cheaply: every old element `i` and new element `i` point at the same
+    /// object, or at unpaired objects of the same fingerprint (then paired here). `false` sends
+    /// the field to the general alignment (pairs made here stay: they are right either way).
+    fn unchanged(
+        &mut self,
+        field: &RttiField,
+        sb: &dyn Reflectable,
+        old: &[Key],
+        new: &[Key],
+    ) -> Result<bool, DiffError> {
+        let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
+        let mut result = Ok(true);
+        for (j, (&old, &new)) in old.iter().zip(new).enumerate() {
+            let same = match (old, new) {
+                (Key::Null, Key::Null) => Ok(true),
+                (Key::Known(x) | Key::FreeOld(x), Key::Known(y)) if x == y => {
+                    if let Key::FreeOld(x) = old {
+                        // The very allocation in both graphs: paired with itself.
+                        let place = self.old_places[&x];
+                        let object = self.places[place as usize].old.clone().expect("a pointer target");
+                        self.pair(&object, &object, place);
+                    }
+                    Ok(true)
+                }
+                (Key::FreeOld(x), Key::FreeNew(_)) => (|| {
+                    let place = self.old_places[&x];
+                    let old = self.places[place as usize].old.clone().expect("a pointer target");
+                    let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
+                    a.clear();
+                    b.clear();
+                    if !self.fingerprint(&old, &mut a)? || !self.fingerprint(&new, &mut b)? || a != b {
+                        return Ok(false);
+                    }
+                    self.try_pair(place, &new, true)
+                })(),
+                _ => Ok(false),
+            };
+            match same {
+                Ok(true) => {}
+                other => {
+                    result = other;
+                    break;
+                }
+            }
+        }
+        (self.scratch_a, self.scratch_b) = (a, b);
+        result
+    }
+
+    /// Appends what tells a shared object from others of its type cheaply: its family, type,
+    /// variants and plain values (not what it holds by value or points at). `false` when it
+    /// cannot be read now.
+    fn fingerprint(&mut self, object: &SharedObject, out: &mut Vec<u8>) -> Result<bool, DiffError> {
+        if self.busy.contains(&object.addr()) {
+            return Ok(false);
+        }
+        out.push(u8::from(object.family().is_mutable()));
+        let written = object.read(|object| -> Result<(), DiffError> {
+            out.extend_from_slice(&object.rtti().id().to_le_bytes());
+            for (rtti, section) in RttiType::sections(object) {
+                if let Some(variant) = rtti.active_variant(section) {
+                    out.extend_from_slice(&variant.id().to_le_bytes());
+                }
+                for field in rtti.fields_of(section) {
+                    if let FieldAccess::Plain(plain) = field.access() {
+                        let count = plain.write(section, out).map_err(unreadable(field))?;
+                        out.extend_from_slice(&(count as u32).to_le_bytes());
+                    }
+                }
+            }
+            Ok(())
+        });
+        written.map_err(unreadable_object)?.map(|()| true)
+    }
+
     /// `true` when old element `i` and new element `j` point at objects of one type and family.
     fn same_kind(&self, field: &RttiField, sa: &dyn Reflectable, i: usize, sb: &dyn Reflectable, j: usize) -> bool {
         let kind = |owner: &dyn Reflectable, index: usize| {
@@ -820,14 +917,10 @@ impl Differ {
         Ok(content)
     }
 
-    /// The content of a shared object and its family; `None` while it is being read.
+    /// The fingerprint of a shared object; `None` while it is being read.
     fn shared_content(&mut self, target: &SharedObject) -> Result<Option<Vec<u8>>, DiffError> {
-        if self.busy.contains(&target.addr()) {
-            return Ok(None);
-        }
-        let mut bytes = vec![u8::from(target.family().is_mutable())];
-        let content = target.read(|object| self.content(object, &mut bytes)).map_err(unreadable_object)?;
-        Ok(content.ok().map(|()| bytes))
+        let mut bytes = Vec::new();
+        Ok(self.fingerprint(target, &mut bytes)?.then_some(bytes))
     }
 
     /// Pairs old objects no alignment matched (removed from one array) with new objects of equal
@@ -855,7 +948,7 @@ impl Differ {
             let Some(content) = self.shared_content(&new)? else { continue };
             while let Some(place) = left.get_mut(&content).and_then(Vec::pop) {
                 let old = self.places[place as usize].old.clone().expect("orphans are pointer targets");
-                if !self.old_to_new.contains_key(&old.addr()) && self.try_pair(place, &new)? {
+                if !self.old_to_new.contains_key(&old.addr()) && self.try_pair(place, &new, true)? {
                     paired = true;
                     break;
                 }
