@@ -296,3 +296,23 @@ fn a_shared_object_clones_into_its_own_family() {
     let leaf: Arc<Mutex<Leaf>> = copy.cast().unwrap();
     assert_eq!(leaf.lock().unwrap().data, [9]);
 }
+
+#[test]
+fn a_dynamic_graph_clones_deep() {
+    use reflectable::dynamic::DynamicGraph;
+    let root = node(0);
+    let child = node(1);
+    child.borrow_mut().kind = Kind::Linked(Some(root.clone())); // a cycle
+    root.borrow_mut().children = vec![child.clone(), child];
+    let bytes = reflectable::to_vec(&root).unwrap();
+    unlink(&reachable(&root));
+
+    let graph = DynamicGraph::from_bytes(&bytes).unwrap();
+    let copy = graph.clone();
+    assert!(copy == graph);
+    assert!(copy.objects().iter().all(|c| graph.objects().iter().all(|o| !c.ptr_eq(o))), "no object shared");
+    assert_eq!(copy.to_bytes().unwrap(), bytes);
+    copy.root().borrow_mut().own_mut().set(1, &5i64).unwrap();
+    assert!(copy != graph, "the copy changes alone");
+    assert_eq!(graph.to_bytes().unwrap(), bytes);
+}

@@ -278,6 +278,28 @@ impl PartialEq for DynamicGraph {
 
 impl Eq for DynamicGraph {}
 
+impl Clone for DynamicGraph {
+    /// A deep copy: every object of the graph copied once, pointers between them pointing at the
+    /// copies (sharing and cycles as they were), pointers to objects outside the graph kept. The
+    /// copy is `==` to the original and shares no object with it.
+    fn clone(&self) -> Self {
+        let numbering = self.numbering();
+        let type_of = |object: &DynamicRef| object.0.try_borrow().map_or(0, |object| object.type_id());
+        let copies: Vec<DynamicRef> =
+            self.objects.iter().map(|object| DynamicRef::new(DynamicObject::new(type_of(object), None))).collect();
+        let retarget = |target: &DynamicRef| {
+            numbering.get(&target.addr()).map_or_else(|| target.clone(), |&at| copies[at].clone())
+        };
+        for (object, copy) in self.objects.iter().zip(&copies) {
+            // An object borrowed mutably elsewhere cannot be read: its copy stays empty.
+            if let Ok(object) = object.0.try_borrow() {
+                *copy.0.borrow_mut() = object.map_pointers(&retarget);
+            }
+        }
+        DynamicGraph { version: self.version, checksum: self.checksum, objects: copies, table: self.table.clone() }
+    }
+}
+
 impl Hash for DynamicGraph {
     /// Consistent with `==`: pointers hash as instance numbers.
     fn hash<H: Hasher>(&self, state: &mut H) {

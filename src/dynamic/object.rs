@@ -170,6 +170,32 @@ impl Hash for DynamicObject {
 impl DynamicObject {
     /// Hashes the object with pointers hashed as `pointer` says (identity for objects, instance
     /// numbers for graphs).
+    /// A copy of the object whose pointers are `retarget`ed (objects held by value copied too).
+    pub(crate) fn map_pointers(&self, retarget: &dyn Fn(&DynamicRef) -> DynamicRef) -> Self {
+        let sections = self.sections.iter().map(|section| DynamicSection {
+            type_id: section.type_id,
+            schema: section.schema.clone(),
+            fields: section
+                .fields
+                .iter()
+                .map(|field| DynamicField {
+                    id: field.id,
+                    shape: field.shape,
+                    value: match &field.value {
+                        DynamicValue::Plain(plain) => DynamicValue::Plain(plain.clone()),
+                        DynamicValue::Embedded(objects) => DynamicValue::Embedded(
+                            objects.iter().map(|object| object.as_ref().map(|o| o.map_pointers(retarget))).collect(),
+                        ),
+                        DynamicValue::Pointer(targets) => {
+                            DynamicValue::Pointer(targets.iter().map(|target| target.as_ref().map(retarget)).collect())
+                        }
+                    },
+                })
+                .collect(),
+        });
+        DynamicObject { sections: sections.collect() }
+    }
+
     pub(crate) fn hash_by<H: Hasher>(&self, state: &mut H, pointer: &dyn Fn(&DynamicRef) -> u64) {
         state.write_usize(self.sections.len());
         for section in &self.sections {
