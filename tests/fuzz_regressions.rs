@@ -10,6 +10,9 @@ mod level;
 #[path = "common/fuzz_model.rs"]
 mod fuzz_model;
 
+#[path = "common/fuzz_patch.rs"]
+mod fuzz_patch;
+
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -131,6 +134,35 @@ fn json_regressions_read_back() {
         fuzz_model::json_reads_back(&[[0].as_slice(), &bytes].concat());
         let text = reflectable::json::from_bytes(&bytes).unwrap();
         fuzz_model::json_reads_back(&[[1].as_slice(), text.as_bytes()].concat());
+    }
+}
+
+#[test]
+fn patch_seeds_and_regressions_apply() {
+    let folder = root().join("fuzz/seeds/patch");
+    if std::env::var_os("REFLECTABLE_WRITE_FUZZ_SEEDS").is_some() {
+        std::fs::create_dir_all(&folder).unwrap();
+        for (index, bytes) in fuzz_patch::sample_patches().iter().enumerate() {
+            std::fs::write(folder.join(format!("patch-{index}.bin")), bytes).unwrap();
+        }
+    }
+    let seeds = files(&folder);
+    assert_eq!(seeds.len(), fuzz_patch::sample_patches().len(), "fuzz/seeds/patch is out of date");
+    for (path, bytes) in seeds.into_iter().chain(files(&root().join("tests/fuzz_regressions/patch"))) {
+        eprintln!("replaying {}", path.display());
+        fuzz_patch::patch_applies(&bytes);
+    }
+    // Damaged seeds, deterministically, so the normal suite covers the routine too.
+    let mut rng = level::Rng::new(7);
+    for seed in fuzz_patch::sample_patches() {
+        for _ in 0..40 {
+            let mut bytes = seed.clone();
+            for _ in 0..1 + rng.below(4) {
+                let at = 1 + rng.below(bytes.len() - 1);
+                bytes[at] = rng.next() as u8;
+            }
+            fuzz_patch::patch_applies(&bytes);
+        }
     }
 }
 

@@ -6,3 +6,6 @@ pub mod level;
 
 #[path = "../../tests/common/fuzz_model.rs"]
 pub mod fuzz_model;
+
+#[path = "../../tests/common/fuzz_patch.rs"]
+pub mod fuzz_patch;
