@@ -5,7 +5,7 @@
 //! strong pointers. Inside the subgraph, sharing is kept (two pointers to one object point at one
 //! clone), and cycles and `Weak`s are re-linked to the clones. Pointers that leave the subgraph
 //! (a `Weak` to an object outside it) keep pointing at the originals. Pointers to *assets* are
-//! shared, not cloned: those in fields flagged [`ASSET`](crate::field::ASSET) (or the flags given
+//! shared, not cloned: those in fields flagged [`ASSET`] (or the flags given
 //! to [`Cloner::share_flags`]), and those to objects of the types given to
 //! [`Cloner::share_type`]. A **shallow** clone copies the object (and what it holds by value) and
 //! keeps every pointer.
