@@ -1,5 +1,10 @@
 //! Array alignment: which old element each new element is, as the longest common subsequence
-//! of the two arrays under an equality the caller gives (element bytes, content, identity).
+//! of the two arrays under an equality the caller gives (element bytes, content, identity); and
+//! what diff makes of an alignment (gaps, moves, plain elements and runs over them).
+
+use super::patch::NONE;
+use crate::plain::DYNAMIC_SIZE_PREFIX;
+use std::ops::Range;
 
 /// Most differences an alignment looks for (its memory grows with their square); past them, the
 /// middle of the arrays counts as replaced.
@@ -81,6 +86,91 @@ fn backtrack(trace: &[Vec<isize>], n: isize, m: isize, offset: isize) -> Vec<(us
         }
     }
     pairs
+}
+
+/// Which old elements `matched` uses.
+pub(super) fn used(matched: &[Option<usize>], old: usize) -> Vec<bool> {
+    let mut used = vec![false; old];
+    for &i in matched.iter().flatten() {
+        if let Some(slot) = used.get_mut(i) {
+            *slot = true;
+        }
+    }
+    used
+}
+
+/// Pairs the unmatched elements of each gap between matches, in order, where `kind` allows:
+/// the same element, edited.
+pub(super) fn fill_gaps(
+    matched: &mut [Option<usize>],
+    old: usize,
+    kind: impl Fn(usize, usize) -> bool,
+    allowed: impl Fn(usize, usize) -> bool,
+) {
+    let used = used(matched, old);
+    let mut next_old = 0;
+    let mut j = 0;
+    while j < matched.len() {
+        if let Some(i) = matched[j] {
+            next_old = i + 1;
+            j += 1;
+            continue;
+        }
+        // The gap: new elements up to the next match, old ones up to its old index.
+        let end = (j..matched.len()).find(|&k| matched[k].is_some()).unwrap_or(matched.len());
+        let old_end = matched.get(end).copied().flatten().unwrap_or(old);
+        let mut olds = (next_old..old_end.max(next_old)).filter(|&i| !used[i]).peekable();
+        for (slot, matched) in matched.iter_mut().enumerate().take(end).skip(j) {
+            if let Some(&i) = olds.peek() {
+                if kind(i, slot) && allowed(i, slot) {
+                    *matched = Some(i);
+                    olds.next();
+                }
+            }
+        }
+        j = end;
+    }
+}
+
+/// The ranges of `count` elements in `bytes` (static size, or each with its size prefix).
+pub(crate) fn split(bytes: &[u8], count: usize, static_size: Option<u32>) -> Option<Vec<Range<usize>>> {
+    let mut out = Vec::with_capacity(count);
+    let mut at = 0;
+    for _ in 0..count {
+        let size = match static_size {
+            Some(size) => size as usize,
+            None => u32::from_le_bytes(bytes.get(at..at + DYNAMIC_SIZE_PREFIX)?.try_into().ok()?) as usize,
+        };
+        let end = at.checked_add(size)?;
+        if end > bytes.len() {
+            return None;
+        }
+        out.push(at..end);
+        at = end;
+    }
+    (at == bytes.len()).then_some(out)
+}
+
+/// A plain array as runs over the old one: `(start, len)` keeps old elements, `(NONE, len)`
+/// takes new ones, whose bytes and count follow.
+pub(super) fn runs(matched: &[Option<usize>], new: &[Range<usize>], bytes: &[u8]) -> (Vec<(u32, u32)>, u32, Vec<u8>) {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    let (mut count, mut inserted) = (0, Vec::new());
+    for (j, m) in matched.iter().enumerate() {
+        match (*m, runs.last_mut()) {
+            (Some(i), Some((start, len))) if *start != NONE && *start + *len == i as u32 => *len += 1,
+            (Some(i), _) => runs.push((i as u32, 1)),
+            (None, last) => {
+                inserted.extend_from_slice(&bytes[new[j].clone()]);
+                count += 1;
+                match last {
+                    Some((NONE, len)) => *len += 1,
+                    _ => runs.push((NONE, 1)),
+                }
+            }
+        }
+    }
+    (runs, count, inserted)
 }
 
 #[cfg(test)]

@@ -1,0 +1,279 @@
+//! Applying a body's field edits: plain values (whole, or runs over the old elements), objects
+//! held by value (edited in place, or the array rebuilt from old elements and new ones), pointers
+//! (retargeted, or the array rebuilt), each checked against the field it lands in.
+
+use super::{Applier, ApplyProblemKind};
+use crate::clone::Cloner;
+use crate::diff::align::split;
+use crate::diff::patch::{EmbeddedEdit, PlainEdit, PointerEdit, NONE};
+use crate::field::{Declared, ElemShape, RttiField, SharedObject};
+use crate::plain::Reader;
+use crate::rtti::{Reflectable, Registry};
+
+impl Applier<'_> {
+    pub(super) fn plain(&mut self, index: usize, owner: &mut dyn Reflectable, field: &RttiField, edit: &PlainEdit) {
+        let name = || Some(format!("{}.{} ({})", edit.section, edit.field, field.name()));
+        let Some(plain) = field.as_plain() else {
+            self.problem(
+                index,
+                name(),
+                ApplyProblemKind::FieldMismatch(format!("it is {:?}, the value plain", field.kind())),
+            );
+            return;
+        };
+        let info = plain.info();
+        if info.type_id != edit.plain_type {
+            let why = format!("it holds plain type {}, the value is plain type {}", info.type_id, edit.plain_type);
+            self.problem(index, name(), ApplyProblemKind::FieldMismatch(why));
+            return;
+        }
+        let (count, bytes) = if edit.runs.is_empty() {
+            (edit.count as usize, std::borrow::Cow::Borrowed(&edit.bytes[..]))
+        } else {
+            self.scratch.clear();
+            let old_count = match plain.write(&*owner, &mut self.scratch) {
+                Ok(count) => count,
+                Err(error) => return self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
+            };
+            match spliced(&self.scratch, old_count, &edit.bytes, edit.count as usize, &edit.runs, info.static_size) {
+                Ok((count, bytes)) => (count, std::borrow::Cow::Owned(bytes)),
+                Err(why) => return self.problem(index, name(), ApplyProblemKind::BadValue(why)),
+            }
+        };
+        let mut reader = Reader::new(&bytes);
+        match plain.read(owner, count, &mut reader) {
+            Ok(()) if reader.remaining() == 0 => {}
+            Ok(()) => self.problem(
+                index,
+                name(),
+                ApplyProblemKind::BadValue(format!("{} bytes left over", reader.remaining())),
+            ),
+            Err(error) => self.problem(index, name(), ApplyProblemKind::BadValue(error.to_string())),
+        }
+    }
+
+    pub(super) fn embedded(
+        &mut self,
+        index: usize,
+        owner: &mut dyn Reflectable,
+        field: &'static RttiField,
+        edit: &EmbeddedEdit,
+    ) {
+        let name = || Some(format!("{}.{} ({})", edit.section, edit.field, field.name()));
+        let Some(values) = field.as_embedded() else {
+            self.problem(
+                index,
+                name(),
+                ApplyProblemKind::FieldMismatch(format!("it is {:?}, the value embedded", field.kind())),
+            );
+            return;
+        };
+        if !edit.rebuild {
+            for element in &edit.elements {
+                let (Some(old), Some(body)) = (element.old, &element.body) else {
+                    self.problem(index, name(), ApplyProblemKind::BadValue("an edit in place names no element".into()));
+                    continue;
+                };
+                let done = field.with_embedded_mut(owner, old as usize, |value| match value {
+                    Some(value) => {
+                        self.body(index, value, body);
+                        true
+                    }
+                    None => false,
+                });
+                match done {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.problem(index, name(), ApplyProblemKind::BadValue(format!("element {old} is empty")))
+                    }
+                    Err(error) => self.problem(index, name(), ApplyProblemKind::BadValue(error.to_string())),
+                }
+            }
+            return;
+        }
+        let mut objects = Vec::with_capacity(edit.elements.len());
+        for element in &edit.elements {
+            let object = match (element.old, &element.body) {
+                (Some(old), body) => {
+                    // An old element kept: copied (its pointers kept), then edited.
+                    let copied = field.with_embedded(&*owner, old as usize, |value| {
+                        value.map(|value| Cloner::with_registry(self.registry).shallow().clone_object(value))
+                    });
+                    match copied {
+                        Ok(Some(Ok(mut object))) => {
+                            if let Some(body) = body {
+                                self.body(index, &mut *object, body);
+                            }
+                            Some(object)
+                        }
+                        Ok(None) => None,
+                        Ok(Some(Err(error))) => {
+                            self.problem(index, name(), ApplyProblemKind::Field(error.to_string()));
+                            continue;
+                        }
+                        Err(error) => {
+                            self.problem(index, name(), ApplyProblemKind::BadValue(error.to_string()));
+                            continue;
+                        }
+                    }
+                }
+                (None, Some(body)) => match fresh_value(field, body.type_id, self.registry) {
+                    Some(mut object) => {
+                        self.body(index, &mut *object, body);
+                        Some(object)
+                    }
+                    None => {
+                        self.problem(index, name(), ApplyProblemKind::CannotCreate(body.type_id));
+                        continue;
+                    }
+                },
+                (None, None) => None,
+            };
+            objects.push(object);
+        }
+        if !field.is_array() && objects.len() != 1 {
+            self.problem(
+                index,
+                name(),
+                ApplyProblemKind::BadValue(format!("{} values for a single field", objects.len())),
+            );
+            return;
+        }
+        match values.store(owner, objects, self.registry) {
+            Ok(0) => {}
+            Ok(refused) => self.problem(index, name(), ApplyProblemKind::Field(format!("{refused} values refused"))),
+            Err(error) => self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
+        }
+    }
+
+    pub(super) fn pointers(
+        &mut self,
+        index: usize,
+        owner: &mut dyn Reflectable,
+        field: &RttiField,
+        edit: &PointerEdit,
+    ) {
+        let name = || name_of(edit, field);
+        let Some(pointers) = field.as_pointer() else {
+            self.problem(
+                index,
+                name(),
+                ApplyProblemKind::FieldMismatch(format!("it is {:?}, the value pointers", field.kind())),
+            );
+            return;
+        };
+        let len = match field.len(&*owner) {
+            Ok(len) => len,
+            Err(error) => return self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
+        };
+        let current = |i: usize| field.shared(&*owner, i).ok().flatten();
+        let mut targets: Vec<Option<SharedObject>> =
+            if edit.rebuild { Vec::new() } else { (0..len).map(current).collect() };
+        for &(old, target) in &edit.elements {
+            let value = if edit.rebuild && old != NONE {
+                if old as usize >= len {
+                    self.problem(index, name(), ApplyProblemKind::BadValue(format!("element {old} of {len}")));
+                    continue;
+                }
+                current(old as usize)
+            } else {
+                match self.target(target) {
+                    Ok(value) => value,
+                    Err(why) => {
+                        self.problem(index, name(), ApplyProblemKind::BadValue(why));
+                        continue;
+                    }
+                }
+            };
+            if edit.rebuild {
+                targets.push(value);
+            } else if let Some(slot) = targets.get_mut(old as usize) {
+                *slot = value;
+            } else {
+                self.problem(index, name(), ApplyProblemKind::BadValue(format!("element {old} of {len}")));
+            }
+        }
+        if !field.is_array() && targets.len() != 1 {
+            self.problem(
+                index,
+                name(),
+                ApplyProblemKind::BadValue(format!("{} targets for a single field", targets.len())),
+            );
+            return;
+        }
+        // A `Weak` cannot be set to null through its handle type (`Weak::new` needs a sized
+        // pointee): it is set to an object that dies at the end of this call instead, which
+        // reads as null everywhere.
+        let dead = match (pointers.is_weak(), targets.iter().any(Option::is_none), pointers.declared()) {
+            (true, true, Declared::Type(declared)) => declared().create_shared(pointers.family()),
+            (true, true, Declared::Trait(name)) => {
+                let why = format!("a null `Weak` to `dyn {name}` cannot be expressed");
+                self.problem(index, name_of(edit, field), ApplyProblemKind::FieldMismatch(why));
+                None
+            }
+            _ => None,
+        };
+        let targets: Vec<Option<&SharedObject>> =
+            targets.iter().map(|target| target.as_ref().or(dead.as_ref())).collect();
+        match pointers.store(owner, &targets, self.registry) {
+            Ok(0) => {}
+            Ok(refused) => self.problem(index, name(), ApplyProblemKind::Field(format!("{refused} targets refused"))),
+            Err(error) => self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
+        }
+    }
+}
+
+fn name_of(edit: &PointerEdit, field: &RttiField) -> Option<String> {
+    Some(format!("{}.{} ({})", edit.section, edit.field, field.name()))
+}
+
+/// A fresh object of `type_id` for an embedded field: the type the field declares (lists and
+/// maps are not registered), or a registered one.
+fn fresh_value(field: &RttiField, type_id: u32, registry: &Registry) -> Option<Box<dyn Reflectable>> {
+    if let ElemShape::Embedded(Declared::Type(declared)) = field.shape().elem {
+        let declared = declared();
+        if declared.id() == type_id {
+            return declared.create();
+        }
+    }
+    registry.get(type_id)?.create()
+}
+
+/// A plain array rebuilt from runs over its old elements (in order, each used once at most) and
+/// new ones (each used once): no larger than the old value and the patch's together.
+fn spliced(
+    old: &[u8],
+    old_count: usize,
+    new: &[u8],
+    new_count: usize,
+    runs: &[(u32, u32)],
+    static_size: Option<u32>,
+) -> Result<(usize, Vec<u8>), String> {
+    let old_elements = split(old, old_count, static_size).ok_or("the field's value does not split into elements")?;
+    let new_elements = split(new, new_count, static_size).ok_or("the patch's elements do not split")?;
+    let (mut out, mut count, mut next_new, mut next_old) = (Vec::new(), 0usize, 0usize, 0usize);
+    for &(start, len) in runs {
+        let len = len as usize;
+        let (source, ranges) = if start == NONE {
+            let end = next_new.checked_add(len).filter(|&end| end <= new_elements.len());
+            let end = end.ok_or("runs past the patch's elements")?;
+            let ranges = &new_elements[next_new..end];
+            next_new = end;
+            (new, ranges)
+        } else {
+            let start = start as usize;
+            let end = start.checked_add(len).filter(|&end| start >= next_old && end <= old_elements.len());
+            let end = end.ok_or("runs out of order or past the old elements")?;
+            next_old = end;
+            (old, &old_elements[start..end])
+        };
+        for range in ranges {
+            out.extend_from_slice(&source[range.clone()]);
+        }
+        count += len;
+    }
+    if next_new != new_elements.len() {
+        return Err("the patch's elements are not all used".into());
+    }
+    Ok((count, out))
+}

@@ -1,0 +1,324 @@
+//! [`apply`]: a [`Patch`] applied to a graph, with a report of whatever could not be applied.
+//!
+//! Every object edit is found first, in the graph as it was: the root, then each found object by
+//! its path from an earlier one. Then the objects the patch creates are made (mutable families
+//! empty, immutable ones complete, after what they point at), and the bodies applied. A patch is
+//! data: a hostile or stale one (a path that leads nowhere, a field the type no longer has, a
+//! value of another plain type, an index past an array's end) is reported, never a panic.
+
+mod fields;
+mod report;
+
+pub use report::{ApplyProblem, ApplyProblemKind, ApplyReport};
+
+use super::patch::{ObjectBody, Origin, Patch};
+use crate::field::{RttiField, SharedHandle, SharedObject};
+use crate::rtti::{Reflectable, Registry, RttiType};
+
+/// Applies `patch` to the graph under `target` (an object the caller owns); see [`diff`](super::diff).
+/// Objects the patch creates are made with the global registry's types (or the types their
+/// fields declare).
+pub fn apply(target: &mut dyn Reflectable, patch: &Patch) -> ApplyReport {
+    apply_with(target, patch, Registry::global())
+}
+
+/// [`apply`], creating objects and casting trait objects with `registry`.
+pub fn apply_with(target: &mut dyn Reflectable, patch: &Patch, registry: &Registry) -> ApplyReport {
+    if patch.objects.is_empty() {
+        return ApplyReport::default();
+    }
+    let mut run = Applier::new(patch, registry);
+    run.locate(Some(&*target), None);
+    run.create();
+    run.edit(0, target);
+    run.apply_shared_bodies();
+    run.report
+}
+
+/// Applies `patch` to the graph under a shared root (the handle [`diff`](super::diff) was given
+/// for the old graph's root, or its clone's).
+pub fn apply_to_handle<H: SharedHandle>(target: &H, patch: &Patch) -> ApplyReport {
+    apply_shared(&SharedObject::new(target.clone()), patch, Registry::global())
+}
+
+/// [`apply_to_handle`] for a type-erased handle, with `registry`.
+pub fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -> ApplyReport {
+    if patch.objects.is_empty() {
+        return ApplyReport::default();
+    }
+    let mut run = Applier::new(patch, registry);
+    run.locate(None, Some(target.clone()));
+    run.create();
+    run.apply_shared_bodies();
+    run.report
+}
+
+struct Applier<'p> {
+    patch: &'p Patch,
+    registry: &'p Registry,
+    /// Each edit's object, once found or made (the root's when shared).
+    handles: Vec<Option<SharedObject>>,
+    /// Immutable objects the patch creates are complete before they are shared.
+    built: Vec<bool>,
+    report: ApplyReport,
+    scratch: Vec<u8>,
+}
+
+impl<'p> Applier<'p> {
+    fn new(patch: &'p Patch, registry: &'p Registry) -> Self {
+        let count = patch.objects.len();
+        Applier {
+            patch,
+            registry,
+            handles: vec![None; count],
+            built: vec![false; count],
+            report: ApplyReport::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn problem(&mut self, object: usize, field: Option<String>, kind: ApplyProblemKind) {
+        self.report.problems.push(ApplyProblem { object, field, kind });
+    }
+
+    /// Finds every found object in the graph as it is before any change.
+    fn locate(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<SharedObject>) {
+        self.handles[0] = shared_root;
+        for (index, edit) in self.patch.objects.iter().enumerate() {
+            let from = match edit.origin {
+                Origin::Root if index == 0 => continue,
+                Origin::Root => {
+                    self.problem(index, None, ApplyProblemKind::NotFound("a second root".into()));
+                    continue;
+                }
+                Origin::Created { .. } => continue,
+                Origin::Found { from } => from as usize,
+            };
+            if from >= index {
+                self.problem(
+                    index,
+                    None,
+                    ApplyProblemKind::NotFound(format!("it is found from edit {from}, which is not an earlier one")),
+                );
+                continue;
+            }
+            let found = match (&self.handles[from], from, root) {
+                (Some(handle), _, _) => handle
+                    .read(|object| follow(object, &edit.path))
+                    .unwrap_or_else(|error| Err(format!("edit {from}'s object cannot be read: {error}"))),
+                (None, 0, Some(root)) => follow(root, &edit.path),
+                (None, _, _) => Err(format!("edit {from}'s object was not found")),
+            };
+            match found {
+                Ok(handle) => self.handles[index] = Some(handle),
+                Err(why) => self.problem(index, None, ApplyProblemKind::NotFound(why)),
+            }
+        }
+    }
+
+    /// Makes the objects the patch creates: mutable ones empty now, immutable ones complete,
+    /// after the created immutable objects they point at.
+    fn create(&mut self) {
+        for (index, edit) in self.patch.objects.iter().enumerate() {
+            let Origin::Created { family } = edit.origin else { continue };
+            if !family.is_mutable() {
+                continue;
+            }
+            match self.registry.get(edit.body.type_id).and_then(|rtti| rtti.create_shared(family)) {
+                Some(object) => self.handles[index] = Some(object),
+                None => self.problem(index, None, ApplyProblemKind::CannotCreate(edit.body.type_id)),
+            }
+        }
+        for index in 0..self.patch.objects.len() {
+            if let Origin::Created { family } = self.patch.objects[index].origin {
+                if !family.is_mutable() && self.handles[index].is_none() {
+                    self.build_immutable(index);
+                }
+            }
+        }
+    }
+
+    /// Builds created immutable edit `index` after the created immutable edits it points at (an
+    /// explicit stack; a cycle among them cannot exist in memory and is reported).
+    fn build_immutable(&mut self, index: usize) {
+        let mut stack = vec![(index, false)];
+        let mut on_stack = vec![false; self.patch.objects.len()];
+        on_stack[index] = true;
+        while let Some(frame) = stack.last_mut() {
+            let current = frame.0;
+            if !frame.1 {
+                frame.1 = true;
+                let mut needs = Vec::new();
+                targets_of(&self.patch.objects[current].body, &mut needs);
+                for need in needs {
+                    let Some(edit) = self.patch.objects.get(need) else { continue };
+                    if let Origin::Created { family } = edit.origin {
+                        if !family.is_mutable() && self.handles[need].is_none() && !on_stack[need] {
+                            on_stack[need] = true;
+                            stack.push((need, false));
+                        }
+                    }
+                }
+                continue;
+            }
+            stack.pop();
+            let edit = &self.patch.objects[current];
+            let Origin::Created { family } = edit.origin else { continue };
+            let Some(rtti) = self.registry.get(edit.body.type_id) else {
+                self.problem(current, None, ApplyProblemKind::CannotCreate(edit.body.type_id));
+                continue;
+            };
+            let Some(mut object) = rtti.create() else {
+                self.problem(current, None, ApplyProblemKind::CannotCreate(edit.body.type_id));
+                continue;
+            };
+            self.body(current, &mut *object, &edit.body);
+            self.built[current] = true;
+            self.handles[current] = rtti.make_shared(family, object).ok();
+        }
+    }
+
+    /// Applies the bodies of the shared objects: the root (when shared), found ones and created
+    /// mutable ones.
+    fn apply_shared_bodies(&mut self) {
+        for index in 0..self.patch.objects.len() {
+            let edit = &self.patch.objects[index];
+            if self.built[index] || edit.body.is_empty() && !edit.body.fresh {
+                continue;
+            }
+            if index == 0 && matches!(edit.origin, Origin::Root) && self.handles[0].is_none() {
+                continue; // a root by value, edited already
+            }
+            let Some(handle) = self.handles[index].clone() else { continue };
+            if !handle.family().is_mutable() {
+                self.problem(index, None, ApplyProblemKind::Immutable);
+                continue;
+            }
+            if let Err(error) = handle.write(|object| self.body(index, object, &edit.body)) {
+                self.problem(index, None, ApplyProblemKind::Field(error.to_string()));
+            }
+        }
+    }
+
+    /// Applies the root's body to a root owned by the caller.
+    fn edit(&mut self, index: usize, object: &mut dyn Reflectable) {
+        let body = &self.patch.objects[index].body;
+        self.body(index, object, body);
+    }
+
+    /// Applies `body` to `object`.
+    fn body(&mut self, index: usize, object: &mut dyn Reflectable, body: &ObjectBody) {
+        let rtti = object.rtti();
+        if rtti.id() != body.type_id {
+            let found = format!("{} (type ID {})", rtti.name(), rtti.id());
+            self.problem(index, None, ApplyProblemKind::TypeMismatch { expected: body.type_id, found });
+            return;
+        }
+        if let Some(variant) = body.variant {
+            match rtti.variant(variant).map(|v| v.activate(object)) {
+                Some(Ok(())) => {}
+                Some(Err(error)) => self.problem(index, None, ApplyProblemKind::Field(error.to_string())),
+                None => self.problem(index, Some(format!("variant {variant}")), ApplyProblemKind::Gone),
+            }
+        }
+        for edit in &body.plain {
+            if let Some((section, field)) = self.field(index, object, edit.section, edit.field) {
+                self.plain(index, section, field, edit);
+            }
+        }
+        for edit in &body.embedded {
+            if let Some((section, field)) = self.field(index, object, edit.section, edit.field) {
+                self.embedded(index, section, field, edit);
+            }
+        }
+        for edit in &body.pointers {
+            if let Some((section, field)) = self.field(index, object, edit.section, edit.field) {
+                self.pointers(index, section, field, edit);
+            }
+        }
+    }
+
+    /// The section of `object` of type `section` and its field `id`, or a report.
+    fn field<'o>(
+        &mut self,
+        index: usize,
+        object: &'o mut dyn Reflectable,
+        section: u32,
+        id: u16,
+    ) -> Option<(&'o mut dyn Reflectable, &'static RttiField)> {
+        let name = format!("{section}.{id}");
+        let Some(depth) = object.rtti().chain().position(|rtti| rtti.id() == section) else {
+            self.problem(index, Some(name), ApplyProblemKind::Gone);
+            return None;
+        };
+        let section = RttiType::section_mut(object, depth).expect("the chain came from the object");
+        match field_of(section.rtti(), section, id) {
+            Some(field) => Some((section, field)),
+            None => {
+                self.problem(index, Some(name), ApplyProblemKind::Gone);
+                None
+            }
+        }
+    }
+
+    /// The object target `target` names: 0 is null, `k + 1` edit `k`'s object.
+    fn target(&self, target: u32) -> Result<Option<SharedObject>, String> {
+        if target == 0 {
+            return Ok(None);
+        }
+        match self.handles.get(target as usize - 1) {
+            Some(Some(handle)) => Ok(Some(handle.clone())),
+            Some(None) => Err(format!("edit {} has no object", target - 1)),
+            None => Err(format!("target {target} names no edit")),
+        }
+    }
+}
+
+/// The field `id` that `object` (a section of type `rtti`) has now, its variant's for an enum.
+fn field_of(rtti: &'static RttiType, object: &dyn Reflectable, id: u16) -> Option<&'static RttiField> {
+    if rtti.is_enum() {
+        rtti.fields_of(object).iter().find(|field| field.id() == id)
+    } else {
+        rtti.field(id)
+    }
+}
+
+/// Follows `path` from `object` to the shared object its last step's pointer element holds.
+fn follow(object: &dyn Reflectable, path: &[(u32, u16, u32)]) -> Result<SharedObject, String> {
+    let Some((&(section, id, index), rest)) = path.split_first() else {
+        return Err("an empty path".into());
+    };
+    let Some((rtti, section)) = RttiType::sections(object).find(|(rtti, _)| rtti.id() == section) else {
+        return Err(format!("`{}` has no section of type ID {section}", object.rtti().name()));
+    };
+    let Some(field) = field_of(rtti, section, id) else {
+        return Err(format!("`{}` has no field {id}", rtti.name()));
+    };
+    let index = index as usize;
+    if rest.is_empty() {
+        return match field.shared(section, index) {
+            Ok(Some(handle)) => Ok(handle),
+            Ok(None) => Err(format!("`{}.{}[{index}]` is null", rtti.name(), field.name())),
+            Err(error) => Err(error.to_string()),
+        };
+    }
+    match field.with_embedded(section, index, |value| match value {
+        Some(value) => follow(value, rest),
+        None => Err(format!("`{}.{}[{index}]` is empty", rtti.name(), field.name())),
+    }) {
+        Ok(found) => found,
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// The objects a body's pointers name (edit indices).
+fn targets_of(body: &ObjectBody, out: &mut Vec<usize>) {
+    for edit in &body.pointers {
+        out.extend(edit.elements.iter().filter(|(_, target)| *target != 0).map(|(_, target)| *target as usize - 1));
+    }
+    for edit in &body.embedded {
+        for element in edit.elements.iter().filter_map(|element| element.body.as_ref()) {
+            targets_of(element, out);
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! [`diff`]: the [`Patch`] that turns one graph into another.
+//!
+//! The two graphs are walked side by side from their roots. Objects held by value are compared
+//! where they are; shared objects are *paired* (this old object is that new one) and each pair
+//! compared once, breadth first. Pairs come from array alignment: elements of an old and a new
+//! array are matched as the longest common subsequence of their keys (plain elements by their
+//! bytes, objects held by value by their content, pointers by the object they point at: a paired
+//! one, the same allocation, or an unpaired one of the same fingerprint, that is type, variants
+//! and plain values). Elements left over in the same gap of an alignment, of one type, are
+//! *guesses*: the same object, edited. Guesses are taken only after every exact match is made, so
+//! a pointer moved to another object of the graph is a retarget, not an edit of the object it
+//! pointed at before; an object one array lost and another gained is paired as moved. What a new
+//! object pairs with nothing is created by the patch, in full (`pointers.rs` and `values.rs` hold
+//! the comparisons by field kind).
+//!
+//! An object in an immutable allocation (`Rc<T>`, `Arc<T>`) cannot be edited in place: it pairs
+//! only with an equal object, and otherwise the patch creates the new one.
+
+mod pointers;
+mod values;
+
+use super::patch::{ObjectBody, ObjectEdit, Origin, Patch, NONE};
+use crate::containers::MAP_TYPE_ID;
+use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
+use crate::rtti::{Reflectable, RttiType};
+use crate::serializer::{AsRoot, Root};
+use ahash::AHashMap;
+use std::collections::VecDeque;
+use std::ops::Range;
+use thiserror::Error;
+
+/// Marks an element whose target is a guess: the old element it would keep if the guess holds.
+pub(crate) const TENTATIVE: u32 = 1 << 31;
+
+/// Why no patch could be made.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum DiffError {
+    /// One root is in a shared allocation and the other is not.
+    #[error("one root is shared and the other is not: a patch applies to roots of one kind")]
+    RootKinds,
+    /// The roots are of different types: a patch edits its root in place.
+    #[error("the roots are a `{old}` and a `{new}`: a patch edits its root in place, so both must be of one type")]
+    RootTypes {
+        /// The old root's type.
+        old: String,
+        /// The new root's type.
+        new: String,
+    },
+    /// A field or an object could not be read (a `RefCell` borrowed mutably elsewhere).
+    #[error("`{field}` cannot be read: {source}")]
+    Unreadable {
+        /// The field (or `object` for a shared object).
+        field: String,
+        /// Why.
+        #[source]
+        source: FieldError,
+    },
+}
+
+fn unreadable(field: &RttiField) -> impl Fn(FieldError) -> DiffError + '_ {
+    move |source| DiffError::Unreadable { field: field.name().to_owned(), source }
+}
+
+fn unreadable_object(source: FieldError) -> DiffError {
+    DiffError::Unreadable { field: "object".to_owned(), source }
+}
+
+/// The changes that turn the graph under `old` into the graph under `new`, addressed by type and
+/// field IDs, so the patch still applies after fields are renamed or added.
+///
+/// Applied with [`apply`](super::apply) to `old` (or to a clone of it), the patch makes a graph
+/// [`rtti_eq`](super::rtti_eq) to `new`. `diff(a, a)` is empty. Both roots must be of one type,
+/// and both by value or both shared.
+///
+/// ```
+/// use reflectable::diff::{apply, diff, rtti_eq};
+/// use reflectable::Reflectable;
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9820)]
+/// struct Light {
+///     #[rtti(id = 1)]
+///     color: [f32; 3],
+///     #[rtti(id = 2)]
+///     tags: Vec<String>,
+/// }
+///
+/// let old = Light { color: [1.0, 1.0, 1.0], tags: vec!["sun".into(), "warm".into()] };
+/// let new = Light { color: [1.0, 0.5, 0.0], tags: vec!["sun".into(), "dusk".into(), "warm".into()] };
+/// let patch = diff(&old, &new).unwrap();
+/// assert_eq!(patch.objects_changed(), 1);
+///
+/// let mut target = Light { color: [1.0, 1.0, 1.0], tags: vec!["sun".into(), "warm".into()] };
+/// let report = apply(&mut target, &patch);
+/// assert!(report.is_complete(), "{report}");
+/// rtti_eq(&target, &new).unwrap();
+/// assert!(diff(&new, &new).unwrap().is_empty());
+/// ```
+pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
+    let mut differ = Differ::default();
+    differ.entries.push(ObjectEdit::default());
+    match (old.as_root(), new.as_root()) {
+        (Root::Object(a), Root::Object(b)) => {
+            same_root_type(a, b)?;
+            differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: None });
+            differ.place = 0;
+            differ.entries[0].body = differ.body(Some(a), b)?;
+        }
+        (Root::Shared(a), Root::Shared(b)) => {
+            a.read(|x| b.read(|y| same_root_type(x, y))).and_then(|r| r).map_err(unreadable_object)??;
+            differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: Some(a.clone()) });
+            differ.entries[0].body.type_id = a.read(|x| x.rtti().id()).map_err(unreadable_object)?;
+            differ.pair(&a, &b, 0);
+            differ.queue.push_back((a, b, 0, false));
+        }
+        _ => return Err(DiffError::RootKinds),
+    }
+    differ.drain()?;
+    differ.finish()
+}
+
+fn same_root_type(a: &dyn Reflectable, b: &dyn Reflectable) -> Result<(), DiffError> {
+    if a.rtti().id() == b.rtti().id() {
+        Ok(())
+    } else {
+        Err(DiffError::RootTypes { old: a.rtti().name().to_owned(), new: b.rtti().name().to_owned() })
+    }
+}
+
+/// Where an old shared object is: `steps` from the object of place `parent`, the last one the
+/// pointer element holding it. Place 0 is the root.
+struct Place {
+    parent: u32,
+    steps: Range<usize>,
+    /// Its edit in the patch, once it has one.
+    entry: u32,
+    old: Option<SharedObject>,
+}
+
+/// What a new shared object is to the patch.
+#[derive(Clone, Copy)]
+enum Side {
+    /// The old object at this place, edited.
+    Old(u32),
+    /// An object the patch creates (this edit).
+    Created(u32),
+}
+
+#[derive(Default)]
+struct Differ {
+    entries: Vec<ObjectEdit>,
+    places: Vec<Place>,
+    /// The steps of every place, one after another.
+    steps: Vec<(u32, u16, u32)>,
+    old_places: AHashMap<usize, u32>,
+    old_to_new: AHashMap<usize, usize>,
+    new_side: AHashMap<usize, Side>,
+    /// Paired objects still to compare: old, new, the old one's place, whether their plain values
+    /// are known equal.
+    queue: VecDeque<(SharedObject, SharedObject, u32, bool)>,
+    /// The next object compared skips its plain values (see [`Differ::compare`]).
+    skip_plain: bool,
+    /// Guesses still to try: an old object's place and a new object.
+    guesses: Vec<(u32, SharedObject)>,
+    /// Pointer targets the patch names before it knows what they become: a new object, and the
+    /// old object guessed for it.
+    targets: Vec<(SharedObject, Option<usize>)>,
+    /// The place of the old object being compared (`NONE` while writing a new object in full),
+    /// and the steps inside it to the field being compared.
+    place: u32,
+    path: Vec<(u32, u16, u32)>,
+    scratch_a: Vec<u8>,
+    scratch_b: Vec<u8>,
+    /// The new object each created edit copies.
+    created: AHashMap<u32, SharedObject>,
+    /// Objects being read (compared) now: not to be read again from inside, where a lock would
+    /// deadlock.
+    busy: Vec<usize>,
+    /// Places of old objects an array lost (no match, no guess): maybe moved elsewhere.
+    orphans: Vec<u32>,
+}
+
+impl Differ {
+    fn paired_new(&self, new: usize) -> bool {
+        self.new_side.contains_key(&new)
+    }
+
+    fn pair(&mut self, old: &SharedObject, new: &SharedObject, place: u32) {
+        self.old_to_new.insert(old.addr(), new.addr());
+        self.new_side.insert(new.addr(), Side::Old(place));
+    }
+
+    fn unpair(&mut self, old: &SharedObject, new: &SharedObject) {
+        self.old_to_new.remove(&old.addr());
+        self.new_side.remove(&new.addr());
+    }
+
+    /// Pairs the old object at `place` with `new` (unpaired, of its type and family). A mutable
+    /// pair is queued for comparison; an immutable one is compared now and pairs only if equal.
+    /// `verified`: their fingerprints (every plain value) are known equal.
+    fn try_pair(&mut self, place: u32, new: &SharedObject, verified: bool) -> Result<bool, DiffError> {
+        let old = self.places[place as usize].old.clone().expect("a pointer target's place has its object");
+        self.pair(&old, new, place);
+        if old.family().is_mutable() {
+            self.queue.push_back((old, new.clone(), place, verified));
+            return Ok(true);
+        }
+        let body = self.compare(&old, new, place, verified)?;
+        if body.is_empty() {
+            Ok(true)
+        } else {
+            self.unpair(&old, new);
+            Ok(false)
+        }
+    }
+
+    /// The changes from the old object at `place` to `new`, reading both; their plain values are
+    /// not compared again when `verified` (equal fingerprints).
+    fn compare(
+        &mut self,
+        old: &SharedObject,
+        new: &SharedObject,
+        place: u32,
+        verified: bool,
+    ) -> Result<ObjectBody, DiffError> {
+        self.busy.extend([old.addr(), new.addr()]);
+        self.skip_plain = verified;
+        let body = old.read(|a| new.read(|b| self.body_at(place, Some(a), b))).and_then(|r| r);
+        self.busy.truncate(self.busy.len() - 2);
+        body.map_err(unreadable_object)?
+    }
+
+    /// Compares queued pairs; then tries the guesses (pairs of objects both still unpaired),
+    /// which queue more; until nothing is left.
+    fn drain(&mut self) -> Result<(), DiffError> {
+        loop {
+            while let Some((old, new, place, verified)) = self.queue.pop_front() {
+                let body = self.compare(&old, &new, place, verified)?;
+                if !body.is_empty() {
+                    let entry = self.entry(place)?;
+                    self.entries[entry as usize].body = body;
+                }
+            }
+            let guesses = std::mem::take(&mut self.guesses);
+            if guesses.is_empty() {
+                if !self.orphans.is_empty() && self.pair_moved()? {
+                    continue;
+                }
+                return Ok(());
+            }
+            for (place, new) in guesses {
+                let old = self.places[place as usize].old.clone().expect("guesses are pointer targets");
+                if !self.old_to_new.contains_key(&old.addr()) && !self.paired_new(new.addr()) {
+                    self.try_pair(place, &new, false)?;
+                }
+            }
+        }
+    }
+
+    /// The edit of the old object at `place`, made (with its ancestors') if it has none.
+    fn entry(&mut self, place: u32) -> Result<u32, DiffError> {
+        let mut chain = Vec::new();
+        let mut at = place;
+        while self.places[at as usize].entry == NONE {
+            chain.push(at);
+            at = self.places[at as usize].parent;
+        }
+        for at in chain.into_iter().rev() {
+            let place = &self.places[at as usize];
+            let from = self.places[place.parent as usize].entry;
+            let old = place.old.as_ref().expect("only the root has no object");
+            let type_id = old.read(|o| o.rtti().id()).map_err(unreadable_object)?;
+            let path = self.steps[place.steps.clone()].to_vec();
+            self.entries.push(ObjectEdit { origin: Origin::Found { from }, path, body: ObjectBody::edit(type_id) });
+            self.places[at as usize].entry = self.entries.len() as u32 - 1;
+        }
+        Ok(self.places[place as usize].entry)
+    }
+
+    /// [`body`](Self::body) of the old object at `place`.
+    fn body_at(
+        &mut self,
+        place: u32,
+        a: Option<&dyn Reflectable>,
+        b: &dyn Reflectable,
+    ) -> Result<ObjectBody, DiffError> {
+        let saved = (std::mem::replace(&mut self.place, place), std::mem::take(&mut self.path));
+        let body = self.body(a, b);
+        (self.place, self.path) = saved;
+        body
+    }
+
+    /// The changes from `a` to `b` (of one type), or `b` in full when there is no `a`.
+    fn body(&mut self, a: Option<&dyn Reflectable>, b: &dyn Reflectable) -> Result<ObjectBody, DiffError> {
+        let mut body = ObjectBody::edit(b.rtti().id());
+        body.fresh = a.is_none();
+        // For this object only, not the objects it holds by value.
+        let skip_plain = std::mem::take(&mut self.skip_plain) && a.is_some();
+        let mut old_sections = a.map(RttiType::sections);
+        for (depth, (rtti, sb)) in RttiType::sections(b).enumerate() {
+            let mut sa = old_sections.as_mut().and_then(Iterator::next).map(|(_, section)| section);
+            if let Some(variant) = rtti.active_variant(sb) {
+                let before = sa.and_then(|sa| rtti.active_variant(sa)).map(|v| v.id());
+                if before != Some(variant.id()) {
+                    // A new variant: its fields are given in full.
+                    if depth == 0 {
+                        body.variant = Some(variant.id());
+                    }
+                    sa = None;
+                }
+            }
+            if let (MAP_TYPE_ID, Some(sa)) = (rtti.id(), sa) {
+                self.map(&mut body, rtti, sa, sb)?;
+                continue;
+            }
+            for field in rtti.fields_of(sb) {
+                self.path.push((rtti.id(), field.id(), 0));
+                match field.access() {
+                    FieldAccess::Plain(_) if skip_plain && sa.is_some() => {}
+                    FieldAccess::Plain(_) => {
+                        self.plain(&mut body, rtti, field, sa, sb, false)?;
+                    }
+                    FieldAccess::Embedded(_) => self.embedded(&mut body, rtti, field, sa, sb, None)?,
+                    FieldAccess::Pointer(_) => self.pointers(&mut body, rtti, field, sa, sb, None)?,
+                }
+                self.path.pop();
+            }
+        }
+        Ok(body)
+    }
+
+    /// A map's entries, matched by key: the keys field as any plain array, the values by the
+    /// alignment of their keys.
+    fn map(
+        &mut self,
+        body: &mut ObjectBody,
+        rtti: &'static RttiType,
+        sa: &dyn Reflectable,
+        sb: &dyn Reflectable,
+    ) -> Result<(), DiffError> {
+        let (Some(keys), Some(values)) = (rtti.field(1), rtti.field(2)) else { return Ok(()) };
+        self.path.push((rtti.id(), keys.id(), 0));
+        let matched = self.plain(body, rtti, keys, Some(sa), sb, true)?;
+        self.path.pop();
+        self.path.push((rtti.id(), values.id(), 0));
+        let matched = matched.as_deref();
+        match values.access() {
+            FieldAccess::Embedded(_) => self.embedded(body, rtti, values, Some(sa), sb, Some(matched))?,
+            FieldAccess::Pointer(_) => self.pointers(body, rtti, values, Some(sa), sb, Some(matched))?,
+            FieldAccess::Plain(_) => {}
+        }
+        self.path.pop();
+        Ok(())
+    }
+
+    /// Resolves every named target; objects the patch creates get their bodies (which may name
+    /// more targets) as they are reached.
+    fn finish(mut self) -> Result<Patch, DiffError> {
+        let mut next = 0;
+        while next < self.entries.len() {
+            if let Some(new) = self.created.remove(&(next as u32)) {
+                let body = new.read(|b| self.body_at(NONE, None, b)).map_err(unreadable_object)??;
+                self.entries[next].body = body;
+            }
+            let mut body = std::mem::take(&mut self.entries[next].body);
+            self.resolve(&mut body)?;
+            self.entries[next].body = body;
+            next += 1;
+        }
+        Ok(Patch { objects: self.entries })
+    }
+
+    fn resolve(&mut self, body: &mut ObjectBody) -> Result<(), DiffError> {
+        for edit in &mut body.embedded {
+            for element in &mut edit.elements {
+                if let Some(body) = &mut element.body {
+                    self.resolve(body)?;
+                }
+            }
+        }
+        for edit in &mut body.pointers {
+            let mut elements = Vec::with_capacity(edit.elements.len());
+            for &(old, target) in &edit.elements {
+                if target == 0 {
+                    elements.push((old, target));
+                    continue;
+                }
+                let (new, guess) = self.targets[target as usize - 1].clone();
+                let tentative = old != NONE && old & TENTATIVE != 0;
+                let held = tentative && guess.is_some_and(|guess| self.old_to_new.get(&guess) == Some(&new.addr()));
+                let old = if old == NONE { NONE } else { old & !TENTATIVE };
+                match (held, edit.rebuild) {
+                    // The guess held: the element keeps its old target.
+                    (true, true) => elements.push((old, 0)),
+                    (true, false) => {}
+                    (false, true) => elements.push((NONE, self.resolve_target(&new)?)),
+                    (false, false) => elements.push((old, self.resolve_target(&new)?)),
+                }
+            }
+            edit.elements = elements;
+        }
+        body.pointers.retain(|edit| edit.rebuild || !edit.elements.is_empty());
+        Ok(())
+    }
+
+    /// The patch's name for a new object: the old object it is paired with, or one it creates.
+    fn resolve_target(&mut self, new: &SharedObject) -> Result<u32, DiffError> {
+        Ok(match self.new_side.get(&new.addr()).copied() {
+            Some(Side::Old(place)) => self.entry(place)? + 1,
+            Some(Side::Created(entry)) => entry + 1,
+            None => {
+                let entry = self.entries.len() as u32;
+                let type_id = new.read(|o| o.rtti().id()).map_err(unreadable_object)?;
+                self.entries.push(ObjectEdit {
+                    origin: Origin::Created { family: new.family() },
+                    path: Vec::new(),
+                    body: ObjectBody { fresh: true, ..ObjectBody::edit(type_id) },
+                });
+                self.new_side.insert(new.addr(), Side::Created(entry));
+                self.created.insert(entry, new.clone());
+                entry + 1
+            }
+        })
+    }
+}

@@ -1,0 +1,423 @@
+//! Comparing pointer fields: elements aligned by the object they point at (a paired one, the same
+//! allocation, or an unpaired one of the same fingerprint), unpaired objects paired where they
+//! match, guesses and moves, and the targets a patch names before it knows what they become.
+
+use super::TENTATIVE;
+use super::{unreadable, unreadable_object, DiffError, Differ, Place, Side};
+use crate::diff::align::{align, fill_gaps, used};
+use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
+use crate::field::{FieldAccess, RttiField, SharedObject};
+use crate::rtti::{Reflectable, RttiType};
+use ahash::AHashMap;
+use smallvec::SmallVec;
+
+/// What an element of a pointer array is, for alignment.
+#[derive(Clone, Copy, PartialEq)]
+enum Key {
+    Null,
+    /// The old object at this address: paired, or the very allocation in both graphs.
+    Known(usize),
+    /// An old object not paired yet.
+    FreeOld(usize),
+    /// A new object not paired yet (the allocation is not in the old graph as far as seen).
+    FreeNew(usize),
+    /// A new object the patch creates.
+    Created,
+}
+
+impl Differ {
+    /// The old element `index` of a pointer field: its target's key, its place recorded.
+    fn old_key(
+        &mut self,
+        field: &RttiField,
+        owner: &dyn Reflectable,
+        index: usize,
+        addr: Option<usize>,
+    ) -> Result<Key, DiffError> {
+        let Some(addr) = addr else { return Ok(Key::Null) };
+        if !self.old_places.contains_key(&addr) {
+            let old = field.shared(owner, index).map_err(unreadable(field))?;
+            let start = self.steps.len();
+            self.steps.extend_from_slice(&self.path);
+            if let Some(last) = self.steps.last_mut() {
+                last.2 = index as u32;
+            }
+            self.places.push(Place { parent: self.place, steps: start..self.steps.len(), entry: NONE, old });
+            self.old_places.insert(addr, self.places.len() as u32 - 1);
+        }
+        Ok(if self.old_to_new.contains_key(&addr) { Key::Known(addr) } else { Key::FreeOld(addr) })
+    }
+
+    fn new_key(&self, addr: Option<usize>) -> Key {
+        let Some(addr) = addr else { return Key::Null };
+        match self.new_side.get(&addr) {
+            Some(Side::Old(place)) => {
+                Key::Known(self.places[*place as usize].old.as_ref().map_or(0, SharedObject::addr))
+            }
+            Some(Side::Created(_)) => Key::Created,
+            None if self.old_places.get(&addr).is_some_and(|_| !self.old_to_new.contains_key(&addr)) => {
+                Key::Known(addr)
+            }
+            None => Key::FreeNew(addr),
+        }
+    }
+
+    /// A pointer field: elements aligned by what they point at (or as `forced`).
+    pub(super) fn pointers(
+        &mut self,
+        body: &mut ObjectBody,
+        rtti: &'static RttiType,
+        field: &RttiField,
+        sa: Option<&dyn Reflectable>,
+        sb: &dyn Reflectable,
+        forced: Option<Option<&[Option<usize>]>>,
+    ) -> Result<(), DiffError> {
+        let pointers = field.as_pointer().expect("a pointer field");
+        let mut new_addrs = Vec::new();
+        pointers.for_each(sb, &mut |addr, _, _| new_addrs.push(addr)).map_err(unreadable(field))?;
+        let mut edit =
+            PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
+        let Some(sa) = sa else {
+            for (j, addr) in new_addrs.iter().enumerate() {
+                let target = self.target(field, sb, j, *addr, None)?;
+                edit.elements.push((if field.is_array() { NONE } else { j as u32 }, target));
+            }
+            body.pointers.push(edit);
+            return Ok(());
+        };
+        let mut old_addrs: SmallVec<[Option<usize>; 8]> = SmallVec::new();
+        pointers.for_each(sa, &mut |addr, _, _| old_addrs.push(addr)).map_err(unreadable(field))?;
+        let mut old_keys: SmallVec<[Key; 8]> = SmallVec::with_capacity(old_addrs.len());
+        for (i, addr) in old_addrs.iter().enumerate() {
+            old_keys.push(self.old_key(field, sa, i, *addr)?);
+        }
+        let new_keys: SmallVec<[Key; 8]> = new_addrs.iter().map(|&addr| self.new_key(addr)).collect();
+        let (len_a, len_b) = (old_keys.len(), new_keys.len());
+        if forced.is_none() && len_a == len_b && self.unchanged(field, sb, &old_keys, &new_keys)? {
+            return Ok(());
+        }
+
+        // Exact matches first: the same object, or an unpaired one of the same content.
+        let mut contents: AHashMap<usize, Option<Vec<u8>>> = AHashMap::new();
+        let mut same = |this: &mut Self, i: usize, j: usize| -> Result<bool, DiffError> {
+            Ok(match (old_keys[i], new_keys[j]) {
+                (Key::Null, Key::Null) => true,
+                (Key::Known(x) | Key::FreeOld(x), Key::Known(y)) => x == y,
+                (Key::FreeOld(_), Key::FreeNew(_)) => {
+                    let (a, b) =
+                        (this.pointee(field, sa, i, &mut contents)?, this.pointee(field, sb, j, &mut contents)?);
+                    a.is_some() && a == b
+                }
+                _ => false,
+            })
+        };
+        let mut failed = None;
+        let mut matched = match forced {
+            Some(Some(matched)) if matched.len() == len_b => matched.to_vec(),
+            Some(_) => vec![None; len_b],
+            None => align(len_a, len_b, |i, j| {
+                same(self, i, j).unwrap_or_else(|error| {
+                    failed.get_or_insert(error);
+                    false
+                })
+            }),
+        };
+        if let Some(error) = failed {
+            return Err(error);
+        }
+        // A forced alignment (a map's keys) says which elements belong together, not that they
+        // point at the same object: those that do not are guesses.
+        let mut guessed = vec![None; len_b];
+        if forced.is_some() {
+            for j in 0..len_b {
+                if let Some(i) = matched[j] {
+                    if i >= len_a || !same(self, i, j)? {
+                        matched[j] = None;
+                        guessed[j] = (i < len_a).then_some(i);
+                    }
+                }
+            }
+        }
+        let aligned = matched.clone();
+        if forced.is_none() {
+            // Moves: an object left over elsewhere in the old array, known or of equal content.
+            let used = used(&matched, len_a);
+            let mut known: AHashMap<usize, Vec<usize>> = AHashMap::new();
+            let mut equal: AHashMap<Vec<u8>, Vec<usize>> = AHashMap::new();
+            for i in (0..len_a).rev().filter(|&i| !used[i]) {
+                match old_keys[i] {
+                    Key::Known(x) => known.entry(x).or_default().push(i),
+                    Key::FreeOld(x) => {
+                        known.entry(x).or_default().push(i);
+                        if let Some(content) = self.pointee(field, sa, i, &mut contents)? {
+                            equal.entry(content).or_default().push(i);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let mut taken = used;
+            for j in 0..len_b {
+                let candidate = match (matched[j], new_keys[j]) {
+                    (None, Key::Known(y)) => known.get_mut(&y).and_then(Vec::pop),
+                    (None, Key::FreeNew(_)) => match self.pointee(field, sb, j, &mut contents)? {
+                        Some(content) => equal.get_mut(&content).and_then(Vec::pop),
+                        None => None,
+                    },
+                    _ => None,
+                };
+                if let Some(i) = candidate.filter(|&i| !taken[i]) {
+                    taken[i] = true;
+                    matched[j] = Some(i);
+                }
+            }
+        }
+        // Matches of unpaired objects pair them.
+        for j in 0..len_b {
+            let Some(i) = matched[j] else { continue };
+            match (old_keys[i], new_keys[j]) {
+                (Key::FreeOld(x), Key::FreeNew(_)) => {
+                    let place = self.old_places[&x];
+                    let new = field.shared(sb, j).map_err(unreadable(field))?.expect("a non-null pointer");
+                    if !self.paired_new(new.addr())
+                        && !self.old_to_new.contains_key(&x)
+                        && !self.try_pair(place, &new, true)?
+                    {
+                        matched[j] = None;
+                    }
+                }
+                (Key::FreeOld(x), Key::Known(y)) if x == y => {
+                    // The very allocation in both graphs: paired with itself, nothing to compare.
+                    let place = self.old_places[&x];
+                    let object = self.places[place as usize].old.clone().expect("a pointer target");
+                    self.pair(&object, &object, place);
+                }
+                _ => {}
+            }
+        }
+        // Left over in one gap of the alignment, one type and family: a guess, tried after every
+        // exact match is made.
+        if forced.is_none() {
+            let taken = used(&matched, len_a);
+            let mut gaps = aligned;
+            let free = |this: &Self, i: usize, j: usize| -> bool {
+                !taken[i]
+                    && matched[j].is_none()
+                    && matches!((old_keys[i], new_keys[j]), (Key::FreeOld(_), Key::FreeNew(_)))
+                    && this.same_kind(field, sa, i, sb, j)
+            };
+            fill_gaps(&mut gaps, len_a, |_, _| true, |i, j| free(self, i, j));
+            for j in 0..len_b {
+                if matched[j].is_none() && gaps[j].is_some_and(|i| free(self, i, j)) {
+                    guessed[j] = gaps[j];
+                }
+            }
+        } else {
+            for j in 0..len_b {
+                if let Some(i) = guessed[j] {
+                    if !matches!((old_keys[i], new_keys[j]), (Key::FreeOld(_), Key::FreeNew(_)))
+                        || !self.same_kind(field, sa, i, sb, j)
+                    {
+                        guessed[j] = None;
+                    }
+                }
+            }
+        }
+        for (j, guess) in guessed.iter().enumerate() {
+            if let Some(Key::FreeOld(x)) = guess.map(|i| old_keys[i]) {
+                let new = field.shared(sb, j).map_err(unreadable(field))?.expect("a non-null pointer");
+                self.guesses.push((self.old_places[&x], new));
+            }
+        }
+        let kept = used(&matched, len_a);
+        let guessed_old = used(&guessed, len_a);
+        for i in 0..len_a {
+            if let (false, false, Key::FreeOld(x)) = (kept[i], guessed_old[i], old_keys[i]) {
+                self.orphans.push(self.old_places[&x]);
+            }
+        }
+        // In place when no element moves: a guess held keeps the element where it is.
+        let in_place = len_a == len_b && (0..len_b).all(|j| matched[j].or(guessed[j]).is_none_or(|i| i == j));
+        for j in 0..len_b {
+            let element = match (matched[j], guessed[j]) {
+                (Some(i), _) if in_place && i == j => continue,
+                (Some(i), _) => (i as u32, 0),
+                (None, guess) => {
+                    let guess_addr = guess.and_then(|i| old_addrs[i]);
+                    let target = self.target(field, sb, j, new_addrs[j], guess_addr)?;
+                    let old = match guess {
+                        Some(i) if target != 0 => (if in_place { j } else { i }) as u32 | TENTATIVE,
+                        _ if in_place => j as u32,
+                        _ => NONE,
+                    };
+                    (old, target)
+                }
+            };
+            edit.elements.push(element);
+        }
+        edit.rebuild = !in_place;
+        if in_place && edit.elements.is_empty() {
+            return Ok(());
+        }
+        body.pointers.push(edit);
+        Ok(())
+    }
+
+    /// The common case, cheaply: every old element `i` and new element `i` point at the same
+    /// object, or at unpaired objects of the same fingerprint (then paired here). `false` sends
+    /// the field to the general alignment (pairs made here stay: they are right either way).
+    fn unchanged(
+        &mut self,
+        field: &RttiField,
+        sb: &dyn Reflectable,
+        old: &[Key],
+        new: &[Key],
+    ) -> Result<bool, DiffError> {
+        let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
+        let mut result = Ok(true);
+        for (j, (&old, &new)) in old.iter().zip(new).enumerate() {
+            let same = match (old, new) {
+                (Key::Null, Key::Null) => Ok(true),
+                (Key::Known(x) | Key::FreeOld(x), Key::Known(y)) if x == y => {
+                    if let Key::FreeOld(x) = old {
+                        // The very allocation in both graphs: paired with itself.
+                        let place = self.old_places[&x];
+                        let object = self.places[place as usize].old.clone().expect("a pointer target");
+                        self.pair(&object, &object, place);
+                    }
+                    Ok(true)
+                }
+                (Key::FreeOld(x), Key::FreeNew(_)) => (|| {
+                    let place = self.old_places[&x];
+                    let old = self.places[place as usize].old.clone().expect("a pointer target");
+                    let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
+                    a.clear();
+                    b.clear();
+                    if !self.fingerprint(&old, &mut a)? || !self.fingerprint(&new, &mut b)? || a != b {
+                        return Ok(false);
+                    }
+                    self.try_pair(place, &new, true)
+                })(),
+                _ => Ok(false),
+            };
+            match same {
+                Ok(true) => {}
+                other => {
+                    result = other;
+                    break;
+                }
+            }
+        }
+        (self.scratch_a, self.scratch_b) = (a, b);
+        result
+    }
+
+    /// Appends what tells a shared object from others of its type cheaply: its family, type,
+    /// variants and plain values (not what it holds by value or points at). `false` when it
+    /// cannot be read now.
+    fn fingerprint(&mut self, object: &SharedObject, out: &mut Vec<u8>) -> Result<bool, DiffError> {
+        if self.busy.contains(&object.addr()) {
+            return Ok(false);
+        }
+        out.push(u8::from(object.family().is_mutable()));
+        let written = object.read(|object| -> Result<(), DiffError> {
+            out.extend_from_slice(&object.rtti().id().to_le_bytes());
+            for (rtti, section) in RttiType::sections(object) {
+                if let Some(variant) = rtti.active_variant(section) {
+                    out.extend_from_slice(&variant.id().to_le_bytes());
+                }
+                for field in rtti.fields_of(section) {
+                    if let FieldAccess::Plain(plain) = field.access() {
+                        let count = plain.write(section, out).map_err(unreadable(field))?;
+                        out.extend_from_slice(&(count as u32).to_le_bytes());
+                    }
+                }
+            }
+            Ok(())
+        });
+        written.map_err(unreadable_object)?.map(|()| true)
+    }
+
+    /// `true` when old element `i` and new element `j` point at objects of one type and family.
+    fn same_kind(&self, field: &RttiField, sa: &dyn Reflectable, i: usize, sb: &dyn Reflectable, j: usize) -> bool {
+        let kind = |owner: &dyn Reflectable, index: usize| {
+            let target = field.shared(owner, index).ok().flatten().filter(|t| !self.busy.contains(&t.addr()))?;
+            Some((target.family(), target.read(|o| o.rtti().id()).ok()?))
+        };
+        kind(sa, i).is_some_and(|kind_a| Some(kind_a) == kind(sb, j))
+    }
+
+    /// The content of element `index`'s target, computed once per object.
+    fn pointee(
+        &mut self,
+        field: &RttiField,
+        owner: &dyn Reflectable,
+        index: usize,
+        memo: &mut AHashMap<usize, Option<Vec<u8>>>,
+    ) -> Result<Option<Vec<u8>>, DiffError> {
+        let Some(target) = field.shared(owner, index).map_err(unreadable(field))? else { return Ok(None) };
+        if let Some(known) = memo.get(&target.addr()) {
+            return Ok(known.clone());
+        }
+        let content = self.shared_content(&target)?;
+        memo.insert(target.addr(), content.clone());
+        Ok(content)
+    }
+
+    /// The fingerprint of a shared object; `None` while it is being read.
+    fn shared_content(&mut self, target: &SharedObject) -> Result<Option<Vec<u8>>, DiffError> {
+        let mut bytes = Vec::new();
+        Ok(self.fingerprint(target, &mut bytes)?.then_some(bytes))
+    }
+
+    /// Pairs old objects no alignment matched (removed from one array) with new objects of equal
+    /// content the patch would otherwise create (added to another): an object moved across the
+    /// graph, such as a reparented one. `true` when a pair was made.
+    pub(super) fn pair_moved(&mut self) -> Result<bool, DiffError> {
+        let mut left: AHashMap<Vec<u8>, Vec<u32>> = AHashMap::new();
+        for place in std::mem::take(&mut self.orphans).into_iter().rev() {
+            let old = self.places[place as usize].old.clone().expect("orphans are pointer targets");
+            if !self.old_to_new.contains_key(&old.addr()) {
+                if let Some(content) = self.shared_content(&old)? {
+                    left.entry(content).or_default().push(place);
+                }
+            }
+        }
+        let mut paired = false;
+        for index in 0..self.targets.len() {
+            if left.is_empty() {
+                break;
+            }
+            let new = self.targets[index].0.clone();
+            if self.paired_new(new.addr()) {
+                continue;
+            }
+            let Some(content) = self.shared_content(&new)? else { continue };
+            while let Some(place) = left.get_mut(&content).and_then(Vec::pop) {
+                let old = self.places[place as usize].old.clone().expect("orphans are pointer targets");
+                if !self.old_to_new.contains_key(&old.addr()) && self.try_pair(place, &new, true)? {
+                    paired = true;
+                    break;
+                }
+            }
+        }
+        Ok(paired)
+    }
+
+    /// A target for new element `index` (0 null): named now, resolved when the patch is done.
+    fn target(
+        &mut self,
+        field: &RttiField,
+        owner: &dyn Reflectable,
+        index: usize,
+        addr: Option<usize>,
+        guess: Option<usize>,
+    ) -> Result<u32, DiffError> {
+        if addr.is_none() {
+            return Ok(0);
+        }
+        let Some(target) = field.shared(owner, index).map_err(unreadable(field))? else { return Ok(0) };
+        self.targets.push((target, guess));
+        Ok(self.targets.len() as u32)
+    }
+}

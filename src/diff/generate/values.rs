@@ -1,0 +1,236 @@
+//! Comparing what objects hold by value: plain fields (arrays as runs over the old elements), and
+//! objects stored by value, arrays of them aligned by content.
+
+use super::{unreadable, DiffError, Differ};
+use crate::diff::align::{align, fill_gaps, runs, split, used};
+use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
+use crate::field::{FieldAccess, RttiField};
+use crate::rtti::{Reflectable, RttiType};
+use ahash::AHashMap;
+use std::ops::Range;
+
+impl Differ {
+    /// A plain field. With `keys` (a map's), returns how its elements align, for the values.
+    pub(super) fn plain(
+        &mut self,
+        body: &mut ObjectBody,
+        rtti: &'static RttiType,
+        field: &RttiField,
+        sa: Option<&dyn Reflectable>,
+        sb: &dyn Reflectable,
+        keys: bool,
+    ) -> Result<Option<Vec<Option<usize>>>, DiffError> {
+        let plain = field.as_plain().expect("a plain field");
+        self.scratch_b.clear();
+        let count_b = plain.write(sb, &mut self.scratch_b).map_err(unreadable(field))?;
+        let mut edit = PlainEdit {
+            section: rtti.id(),
+            field: field.id(),
+            plain_type: plain.info().type_id,
+            count: count_b as u32,
+            bytes: Vec::new(),
+            runs: Vec::new(),
+        };
+        let mut alignment = None;
+        if let Some(sa) = sa {
+            self.scratch_a.clear();
+            let count_a = plain.write(sa, &mut self.scratch_a).map_err(unreadable(field))?;
+            let identical = count_a == count_b && self.scratch_a == self.scratch_b;
+            if identical && !keys {
+                return Ok(None);
+            }
+            let static_size = plain.info().static_size;
+            if let (true, Some(old), Some(new)) = (
+                field.is_array(),
+                split(&self.scratch_a, count_a, static_size),
+                split(&self.scratch_b, count_b, static_size),
+            ) {
+                let matched = if identical {
+                    (0..count_b).map(Some).collect()
+                } else {
+                    align(old.len(), new.len(), |i, j| self.scratch_a[old[i].clone()] == self.scratch_b[new[j].clone()])
+                };
+                if !identical {
+                    let (runs, count, bytes) = runs(&matched, &new, &self.scratch_b);
+                    if bytes.len() < self.scratch_b.len() / 2 {
+                        (edit.runs, edit.count, edit.bytes) = (runs, count, bytes);
+                    }
+                }
+                alignment = Some(matched);
+            }
+            if identical {
+                return Ok(alignment);
+            }
+        }
+        if edit.runs.is_empty() {
+            edit.bytes = self.scratch_b.clone();
+        }
+        body.plain.push(edit);
+        Ok(alignment)
+    }
+
+    /// The content of `object` for matching: its type, variants and plain values, what it holds
+    /// by value, and which of its pointers are null (not their targets).
+    fn content(&mut self, object: &dyn Reflectable, out: &mut Vec<u8>) -> Result<(), DiffError> {
+        out.extend_from_slice(&object.rtti().id().to_le_bytes());
+        for (rtti, section) in RttiType::sections(object) {
+            if let Some(variant) = rtti.active_variant(section) {
+                out.extend_from_slice(&variant.id().to_le_bytes());
+            }
+            for field in rtti.fields_of(section) {
+                match field.access() {
+                    FieldAccess::Plain(plain) => {
+                        let count = plain.write(section, out).map_err(unreadable(field))?;
+                        out.extend_from_slice(&(count as u32).to_le_bytes());
+                    }
+                    FieldAccess::Embedded(values) => {
+                        let mut result = Ok(());
+                        values
+                            .for_each(section, &mut |value| match value {
+                                Some(value) if result.is_ok() => result = self.content(value, out),
+                                _ => out.extend_from_slice(&0u32.to_le_bytes()),
+                            })
+                            .map_err(unreadable(field))?;
+                        result?;
+                    }
+                    FieldAccess::Pointer(pointers) => {
+                        pointers
+                            .for_each(section, &mut |addr, _, _| out.push(u8::from(addr.is_some())))
+                            .map_err(unreadable(field))?;
+                        out.push(0xFF);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The contents of every element of an embedded field, with each element's type (0 empty).
+    fn contents(&mut self, field: &RttiField, owner: &dyn Reflectable) -> Result<Contents, DiffError> {
+        let mut contents = Contents::default();
+        for index in 0..field.len(owner).map_err(unreadable(field))? {
+            let start = contents.bytes.len();
+            let mut bytes = std::mem::take(&mut contents.bytes);
+            let type_id = field
+                .with_embedded(owner, index, |value| match value {
+                    Some(value) => self.content(value, &mut bytes).map(|()| value.rtti().id()),
+                    None => Ok(0),
+                })
+                .map_err(unreadable(field))??;
+            contents.bytes = bytes;
+            contents.elements.push((start..contents.bytes.len(), type_id));
+        }
+        Ok(contents)
+    }
+
+    /// An embedded field, elements aligned by content (or as `forced`, a map's key alignment).
+    pub(super) fn embedded(
+        &mut self,
+        body: &mut ObjectBody,
+        rtti: &'static RttiType,
+        field: &RttiField,
+        sa: Option<&dyn Reflectable>,
+        sb: &dyn Reflectable,
+        forced: Option<Option<&[Option<usize>]>>,
+    ) -> Result<(), DiffError> {
+        let len_b = field.len(sb).map_err(unreadable(field))?;
+        let mut edit = EmbeddedEdit { section: rtti.id(), field: field.id(), rebuild: true, elements: Vec::new() };
+        let Some(sa) = sa else {
+            for j in 0..len_b {
+                let body = field
+                    .with_embedded(sb, j, |value| value.map(|value| self.body(None, value)).transpose())
+                    .map_err(unreadable(field))??;
+                edit.elements.push(EmbeddedElement { old: None, body });
+            }
+            body.embedded.push(edit);
+            return Ok(());
+        };
+        let len_a = field.len(sa).map_err(unreadable(field))?;
+        let matched = match forced {
+            Some(Some(matched)) if matched.len() == len_b => matched.to_vec(),
+            Some(_) => vec![None; len_b],
+            None if !field.is_array() => vec![Some(0)],
+            None => {
+                let (old, new) = (self.contents(field, sa)?, self.contents(field, sb)?);
+                let mut matched = align(len_a, len_b, |i, j| old.get(i) == new.get(j));
+                let types = |c: &Contents, i: usize| c.elements[i].1;
+                fill_gaps(&mut matched, len_a, |i, j| types(&old, i) == types(&new, j), |_, _| true);
+                // Moves: a new element equal to an old one left over elsewhere.
+                let mut left: AHashMap<&[u8], Vec<usize>> = AHashMap::new();
+                let used: Vec<bool> = used(&matched, len_a);
+                for i in (0..len_a).rev().filter(|&i| !used[i]) {
+                    left.entry(old.get(i)).or_default().push(i);
+                }
+                for (j, m) in matched.iter_mut().enumerate() {
+                    if m.is_none() {
+                        *m = left.get_mut(new.get(j)).and_then(Vec::pop);
+                    }
+                }
+                matched
+            }
+        };
+        let mut in_place = len_a == len_b;
+        for (j, m) in matched.iter().enumerate() {
+            let element = match *m {
+                Some(i) if i < len_a => {
+                    if let Some(step) = self.path.last_mut() {
+                        step.2 = i as u32;
+                    }
+                    let element = field
+                        .with_embedded(sa, i, |x| field.with_embedded(sb, j, |y| self.element(x, y, i as u32)))
+                        .and_then(|r| r)
+                        .map_err(unreadable(field))??;
+                    element.unwrap_or(EmbeddedElement { old: Some(i as u32), body: None })
+                }
+                _ => {
+                    let body = field
+                        .with_embedded(sb, j, |value| value.map(|value| self.body(None, value)).transpose())
+                        .map_err(unreadable(field))??;
+                    EmbeddedElement { old: None, body }
+                }
+            };
+            in_place &= element.old == Some(j as u32);
+            edit.elements.push(element);
+        }
+        if in_place {
+            edit.rebuild = false;
+            edit.elements.retain(|element| element.body.is_some());
+            if edit.elements.is_empty() {
+                return Ok(());
+            }
+        }
+        body.embedded.push(edit);
+        Ok(())
+    }
+
+    /// One element held by value: `None` when unchanged.
+    fn element(
+        &mut self,
+        a: Option<&dyn Reflectable>,
+        b: Option<&dyn Reflectable>,
+        old: u32,
+    ) -> Result<Option<EmbeddedElement>, DiffError> {
+        Ok(match (a, b) {
+            (None, None) => None,
+            (Some(_), None) => Some(EmbeddedElement { old: None, body: None }),
+            (Some(a), Some(b)) if a.rtti().id() == b.rtti().id() => {
+                let body = self.body(Some(a), b)?;
+                (!body.is_empty()).then_some(EmbeddedElement { old: Some(old), body: Some(body) })
+            }
+            (_, Some(b)) => Some(EmbeddedElement { old: None, body: Some(self.body(None, b)?) }),
+        })
+    }
+}
+
+/// Element contents of an array, one after another.
+#[derive(Default)]
+struct Contents {
+    bytes: Vec<u8>,
+    elements: Vec<(Range<usize>, u32)>,
+}
+
+impl Contents {
+    fn get(&self, index: usize) -> &[u8] {
+        &self.bytes[self.elements[index].0.clone()]
+    }
+}
