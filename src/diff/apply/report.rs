@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// What [`apply`] could not do.
+/// What [`apply`](super::apply) could not do.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct ApplyReport {
     pub(super) problems: Vec<ApplyProblem>,
