@@ -128,6 +128,10 @@ fn same_root_type(a: &dyn Reflectable, b: &dyn Reflectable) -> Result<(), DiffEr
     }
 }
 
+/// How an array field's elements align: `None`, by the field's own elements; `Some(keys)`, as a
+/// map's keys did (`Some(None)`: the keys could not be split into elements, every value is new).
+type Forced<'a> = Option<Option<&'a [Option<usize>]>>;
+
 /// Where an old shared object is: `steps` from the object of place `parent`, the last one the
 /// pointer element holding it. Place 0 is the root.
 struct Place {
@@ -170,6 +174,8 @@ struct Differ {
     /// and the steps inside it to the field being compared.
     place: u32,
     path: Vec<(u32, u16, u32)>,
+    /// Where the steps inside the object being compared start in `path`.
+    base: usize,
     scratch_a: Vec<u8>,
     scratch_b: Vec<u8>,
     /// The new object each created edit copies.
@@ -285,9 +291,11 @@ impl Differ {
         a: Option<&dyn Reflectable>,
         b: &dyn Reflectable,
     ) -> Result<ObjectBody, DiffError> {
-        let saved = (std::mem::replace(&mut self.place, place), std::mem::take(&mut self.path));
+        // The steps inside this object start after those of any object it is compared within.
+        let saved = (std::mem::replace(&mut self.place, place), std::mem::replace(&mut self.base, self.path.len()));
         let body = self.body(a, b);
-        (self.place, self.path) = saved;
+        self.path.truncate(self.base);
+        (self.place, self.base) = saved;
         body
     }
 

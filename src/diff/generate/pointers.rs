@@ -3,7 +3,7 @@
 //! match, guesses and moves, and the targets a patch names before it knows what they become.
 
 use super::TENTATIVE;
-use super::{unreadable, unreadable_object, DiffError, Differ, Place, Side};
+use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Place, Side};
 use crate::diff::align::{align, fill_gaps, used};
 use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
 use crate::field::{FieldAccess, RttiField, SharedObject};
@@ -38,7 +38,7 @@ impl Differ {
         if !self.old_places.contains_key(&addr) {
             let old = field.shared(owner, index).map_err(unreadable(field))?;
             let start = self.steps.len();
-            self.steps.extend_from_slice(&self.path);
+            self.steps.extend_from_slice(&self.path[self.base..]);
             if let Some(last) = self.steps.last_mut() {
                 last.2 = index as u32;
             }
@@ -70,7 +70,7 @@ impl Differ {
         field: &RttiField,
         sa: Option<&dyn Reflectable>,
         sb: &dyn Reflectable,
-        forced: Option<Option<&[Option<usize>]>>,
+        forced: Forced<'_>,
     ) -> Result<(), DiffError> {
         let pointers = field.as_pointer().expect("a pointer field");
         let mut new_addrs = Vec::new();

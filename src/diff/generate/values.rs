@@ -1,7 +1,7 @@
 //! Comparing what objects hold by value: plain fields (arrays as runs over the old elements), and
 //! objects stored by value, arrays of them aligned by content.
 
-use super::{unreadable, DiffError, Differ};
+use super::{unreadable, DiffError, Differ, Forced};
 use crate::diff::align::{align, fill_gaps, runs, split, used};
 use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
 use crate::field::{FieldAccess, RttiField};
@@ -131,7 +131,7 @@ impl Differ {
         field: &RttiField,
         sa: Option<&dyn Reflectable>,
         sb: &dyn Reflectable,
-        forced: Option<Option<&[Option<usize>]>>,
+        forced: Forced<'_>,
     ) -> Result<(), DiffError> {
         let len_b = field.len(sb).map_err(unreadable(field))?;
         let mut edit = EmbeddedEdit { section: rtti.id(), field: field.id(), rebuild: true, elements: Vec::new() };
