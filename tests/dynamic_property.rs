@@ -3,133 +3,15 @@
 //! dynamic -> typed and typed -> JSON -> typed give the same graph, sharing, cycles and `Weak`s
 //! included.
 
+#[path = "common/random_graph.rs"]
+mod random_graph;
+
 use quickcheck::{quickcheck, TestResult};
+use random_graph::{build, reachable, unlink, Node};
 use reflectable::dynamic::DynamicGraph;
-use reflectable::Reflectable;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::rc::{Rc, Weak};
-
-#[derive(Reflectable, Default, Debug, Clone)]
-#[rtti(id = 560_000)]
-enum Kind {
-    #[default]
-    #[rtti(id = 1)]
-    Empty,
-    #[rtti(id = 2)]
-    Tagged {
-        #[rtti(id = 1)]
-        tag: String,
-        #[rtti(id = 2)]
-        weights: Vec<f32>,
-    },
-    #[rtti(id = 3)]
-    Linked(#[rtti(id = 1)] Option<Rc<RefCell<Node>>>),
-}
-
-#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
-#[rtti(id = 560_001)]
-struct Base {
-    #[rtti(id = 1)]
-    serial: u64,
-}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 560_002)]
-struct Node {
-    #[rtti(base)]
-    base: Base,
-    #[rtti(id = 1)]
-    value: i64,
-    #[rtti(id = 2)]
-    label: String,
-    #[rtti(id = 3)]
-    children: Vec<Rc<RefCell<Node>>>,
-    #[rtti(id = 4)]
-    weak: Weak<RefCell<Node>>,
-    #[rtti(id = 5, embedded)]
-    kind: Kind,
-    #[rtti(id = 6)]
-    named: BTreeMap<u32, Rc<RefCell<Node>>>,
-    #[rtti(id = 7)]
-    layers: Vec<Vec<Rc<RefCell<Node>>>>,
-}
-
-impl std::fmt::Debug for Node {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Node({})", self.value)
-    }
-}
-
-/// Random edges between `values.len()` nodes; `op` picks what each edge becomes.
-fn build(values: &[(i64, String)], edges: &[(u8, u8, u8)]) -> Vec<Rc<RefCell<Node>>> {
-    let nodes: Vec<Rc<RefCell<Node>>> = values
-        .iter()
-        .enumerate()
-        .map(|(i, (value, label))| {
-            Rc::new(RefCell::new(Node {
-                base: Base { serial: i as u64 },
-                value: *value,
-                label: label.clone(),
-                kind: match value.rem_euclid(3) {
-                    0 => Kind::Empty,
-                    1 => Kind::Tagged { tag: label.clone(), weights: vec![*value as f32; i % 4] },
-                    _ => Kind::Linked(None),
-                },
-                ..Node::default()
-            }))
-        })
-        .collect();
-    let n = nodes.len();
-    for &(from, to, op) in edges {
-        let (from, to) = (&nodes[from as usize % n], nodes[to as usize % n].clone());
-        let mut from = from.borrow_mut();
-        match op % 5 {
-            0 | 1 => from.children.push(to),
-            2 => from.weak = Rc::downgrade(&to),
-            3 => {
-                from.named.insert(u32::from(op), to);
-            }
-            _ => match &mut from.kind {
-                Kind::Linked(link) => *link = Some(to),
-                _ => from.layers.push(vec![to]),
-            },
-        }
-    }
-    nodes
-}
-
-fn strong_targets(node: &Node) -> Vec<Rc<RefCell<Node>>> {
-    let mut out: Vec<_> =
-        node.children.iter().chain(node.named.values()).chain(node.layers.iter().flatten()).cloned().collect();
-    if let Kind::Linked(Some(link)) = &node.kind {
-        out.push(link.clone());
-    }
-    out
-}
-
-fn reachable(root: &Rc<RefCell<Node>>) -> Vec<Rc<RefCell<Node>>> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut pending = vec![root.clone()];
-    while let Some(node) = pending.pop() {
-        if seen.insert(Rc::as_ptr(&node) as usize) {
-            pending.extend(strong_targets(&node.borrow()));
-            out.push(node);
-        }
-    }
-    out
-}
-
-fn unlink(nodes: &[Rc<RefCell<Node>>]) {
-    for node in nodes {
-        let mut node = node.borrow_mut();
-        node.children.clear();
-        node.named.clear();
-        node.layers.clear();
-        node.kind = Kind::Empty;
-    }
-}
 
 quickcheck! {
     fn any_stream_writes_back_byte_for_byte(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>, checksum: bool) -> TestResult {
