@@ -145,13 +145,7 @@ fn compare(serializer: &MemorySerializer<'_>, bytes: &[u8], rounds: usize) {
 /// renamed: the time of each round.
 fn clone_or_diff(level: &level::Level, rounds: usize, diff: bool) {
     let edited = reflectable::clone::deep_clone(level).expect("clone");
-    let mut pending: Vec<_> = edited.root.iter().cloned().collect();
-    let mut objects = Vec::new();
-    while let Some(object) = pending.pop() {
-        pending.extend(object.borrow().children.iter().cloned());
-        objects.push(object);
-    }
-    objects.iter().step_by(100).for_each(|object| object.borrow_mut().name.push('!'));
+    level::scene_objects(&edited).iter().step_by(100).for_each(|object| object.borrow_mut().name.push('!'));
     for _ in 0..rounds {
         let started = Instant::now();
         if diff {

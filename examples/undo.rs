@@ -9,7 +9,7 @@
 #[path = "common/level.rs"]
 mod level;
 
-use level::{break_cycles, build_level, Camera, Component, Level, Projection, SceneObject};
+use level::{break_cycles, build_level, scene_objects as objects, Camera, Component, Level, Projection, SceneObject};
 use reflectable::clone::deep_clone;
 use reflectable::diff::{apply, diff, rtti_eq, Patch};
 use std::cell::RefCell;
@@ -23,18 +23,6 @@ struct Step {
     name: &'static str,
     forward: Patch,
     reverse: Patch,
-}
-
-/// Every scene object, parents before children.
-fn objects(level: &Level) -> Vec<Rc<RefCell<SceneObject>>> {
-    let mut out: Vec<_> = level.root.iter().cloned().collect();
-    let mut next = 0;
-    while next < out.len() {
-        let children = out[next].borrow().children.clone();
-        out.extend(children);
-        next += 1;
-    }
-    out
 }
 
 fn rename(level: &mut Level) {

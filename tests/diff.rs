@@ -82,18 +82,28 @@ fn clone(root: &Shared) -> Shared {
     Cloner::new().clone_handle(root).unwrap()
 }
 
+/// A random graph (its outward `Weak`s cut) and a clone of it with `edits` made.
+fn graph_and_edited(
+    values: &[(i64, String)],
+    edges: &[(u8, u8, u8)],
+    edits: &[(u8, u8, u8, i64)],
+) -> (Vec<Shared>, Shared) {
+    let a = build(values, edges);
+    cut_outward_weaks(&a);
+    let b = clone(&a[0]);
+    for &step in edits {
+        edit(&b, step);
+    }
+    settle(&b);
+    (a, b)
+}
+
 quickcheck! {
     fn a_patch_turns_a_into_b(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>, edits: Vec<(u8, u8, u8, i64)>) -> TestResult {
         if values.is_empty() {
             return TestResult::discard();
         }
-        let a = build(&values, &edges);
-        cut_outward_weaks(&a);
-        let b = clone(&a[0]);
-        for &step in &edits {
-            edit(&b, step);
-        }
-        settle(&b);
+        let (a, b) = graph_and_edited(&values, &edges, &edits);
         let patch = diff(&a[0], &b).unwrap();
         let target = clone(&a[0]);
         let report = apply_to_handle(&target, &patch);
@@ -118,12 +128,7 @@ quickcheck! {
         if values.is_empty() || damage.is_empty() {
             return TestResult::discard();
         }
-        let a = build(&values, &edges);
-        cut_outward_weaks(&a);
-        let b = clone(&a[0]);
-        for &step in &edits {
-            edit(&b, step);
-        }
+        let (a, b) = graph_and_edited(&values, &edges, &edits);
         let mut bytes = diff(&a[0], &b).unwrap().to_bytes().unwrap();
         for &(at, byte) in &damage {
             let at = at as usize % bytes.len();

@@ -297,13 +297,7 @@ fn fory_level(group: &mut Group<'_>, dataset: &str, level: &level::Level, tree: 
 /// A decoded level whose strong cycles are broken when it is dropped.
 /// Renames every hundredth scene object of `level`; returns how many.
 fn rename_one_percent(level: &level::Level) -> usize {
-    let mut objects = Vec::new();
-    let mut pending: Vec<_> = level.root.iter().cloned().collect();
-    while let Some(object) = pending.pop() {
-        pending.extend(object.borrow().children.iter().cloned());
-        objects.push(object);
-    }
-    objects.iter().step_by(100).map(|object| object.borrow_mut().name.push_str(" (renamed)")).count()
+    level::scene_objects(level).iter().step_by(100).map(|object| object.borrow_mut().name.push_str(" (renamed)")).count()
 }
 
 struct Teardown(level::Level);

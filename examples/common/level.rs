@@ -421,6 +421,18 @@ pub fn build_level(objects: usize, seed: u64) -> (Level, LevelStats) {
     (level, stats)
 }
 
+/// Every scene object of `level`, parents before children.
+pub fn scene_objects(level: &Level) -> Vec<Rc<RefCell<SceneObject>>> {
+    let mut out: Vec<_> = level.root.iter().cloned().collect();
+    let mut next = 0;
+    while next < out.len() {
+        let children = out[next].borrow().children.clone();
+        out.extend(children);
+        next += 1;
+    }
+    out
+}
+
 /// Pairs the shared allocations of two graphs: a bijection proves both have the same sharing.
 #[derive(Default)]
 pub struct Identity {

@@ -2,7 +2,7 @@
 //! from anywhere (a saved override, a network peer), so any bytes or JSON read as one must apply
 //! with a report, never a panic, and leave a graph that still saves.
 
-use crate::level::{build_level, Level, SceneObject};
+use crate::level::{build_level, scene_objects as objects, Level, SceneObject};
 use reflectable::clone::deep_clone;
 use reflectable::diff::{apply, diff, Patch};
 use reflectable::rtti::break_cycles;
@@ -12,18 +12,6 @@ use std::rc::Rc;
 /// The graph every patch applies to.
 fn sample_level() -> Level {
     build_level(24, 5).0
-}
-
-/// Every scene object of `level`, parents first.
-fn objects(level: &Level) -> Vec<Rc<RefCell<SceneObject>>> {
-    let mut out: Vec<_> = level.root.iter().cloned().collect();
-    let mut next = 0;
-    while next < out.len() {
-        let children = out[next].borrow().children.clone();
-        out.extend(children);
-        next += 1;
-    }
-    out
 }
 
 /// Real patches of the sample level (renames, a removed subtree, a moved object, an added one),
