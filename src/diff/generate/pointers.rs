@@ -73,7 +73,7 @@ impl Differ {
         forced: Forced<'_>,
     ) -> Result<(), DiffError> {
         let pointers = field.as_pointer().expect("a pointer field");
-        let mut new_addrs = Vec::new();
+        let mut new_addrs: SmallVec<[Option<usize>; 8]> = SmallVec::new();
         pointers.for_each(sb, &mut |addr, _, _| new_addrs.push(addr)).map_err(unreadable(field))?;
         let mut edit =
             PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };

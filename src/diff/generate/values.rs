@@ -145,11 +145,26 @@ impl Differ {
             body.embedded.push(edit);
             return Ok(());
         };
+        if forced.is_none() && !field.is_array() {
+            // A single value, the common case: compared in place, no alignment to build.
+            if let Some(step) = self.path.last_mut() {
+                step.2 = 0;
+            }
+            let element = field
+                .with_embedded(sa, 0, |x| field.with_embedded(sb, 0, |y| self.element(x, y, 0)))
+                .and_then(|r| r)
+                .map_err(unreadable(field))??;
+            if let Some(element) = element {
+                edit.rebuild = element.old.is_none();
+                edit.elements.push(element);
+                body.embedded.push(edit);
+            }
+            return Ok(());
+        }
         let len_a = field.len(sa).map_err(unreadable(field))?;
         let matched = match forced {
             Some(Some(matched)) if matched.len() == len_b => matched.to_vec(),
             Some(_) => vec![None; len_b],
-            None if !field.is_array() => vec![Some(0)],
             None => {
                 let (old, new) = (self.contents(field, sa)?, self.contents(field, sb)?);
                 let mut matched = align(len_a, len_b, |i, j| old.get(i) == new.get(j));
