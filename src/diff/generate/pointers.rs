@@ -2,11 +2,12 @@
 //! allocation, or an unpaired one of the same fingerprint), unpaired objects paired where they
 //! match, guesses and moves, and the targets a patch names before it knows what they become.
 
+use super::values::content;
 use super::TENTATIVE;
 use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Place, Side};
 use crate::diff::align::{align, fill_gaps, used};
 use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
-use crate::field::{FieldAccess, RttiField, SharedObject};
+use crate::field::{RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
 use ahash::AHashMap;
 use smallvec::SmallVec;
@@ -320,21 +321,7 @@ impl Differ {
             return Ok(false);
         }
         out.push(u8::from(object.family().is_mutable()));
-        let written = object.read(|object| -> Result<(), DiffError> {
-            out.extend_from_slice(&object.rtti().id().to_le_bytes());
-            for (rtti, section) in RttiType::sections(object) {
-                if let Some(variant) = rtti.active_variant(section) {
-                    out.extend_from_slice(&variant.id().to_le_bytes());
-                }
-                for field in rtti.fields_of(section) {
-                    if let FieldAccess::Plain(plain) = field.access() {
-                        let count = plain.write(section, out).map_err(unreadable(field))?;
-                        out.extend_from_slice(&(count as u32).to_le_bytes());
-                    }
-                }
-            }
-            Ok(())
-        });
+        let written = object.read(|object| content(object, out, false));
         written.map_err(unreadable_object)?.map(|()| true)
     }
 

@@ -69,42 +69,6 @@ impl Differ {
         Ok(alignment)
     }
 
-    /// The content of `object` for matching: its type, variants and plain values, what it holds
-    /// by value, and which of its pointers are null (not their targets).
-    fn content(&mut self, object: &dyn Reflectable, out: &mut Vec<u8>) -> Result<(), DiffError> {
-        out.extend_from_slice(&object.rtti().id().to_le_bytes());
-        for (rtti, section) in RttiType::sections(object) {
-            if let Some(variant) = rtti.active_variant(section) {
-                out.extend_from_slice(&variant.id().to_le_bytes());
-            }
-            for field in rtti.fields_of(section) {
-                match field.access() {
-                    FieldAccess::Plain(plain) => {
-                        let count = plain.write(section, out).map_err(unreadable(field))?;
-                        out.extend_from_slice(&(count as u32).to_le_bytes());
-                    }
-                    FieldAccess::Embedded(values) => {
-                        let mut result = Ok(());
-                        values
-                            .for_each(section, &mut |value| match value {
-                                Some(value) if result.is_ok() => result = self.content(value, out),
-                                _ => out.extend_from_slice(&0u32.to_le_bytes()),
-                            })
-                            .map_err(unreadable(field))?;
-                        result?;
-                    }
-                    FieldAccess::Pointer(pointers) => {
-                        pointers
-                            .for_each(section, &mut |addr, _, _| out.push(u8::from(addr.is_some())))
-                            .map_err(unreadable(field))?;
-                        out.push(0xFF);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// The contents of every element of an embedded field, with each element's type (0 empty).
     fn contents(&mut self, field: &RttiField, owner: &dyn Reflectable) -> Result<Contents, DiffError> {
         let mut contents = Contents::default();
@@ -113,7 +77,7 @@ impl Differ {
             let mut bytes = std::mem::take(&mut contents.bytes);
             let type_id = field
                 .with_embedded(owner, index, |value| match value {
-                    Some(value) => self.content(value, &mut bytes).map(|()| value.rtti().id()),
+                    Some(value) => content(value, &mut bytes, true).map(|()| value.rtti().id()),
                     None => Ok(0),
                 })
                 .map_err(unreadable(field))??;
@@ -248,4 +212,42 @@ impl Contents {
     fn get(&self, index: usize) -> &[u8] {
         &self.bytes[self.elements[index].0.clone()]
     }
+}
+
+/// The content of `object` for matching: its type, variants and plain values, then, when `deep`,
+/// what it holds by value and which of its pointers are null (never their targets). Without
+/// `deep`, a shared object's fingerprint.
+pub(super) fn content(object: &dyn Reflectable, out: &mut Vec<u8>, deep: bool) -> Result<(), DiffError> {
+    out.extend_from_slice(&object.rtti().id().to_le_bytes());
+    for (rtti, section) in RttiType::sections(object) {
+        if let Some(variant) = rtti.active_variant(section) {
+            out.extend_from_slice(&variant.id().to_le_bytes());
+        }
+        for field in rtti.fields_of(section) {
+            match field.access() {
+                FieldAccess::Plain(plain) => {
+                    let count = plain.write(section, out).map_err(unreadable(field))?;
+                    out.extend_from_slice(&(count as u32).to_le_bytes());
+                }
+                FieldAccess::Embedded(values) if deep => {
+                    let mut result = Ok(());
+                    values
+                        .for_each(section, &mut |value| match value {
+                            Some(value) if result.is_ok() => result = content(value, out, true),
+                            _ => out.extend_from_slice(&0u32.to_le_bytes()),
+                        })
+                        .map_err(unreadable(field))?;
+                    result?;
+                }
+                FieldAccess::Pointer(pointers) if deep => {
+                    pointers
+                        .for_each(section, &mut |addr, _, _| out.push(u8::from(addr.is_some())))
+                        .map_err(unreadable(field))?;
+                    out.push(0xFF);
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }
