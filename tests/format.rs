@@ -210,6 +210,37 @@ fn base_sections_follow_the_derived_fields() {
 }
 
 #[derive(Reflectable, Default, Debug, PartialEq)]
+#[rtti(id = 1005)]
+struct Branch {
+    #[rtti(id = 1)]
+    children: Vec<Rc<Branch>>,
+}
+
+/// FORMAT.md's "Object order": IDs in the order first met, objects depth first. The root (1)
+/// leads to `a` (2) and `b` (3), and `a` to `c` (4): the stream holds 1, 2, 4, 3.
+#[test]
+fn objects_are_written_depth_first() {
+    let leaf = || Rc::new(Branch::default());
+    let a = Rc::new(Branch { children: vec![leaf()] });
+    let root = Branch { children: vec![a, leaf()] };
+    let bytes = MemorySerializer::with(BinarySerializer::new().schema_table(false)).encode(&root).unwrap();
+    let objects: &[u8] = &[
+        0x05, 0x00, 0x00, 0x00, 0xED, 0x03, 0x00, 0x00, // instance 1, type 1005
+        0x12, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, // field 1, pointer array of 2:
+        0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, // instances 2 and 3
+        0x09, 0x00, 0x00, 0x00, 0xED, 0x03, 0x00, 0x00, // instance 2
+        0x12, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, // [4]
+        0x11, 0x00, 0x00, 0x00, 0xED, 0x03, 0x00, 0x00, // instance 4, what 2 led to
+        0x12, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, // []
+        0x0D, 0x00, 0x00, 0x00, 0xED, 0x03, 0x00, 0x00, // instance 3
+        0x12, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, // []
+    ];
+    assert_eq!(&bytes[8..bytes.len() - TRAILER_SIZE], objects);
+    let back: Branch = MemorySerializer::new().decode_as(&bytes).unwrap();
+    assert_eq!(back, root);
+}
+
+#[derive(Reflectable, Default, Debug, PartialEq)]
 #[rtti(id = 1004)]
 struct Slots {
     #[rtti(id = 1, embedded)]

@@ -277,6 +277,23 @@ fn corrupt_structure_is_reported_with_its_offset() {
     let error = serializer().decode(&sequence).unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::InstanceOutOfSequence { expected: 1, found: 2 });
 
+    // After the root, objects may come in any order, but their IDs must be 1 to their count.
+    let root = || Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(3).word(2).word(2).word(3);
+    let any_order = root().object(3, 430_000).field(2, WireKind::Plain(Some(8)), true).word(1).raw(&[3; 8]);
+    let any_order = any_order.object(2, 430_000).field(2, WireKind::Plain(Some(8)), true).word(1).raw(&[2; 8]).end();
+    let door: Door = serializer().decode_as(&any_order).unwrap();
+    let hinges: Vec<u64> = door.many.iter().map(|target| target.as_ref().unwrap().hinges[0]).collect();
+    assert_eq!(hinges, [0x0202_0202_0202_0202, 0x0202_0202_0202_0202, 0x0303_0303_0303_0303]);
+    assert!(Rc::ptr_eq(door.many[0].as_ref().unwrap(), door.many[1].as_ref().unwrap()));
+    let twice = root().object(2, 430_000).object(2, 430_000).end();
+    let error = serializer().decode(&twice).unwrap_err();
+    assert_eq!((error.offset(), error.kind()), (Some(44), &DecodeErrorKind::DuplicateInstance { id: 2 }));
+    let gap = root().object(3, 430_000).object(4, 430_000).end();
+    let error = serializer().decode(&gap).unwrap_err();
+    assert_eq!((error.offset(), error.kind()), (Some(44), &DecodeErrorKind::InstanceOutOfRange { id: 4, count: 3 }));
+    let second_root = root().object(1, 430_000).end();
+    assert_eq!(*serializer().decode(&second_root).unwrap_err().kind(), DecodeErrorKind::DuplicateInstance { id: 1 });
+
     let stray_terminator = Stream::new().object(1, 430_000).word(FIELD_TERMINATOR).end();
     assert!(matches!(serializer().decode(&stray_terminator).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
 

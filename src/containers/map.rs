@@ -52,8 +52,8 @@ impl<P: PointerSlot> PointerSlot for MapValue<P> {
     fn addr(&self) -> Option<usize> {
         self.0.as_ref().and_then(P::addr)
     }
-    fn is_only_pointer(&self) -> bool {
-        self.0.as_ref().is_some_and(P::is_only_pointer)
+    fn pointer_count(&self) -> usize {
+        self.0.as_ref().map_or(0, P::pointer_count)
     }
     fn from_handle(target: Option<&P::Handle>) -> Option<Self> {
         Some(MapValue(P::from_handle(target)))

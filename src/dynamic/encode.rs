@@ -1,8 +1,10 @@
-//! Writing a [`DynamicGraph`] back: the graph's objects in its order (instance `i + 1` is
-//! `objects[i]`), then any object a pointer reaches that the graph does not list, in the order
-//! first met; the stored schema table with an entry added for each type it lacks; the trailer of
-//! the graph's format version. A graph read from a stream and not changed writes that stream's
-//! bytes again.
+//! Writing a [`DynamicGraph`] back: instance `i + 1` is the graph's `objects[i]`, and any object a
+//! pointer reaches that the graph does not list is numbered after them, in the order first met.
+//! Objects are written in the encoder's depth-first order (FORMAT.md, "Object order"): the root,
+//! then the objects it leads to (each followed by what it leads to in turn); listed objects no
+//! pointer reaches come after, in instance order. Then the stored schema table with an entry
+//! added for each type it lacks, and the trailer of the graph's format version. A graph read from
+//! a stream that this version wrote, and not changed, writes that stream's bytes again.
 
 use super::object::{DynamicObject, DynamicRef, DynamicValue};
 use super::DynamicGraph;
@@ -24,6 +26,12 @@ struct Writer<'g> {
     instances: AHashMap<usize, u32>,
     /// Every object to write, in instance order.
     queue: Vec<DynamicRef>,
+    /// Whether each object of `queue` is written or waits to be.
+    scheduled: Vec<bool>,
+    /// Instances waiting to be written, the next one last.
+    pending: Vec<u32>,
+    /// The instances the object being written leads to first, in the order met.
+    fresh: Vec<u32>,
     /// Types the stored table describes, and types described since (with their schemas, in the
     /// order first met).
     described: AHashSet<u32>,
@@ -37,6 +45,9 @@ pub(super) fn encode(graph: &DynamicGraph) -> Result<Vec<u8>, EncodeError> {
         out: Vec::new(),
         instances: AHashMap::with_capacity(graph.objects.len()),
         queue: Vec::with_capacity(graph.objects.len()),
+        scheduled: Vec::with_capacity(graph.objects.len()),
+        pending: Vec::new(),
+        fresh: Vec::new(),
         described: graph.table.iter().flatten().map(|entry| entry.type_id).collect(),
         added: Vec::new(),
         graph,
@@ -44,15 +55,21 @@ pub(super) fn encode(graph: &DynamicGraph) -> Result<Vec<u8>, EncodeError> {
     };
     graph.objects.iter().try_for_each(|object| writer.instance(object).map(drop))?;
     write_stream_header(&mut writer.out, graph.version);
-    let mut next = 0;
-    while let Some(object) = writer.queue.get(next).cloned() {
-        next += 1;
-        let object = object
-            .0
-            .try_borrow()
-            .map_err(|_| EncodeError::Pointee { instance: next as u32, source: FieldError::Borrowed })?;
-        writer.object(&object, next as u32, 0)?;
+    // Listed objects no pointer reaches start a walk of their own, in instance order.
+    let mut unreached = 0;
+    while let Some(start) = writer.scheduled[unreached..].iter().position(|&scheduled| !scheduled) {
+        unreached += start;
+        writer.scheduled[unreached] = true;
+        writer.pending.push(unreached as u32 + 1);
+        while let Some(instance) = writer.pending.pop() {
+            let object = writer.queue[instance as usize - 1].clone();
+            let object =
+                object.0.try_borrow().map_err(|_| EncodeError::Pointee { instance, source: FieldError::Borrowed })?;
+            writer.object(&object, instance, 0)?;
+            writer.pending.extend(writer.fresh.drain(..).rev());
+        }
     }
+    let next = writer.queue.len();
     if graph.version >= SCHEMA_VERSION {
         writer.table();
     }
@@ -79,6 +96,19 @@ impl Writer<'_> {
                 return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID });
             }
             self.queue.push(object.clone());
+            self.scheduled.push(false);
+        }
+        Ok(instance)
+    }
+
+    /// The instance number a pointer to `target` is written as; a target not written and not
+    /// waiting yet is written after the object being written, with the others it leads to.
+    fn target(&mut self, target: &DynamicRef) -> Result<u32, EncodeError> {
+        let instance = self.instance(target)?;
+        let scheduled = &mut self.scheduled[instance as usize - 1];
+        if !*scheduled {
+            *scheduled = true;
+            self.fresh.push(instance);
         }
         Ok(instance)
     }
@@ -116,7 +146,7 @@ impl Writer<'_> {
                     DynamicValue::Pointer(targets) => {
                         for target in targets {
                             let id = match target {
-                                Some(target) => self.instance(target)?,
+                                Some(target) => self.target(target)?,
                                 None => 0,
                             };
                             self.out.extend_from_slice(&id.to_le_bytes());

@@ -49,9 +49,15 @@ pub trait SharedHandle: Clone + 'static {
     fn contains(&self, address: usize) -> bool;
     /// A weak handle to the same allocation.
     fn downgrade(&self) -> Self::Weak;
+    /// How many pointers lead to the object: strong handles (this one included) and `Weak`s. A
+    /// graph walk that has met this many pointers to it will not meet it again.
+    fn pointer_count(&self) -> usize;
     /// `true` when this handle is the only pointer to its object (no other strong handle, no
     /// `Weak`): a graph walk cannot meet the object again, so it need not remember it.
-    fn is_only_pointer(&self) -> bool;
+    #[inline]
+    fn is_only_pointer(&self) -> bool {
+        self.pointer_count() == 1
+    }
     /// The strong handle, if the object is still alive.
     fn upgrade(weak: &Self::Weak) -> Option<Self>;
     /// Runs `f` on the pointee (borrowing the `RefCell` or taking the lock).
@@ -78,8 +84,8 @@ macro_rules! shared_handle {
                 <$strong>::downgrade(self)
             }
             #[inline]
-            fn is_only_pointer(&self) -> bool {
-                <$strong>::strong_count(self) == 1 && <$strong>::weak_count(self) == 0
+            fn pointer_count(&self) -> usize {
+                <$strong>::strong_count(self) + <$strong>::weak_count(self)
             }
             fn upgrade(weak: &$weak) -> Option<Self> {
                 weak.upgrade()
@@ -113,6 +119,7 @@ trait ErasedShared {
     fn addr(&self) -> usize;
     fn contains(&self, address: usize) -> bool;
     fn family(&self) -> Family;
+    fn pointer_count(&self) -> usize;
     fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError>;
     fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError>;
     fn as_any(&self) -> &dyn Any;
@@ -127,6 +134,9 @@ impl<H: SharedHandle> ErasedShared for H {
     }
     fn family(&self) -> Family {
         H::FAMILY
+    }
+    fn pointer_count(&self) -> usize {
+        SharedHandle::pointer_count(self)
     }
     fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError> {
         SharedHandle::read(self, |pointee| f(pointee.as_reflectable()))
@@ -183,6 +193,11 @@ impl SharedObject {
     /// one, even while it is borrowed or locked.
     pub fn contains(&self, address: usize) -> bool {
         self.0.contains(address)
+    }
+    /// How many pointers lead to the object (see [`SharedHandle::pointer_count`]), this
+    /// handle included.
+    pub fn pointer_count(&self) -> usize {
+        self.0.pointer_count()
     }
     /// Runs `f` on the object.
     pub fn read<R>(&self, f: impl FnOnce(&dyn Reflectable) -> R) -> Result<R, FieldError> {
@@ -258,9 +273,10 @@ pub trait PointerSlot: 'static + Sized {
     fn handle(&self) -> Option<Self::Handle>;
     /// Identity of the target; `None` when null or dead.
     fn addr(&self) -> Option<usize>;
-    /// `true` when this element is the only pointer to its target (see
-    /// [`SharedHandle::is_only_pointer`]); always `false` for a `Weak`.
-    fn is_only_pointer(&self) -> bool;
+    /// How many pointers lead to the target, this element included (see
+    /// [`SharedHandle::pointer_count`]); 0 when null or dead. At least 2 for a `Weak`, whose
+    /// target has a strong handle too.
+    fn pointer_count(&self) -> usize;
     /// An element pointing at `target` (`None` = null). `None` when it cannot hold that.
     fn from_handle(target: Option<&Self::Handle>) -> Option<Self>;
 }
@@ -279,8 +295,8 @@ macro_rules! pointer_slots {
                 Some(SharedHandle::addr(self))
             }
             #[inline]
-            fn is_only_pointer(&self) -> bool {
-                SharedHandle::is_only_pointer(self)
+            fn pointer_count(&self) -> usize {
+                SharedHandle::pointer_count(self)
             }
             fn from_handle(target: Option<&Self>) -> Option<Self> {
                 target.cloned()
@@ -299,8 +315,8 @@ macro_rules! pointer_slots {
                 self.as_ref().map(SharedHandle::addr)
             }
             #[inline]
-            fn is_only_pointer(&self) -> bool {
-                self.as_ref().is_some_and(SharedHandle::is_only_pointer)
+            fn pointer_count(&self) -> usize {
+                self.as_ref().map_or(0, SharedHandle::pointer_count)
             }
             fn from_handle(target: Option<&$strong>) -> Option<Self> {
                 Some(target.cloned())
@@ -317,8 +333,9 @@ macro_rules! pointer_slots {
             fn addr(&self) -> Option<usize> {
                 (self.strong_count() > 0).then(|| self.as_ptr() as *const () as usize)
             }
-            fn is_only_pointer(&self) -> bool {
-                false
+            #[inline]
+            fn pointer_count(&self) -> usize {
+                self.strong_count() + self.weak_count()
             }
             /// A null target cannot be expressed for an unsized pointee (`Weak::new` needs
             /// `Sized`), so the field keeps its value.
@@ -337,10 +354,10 @@ pointer_slots! {
     Arc<RwLock<U>>, sync::Weak<RwLock<U>>;
 }
 
-/// Called per pointer element with the target's identity (`None` = null or dead), whether the
-/// element is the only pointer to it (see [`SharedHandle::is_only_pointer`]) and a way to take a
-/// strong handle to it.
-pub type PointerVisitor<'a> = dyn FnMut(Option<usize>, bool, &dyn Fn() -> Option<SharedObject>) + 'a;
+/// Called per pointer element with the target's identity (`None` = null or dead), how many
+/// pointers lead to it (see [`PointerSlot::pointer_count`]; 1: this element is the only one) and a
+/// way to take a strong handle to it.
+pub type PointerVisitor<'a> = dyn FnMut(Option<usize>, usize, &dyn Fn() -> Option<SharedObject>) + 'a;
 
 /// Access to a pointer field.
 pub trait PointerAccess: ErasedElems {
@@ -354,8 +371,8 @@ pub trait PointerAccess: ErasedElems {
     /// object (`Rc<RefCell<dyn Component>>`): the encoder refuses targets it could not cast back.
     /// `None` for concrete pointees and `dyn Reflectable`, which take any object.
     fn trait_target(&self) -> Option<TypeId>;
-    /// Calls `f` for every element with the target's identity (`None` = null or dead), whether it
-    /// is the only pointer to it, and a way to take a strong handle to it.
+    /// Calls `f` for every element with the target's identity (`None` = null or dead), how many
+    /// pointers lead to it, and a way to take a strong handle to it.
     fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError>;
     /// A strong handle to element `index`'s target (`None` when null or dead).
     fn shared(&self, owner: &dyn Any, index: usize) -> Result<Option<SharedObject>, FieldError>;
@@ -397,7 +414,7 @@ where
     fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError> {
         self.access.with(owner_ref::<O>(owner)?, |container| {
             for elem in S::as_slice(container) {
-                f(elem.addr(), elem.is_only_pointer(), &|| elem.handle().map(SharedObject::new));
+                f(elem.addr(), elem.pointer_count(), &|| elem.handle().map(SharedObject::new));
             }
         })
     }

@@ -424,9 +424,9 @@ impl<'v, E> Run<'v, E> {
             }
             FieldAccess::Pointer(pointers) if self.walker.follow_weak || !pointers.is_weak() => {
                 let mut index = 0;
-                let visited = pointers.for_each(owner, &mut |identity, only_pointer, handle| {
+                let visited = pointers.for_each(owner, &mut |identity, pointers, handle| {
                     // An object behind its only pointer cannot be met again: no set to keep.
-                    if identity.is_some_and(|identity| only_pointer || self.seen.insert(identity)) {
+                    if identity.is_some_and(|identity| pointers == 1 || self.seen.insert(identity)) {
                         if let Some(target) = handle() {
                             self.reached(target, Some(field), array.then_some(index));
                         }

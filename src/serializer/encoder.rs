@@ -1,9 +1,13 @@
 //! The encoder: writes an object graph in the layout of `FORMAT.md`.
 //!
 //! The root is instance 1; every object reached through a pointer gets the next instance ID when
-//! first seen and is queued; the queue is drained in order, so instance IDs appear in the stream as
-//! 1, 2, 3, ... and each object is written once. Identity is the address of the shared allocation.
-//! Total work is linear in the graph (one hash lookup per pointer, no rescans).
+//! first seen and waits to be written. Objects are written depth first (FORMAT.md, "Object
+//! order"): after an object, the objects it led to, lowest ID first, each followed by what it led
+//! to in turn. What waits is then the unwritten siblings along one path, not a breadth-first
+//! frontier that grows with the graph. Identity is the address of the shared allocation; an
+//! object is remembered only while a pointer to it may still be met (its pointer count says how
+//! many there are), so the identity map stays small too. Total work is linear in the graph (one
+//! hash lookup per pointer, no rescans).
 
 mod kept;
 mod subtree;
@@ -24,7 +28,6 @@ use crate::schema::table::{one_per_id, write_table};
 use ahash::{AHashMap, AHashSet};
 use std::any::Any;
 use std::collections::hash_map::Entry;
-use std::collections::VecDeque;
 use std::io;
 use trait_check::TraitChecks;
 
@@ -37,8 +40,13 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     sink: Option<Sink<'s>>,
     flush_threshold: usize,
     written: u64,
-    ids: AHashMap<usize, u32>,
-    queue: VecDeque<Queued>,
+    /// Objects that a pointer met later may lead to, by identity.
+    ids: AHashMap<usize, Seen>,
+    /// Objects met and not written yet, the next one to write last: the objects one object led
+    /// to go on it together, in reverse, once it is written.
+    pending: Vec<Queued>,
+    /// The objects the object being written leads to, in ID order.
+    fresh: Vec<Queued>,
     next_id: u32,
     depth: usize,
     limits: Limits,
@@ -85,7 +93,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             flush_threshold,
             written: 0,
             ids: AHashMap::new(),
-            queue: VecDeque::new(),
+            pending: Vec::new(),
+            fresh: Vec::new(),
             next_id: 2,
             depth: 0,
             limits: config.limits,
@@ -115,20 +124,24 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 self.object(object, object.rtti(), 1)?
             }
             Root::Shared(shared) => {
-                self.ids.insert(shared.addr(), 1);
+                // The caller's handle is a pointer the walk never meets: the root stays known.
+                self.ids.insert(shared.addr(), Seen::kept(1));
                 self.shared_object(&shared, 1, None)?;
             }
         }
-        let mut id = 1;
-        while let Some(next) = self.queue.pop_front() {
-            id += 1;
+        self.pending.extend(self.fresh.drain(..).rev());
+        while let Some(next) = self.pending.pop() {
             match next {
-                Queued::Object(shared, site) => self.shared_object(&shared, id, site)?,
-                Queued::External { key, type_id } => {
+                Queued::Object(shared, id, site) => {
+                    self.shared_object(&shared, id, site)?;
+                    self.written(&shared);
+                }
+                Queued::External { id, key, type_id } => {
                     write_stub(&mut self.out, id, key, type_id);
                     self.maybe_flush()?;
                 }
             }
+            self.pending.extend(self.fresh.drain(..).rev());
         }
         if self.schema_table {
             let kept = self.kept_entries()?;
@@ -177,6 +190,20 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             .map_err(|source| EncodeError::Pointee { instance: id, source })?;
         self.current.0 = 0;
         result
+    }
+
+    /// After `shared` is written: its identity is forgotten if every pointer to it has been met
+    /// (the count includes the handle the encoder held while it waited).
+    fn written(&mut self, shared: &SharedObject) {
+        let address = shared.addr();
+        if let Entry::Occupied(mut seen) = self.ids.entry(address) {
+            let pointers = shared.pointer_count().saturating_sub(1);
+            let seen_now = seen.get_mut();
+            seen_now.pending = false;
+            if seen_now.met as usize >= pointers {
+                seen.remove();
+            }
+        }
     }
 
     /// Hands the buffer to the sink once it holds the flush threshold.
@@ -332,13 +359,13 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 let mut result = Ok(());
                 let check = field.trait_check();
                 let may_cut = access.is_weak() && self.strong.is_some();
-                access.for_each(owner, &mut |identity, only_pointer, handle| {
+                access.for_each(owner, &mut |identity, pointers, handle| {
                     count += 1;
                     let id = match identity {
                         Some(identity) if result.is_ok() => {
                             let id = match may_cut && self.is_cut(identity) {
                                 true => self.cut(identity, handle, check),
-                                false => self.pointer(identity, only_pointer, handle, check.map(|_| (rtti, field))),
+                                false => self.pointer(identity, pointers, handle, check.map(|_| (rtti, field))),
                             };
                             id.unwrap_or_else(|error| {
                                 result = Err(error);
@@ -357,24 +384,32 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     }
 
     /// The instance ID a pointer to the object at `identity` is written as, queueing the object
-    /// when first seen; `check` is the field's when it declares a user trait object. An object
-    /// behind its only pointer is never met again, so it stays out of the identity map: the map
-    /// holds only objects that are really shared, which keeps its memory and hashing small.
+    /// when first seen; `pointers` is how many pointers lead to it, `check` the field's when it
+    /// declares a user trait object. An object behind its only pointer is never met again, so it
+    /// stays out of the identity map, and an object leaves the map once its last pointer is met:
+    /// the map holds only objects really shared and still to be met again, which keeps its
+    /// memory and hashing small.
     #[inline]
     fn pointer(
         &mut self,
         identity: usize,
-        only_pointer: bool,
+        pointers: usize,
         handle: &dyn Fn() -> Option<SharedObject>,
         site: Option<Site>,
     ) -> Result<u32, FieldFailure> {
-        let slot = if only_pointer {
+        let slot = if pointers <= 1 {
             None
         } else {
-            // One hash per pointer: the entry serves both the lookup and the insertion.
+            // One hash per pointer: the entry serves the lookup, the insertion and the removal.
             match self.ids.entry(identity) {
-                Entry::Occupied(known) => {
-                    let id = *known.get();
+                Entry::Occupied(mut known) => {
+                    let seen = known.get_mut();
+                    let id = seen.id;
+                    seen.met = seen.met.saturating_add(1);
+                    // While it waits, the encoder's own handle is one of the pointers.
+                    if !seen.pending && seen.met as usize >= pointers {
+                        known.remove();
+                    }
                     if let Some(check) = site.and_then(|(_, field)| field.trait_check()) {
                         self.check_pointee(identity, handle, check)?;
                     }
@@ -390,10 +425,10 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         }
         self.next_id += 1;
         if let Some(slot) = slot {
-            slot.insert(id);
+            slot.insert(Seen { id, met: 1, pending: true });
         }
         // A new target's trait is checked when it is written, where it is read anyway.
-        self.queue.push_back(Queued::Object(shared, site));
+        self.fresh.push(Queued::Object(shared, id, site));
         Ok(id)
     }
 
@@ -444,11 +479,29 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 /// A pointer field, and the type it belongs to.
 type Site = (&'static RttiType, &'static RttiField);
 
-/// What the queue holds: an object to write (with the user-trait field that first pointed at
-/// it, whose trait it must be registered for), or an external reference stub (`subtree.rs`).
+/// What waits to be written: an object and its instance ID (with the user-trait field that
+/// first pointed at it, whose trait it must be registered for), or an external reference stub
+/// (`subtree.rs`).
 enum Queued {
-    Object(SharedObject, Option<Site>),
-    External { key: u64, type_id: u32 },
+    Object(SharedObject, u32, Option<Site>),
+    External { id: u32, key: u64, type_id: u32 },
+}
+
+/// An object in the identity map: its instance ID, how many pointers to it were met, and
+/// whether it still waits to be written (the encoder then holds one more handle to it).
+#[derive(Clone, Copy)]
+pub(super) struct Seen {
+    pub(super) id: u32,
+    pub(super) met: u32,
+    pub(super) pending: bool,
+}
+
+impl Seen {
+    /// An entry that is never forgotten: the root passed as a handle, an external reference
+    /// stub, or a target cut to null.
+    pub(super) fn kept(id: u32) -> Seen {
+        Seen { id, met: 0, pending: true }
+    }
 }
 
 /// Why one field could not be written: its own access failed (the caller names the field), or

@@ -72,13 +72,28 @@ pub enum DecodeErrorKind {
     /// The structure is inconsistent.
     #[error("corrupt stream: {0}")]
     Corrupt(&'static str),
-    /// Top-level objects must carry instance IDs 1, 2, 3, ... in order.
+    /// The first object must be the root, instance 1, and every top-level object needs an
+    /// instance ID (0 marks an embedded object).
     #[error("object has instance ID {found}, expected {expected}")]
     InstanceOutOfSequence {
-        /// The ID expected next.
+        /// The ID expected.
         expected: u32,
         /// The ID found.
         found: u32,
+    },
+    /// A top-level object's instance ID is above the number of objects in the stream.
+    #[error("object has instance ID {id}, but the stream holds {count} objects")]
+    InstanceOutOfRange {
+        /// The instance ID.
+        id: u32,
+        /// Objects in the stream.
+        count: usize,
+    },
+    /// Two top-level objects carry the same instance ID.
+    #[error("a second object with instance ID {id}")]
+    DuplicateInstance {
+        /// The instance ID.
+        id: u32,
     },
     /// A pointer names an instance the stream does not hold.
     #[error("pointer to instance {id}, but the stream holds {count} objects")]
@@ -170,6 +185,8 @@ impl PartialEq for DecodeErrorKind {
                 (a, b) == (c, d)
             }
             (UnknownInstance { id: a, count: b }, UnknownInstance { id: c, count: d }) => (a, b) == (c, d),
+            (InstanceOutOfRange { id: a, count: b }, InstanceOutOfRange { id: c, count: d }) => (a, b) == (c, d),
+            (DuplicateInstance { id: a }, DuplicateInstance { id: b }) => a == b,
             (TooDeep { limit: a }, TooDeep { limit: b }) => a == b,
             (TooManyObjects { limit: a }, TooManyObjects { limit: b }) => a == b,
             (ArrayTooLong { len: a, limit: b }, ArrayTooLong { len: c, limit: d }) => (a, b) == (c, d),

@@ -1,6 +1,7 @@
-//! The index of top-level objects: where each starts and its type. Instance IDs must run 1, 2, 3,
-//! ... in stream order. Each entry costs at least 8 input bytes, so the index never outgrows the
-//! input.
+//! The index of top-level objects: where each starts and its type, by instance ID. The root comes
+//! first as instance 1; the others may come in any order (FORMAT.md, "Object order"), and the
+//! stream's IDs must be 1 to the number of objects, each once. Each entry costs at least 8 input
+//! bytes, so the index never outgrows the input.
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{TypeHeader, NULL_TYPE_ID};
@@ -16,6 +17,8 @@ pub(crate) struct IndexEntry {
     pub offset: usize,
     /// Its type ID.
     pub type_id: u32,
+    /// Its instance ID.
+    instance: u32,
 }
 
 /// Indexes every top-level object of the stream.
@@ -43,7 +46,8 @@ pub(crate) fn root_entry(data: &[u8], limits: &Limits) -> Result<IndexEntry, Dec
     Ok(entries[0])
 }
 
-/// Indexes the top-level objects from `reader` to the end, after those in `entries`.
+/// Indexes the top-level objects from `reader` to the end, after those in `entries` (the root's
+/// at least), and puts the entries in instance ID order.
 pub(crate) fn index_rest(
     reader: &mut Reader<'_>,
     entries: &mut Vec<IndexEntry>,
@@ -53,6 +57,31 @@ pub(crate) fn index_rest(
         let header = next_entry(reader, entries, limits)?;
         skip_object(reader, header.instance, false, 0, limits)?;
     }
+    by_instance(entries)
+}
+
+/// Puts `entries` in instance ID order, checking that the IDs are 1 to their count, each once.
+/// Streams written breadth first are in order already, and cost one pass.
+fn by_instance(entries: &mut Vec<IndexEntry>) -> Result<(), DecodeError> {
+    let count = entries.len();
+    if entries.iter().enumerate().all(|(at, entry)| entry.instance as usize == at + 1) {
+        return Ok(());
+    }
+    const EMPTY: IndexEntry = IndexEntry { offset: usize::MAX, type_id: 0, instance: 0 };
+    let mut placed = vec![EMPTY; count];
+    for entry in entries.iter() {
+        let at = entry.instance as usize - 1;
+        let kind = match placed.get(at) {
+            None => DecodeErrorKind::InstanceOutOfRange { id: entry.instance, count },
+            Some(slot) if slot.instance != 0 => DecodeErrorKind::DuplicateInstance { id: entry.instance },
+            Some(_) => {
+                placed[at] = *entry;
+                continue;
+            }
+        };
+        return Err(DecodeError::new(kind, entry.offset));
+    }
+    *entries = placed;
     Ok(())
 }
 
@@ -64,12 +93,12 @@ fn next_entry(
 ) -> Result<TypeHeader, DecodeError> {
     let offset = reader.offset();
     let header = type_header(reader)?;
-    let expected = entries.len() as u32 + 1;
     if header.base {
         return Err(corrupt(offset, "base section without an object"));
     }
-    if header.instance != expected {
-        let kind = DecodeErrorKind::InstanceOutOfSequence { expected, found: header.instance };
+    // The root is instance 1 and comes first; the others have a top-level ID (0 is embedded).
+    if (entries.is_empty() && header.instance != 1) || header.instance == 0 {
+        let kind = DecodeErrorKind::InstanceOutOfSequence { expected: 1, found: header.instance };
         return Err(DecodeError::new(kind, offset));
     }
     if header.type_id == NULL_TYPE_ID {
@@ -78,6 +107,6 @@ fn next_entry(
     if entries.len() == limits.max_objects {
         return Err(DecodeError::new(DecodeErrorKind::TooManyObjects { limit: limits.max_objects }, offset));
     }
-    entries.push(IndexEntry { offset, type_id: header.type_id });
+    entries.push(IndexEntry { offset, type_id: header.type_id, instance: header.instance });
     Ok(header)
 }

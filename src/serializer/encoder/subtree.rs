@@ -6,7 +6,7 @@
 //! the root reaches through strong pointers and objects held by value: exactly what the stream
 //! will hold. Only subtree saves pay for that walk.
 
-use super::{Encoder, FieldFailure, Queued};
+use super::{Encoder, FieldFailure, Queued, Seen};
 use crate::field::{SharedObject, TraitCheck};
 use crate::rtti::graph::strong_identities;
 use crate::serializer::error::EncodeError;
@@ -52,7 +52,7 @@ impl Encoder<'_, '_, '_> {
         }
         let WeakPointers::External(key_of) = self.weak_pointers else { return Ok(NULL_INSTANCE) };
         // A stub written before, or a target the key function gave no key (remembered as null).
-        if let Some(&id) = self.ids.get(&identity) {
+        if let Some(id) = self.ids.get(&identity).map(|seen| seen.id) {
             // Met again, perhaps through a field of another trait: that trait is checked too.
             if let (Some(check), true) = (check, id != NULL_INSTANCE) {
                 self.check_pointee(identity, handle, check)?;
@@ -73,11 +73,11 @@ impl Encoder<'_, '_, '_> {
                     return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
                 }
                 self.next_id += 1;
-                self.queue.push_back(Queued::External { key, type_id: rtti.id() });
+                self.fresh.push(Queued::External { id, key, type_id: rtti.id() });
                 id
             }
         };
-        self.ids.insert(identity, id);
+        self.ids.insert(identity, Seen::kept(id));
         Ok(id)
     }
 }
