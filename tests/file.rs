@@ -268,3 +268,38 @@ mod killed_saves {
         assert_eq!(folder.entries(), expected, "exactly the dead process's temporary is gone");
     }
 }
+
+/// Long saves and loads report progress: every 1,024 objects and once at the end, counts only
+/// growing, the last report of a save with the file's size, of a load with every object and
+/// byte of the stream.
+#[test]
+fn saves_and_loads_report_progress_to_the_end() {
+    use reflectable::serializer::Progress;
+    use std::cell::RefCell;
+    let folder = Folder::new("progress");
+    let path = folder.0.join("level.bin");
+    let (level, stats) = level::build_level(3_000, 11);
+    let reports = RefCell::new(Vec::new());
+    let report = |progress: Progress| reports.borrow_mut().push(progress);
+    let files = FileSerializer::with(BinarySerializer::new().checksum(true).progress(&report));
+
+    let size = files.encode(&level, &path).unwrap();
+    let saved = reports.take();
+    let objects = stats.shared_objects as u64 + 1; // and the root
+    assert_eq!(saved.len() as u64, objects / 1024 + 1, "every 1,024 objects, then the end");
+    assert!(saved.windows(2).all(|pair| pair[0].objects < pair[1].objects && pair[0].bytes <= pair[1].bytes));
+    let last = *saved.last().unwrap();
+    assert_eq!(last, Progress { objects, bytes: size, total_objects: None, total_bytes: None });
+
+    let loaded: level::Level = files.decode_as(&path).unwrap();
+    let read = reports.take();
+    assert_eq!(read.len() as u64, objects / 1024 + 1);
+    assert!(read.windows(2).all(|pair| pair[0].objects < pair[1].objects && pair[0].bytes < pair[1].bytes));
+    assert!(read.iter().all(|progress| progress.total_objects == Some(objects) && progress.total_bytes == Some(size)));
+    let last = *read.last().unwrap();
+    assert_eq!((last.objects, last.fraction()), (objects, Some(1.0)));
+    // Each object's own bytes: all of the stream but its header, schema table and trailer.
+    assert!(last.bytes < size && last.bytes > size * 9 / 10, "{} of {size}", last.bytes);
+    level::break_cycles(&loaded);
+    level::break_cycles(&level);
+}

@@ -19,6 +19,7 @@ use super::format::{
     FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, SCHEMA_VERSION,
     VARIANT_TAG, VARIANT_TAG_FIELD_ID, VERSION,
 };
+use super::progress::Tracker;
 use super::wire::{write_stream_header, write_trailer};
 use super::{BinarySerializer, Limits, Root, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
@@ -72,6 +73,8 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     schema_table: bool,
     /// The types found castable into each user trait (`trait_check.rs`).
     trait_checks: TraitChecks,
+    /// Reports progress every so many objects.
+    progress: Tracker<'r>,
     /// Address and type name of a root passed by reference: a shared object holding that address
     /// is the root met again through a pointer, which the stream cannot express.
     root_by_reference: Option<(usize, &'static str)>,
@@ -110,6 +113,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             kept: Vec::new(),
             schema_table: config.schema_table,
             trait_checks: TraitChecks::default(),
+            progress: Tracker::new(config.progress, (None, None)),
         }
     }
 
@@ -129,6 +133,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 self.shared_object(&shared, 1, None)?;
             }
         }
+        self.object_done();
         self.pending.extend(self.fresh.drain(..).rev());
         while let Some(next) = self.pending.pop() {
             match next {
@@ -141,6 +146,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                     self.maybe_flush()?;
                 }
             }
+            self.object_done();
             self.pending.extend(self.fresh.drain(..).rev());
         }
         if self.schema_table {
@@ -161,6 +167,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             self.out.clear();
         }
         let total = self.written + self.out.len() as u64;
+        self.progress.finished(Some(total));
         Ok((self.out, total))
     }
 
@@ -204,6 +211,11 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 seen.remove();
             }
         }
+    }
+
+    #[inline]
+    fn object_done(&mut self) {
+        self.progress.object_done(self.written + self.out.len() as u64, false);
     }
 
     /// Hands the buffer to the sink once it holds the flush threshold.

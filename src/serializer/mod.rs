@@ -48,6 +48,7 @@ mod file;
 pub mod format;
 pub(crate) mod index;
 mod limits;
+mod progress;
 mod report;
 mod root;
 mod shortcuts;
@@ -59,6 +60,7 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
 pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use file::FileSerializer;
 pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE};
+pub use progress::{Progress, ProgressFn};
 pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason};
 pub use root::AsRoot;
 pub use root::Root;
@@ -88,6 +90,7 @@ pub struct BinarySerializer<'r> {
     keep_unknown_types: bool,
     weak_pointers: WeakPointers<'r>,
     relink: Option<Relink<'r>>,
+    progress: Option<ProgressFn<'r>>,
 }
 
 impl Default for BinarySerializer<'static> {
@@ -116,6 +119,7 @@ impl<'r> BinarySerializer<'r> {
             keep_unknown_types: false,
             weak_pointers: WeakPointers::Follow,
             relink: None,
+            progress: None,
         }
     }
 
@@ -194,6 +198,33 @@ impl<'r> BinarySerializer<'r> {
     /// example.
     pub fn relink(mut self, relink: Relink<'r>) -> Self {
         self.relink = Some(relink);
+        self
+    }
+
+    /// Reports the progress of every save and load to `report`: every 1,024 top-level objects and
+    /// once at the end (see [`Progress`]). The function is called on the thread doing the work,
+    /// between objects; keep it quick (update a counter or a progress bar).
+    ///
+    /// ```
+    /// use reflectable::serializer::{BinarySerializer, MemorySerializer, Progress};
+    /// use std::cell::Cell;
+    /// # use reflectable::Reflectable;
+    /// # #[derive(Reflectable, Default)]
+    /// # #[rtti(id = 9510)]
+    /// # struct Level { #[rtti(id = 1)] objects: Vec<std::rc::Rc<Level>> }
+    /// # let level = Level { objects: (0..3000).map(|_| std::rc::Rc::new(Level::default())).collect() };
+    ///
+    /// let last = Cell::new(None);
+    /// let report = |progress: Progress| last.set(Some(progress));
+    /// let serializer = MemorySerializer::with(BinarySerializer::new().progress(&report));
+    /// let bytes = serializer.encode(&level).unwrap();
+    /// assert_eq!(last.get().unwrap().objects, 3001, "the root and 3,000 objects written");
+    /// let _: Level = serializer.decode_as(&bytes).unwrap();
+    /// let loaded = last.get().unwrap();
+    /// assert_eq!((loaded.objects, loaded.fraction()), (3001, Some(1.0)));
+    /// ```
+    pub fn progress(mut self, report: ProgressFn<'r>) -> Self {
+        self.progress = Some(report);
         self
     }
 
@@ -309,7 +340,8 @@ impl<'r> BinarySerializer<'r> {
 
     fn decoder<'d, 'c>(&'d self, bytes: &'d [u8], context: &'c mut dyn Any) -> Result<Decoder<'d, 'c>, DecodeError> {
         let decoder = Decoder::new(bytes, self.registry, self.limits, context)?;
-        Ok(decoder.with_relink(self.relink).strict(self.strict).keep_unknown_types(self.keep_unknown_types))
+        let decoder = decoder.with_relink(self.relink).strict(self.strict).keep_unknown_types(self.keep_unknown_types);
+        Ok(decoder.progress(self.progress))
     }
 
     /// Reads `reader` to its end, then decodes.

@@ -13,8 +13,9 @@
 //! decode built and of orphans; `hooks.rs` runs the deserialization hooks.
 
 use super::error::{DecodeError, DecodeErrorKind};
-use super::format::{FieldHeader, WireKind, NULL_INSTANCE};
+use super::format::{FieldHeader, WireKind, NULL_INSTANCE, TYPE_HEADER_SIZE};
 use super::index::{index, index_rest, root_entry, IndexEntry};
+use super::progress::{ProgressFn, Tracker};
 use super::report::{DecodeEvent, DecodeReport, Recorder};
 use super::skip::skip_field;
 use super::wire::{field_count, stream_body, type_header, walk_object, Item};
@@ -111,6 +112,8 @@ pub(crate) struct Decoder<'d, 'c> {
     relink: Option<super::Relink<'d>>,
     /// Types the registry lacks are defined from the schema table and their objects kept.
     keep_unknown_types: bool,
+    /// Reports progress every so many top-level objects.
+    progress: Tracker<'d>,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -143,6 +146,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         // the root is decoded (then from the root's end, not over the root again).
         let budget = limits.allocation_budget(data.len());
         let body = stream_body(data)?;
+        let progress = Tracker::new(None, (body.objects.map(u64::from), Some(data.len() as u64)));
         let types = match body.schema {
             Some((start, end)) => StreamTypes::new(TableIndex::read(data, start, end)?, registry)?,
             None => StreamTypes::none(),
@@ -177,6 +181,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             recorder: Recorder::default(),
             relink: None,
             keep_unknown_types: false,
+            progress,
         };
         decoder.states.push(State::Pending);
         Ok(decoder)
@@ -185,6 +190,12 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// Strict decoding: the first loss is an error.
     pub(crate) fn strict(mut self, strict: bool) -> Self {
         self.recorder.strict = strict;
+        self
+    }
+
+    /// See [`BinarySerializer::progress`](super::BinarySerializer::progress).
+    pub(crate) fn progress(mut self, report: Option<ProgressFn<'d>>) -> Self {
+        self.progress = std::mem::take(&mut self.progress).with_report(report);
         self
     }
 
@@ -281,6 +292,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         if result.is_err() {
             self.release();
         }
+        if result.is_ok() {
+            self.progress.finished(None);
+        }
         result.map(|root| (root, std::mem::take(&mut self.recorder.report)))
     }
 
@@ -296,6 +310,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let result = self.try_decode_shared(family, accepts);
         if result.is_err() {
             self.release();
+        } else {
+            self.progress.finished(None);
         }
         result.map(|root| (root, std::mem::take(&mut self.recorder.report)))
     }
@@ -405,6 +421,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.hooks_ran |= start_hooks(object, self.context);
         let own = object.rtti();
         let mut section = Some((0, FieldScope::of(own).with_layout(self.types.layout(own)?)));
+        // The first type header is read already.
+        let start = reader.offset() - TYPE_HEADER_SIZE;
         walk_object(reader, instance, embedded, |reader, item| match item {
             Item::Section(type_id) => {
                 section = match base_section(own, type_id) {
@@ -428,7 +446,11 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 }
                 None => skip_field(reader, &header, self.depth, &self.limits),
             },
-        })
+        })?;
+        if !embedded {
+            self.progress.object_done((reader.offset() - start) as u64, true);
+        }
+        Ok(())
     }
 
     /// Decodes one stored field of a section into `object`: into the field with its ID when the
