@@ -10,6 +10,9 @@ mod level;
 #[path = "common/fuzz_model.rs"]
 mod fuzz_model;
 
+#[path = "common/fuzz_patch.rs"]
+mod fuzz_patch;
+
 use reflectable::serializer::format::{
     FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, MAGIC, TRAILER_SIZE, VERSION,
 };
@@ -261,6 +264,25 @@ fn fuzz_regressions_do_not_leak() {
         replayed += 1;
     }
     assert!(replayed >= 2);
+}
+
+/// A patch applies without leaving anything behind, even a damaged one that creates objects that
+/// only point at each other (a regression: those cycles leaked).
+#[test]
+fn patches_do_not_leak() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs = fuzz_patch::sample_patches();
+    for folder in ["fuzz/seeds/patch", "tests/fuzz_regressions/patch"] {
+        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+            inputs.push(std::fs::read(entry.unwrap().path()).unwrap());
+        }
+    }
+    for (index, input) in inputs.iter().enumerate() {
+        fuzz_patch::patch_applies(input);
+        let ((), _, left) = measure(|| fuzz_patch::patch_applies(input));
+        assert_eq!(left, 0, "patch {index} leaked {left} bytes");
+    }
 }
 
 // ---- orphans the immutable pre-scan builds ------------------------------------------------

@@ -49,6 +49,8 @@ pub trait SharedHandle: Clone + 'static {
     fn contains(&self, address: usize) -> bool;
     /// A weak handle to the same allocation.
     fn downgrade(&self) -> Self::Weak;
+    /// How many strong handles to the object exist, this one included.
+    fn strong_count(&self) -> usize;
     /// How many pointers lead to the object: strong handles (this one included) and `Weak`s. A
     /// graph walk that has met this many pointers to it will not meet it again.
     fn pointer_count(&self) -> usize;
@@ -82,6 +84,9 @@ macro_rules! shared_handle {
             }
             fn downgrade(&self) -> $weak {
                 <$strong>::downgrade(self)
+            }
+            fn strong_count(&self) -> usize {
+                <$strong>::strong_count(self)
             }
             #[inline]
             fn pointer_count(&self) -> usize {
@@ -120,6 +125,7 @@ trait ErasedShared {
     fn contains(&self, address: usize) -> bool;
     fn family(&self) -> Family;
     fn pointer_count(&self) -> usize;
+    fn strong_count(&self) -> usize;
     fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError>;
     fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError>;
     fn as_any(&self) -> &dyn Any;
@@ -137,6 +143,9 @@ impl<H: SharedHandle> ErasedShared for H {
     }
     fn pointer_count(&self) -> usize {
         SharedHandle::pointer_count(self)
+    }
+    fn strong_count(&self) -> usize {
+        SharedHandle::strong_count(self)
     }
     fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError> {
         SharedHandle::read(self, |pointee| f(pointee.as_reflectable()))
@@ -198,6 +207,10 @@ impl SharedObject {
     /// handle included.
     pub fn pointer_count(&self) -> usize {
         self.0.pointer_count()
+    }
+    /// How many strong handles to the object exist, this one included.
+    pub fn strong_count(&self) -> usize {
+        self.0.strong_count()
     }
     /// Runs `f` on the object.
     pub fn read<R>(&self, f: impl FnOnce(&dyn Reflectable) -> R) -> Result<R, FieldError> {

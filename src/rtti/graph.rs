@@ -125,6 +125,35 @@ pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
     Ok(())
 }
 
+/// Calls `f` with the identity of every target of a strong pointer in `object` (its own fields,
+/// the objects it holds by value and its kept unknown fields; `Weak`s are left out), once per
+/// pointer. Stops at the first field that cannot be read.
+pub(crate) fn strong_targets(object: &dyn Reflectable, f: &mut dyn FnMut(usize)) -> Result<(), FieldError> {
+    for (rtti, section) in RttiType::sections(object) {
+        for field in rtti.fields_of(section) {
+            match field.access() {
+                FieldAccess::Pointer(pointers) if !pointers.is_weak() => {
+                    pointers.for_each(section, &mut |identity, _, _| identity.into_iter().for_each(&mut *f))?
+                }
+                FieldAccess::Embedded(values) => {
+                    let mut result = Ok(());
+                    values.for_each(section, &mut |value| {
+                        if let (Some(value), Ok(())) = (value, &result) {
+                            result = strong_targets(value, f);
+                        }
+                    })?;
+                    result?;
+                }
+                FieldAccess::Pointer(_) | FieldAccess::Plain(_) => {}
+            }
+        }
+        if let Some(kept) = rtti.unknown_fields(section).and_then(UnknownFields::object) {
+            strong_targets(kept, f)?;
+        }
+    }
+    Ok(())
+}
+
 /// Storing nulls casts nothing: an empty registry serves (made once; a registry's hash maps seed
 /// themselves, which costs more than the clearing).
 static NO_CASTS: Lazy<Registry> = Lazy::new(Registry::new);

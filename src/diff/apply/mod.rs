@@ -8,6 +8,7 @@
 
 mod fields;
 mod report;
+mod unheld;
 
 pub use report::{ApplyProblem, ApplyProblemKind, ApplyReport};
 
@@ -32,6 +33,7 @@ pub fn apply_with(target: &mut dyn Reflectable, patch: &Patch, registry: &Regist
     run.create();
     run.edit(0, target);
     run.apply_shared_bodies();
+    run.release_unheld();
     run.report
 }
 
@@ -50,6 +52,7 @@ pub fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -
     run.locate(None, Some(target.clone()));
     run.create();
     run.apply_shared_bodies();
+    run.release_unheld();
     run.report
 }
 
