@@ -10,6 +10,7 @@
 //! hash lookup per pointer, no rescans).
 
 mod kept;
+mod pending;
 mod subtree;
 mod trait_check;
 
@@ -27,6 +28,7 @@ use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck}
 use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::table::{one_per_id, write_table};
 use ahash::{AHashMap, AHashSet};
+use pending::Pending;
 use std::any::Any;
 use std::collections::hash_map::Entry;
 use std::io;
@@ -43,9 +45,9 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     written: u64,
     /// Objects that a pointer met later may lead to, by identity.
     ids: AHashMap<usize, Seen>,
-    /// Objects met and not written yet, the next one to write last: the objects one object led
+    /// Objects met and not written yet, the next one to write on top: the objects one object led
     /// to go on it together, in reverse, once it is written.
-    pending: Vec<Queued>,
+    pending: Pending,
     /// The objects the object being written leads to, in ID order.
     fresh: Vec<Queued>,
     next_id: u32,
@@ -96,7 +98,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             flush_threshold,
             written: 0,
             ids: AHashMap::new(),
-            pending: Vec::new(),
+            pending: Pending::new(),
             fresh: Vec::new(),
             next_id: 2,
             depth: 0,
@@ -134,7 +136,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             }
         }
         self.object_done();
-        self.pending.extend(self.fresh.drain(..).rev());
+        self.pending.push_group(&mut self.fresh);
         while let Some(next) = self.pending.pop() {
             match next {
                 Queued::Object(shared, id, site) => {
@@ -147,7 +149,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 }
             }
             self.object_done();
-            self.pending.extend(self.fresh.drain(..).rev());
+            self.pending.push_group(&mut self.fresh);
         }
         if self.schema_table {
             let kept = self.kept_entries()?;
@@ -206,7 +208,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         if let Entry::Occupied(mut seen) = self.ids.entry(address) {
             let pointers = shared.pointer_count().saturating_sub(1);
             let seen_now = seen.get_mut();
-            seen_now.pending = false;
+            seen_now.set_written();
             if seen_now.met as usize >= pointers {
                 seen.remove();
             }
@@ -416,10 +418,10 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             match self.ids.entry(identity) {
                 Entry::Occupied(mut known) => {
                     let seen = known.get_mut();
-                    let id = seen.id;
+                    let id = seen.id();
                     seen.met = seen.met.saturating_add(1);
                     // While it waits, the encoder's own handle is one of the pointers.
-                    if !seen.pending && seen.met as usize >= pointers {
+                    if !seen.is_waiting() && seen.met as usize >= pointers {
                         known.remove();
                     }
                     if let Some(check) = site.and_then(|(_, field)| field.trait_check()) {
@@ -437,7 +439,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         }
         self.next_id += 1;
         if let Some(slot) = slot {
-            slot.insert(Seen { id, met: 1, pending: true });
+            slot.insert(Seen::waiting(id));
         }
         // A new target's trait is checked when it is written, where it is read anyway.
         self.fresh.push(Queued::Object(shared, id, site));
@@ -499,22 +501,45 @@ enum Queued {
     External { id: u32, key: u64, type_id: u32 },
 }
 
-/// An object in the identity map: its instance ID, how many pointers to it were met, and
-/// whether it still waits to be written (the encoder then holds one more handle to it).
+/// An object in the identity map: its instance ID, whether it still waits to be written (the
+/// encoder then holds one more handle to it), and how many pointers to it were met. Eight bytes:
+/// the map can hold a million entries on a large level.
 #[derive(Clone, Copy)]
 pub(super) struct Seen {
-    pub(super) id: u32,
-    pub(super) met: u32,
-    pub(super) pending: bool,
+    /// The instance ID (30 bits), and [`Seen::WAITING`].
+    id_waiting: u32,
+    met: u32,
 }
 
 impl Seen {
+    /// Set while the object waits to be written; instance IDs never reach this bit.
+    const WAITING: u32 = 1 << 31;
+
+    /// An object just met for the first time, through one pointer.
+    fn waiting(id: u32) -> Seen {
+        Seen { id_waiting: id | Self::WAITING, met: 1 }
+    }
+
     /// An entry that is never forgotten: the root passed as a handle, an external reference
     /// stub, or a target cut to null.
     pub(super) fn kept(id: u32) -> Seen {
-        Seen { id, met: 0, pending: true }
+        Seen { id_waiting: id | Self::WAITING, met: 0 }
+    }
+
+    pub(super) fn id(self) -> u32 {
+        self.id_waiting & !Self::WAITING
+    }
+
+    fn is_waiting(self) -> bool {
+        self.id_waiting & Self::WAITING != 0
+    }
+
+    fn set_written(&mut self) {
+        self.id_waiting &= !Self::WAITING;
     }
 }
+
+const _: () = assert!(MAX_INSTANCE_ID < Seen::WAITING, "the waiting bit is outside every instance ID");
 
 /// Why one field could not be written: its own access failed (the caller names the field), or
 /// something inside it that already carries its context.
