@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reflectable::dynamic::DynamicGraph;
-use reflectable::serializer::DecodeError;
+use reflectable::serializer::{DecodeError, Limits, Progress};
 use std::fmt::Write;
 use std::io::Read;
 use std::path::Path;
@@ -49,15 +49,22 @@ pub fn bytes(path: &Path) -> Result<Vec<u8>, Failure> {
 /// The file's graph, or the decode error with the bytes around where it happened.
 pub fn graph(path: &Path) -> Result<Loaded, Failure> {
     let bytes = bytes(path)?;
-    let spinner = (bytes.len() as u64 >= LARGE).then(|| {
-        let spinner = ProgressBar::new_spinner().with_message(format!("decoding {} MB", bytes.len() >> 20));
-        spinner.enable_steady_tick(Duration::from_millis(120));
-        spinner
-    });
-    let decoded = DynamicGraph::from_bytes(&bytes);
-    if let Some(spinner) = spinner {
-        spinner.finish_and_clear();
-    }
+    let decoded = if (bytes.len() as u64) < LARGE {
+        DynamicGraph::from_bytes(&bytes)
+    } else {
+        // The decoder reports every 1,024 objects, with the stream's object count.
+        let bar = ProgressBar::new(0).with_style(
+            ProgressStyle::with_template("decoding {pos}/{len} objects {wide_bar} {eta}").expect("a valid template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        let report = |progress: Progress| {
+            bar.set_length(progress.total_objects.unwrap_or(0));
+            bar.set_position(progress.objects);
+        };
+        let decoded = DynamicGraph::from_bytes_with_progress(&bytes, Limits::default(), &report);
+        bar.finish_and_clear();
+        decoded
+    };
     match decoded {
         Ok(graph) => Ok(Loaded { bytes, graph }),
         Err(error) => Err(explain(&bytes, &error).into()),

@@ -16,6 +16,7 @@ use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::serializer::format::{
     FieldHeader, Trailer, TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG_FIELD_ID, WORD_SIZE,
 };
+use crate::serializer::progress::{ProgressFn, Tracker};
 use crate::serializer::wire::{
     check_depth, embedded_header, field_count, read_stream_header, stream_body, variant_tag, walk_object, Item,
 };
@@ -85,7 +86,13 @@ impl Open {
     }
 }
 
-pub(super) fn decode(input: &[u8], limits: Limits) -> Result<DynamicGraph, DecodeError> {
+/// Reads `input`; `progress` hears every 1,024 objects and the end (see
+/// [`Progress`](crate::serializer::Progress)).
+pub(super) fn decode(
+    input: &[u8],
+    limits: Limits,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<DynamicGraph, DecodeError> {
     let version = read_stream_header(&mut Reader::new(input))?;
     let body = stream_body(input)?;
     let checksum = version >= 2
@@ -118,9 +125,13 @@ pub(super) fn decode(input: &[u8], limits: Limits) -> Result<DynamicGraph, Decod
     };
     parser.charge(index.len().saturating_mul(OBJECT_COST), 0)?;
     parser.objects.extend(index.iter().map(|entry| DynamicRef::new(DynamicObject::new(entry.type_id, None))));
+    let mut tracker = Tracker::new(progress, (Some(index.len() as u64), Some(input.len() as u64)));
     for (at, entry) in index.iter().enumerate() {
         match parser.top_level(entry.offset, at as u32 + 1, entry.type_id) {
-            Ok(object) => *parser.objects[at].borrow_mut() = object,
+            Ok((object, end)) => {
+                *parser.objects[at].borrow_mut() = object;
+                tracker.object_done((end - entry.offset) as u64, true);
+            }
             Err(error) => {
                 // Objects read so far may point at each other in cycles: empty them all.
                 super::graph::release(&parser.objects);
@@ -128,6 +139,7 @@ pub(super) fn decode(input: &[u8], limits: Limits) -> Result<DynamicGraph, Decod
             }
         }
     }
+    tracker.finished(None);
     Ok(DynamicGraph { version, checksum, objects: parser.objects, table: stored_table })
 }
 
@@ -153,10 +165,12 @@ impl Parser<'_> {
         Ok(described)
     }
 
-    fn top_level(&mut self, offset: usize, instance: u32, type_id: u32) -> Result<DynamicObject, DecodeError> {
+    /// Top-level object `instance` at `offset`, and the offset where it ends.
+    fn top_level(&mut self, offset: usize, instance: u32, type_id: u32) -> Result<(DynamicObject, usize), DecodeError> {
         let mut reader = Reader::new(self.data);
         reader.skip(offset + TYPE_HEADER_SIZE)?;
-        self.object(&mut reader, instance, type_id, 0)
+        let object = self.object(&mut reader, instance, type_id, 0)?;
+        Ok((object, reader.offset()))
     }
 
     /// One object (top-level, or embedded when `instance` is 0) after its type header.

@@ -8,7 +8,7 @@ use crate::rtti::Reflectable;
 use crate::schema::table::TableIndex;
 use crate::schema::Schema;
 use crate::serializer::format::{SCHEMA_MARK, VERSION};
-use crate::serializer::{AsRoot, DecodeError, DecodeReport, EncodeError, Limits, MemorySerializer};
+use crate::serializer::{AsRoot, DecodeError, DecodeReport, EncodeError, Limits, MemorySerializer, ProgressFn};
 use ahash::AHashMap;
 use std::hash::{Hash, Hasher};
 
@@ -90,12 +90,33 @@ impl DynamicGraph {
 
     /// Reads any valid stream (format version 1 to 3) with the default [`Limits`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
-        decode::decode(bytes, Limits::default())
+        decode::decode(bytes, Limits::default(), None)
     }
 
     /// Reads any valid stream within `limits` (the same limits the typed decoder obeys).
     pub fn from_bytes_with_limits(bytes: &[u8], limits: Limits) -> Result<Self, DecodeError> {
-        decode::decode(bytes, limits)
+        decode::decode(bytes, limits, None)
+    }
+
+    /// [`from_bytes_with_limits`](Self::from_bytes_with_limits), reporting progress to `report`
+    /// every 1,024 objects and at the end, as typed loads do
+    /// ([`BinarySerializer::progress`](crate::serializer::BinarySerializer::progress)).
+    ///
+    /// ```
+    /// # use reflectable::dynamic::DynamicGraph;
+    /// # use reflectable::serializer::{Limits, Progress};
+    /// # use reflectable::Reflectable;
+    /// # #[derive(Reflectable, Default)]
+    /// # #[rtti(id = 9520)]
+    /// # struct Note { #[rtti(id = 1)] text: String }
+    /// let bytes = reflectable::to_vec(&Note { text: "hello".into() }).unwrap();
+    /// let last = std::cell::Cell::new(None);
+    /// let graph = DynamicGraph::from_bytes_with_progress(&bytes, Limits::default(), &|p: Progress| last.set(Some(p)));
+    /// assert_eq!(last.get().and_then(|progress| progress.fraction()), Some(1.0));
+    /// # drop(graph);
+    /// ```
+    pub fn from_bytes_with_progress(bytes: &[u8], limits: Limits, report: ProgressFn<'_>) -> Result<Self, DecodeError> {
+        decode::decode(bytes, limits, Some(report))
     }
 
     /// The graph of a Rust object graph: what decoding its encoding gives (so a field holds what
@@ -121,7 +142,7 @@ impl DynamicGraph {
         let bytes = crate::to_vec(root)?;
         // The stream is this process's own: no budget can refuse it.
         let limits = Limits { max_allocation: Some(usize::MAX), max_objects: usize::MAX, ..Limits::default() };
-        Ok(decode::decode(&bytes, limits)?)
+        Ok(decode::decode(&bytes, limits, None)?)
     }
 
     /// The Rust object graph this graph stands for, read through the global registry with the

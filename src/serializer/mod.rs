@@ -48,7 +48,7 @@ mod file;
 pub mod format;
 pub(crate) mod index;
 mod limits;
-mod progress;
+pub(crate) mod progress;
 mod report;
 mod root;
 mod shortcuts;
