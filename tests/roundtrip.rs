@@ -646,6 +646,24 @@ fn reachable(root: &Rc<RefCell<Node>>) -> Vec<Rc<RefCell<Node>>> {
     out
 }
 
+/// Encodes the graph under `root` and decodes it: it must come back as it was (at least `count`
+/// nodes paired) and encode again to the same bytes. The decoded graph is torn down.
+fn round_trips(root: &Rc<RefCell<Node>>, count: usize) -> TestResult {
+    let serializer = MemorySerializer::new();
+    let bytes = serializer.encode(root).unwrap();
+    let back: Rc<RefCell<Node>> = serializer.decode_shared(&bytes).unwrap();
+    let result = same_graph(root, &back);
+    let again = serializer.encode(&back).unwrap();
+    drop_graph(&reachable(&back));
+    match result {
+        Ok(pairs) if again == bytes && pairs >= count => TestResult::passed(),
+        Ok(pairs) => {
+            TestResult::error(format!("{pairs} pairs for {count} nodes, re-encoding equal: {}", again == bytes))
+        }
+        Err(error) => TestResult::error(error),
+    }
+}
+
 quickcheck! {
     fn random_graphs_round_trip(values: Vec<(i64, String)>, edges: Vec<(u8, u8)>, weak: Vec<(u8, u8)>) -> TestResult {
         if values.is_empty() {
@@ -659,18 +677,9 @@ quickcheck! {
             let target = Rc::downgrade(&alive[to as usize % alive.len()]);
             nodes[from as usize % nodes.len()].borrow_mut().weak = target;
         }
-        let serializer = MemorySerializer::new();
-        let bytes = serializer.encode(&nodes[0]).unwrap();
-        let back: Rc<RefCell<Node>> = serializer.decode_shared(&bytes).unwrap();
-        let result = same_graph(&nodes[0], &back);
-        let again = serializer.encode(&back).unwrap();
-        drop_graph(&reachable(&back));
+        let result = round_trips(&nodes[0], alive.len());
         drop_graph(&nodes);
-        match result {
-            Ok(pairs) if again == bytes && pairs >= alive.len() => TestResult::passed(),
-            Ok(pairs) => TestResult::error(format!("{pairs} pairs for {} nodes, re-encoding equal: {}", alive.len(), again == bytes)),
-            Err(error) => TestResult::error(error),
-        }
+        result
     }
 
     // The encoder forgets an object once it has met every pointer to it (its strong and weak
@@ -692,18 +701,9 @@ quickcheck! {
         let unreachable: Vec<_> = nodes.into_iter().filter(|node| !alive.iter().any(|a| Rc::ptr_eq(a, node))).collect();
         drop_graph(&unreachable);
         drop((alive, unreachable));
-        let serializer = MemorySerializer::new();
-        let bytes = serializer.encode(&root).unwrap();
-        let back: Rc<RefCell<Node>> = serializer.decode_shared(&bytes).unwrap();
-        let result = same_graph(&root, &back);
-        let again = serializer.encode(&back).unwrap();
-        drop_graph(&reachable(&back));
+        let result = round_trips(&root, count);
         drop_graph(&reachable(&root));
-        match result {
-            Ok(pairs) if again == bytes && pairs >= count => TestResult::passed(),
-            Ok(pairs) => TestResult::error(format!("{pairs} pairs for {count} nodes, re-encoding equal: {}", again == bytes)),
-            Err(error) => TestResult::error(error),
-        }
+        result
     }
 }
 
