@@ -139,9 +139,11 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         self.pending.push_group(&mut self.fresh);
         while let Some(next) = self.pending.pop() {
             match next {
-                Queued::Object(shared, id, site) => {
+                Queued::Object { shared, id, tracked, site } => {
                     self.shared_object(&shared, id, site)?;
-                    self.written(&shared);
+                    if tracked {
+                        self.written(&shared);
+                    }
                 }
                 Queued::External { id, key, type_id } => {
                     write_stub(&mut self.out, id, key, type_id);
@@ -201,8 +203,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         result
     }
 
-    /// After `shared` is written: its identity is forgotten if every pointer to it has been met
-    /// (the count includes the handle the encoder held while it waited).
+    /// After `shared`, an object in the identity map, is written: its identity is forgotten if
+    /// every pointer to it has been met (the count includes the handle the encoder held while it
+    /// waited).
     fn written(&mut self, shared: &SharedObject) {
         let address = shared.addr();
         if let Entry::Occupied(mut seen) = self.ids.entry(address) {
@@ -438,11 +441,12 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
         }
         self.next_id += 1;
+        let tracked = slot.is_some();
         if let Some(slot) = slot {
             slot.insert(Seen::waiting(id));
         }
         // A new target's trait is checked when it is written, where it is read anyway.
-        self.fresh.push(Queued::Object(shared, id, site));
+        self.fresh.push(Queued::Object { shared, id, tracked, site });
         Ok(id)
     }
 
@@ -493,11 +497,11 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 /// A pointer field, and the type it belongs to.
 type Site = (&'static RttiType, &'static RttiField);
 
-/// What waits to be written: an object and its instance ID (with the user-trait field that
-/// first pointed at it, whose trait it must be registered for), or an external reference stub
-/// (`subtree.rs`).
+/// What waits to be written: an object, its instance ID, whether it is in the identity map (an
+/// object behind its only pointer is not), and the user-trait field that first pointed at it
+/// (whose trait it must be registered for); or an external reference stub (`subtree.rs`).
 enum Queued {
-    Object(SharedObject, u32, Option<Site>),
+    Object { shared: SharedObject, id: u32, tracked: bool, site: Option<Site> },
     External { id: u32, key: u64, type_id: u32 },
 }
 

@@ -55,7 +55,7 @@ mod tests {
     fn id(queued: Queued) -> u32 {
         match queued {
             Queued::External { id, .. } => id,
-            Queued::Object(_, id, _) => id,
+            Queued::Object { id, .. } => id,
         }
     }
 
