@@ -664,6 +664,14 @@ fn round_trips(root: &Rc<RefCell<Node>>, count: usize) -> TestResult {
     }
 }
 
+/// Sets the `Weak` of `sources[from]` to `targets[to]` for each pair (indices wrap around).
+fn link_weakly(sources: &[Rc<RefCell<Node>>], targets: &[Rc<RefCell<Node>>], weak: &[(u8, u8)]) {
+    for &(from, to) in weak {
+        let target = Rc::downgrade(&targets[to as usize % targets.len()]);
+        sources[from as usize % sources.len()].borrow_mut().weak = target;
+    }
+}
+
 quickcheck! {
     fn random_graphs_round_trip(values: Vec<(i64, String)>, edges: Vec<(u8, u8)>, weak: Vec<(u8, u8)>) -> TestResult {
         if values.is_empty() {
@@ -673,10 +681,7 @@ quickcheck! {
         // Weak links only to nodes the root reaches strongly: a weak link to anything else is
         // dead after decoding, by design (nothing in the decoded graph owns its target).
         let alive = reachable(&nodes[0]);
-        for &(from, to) in &weak {
-            let target = Rc::downgrade(&alive[to as usize % alive.len()]);
-            nodes[from as usize % nodes.len()].borrow_mut().weak = target;
-        }
+        link_weakly(&nodes, &alive, &weak);
         let result = round_trips(&nodes[0], alive.len());
         drop_graph(&nodes);
         result
@@ -692,10 +697,7 @@ quickcheck! {
         }
         let nodes = build_graph(&values, &edges, &[]);
         let alive = reachable(&nodes[0]);
-        for &(from, to) in &weak {
-            let target = Rc::downgrade(&alive[to as usize % alive.len()]);
-            alive[from as usize % alive.len()].borrow_mut().weak = target;
-        }
+        link_weakly(&alive, &alive, &weak);
         let root = nodes[0].clone();
         let count = alive.len();
         let unreachable: Vec<_> = nodes.into_iter().filter(|node| !alive.iter().any(|a| Rc::ptr_eq(a, node))).collect();
