@@ -23,6 +23,7 @@ mod plain;
 mod pointer;
 mod rtti_field;
 mod shape;
+mod shared_object;
 
 pub use access::{
     Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SlotGetter, SlotGetterMut, SmallVecShape, VecShape,
@@ -32,10 +33,11 @@ pub use embedded::{boxed_trait_object, EmbeddedAccess, EmbeddedSlot};
 pub use erased::{ErasedElems, FieldImpl};
 pub use error::FieldError;
 pub use plain::PlainAccess;
-pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle, SharedObject, UpcastFn};
+pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle};
 pub use rtti_field::RttiField;
 pub(crate) use rtti_field::TraitCheck;
 pub use shape::{Declared, ElemShape, FieldKind, FieldShape, PlainInfo, WireKind, WireShape};
+pub use shared_object::{SharedObject, UpcastFn};
 
 pub(crate) use erased::{elem_at, elem_at_mut, owner_mut, owner_ref};
 

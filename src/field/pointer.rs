@@ -4,11 +4,10 @@
 //! `Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`, `Arc<RwLock<T>>`. `T` is a reflectable
 //! type or `dyn UserTrait` declared with [`reflect_trait!`](crate::reflect_trait).
 
-use super::{elem_at, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
+use super::{elem_at, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape, SharedObject};
 use crate::rtti::{AsReflectable, Reflectable, Registry};
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
-use std::fmt;
 use std::rc::{self, Rc};
 use std::sync::{self, Arc, Mutex, RwLock};
 
@@ -118,157 +117,6 @@ shared_handle!(ArcMutex, Arc<Mutex<U>>, sync::Weak<Mutex<U>>, |h, f|
 shared_handle!(ArcRwLock, Arc<RwLock<U>>, sync::Weak<RwLock<U>>, |h, f|
     read: RwLock::read(h).map(|guard| f(&*guard)).map_err(|_| FieldError::Poisoned),
     write: RwLock::write(h).map(|mut guard| f(&mut *guard)).map_err(|_| FieldError::Poisoned));
-
-/// Object-safe view of a [`SharedHandle`].
-trait ErasedShared {
-    fn addr(&self) -> usize;
-    fn contains(&self, address: usize) -> bool;
-    fn family(&self) -> Family;
-    fn pointer_count(&self) -> usize;
-    fn strong_count(&self) -> usize;
-    fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError>;
-    fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError>;
-    fn as_any(&self) -> &dyn Any;
-}
-
-impl<H: SharedHandle> ErasedShared for H {
-    fn addr(&self) -> usize {
-        SharedHandle::addr(self)
-    }
-    fn contains(&self, address: usize) -> bool {
-        SharedHandle::contains(self, address)
-    }
-    fn family(&self) -> Family {
-        H::FAMILY
-    }
-    fn pointer_count(&self) -> usize {
-        SharedHandle::pointer_count(self)
-    }
-    fn strong_count(&self) -> usize {
-        SharedHandle::strong_count(self)
-    }
-    fn read(&self, f: &mut dyn FnMut(&dyn Reflectable)) -> Result<(), FieldError> {
-        SharedHandle::read(self, |pointee| f(pointee.as_reflectable()))
-    }
-    fn write(&self, f: &mut dyn FnMut(&mut dyn Reflectable)) -> Result<(), FieldError> {
-        SharedHandle::write(self, |pointee| f(pointee.as_reflectable_mut()))
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
-/// Converts a concrete handle (`&dyn Any` of e.g. `Rc<RefCell<T>>`) into its `dyn Reflectable`
-/// form, written into an `&mut Option<Rc<RefCell<dyn Reflectable>>>`.
-pub type UpcastFn = fn(&dyn Any, &mut dyn Any);
-
-/// A type-erased strong handle to a shared reflectable object.
-///
-/// Holding one keeps the object alive. Two `SharedObject`s are the same object when their
-/// [`addr`](SharedObject::addr)s are equal. Cloning one is a reference-count increment.
-#[derive(Clone)]
-pub struct SharedObject(Rc<dyn ErasedShared>, Option<UpcastFn>);
-
-impl fmt::Debug for SharedObject {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SharedObject({:?} @ {:#x})", self.family(), self.addr())
-    }
-}
-
-impl SharedObject {
-    /// Erases a strong handle.
-    pub fn new<H: SharedHandle>(handle: H) -> Self {
-        SharedObject(Rc::new(handle), None)
-    }
-
-    /// Erases a handle to a concrete `T`, keeping the ability to cast it to the `dyn Reflectable`
-    /// form of its family (`Rc<dyn Reflectable>`, `Arc<Mutex<dyn Reflectable>>`, ...).
-    pub fn new_concrete<H: SharedHandle>(handle: H) -> Self
-    where
-        H::Pointee: Reflectable + Sized,
-    {
-        SharedObject(Rc::new(handle), Some(upcast::<H::Pointee>))
-    }
-    /// Address of the shared allocation (the object's identity).
-    pub fn addr(&self) -> usize {
-        self.0.addr()
-    }
-    /// The handle's family.
-    pub fn family(&self) -> Family {
-        self.0.family()
-    }
-    /// `true` when `address` lies inside the shared value (its `RefCell` or lock and the object
-    /// in it), found without borrowing or locking it: whether an object known by address is this
-    /// one, even while it is borrowed or locked.
-    pub fn contains(&self, address: usize) -> bool {
-        self.0.contains(address)
-    }
-    /// How many pointers lead to the object (see [`SharedHandle::pointer_count`]), this
-    /// handle included.
-    pub fn pointer_count(&self) -> usize {
-        self.0.pointer_count()
-    }
-    /// How many strong handles to the object exist, this one included.
-    pub fn strong_count(&self) -> usize {
-        self.0.strong_count()
-    }
-    /// Runs `f` on the object.
-    pub fn read<R>(&self, f: impl FnOnce(&dyn Reflectable) -> R) -> Result<R, FieldError> {
-        let mut f = Some(f);
-        let mut result = None;
-        self.0.read(&mut |object| result = f.take().map(|f| f(object)))?;
-        Ok(result.expect("read calls its closure once"))
-    }
-    /// Runs `f` on the object mutably (needs `RefCell`, `Mutex` or `RwLock`).
-    pub fn write<R>(&self, f: impl FnOnce(&mut dyn Reflectable) -> R) -> Result<R, FieldError> {
-        let mut f = Some(f);
-        let mut result = None;
-        self.0.write(&mut |object| result = f.take().map(|f| f(object)))?;
-        Ok(result.expect("write calls its closure once"))
-    }
-    /// The handle as `H`: the same handle type, its `dyn Reflectable` form, or a trait-object
-    /// form the global registry knows (e.g. `Rc<RefCell<Mesh>>` as `Rc<RefCell<dyn Component>>`;
-    /// see [`register_trait_impl!`](crate::register_trait_impl)).
-    pub fn cast<H: SharedHandle>(&self) -> Option<H> {
-        self.cast_in(Registry::global())
-    }
-
-    /// [`cast`](SharedObject::cast), with the trait casts `registry` knows.
-    pub fn cast_in<H: SharedHandle>(&self, registry: &Registry) -> Option<H> {
-        let any = self.0.as_any();
-        if let Some(handle) = any.downcast_ref::<H>() {
-            return Some(handle.clone());
-        }
-        let mut out: Option<H> = None;
-        match registry.casts().find(any.type_id(), TypeId::of::<H>()) {
-            Some(cast) => cast.shared(any, &mut out),
-            None => {
-                if let Some(upcast) = self.1 {
-                    upcast(any, &mut out)
-                }
-            }
-        }
-        out
-    }
-}
-
-/// The [`UpcastFn`] of a concrete `T`: every family's handle to its `dyn Reflectable` form.
-fn upcast<T: Reflectable>(from: &dyn Any, out: &mut dyn Any) {
-    fn put<H: Clone + 'static, D: 'static>(from: &dyn Any, out: &mut dyn Any, coerce: fn(H) -> D) -> bool {
-        match (from.downcast_ref::<H>(), out.downcast_mut::<Option<D>>()) {
-            (Some(handle), Some(out)) => {
-                *out = Some(coerce(handle.clone()));
-                true
-            }
-            _ => false,
-        }
-    }
-    let _ = put(from, out, |h: Rc<T>| -> Rc<dyn Reflectable> { h })
-        || put(from, out, |h: Rc<RefCell<T>>| -> Rc<RefCell<dyn Reflectable>> { h })
-        || put(from, out, |h: Arc<T>| -> Arc<dyn Reflectable> { h })
-        || put(from, out, |h: Arc<Mutex<T>>| -> Arc<Mutex<dyn Reflectable>> { h })
-        || put(from, out, |h: Arc<RwLock<T>>| -> Arc<RwLock<dyn Reflectable>> { h });
-}
 
 /// A pointer field element: a strong handle, an `Option` of one, or a `Weak`.
 #[diagnostic::on_unimplemented(

@@ -14,9 +14,10 @@ use ahash::AHashMap;
 impl Applier<'_> {
     /// Clears the pointers of the created objects nothing outside them holds.
     pub(super) fn release_unheld(&mut self) {
-        let created: Vec<SharedObject> = (self.patch.objects.iter().zip(&self.handles))
+        // Borrowed, not cloned: a clone of a `SharedObject` is one more strong handle.
+        let created: Vec<&SharedObject> = (self.patch.objects.iter().zip(&self.handles))
             .filter(|(edit, _)| matches!(edit.origin, Origin::Created { .. }))
-            .filter_map(|(_, handle)| handle.clone())
+            .filter_map(|(_, handle)| handle.as_ref())
             .collect();
         if created.is_empty() {
             return;
@@ -37,8 +38,8 @@ impl Applier<'_> {
             });
             unreadable[at] = !matches!(read, Ok(Ok(())));
         }
-        // Held from outside: more strong handles than the applier's own (one: clones of a
-        // `SharedObject` share its handle) and the created objects' pointers.
+        // Held from outside: more strong handles than the applier's own (one per created object)
+        // and the created objects' pointers.
         let mut live: Vec<bool> =
             (0..created.len()).map(|at| unreadable[at] || created[at].strong_count() > 1 + from_created[at]).collect();
         let mut stack: Vec<usize> = (0..created.len()).filter(|&at| live[at]).collect();
