@@ -2,7 +2,7 @@
 //!
 //! The two graphs are walked side by side from their roots. Objects held by value are compared
 //! where they are; shared objects are *paired* (this old object is that new one) and each pair
-//! compared once, breadth first. Pairs come from array alignment: elements of an old and a new
+//! compared once, depth first. Pairs come from array alignment: elements of an old and a new
 //! array are matched as the longest common subsequence of their keys (plain elements by their
 //! bytes, objects held by value by their content, pointers by the object they point at: a paired
 //! one, the same allocation, or an unpaired one of the same fingerprint, that is type, variants
@@ -25,7 +25,6 @@ use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::{AsRoot, Root};
 use ahash::AHashMap;
-use std::collections::VecDeque;
 use std::ops::Range;
 use thiserror::Error;
 
@@ -103,16 +102,21 @@ pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<
     match (old.as_root(), new.as_root()) {
         (Root::Object(a), Root::Object(b)) => {
             same_root_type(a, b)?;
-            differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: None });
+            differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: None, addr: 0, type_id: 0 });
+            differ.paired.push(0);
             differ.place = 0;
             differ.entries[0].body = differ.body(Some(a), b)?;
         }
         (Root::Shared(a), Root::Shared(b)) => {
             a.read(|x| b.read(|y| same_root_type(x, y))).and_then(|r| r).map_err(unreadable_object)??;
-            differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: Some(a.clone()) });
+            let addr = a.addr();
+            differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: Some(a.clone()), addr, type_id: 0 });
+            differ.paired.push(0);
+            // A pointer back to the root (a cycle) finds it here, not at a second place.
+            differ.old_places.insert(a.addr(), 0);
             differ.entries[0].body.type_id = a.read(|x| x.rtti().id()).map_err(unreadable_object)?;
-            differ.pair(&a, &b, 0);
-            differ.queue.push_back((a, b, 0, false));
+            differ.pair(&b, 0);
+            differ.queue.push((a, b, 0, false));
         }
         _ => return Err(DiffError::RootKinds),
     }
@@ -139,7 +143,11 @@ struct Place {
     steps: Range<usize>,
     /// Its edit in the patch, once it has one.
     entry: u32,
+    /// The object, until it is compared (its handle is let go then, while it is in the cache).
     old: Option<SharedObject>,
+    addr: usize,
+    /// Its type, once compared; 0 before.
+    type_id: u32,
 }
 
 /// What a new shared object is to the patch.
@@ -155,14 +163,18 @@ enum Side {
 struct Differ {
     entries: Vec<ObjectEdit>,
     places: Vec<Place>,
+    /// For each place, the address of the new object its object is paired with; 0 while
+    /// unpaired. Apart from the places: looked up for every pointer met, so kept dense.
+    paired: Vec<usize>,
     /// The steps of every place, one after another.
     steps: Vec<(u32, u16, u32)>,
+    /// The place of every old shared object met, by address (which says what it is paired with).
     old_places: AHashMap<usize, u32>,
-    old_to_new: AHashMap<usize, usize>,
     new_side: AHashMap<usize, Side>,
     /// Paired objects still to compare: old, new, the old one's place, whether their plain values
-    /// are known equal.
-    queue: VecDeque<(SharedObject, SharedObject, u32, bool)>,
+    /// are known equal. Last in, first out: a pair is compared soon after it is found, while
+    /// both objects are still in the cache.
+    queue: Vec<(SharedObject, SharedObject, u32, bool)>,
     /// The next object compared skips its plain values (see [`Differ::compare`]).
     skip_plain: bool,
     /// Guesses still to try: an old object's place and a new object.
@@ -192,13 +204,18 @@ impl Differ {
         self.new_side.contains_key(&new)
     }
 
-    fn pair(&mut self, old: &SharedObject, new: &SharedObject, place: u32) {
-        self.old_to_new.insert(old.addr(), new.addr());
+    /// `true` when the old object at `place` is paired.
+    fn paired_old(&self, place: u32) -> bool {
+        self.paired[place as usize] != 0
+    }
+
+    fn pair(&mut self, new: &SharedObject, place: u32) {
+        self.paired[place as usize] = new.addr();
         self.new_side.insert(new.addr(), Side::Old(place));
     }
 
-    fn unpair(&mut self, old: &SharedObject, new: &SharedObject) {
-        self.old_to_new.remove(&old.addr());
+    fn unpair(&mut self, new: &SharedObject, place: u32) {
+        self.paired[place as usize] = 0;
         self.new_side.remove(&new.addr());
     }
 
@@ -207,16 +224,16 @@ impl Differ {
     /// `verified`: their fingerprints (every plain value) are known equal.
     fn try_pair(&mut self, place: u32, new: &SharedObject, verified: bool) -> Result<bool, DiffError> {
         let old = self.places[place as usize].old.clone().expect("a pointer target's place has its object");
-        self.pair(&old, new, place);
+        self.pair(new, place);
         if old.family().is_mutable() {
-            self.queue.push_back((old, new.clone(), place, verified));
+            self.queue.push((old, new.clone(), place, verified));
             return Ok(true);
         }
         let body = self.compare(&old, new, place, verified)?;
         if body.is_empty() {
             Ok(true)
         } else {
-            self.unpair(&old, new);
+            self.unpair(new, place);
             Ok(false)
         }
     }
@@ -241,8 +258,10 @@ impl Differ {
     /// which queue more; until nothing is left.
     fn drain(&mut self) -> Result<(), DiffError> {
         loop {
-            while let Some((old, new, place, verified)) = self.queue.pop_front() {
+            while let Some((old, new, place, verified)) = self.queue.pop() {
                 let body = self.compare(&old, &new, place, verified)?;
+                let compared = &mut self.places[place as usize];
+                (compared.type_id, compared.old) = (body.type_id, None);
                 if !body.is_empty() {
                     let entry = self.entry(place)?;
                     self.entries[entry as usize].body = body;
@@ -256,8 +275,7 @@ impl Differ {
                 return Ok(());
             }
             for (place, new) in guesses {
-                let old = self.places[place as usize].old.clone().expect("guesses are pointer targets");
-                if !self.old_to_new.contains_key(&old.addr()) && !self.paired_new(new.addr()) {
+                if !self.paired_old(place) && !self.paired_new(new.addr()) {
                     self.try_pair(place, &new, false)?;
                 }
             }
@@ -275,8 +293,11 @@ impl Differ {
         for at in chain.into_iter().rev() {
             let place = &self.places[at as usize];
             let from = self.places[place.parent as usize].entry;
-            let old = place.old.as_ref().expect("only the root has no object");
-            let type_id = old.read(|o| o.rtti().id()).map_err(unreadable_object)?;
+            let type_id = match &place.old {
+                _ if place.type_id != 0 => place.type_id,
+                Some(old) => old.read(|o| o.rtti().id()).map_err(unreadable_object)?,
+                None => unreachable!("an old object is let go only once compared, when its type is noted"),
+            };
             let path = self.steps[place.steps.clone()].to_vec();
             self.entries.push(ObjectEdit { origin: Origin::Found { from }, path, body: ObjectBody::edit(type_id) });
             self.places[at as usize].entry = self.entries.len() as u32 - 1;
@@ -396,7 +417,10 @@ impl Differ {
                 }
                 let (new, guess) = self.targets[target as usize - 1].clone();
                 let tentative = old != NONE && old & TENTATIVE != 0;
-                let held = tentative && guess.is_some_and(|guess| self.old_to_new.get(&guess) == Some(&new.addr()));
+                let held = tentative
+                    && guess
+                        .and_then(|guess| self.old_places.get(&guess))
+                        .is_some_and(|&place| self.paired[place as usize] == new.addr());
                 let old = if old == NONE { NONE } else { old & !TENTATIVE };
                 match (held, edit.rebuild) {
                     // The guess held: the element keeps its old target.

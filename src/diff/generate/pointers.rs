@@ -36,29 +36,41 @@ impl Differ {
         addr: Option<usize>,
     ) -> Result<Key, DiffError> {
         let Some(addr) = addr else { return Ok(Key::Null) };
-        if !self.old_places.contains_key(&addr) {
-            let old = field.shared(owner, index).map_err(unreadable(field))?;
-            let start = self.steps.len();
-            self.steps.extend_from_slice(&self.path[self.base..]);
-            if let Some(last) = self.steps.last_mut() {
-                last.2 = index as u32;
-            }
-            self.places.push(Place { parent: self.place, steps: start..self.steps.len(), entry: NONE, old });
-            self.old_places.insert(addr, self.places.len() as u32 - 1);
+        let place = match self.old_places.get(&addr) {
+            Some(&place) => place,
+            None => self.add_place(field, owner, index, addr)?,
+        };
+        Ok(if self.paired_old(place) { Key::Known(addr) } else { Key::FreeOld(addr) })
+    }
+
+    /// Records where the old object at `addr` (element `index` of `field` in `owner`) is.
+    fn add_place(
+        &mut self,
+        field: &RttiField,
+        owner: &dyn Reflectable,
+        index: usize,
+        addr: usize,
+    ) -> Result<u32, DiffError> {
+        let old = field.shared(owner, index).map_err(unreadable(field))?;
+        let start = self.steps.len();
+        self.steps.extend_from_slice(&self.path[self.base..]);
+        if let Some(last) = self.steps.last_mut() {
+            last.2 = index as u32;
         }
-        Ok(if self.old_to_new.contains_key(&addr) { Key::Known(addr) } else { Key::FreeOld(addr) })
+        let steps = start..self.steps.len();
+        self.places.push(Place { parent: self.place, steps, entry: NONE, old, addr, type_id: 0 });
+        self.paired.push(0);
+        let place = self.places.len() as u32 - 1;
+        self.old_places.insert(addr, place);
+        Ok(place)
     }
 
     fn new_key(&self, addr: Option<usize>) -> Key {
         let Some(addr) = addr else { return Key::Null };
         match self.new_side.get(&addr) {
-            Some(Side::Old(place)) => {
-                Key::Known(self.places[*place as usize].old.as_ref().map_or(0, SharedObject::addr))
-            }
+            Some(Side::Old(place)) => Key::Known(self.places[*place as usize].addr),
             Some(Side::Created(_)) => Key::Created,
-            None if self.old_places.get(&addr).is_some_and(|_| !self.old_to_new.contains_key(&addr)) => {
-                Key::Known(addr)
-            }
+            None if self.old_places.get(&addr).is_some_and(|&place| !self.paired_old(place)) => Key::Known(addr),
             None => Key::FreeNew(addr),
         }
     }
@@ -88,15 +100,18 @@ impl Differ {
         };
         let mut old_addrs: SmallVec<[Option<usize>; 8]> = SmallVec::new();
         pointers.for_each(sa, &mut |addr, _, _| old_addrs.push(addr)).map_err(unreadable(field))?;
+        if forced.is_none()
+            && old_addrs.len() == new_addrs.len()
+            && self.unchanged(field, sa, sb, &old_addrs, &new_addrs)?
+        {
+            return Ok(());
+        }
         let mut old_keys: SmallVec<[Key; 8]> = SmallVec::with_capacity(old_addrs.len());
         for (i, addr) in old_addrs.iter().enumerate() {
             old_keys.push(self.old_key(field, sa, i, *addr)?);
         }
         let new_keys: SmallVec<[Key; 8]> = new_addrs.iter().map(|&addr| self.new_key(addr)).collect();
         let (len_a, len_b) = (old_keys.len(), new_keys.len());
-        if forced.is_none() && len_a == len_b && self.unchanged(field, sb, &old_keys, &new_keys)? {
-            return Ok(());
-        }
 
         // Exact matches first: the same object, or an unpaired one of the same content.
         let mut contents: AHashMap<usize, Option<Vec<u8>>> = AHashMap::new();
@@ -180,18 +195,13 @@ impl Differ {
                 (Key::FreeOld(x), Key::FreeNew(_)) => {
                     let place = self.old_places[&x];
                     let new = field.shared(sb, j).map_err(unreadable(field))?.expect("a non-null pointer");
-                    if !self.paired_new(new.addr())
-                        && !self.old_to_new.contains_key(&x)
-                        && !self.try_pair(place, &new, true)?
-                    {
+                    if !self.paired_new(new.addr()) && !self.paired_old(place) && !self.try_pair(place, &new, true)? {
                         matched[j] = None;
                     }
                 }
                 (Key::FreeOld(x), Key::Known(y)) if x == y => {
                     // The very allocation in both graphs: paired with itself, nothing to compare.
-                    let place = self.old_places[&x];
-                    let object = self.places[place as usize].old.clone().expect("a pointer target");
-                    self.pair(&object, &object, place);
+                    self.pair_itself(self.old_places[&x]);
                 }
                 _ => {}
             }
@@ -264,53 +274,79 @@ impl Differ {
         Ok(())
     }
 
-    /// The common case, cheaply: every old element `i` and new element `i` point at the same
-    /// object, or at unpaired objects of the same fingerprint (then paired here). `false` sends
-    /// the field to the general alignment (pairs made here stay: they are right either way).
+    /// The common case, cheaply: every old element `i` and new element `i` point at one object
+    /// (see [`same_target`](Self::same_target)). `false` sends the field to the general
+    /// alignment (pairs made here stay: they are right either way).
     fn unchanged(
         &mut self,
         field: &RttiField,
+        sa: &dyn Reflectable,
         sb: &dyn Reflectable,
-        old: &[Key],
-        new: &[Key],
+        old: &[Option<usize>],
+        new: &[Option<usize>],
     ) -> Result<bool, DiffError> {
-        let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
-        let mut result = Ok(true);
-        for (j, (&old, &new)) in old.iter().zip(new).enumerate() {
-            let same = match (old, new) {
-                (Key::Null, Key::Null) => Ok(true),
-                (Key::Known(x) | Key::FreeOld(x), Key::Known(y)) if x == y => {
-                    if let Key::FreeOld(x) = old {
-                        // The very allocation in both graphs: paired with itself.
-                        let place = self.old_places[&x];
-                        let object = self.places[place as usize].old.clone().expect("a pointer target");
-                        self.pair(&object, &object, place);
-                    }
-                    Ok(true)
-                }
-                (Key::FreeOld(x), Key::FreeNew(_)) => (|| {
-                    let place = self.old_places[&x];
-                    let old = self.places[place as usize].old.clone().expect("a pointer target");
-                    let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
-                    a.clear();
-                    b.clear();
-                    if !self.fingerprint(&old, &mut a)? || !self.fingerprint(&new, &mut b)? || a != b {
-                        return Ok(false);
-                    }
-                    self.try_pair(place, &new, true)
-                })(),
-                _ => Ok(false),
+        for (j, (&x, &y)) in old.iter().zip(new).enumerate() {
+            let same = match (x, y) {
+                (None, None) => true,
+                (Some(x), Some(y)) => self.same_target(field, sa, sb, j, x, y)?,
+                _ => false,
             };
-            match same {
-                Ok(true) => {}
-                other => {
-                    result = other;
-                    break;
-                }
+            if !same {
+                return Ok(false);
             }
         }
+        Ok(true)
+    }
+
+    /// `true` when old element `j` (pointing at `x`) and new element `j` (at `y`) point at one
+    /// object: a pair already made, the very allocation in both graphs, or two unpaired objects
+    /// of equal fingerprints, paired here. The keys [`pointers`](Self::pointers) aligns by say
+    /// the same, with fewer lookups.
+    fn same_target(
+        &mut self,
+        field: &RttiField,
+        sa: &dyn Reflectable,
+        sb: &dyn Reflectable,
+        j: usize,
+        x: usize,
+        y: usize,
+    ) -> Result<bool, DiffError> {
+        let place = match self.old_places.get(&x) {
+            Some(&place) => match self.paired[place as usize] {
+                paired if paired == y => return Ok(true),
+                0 => place,
+                _ => return Ok(false),
+            },
+            None => self.add_place(field, sa, j, x)?,
+        };
+        if self.paired_new(y) {
+            return Ok(false);
+        }
+        if x == y {
+            self.pair_itself(place);
+            return Ok(true);
+        }
+        if self.old_places.get(&y).is_some_and(|&other| !self.paired_old(other)) {
+            // An old object itself, still to pair with itself.
+            return Ok(false);
+        }
+        let old = self.places[place as usize].old.clone().expect("a pointer target");
+        let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
+        let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
+        a.clear();
+        b.clear();
+        let equal = self.fingerprint(&old, &mut a).and_then(|x| Ok(x && self.fingerprint(&new, &mut b)? && a == b));
         (self.scratch_a, self.scratch_b) = (a, b);
-        result
+        if !equal? {
+            return Ok(false);
+        }
+        self.try_pair(place, &new, true)
+    }
+
+    /// Pairs the old object at `place` with itself: the very allocation is in the new graph.
+    fn pair_itself(&mut self, place: u32) {
+        let object = self.places[place as usize].old.clone().expect("a pointer target");
+        self.pair(&object, place);
     }
 
     /// Appends what tells a shared object from others of its type cheaply: its family, type,
@@ -321,7 +357,7 @@ impl Differ {
             return Ok(false);
         }
         out.push(u8::from(object.family().is_mutable()));
-        let written = object.read(|object| content(object, out, false));
+        let written = object.read(|object| content(object, out, false, &mut false));
         written.map_err(unreadable_object)?.map(|()| true)
     }
 
@@ -363,8 +399,8 @@ impl Differ {
     pub(super) fn pair_moved(&mut self) -> Result<bool, DiffError> {
         let mut left: AHashMap<Vec<u8>, Vec<u32>> = AHashMap::new();
         for place in std::mem::take(&mut self.orphans).into_iter().rev() {
-            let old = self.places[place as usize].old.clone().expect("orphans are pointer targets");
-            if !self.old_to_new.contains_key(&old.addr()) {
+            if !self.paired_old(place) {
+                let old = self.places[place as usize].old.clone().expect("orphans are pointer targets");
                 if let Some(content) = self.shared_content(&old)? {
                     left.entry(content).or_default().push(place);
                 }
@@ -381,8 +417,7 @@ impl Differ {
             }
             let Some(content) = self.shared_content(&new)? else { continue };
             while let Some(place) = left.get_mut(&content).and_then(Vec::pop) {
-                let old = self.places[place as usize].old.clone().expect("orphans are pointer targets");
-                if !self.old_to_new.contains_key(&old.addr()) && self.try_pair(place, &new, true)? {
+                if !self.paired_old(place) && self.try_pair(place, &new, true)? {
                     paired = true;
                     break;
                 }

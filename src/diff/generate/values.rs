@@ -77,7 +77,7 @@ impl Differ {
             let mut bytes = std::mem::take(&mut contents.bytes);
             let type_id = field
                 .with_embedded(owner, index, |value| match value {
-                    Some(value) => content(value, &mut bytes, true).map(|()| value.rtti().id()),
+                    Some(value) => content(value, &mut bytes, true, &mut false).map(|()| value.rtti().id()),
                     None => Ok(0),
                 })
                 .map_err(unreadable(field))??;
@@ -111,6 +111,9 @@ impl Differ {
         };
         if forced.is_none() && !field.is_array() {
             // A single value, the common case: compared in place, no alignment to build.
+            if self.unchanged_value(field, sa, sb)? {
+                return Ok(());
+            }
             if let Some(step) = self.path.last_mut() {
                 step.2 = 0;
             }
@@ -182,6 +185,29 @@ impl Differ {
         Ok(())
     }
 
+    /// `true` when a single embedded value is the same in `sa` and `sb` and points at nothing:
+    /// equal content then says all there is to say, with no walk of its fields.
+    fn unchanged_value(
+        &mut self,
+        field: &RttiField,
+        sa: &dyn Reflectable,
+        sb: &dyn Reflectable,
+    ) -> Result<bool, DiffError> {
+        let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
+        a.clear();
+        b.clear();
+        let mut points = false;
+        let read = |owner: &dyn Reflectable, out: &mut Vec<u8>, points: &mut bool| {
+            field
+                .with_embedded(owner, 0, |value| value.map_or(Ok(()), |value| content(value, out, true, points)))
+                .map_err(unreadable(field))?
+        };
+        let same =
+            read(sa, &mut a, &mut points).and_then(|()| read(sb, &mut b, &mut points)).map(|()| !points && a == b);
+        (self.scratch_a, self.scratch_b) = (a, b);
+        same
+    }
+
     /// One element held by value: `None` when unchanged.
     fn element(
         &mut self,
@@ -215,9 +241,14 @@ impl Contents {
 }
 
 /// The content of `object` for matching: its type, variants and plain values, then, when `deep`,
-/// what it holds by value and which of its pointers are null (never their targets). Without
-/// `deep`, a shared object's fingerprint.
-pub(super) fn content(object: &dyn Reflectable, out: &mut Vec<u8>, deep: bool) -> Result<(), DiffError> {
+/// what it holds by value and which of its pointers are null (never their targets; `points` is
+/// set when one is not). Without `deep`, a shared object's fingerprint.
+pub(super) fn content(
+    object: &dyn Reflectable,
+    out: &mut Vec<u8>,
+    deep: bool,
+    points: &mut bool,
+) -> Result<(), DiffError> {
     out.extend_from_slice(&object.rtti().id().to_le_bytes());
     for (rtti, section) in RttiType::sections(object) {
         if let Some(variant) = rtti.active_variant(section) {
@@ -233,7 +264,7 @@ pub(super) fn content(object: &dyn Reflectable, out: &mut Vec<u8>, deep: bool) -
                     let mut result = Ok(());
                     values
                         .for_each(section, &mut |value| match value {
-                            Some(value) if result.is_ok() => result = content(value, out, true),
+                            Some(value) if result.is_ok() => result = content(value, out, true, points),
                             _ => out.extend_from_slice(&0u32.to_le_bytes()),
                         })
                         .map_err(unreadable(field))?;
@@ -241,7 +272,10 @@ pub(super) fn content(object: &dyn Reflectable, out: &mut Vec<u8>, deep: bool) -
                 }
                 FieldAccess::Pointer(pointers) if deep => {
                     pointers
-                        .for_each(section, &mut |addr, _, _| out.push(u8::from(addr.is_some())))
+                        .for_each(section, &mut |addr, _, _| {
+                            *points |= addr.is_some();
+                            out.push(u8::from(addr.is_some()));
+                        })
                         .map_err(unreadable(field))?;
                     out.push(0xFF);
                 }
