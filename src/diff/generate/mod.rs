@@ -28,6 +28,11 @@ use ahash::AHashMap;
 use std::ops::Range;
 use thiserror::Error;
 
+/// How many pairs are compared inside one another, each as soon as it is made, before the next
+/// wait in a queue: most pairs are compared while both objects are still in the cache, and the
+/// stack stays bounded however deep the graph.
+const NESTED_COMPARES: u32 = 32;
+
 /// Marks an element whose target is a guess: the old element it would keep if the guess holds.
 pub(crate) const TENTATIVE: u32 = 1 << 31;
 
@@ -146,7 +151,7 @@ struct Place {
     /// The object, until it is compared (its handle is let go then, while it is in the cache).
     old: Option<SharedObject>,
     addr: usize,
-    /// Its type, once compared; 0 before.
+    /// Its type, noted when it is compared; 0 before.
     type_id: u32,
 }
 
@@ -175,6 +180,8 @@ struct Differ {
     /// are known equal. Last in, first out: a pair is compared soon after it is found, while
     /// both objects are still in the cache.
     queue: Vec<(SharedObject, SharedObject, u32, bool)>,
+    /// Pairs being compared inside other comparisons (see [`Differ::try_pair`]).
+    nested: u32,
     /// The next object compared skips its plain values (see [`Differ::compare`]).
     skip_plain: bool,
     /// Guesses still to try: an old object's place and a new object.
@@ -220,13 +227,21 @@ impl Differ {
     }
 
     /// Pairs the old object at `place` with `new` (unpaired, of its type and family). A mutable
-    /// pair is queued for comparison; an immutable one is compared now and pairs only if equal.
-    /// `verified`: their fingerprints (every plain value) are known equal.
+    /// pair is compared now, or queued when [`NESTED_COMPARES`] are under way; an immutable one
+    /// is compared now and pairs only if equal. `verified`: their fingerprints (every plain
+    /// value) are known equal.
     fn try_pair(&mut self, place: u32, new: &SharedObject, verified: bool) -> Result<bool, DiffError> {
         let old = self.places[place as usize].old.clone().expect("a pointer target's place has its object");
         self.pair(new, place);
         if old.family().is_mutable() {
-            self.queue.push((old, new.clone(), place, verified));
+            if self.nested < NESTED_COMPARES {
+                self.nested += 1;
+                let compared = self.compare_paired(&old, new, place, verified);
+                self.nested -= 1;
+                compared?;
+            } else {
+                self.queue.push((old, new.clone(), place, verified));
+            }
             return Ok(true);
         }
         let body = self.compare(&old, new, place, verified)?;
@@ -249,7 +264,14 @@ impl Differ {
     ) -> Result<ObjectBody, DiffError> {
         self.busy.extend([old.addr(), new.addr()]);
         self.skip_plain = verified;
-        let body = old.read(|a| new.read(|b| self.body_at(place, Some(a), b))).and_then(|r| r);
+        let body = old
+            .read(|a| {
+                // Noted before its fields are: an edit made for it while it is read (by an
+                // object compared inside it) must not read it again.
+                self.places[place as usize].type_id = a.rtti().id();
+                new.read(|b| self.body_at(place, Some(a), b))
+            })
+            .and_then(|r| r);
         self.busy.truncate(self.busy.len() - 2);
         body.map_err(unreadable_object)?
     }
@@ -259,13 +281,7 @@ impl Differ {
     fn drain(&mut self) -> Result<(), DiffError> {
         loop {
             while let Some((old, new, place, verified)) = self.queue.pop() {
-                let body = self.compare(&old, &new, place, verified)?;
-                let compared = &mut self.places[place as usize];
-                (compared.type_id, compared.old) = (body.type_id, None);
-                if !body.is_empty() {
-                    let entry = self.entry(place)?;
-                    self.entries[entry as usize].body = body;
-                }
+                self.compare_paired(&old, &new, place, verified)?;
             }
             let guesses = std::mem::take(&mut self.guesses);
             if guesses.is_empty() {
@@ -280,6 +296,24 @@ impl Differ {
                 }
             }
         }
+    }
+
+    /// Compares a mutable pair and keeps its changes; the old object's handle is let go (while
+    /// it is still in the cache).
+    fn compare_paired(
+        &mut self,
+        old: &SharedObject,
+        new: &SharedObject,
+        place: u32,
+        verified: bool,
+    ) -> Result<(), DiffError> {
+        let body = self.compare(old, new, place, verified)?;
+        self.places[place as usize].old = None;
+        if !body.is_empty() {
+            let entry = self.entry(place)?;
+            self.entries[entry as usize].body = body;
+        }
+        Ok(())
     }
 
     /// The edit of the old object at `place`, made (with its ancestors') if it has none.
