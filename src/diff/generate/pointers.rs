@@ -335,7 +335,9 @@ impl Differ {
         let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
         a.clear();
         b.clear();
-        let equal = self.fingerprint(&old, &mut a).and_then(|x| Ok(x && self.fingerprint(&new, &mut b)? && a == b));
+        // Both are unpaired, so neither is being compared (every pair is made before it is).
+        let equal =
+            unpaired_fingerprint(&old, &mut a).and_then(|()| unpaired_fingerprint(&new, &mut b)).map(|()| a == b);
         (self.scratch_a, self.scratch_b) = (a, b);
         if !equal? {
             return Ok(false);
@@ -356,9 +358,7 @@ impl Differ {
         if self.busy.contains(&object.addr()) {
             return Ok(false);
         }
-        out.push(u8::from(object.family().is_mutable()));
-        let written = object.read(|object| content(object, out, false, &mut false));
-        written.map_err(unreadable_object)?.map(|()| true)
+        unpaired_fingerprint(object, out).map(|()| true)
     }
 
     /// `true` when old element `i` and new element `j` point at objects of one type and family.
@@ -442,4 +442,11 @@ impl Differ {
         self.targets.push((target, guess));
         Ok(self.targets.len() as u32)
     }
+}
+
+/// [`Differ::fingerprint`] of an object that is not being compared, so reading it cannot
+/// deadlock: no need to look it up among those that are.
+fn unpaired_fingerprint(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), DiffError> {
+    out.push(u8::from(object.family().is_mutable()));
+    object.read(|object| content(object, out, false, &mut false)).map_err(unreadable_object)?
 }
