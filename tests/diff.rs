@@ -15,6 +15,7 @@ use reflectable::diff::{apply, apply_to_handle, diff, rtti_eq, ApplyProblemKind,
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 type Shared = Rc<RefCell<Node>>;
 
@@ -272,4 +273,43 @@ fn a_patch_of_a_level_reapplies_one_percent_of_edits() {
     for level in [&level, &edited, &target] {
         level::break_cycles(level);
     }
+}
+
+/// A node behind a lock: reading one that is being compared again would deadlock.
+#[derive(Reflectable, Default)]
+#[rtti(id = 580_100)]
+struct Locked {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    children: Vec<Arc<Mutex<Locked>>>,
+}
+
+fn locked(name: &str, children: Vec<Arc<Mutex<Locked>>>) -> Arc<Mutex<Locked>> {
+    Arc::new(Mutex::new(Locked { name: name.into(), children }))
+}
+
+/// Diffs `old` and `new` on another thread, failing (not hanging) if it does not finish.
+fn diff_in_time(old: Arc<Mutex<Locked>>, new: Arc<Mutex<Locked>>) {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let patch = diff(&old, &new).unwrap();
+        let target = Cloner::new().clone_handle(&old).unwrap();
+        let report = apply_to_handle(&target, &patch);
+        assert!(report.is_complete(), "{report}");
+        rtti_eq(&target, &new).unwrap();
+        done.send(()).unwrap();
+    });
+    finished.recv_timeout(std::time::Duration::from_secs(20)).expect("the diff finished (no deadlock, no panic)");
+}
+
+#[test]
+fn graphs_that_share_locked_objects_diff_without_reading_one_twice() {
+    // The new root points at the old root, which is locked while the roots are compared.
+    let a = locked("a", vec![]);
+    let old = locked("root", vec![a.clone()]);
+    diff_in_time(old.clone(), locked("root", vec![old.clone()]));
+    // The old root points at the new root, locked as the new side of that comparison.
+    let new = locked("root", vec![locked("b", vec![])]);
+    diff_in_time(locked("root", vec![new.clone()]), new);
 }

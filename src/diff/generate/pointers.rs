@@ -326,8 +326,9 @@ impl Differ {
             self.pair_itself(place);
             return Ok(true);
         }
-        if self.old_places.get(&y).is_some_and(|&other| !self.paired_old(other)) {
-            // An old object itself, still to pair with itself.
+        if self.old_places.contains_key(&y) || self.paired_new(x) {
+            // An object of both graphs: the general alignment sorts it out, and its fingerprints
+            // look out for objects being compared, which reading again could deadlock.
             return Ok(false);
         }
         let old = self.places[place as usize].old.clone().expect("a pointer target");
@@ -335,7 +336,8 @@ impl Differ {
         let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
         a.clear();
         b.clear();
-        // Both are unpaired, so neither is being compared (every pair is made before it is).
+        // Neither is being compared: every pair is made before it is compared, and neither is
+        // paired, in the old graph or (checked above) in the new one.
         let equal =
             unpaired_fingerprint(&old, &mut a).and_then(|()| unpaired_fingerprint(&new, &mut b)).map(|()| a == b);
         (self.scratch_a, self.scratch_b) = (a, b);
