@@ -27,11 +27,24 @@ use crate::serializer::{AsRoot, Root};
 use ahash::AHashMap;
 use std::ops::Range;
 use thiserror::Error;
+use values::content;
 
 /// How many pairs are compared inside one another, each as soon as it is made, before the next
 /// wait in a queue: most pairs are compared while both objects are still in the cache, and the
 /// stack stays bounded however deep the graph.
 const NESTED_COMPARES: u32 = 32;
+
+/// What [`Differ::compare`] knows of a pair's plain values before it reads the two objects.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Known {
+    /// Nothing: they are compared with the rest.
+    Nothing,
+    /// Their fingerprints are equal: the plain values are not compared again.
+    SameFingerprint,
+    /// The two are not paired yet: their fingerprints are compared first, and they are paired
+    /// (and compared) only if those are equal. One read of each serves both.
+    Unpaired,
+}
 
 /// Marks an element whose target is a guess: the old element it would keep if the guess holds.
 pub(crate) const TENTATIVE: u32 = 1 << 31;
@@ -233,10 +246,11 @@ impl Differ {
     fn try_pair(&mut self, place: u32, new: &SharedObject, verified: bool) -> Result<bool, DiffError> {
         let old = self.places[place as usize].old.clone().expect("a pointer target's place has its object");
         self.pair(new, place);
+        let known = if verified { Known::SameFingerprint } else { Known::Nothing };
         if old.family().is_mutable() {
             if self.nested < NESTED_COMPARES {
                 self.nested += 1;
-                let compared = self.compare_paired(&old, new, place, verified);
+                let compared = self.compare_paired(&old, new, place, known);
                 self.nested -= 1;
                 compared?;
             } else {
@@ -244,7 +258,7 @@ impl Differ {
             }
             return Ok(true);
         }
-        let body = self.compare(&old, new, place, verified)?;
+        let body = self.compare(&old, new, place, known)?.expect("a pair is compared whatever its fingerprints");
         if body.is_empty() {
             Ok(true)
         } else {
@@ -253,27 +267,46 @@ impl Differ {
         }
     }
 
-    /// The changes from the old object at `place` to `new`, reading both; their plain values are
-    /// not compared again when `verified` (equal fingerprints).
+    /// The changes from the old object at `place` to `new`, reading each once. `None` only for
+    /// [`Known::Unpaired`] objects whose fingerprints differ (they are not paired then).
     fn compare(
         &mut self,
         old: &SharedObject,
         new: &SharedObject,
         place: u32,
-        verified: bool,
-    ) -> Result<ObjectBody, DiffError> {
+        known: Known,
+    ) -> Result<Option<ObjectBody>, DiffError> {
         self.busy.extend([old.addr(), new.addr()]);
-        self.skip_plain = verified;
         let body = old
             .read(|a| {
-                // Noted before its fields are: an edit made for it while it is read (by an
-                // object compared inside it) must not read it again.
-                self.places[place as usize].type_id = a.rtti().id();
-                new.read(|b| self.body_at(place, Some(a), b))
+                new.read(|b| {
+                    if known == Known::Unpaired {
+                        if !self.same_fingerprint(a, b)? {
+                            return Ok(None);
+                        }
+                        self.pair(new, place);
+                    }
+                    // Noted before its fields are: an edit made for it while it is read (by an
+                    // object compared inside it) must not read it again.
+                    self.places[place as usize].type_id = a.rtti().id();
+                    self.skip_plain = known != Known::Nothing;
+                    self.body_at(place, Some(a), b).map(Some)
+                })
             })
             .and_then(|r| r);
         self.busy.truncate(self.busy.len() - 2);
         body.map_err(unreadable_object)?
+    }
+
+    /// `true` when `a` and `b` (mutable, as both families are) have equal fingerprints.
+    fn same_fingerprint(&mut self, a: &dyn Reflectable, b: &dyn Reflectable) -> Result<bool, DiffError> {
+        let (mut x, mut y) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
+        x.clear();
+        y.clear();
+        let same = content(a, &mut x, false, &mut false).and_then(|()| content(b, &mut y, false, &mut false));
+        let same = same.map(|()| x == y);
+        (self.scratch_a, self.scratch_b) = (x, y);
+        same
     }
 
     /// Compares queued pairs; then tries the guesses (pairs of objects both still unpaired),
@@ -281,7 +314,8 @@ impl Differ {
     fn drain(&mut self) -> Result<(), DiffError> {
         loop {
             while let Some((old, new, place, verified)) = self.queue.pop() {
-                self.compare_paired(&old, &new, place, verified)?;
+                let known = if verified { Known::SameFingerprint } else { Known::Nothing };
+                self.compare_paired(&old, &new, place, known)?;
             }
             let guesses = std::mem::take(&mut self.guesses);
             if guesses.is_empty() {
@@ -299,21 +333,22 @@ impl Differ {
     }
 
     /// Compares a mutable pair and keeps its changes; the old object's handle is let go (while
-    /// it is still in the cache).
-    fn compare_paired(
+    /// it is still in the cache). `false` when [`Known::Unpaired`] objects turn out not to be a
+    /// pair.
+    pub(super) fn compare_paired(
         &mut self,
         old: &SharedObject,
         new: &SharedObject,
         place: u32,
-        verified: bool,
-    ) -> Result<(), DiffError> {
-        let body = self.compare(old, new, place, verified)?;
+        known: Known,
+    ) -> Result<bool, DiffError> {
+        let Some(body) = self.compare(old, new, place, known)? else { return Ok(false) };
         self.places[place as usize].old = None;
         if !body.is_empty() {
             let entry = self.entry(place)?;
             self.entries[entry as usize].body = body;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// The edit of the old object at `place`, made (with its ancestors') if it has none.

@@ -4,7 +4,7 @@
 
 use super::values::content;
 use super::TENTATIVE;
-use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Place, Side};
+use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Place, Side, NESTED_COMPARES};
 use crate::diff::align::{align, fill_gaps, used};
 use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
 use crate::field::{RttiField, SharedObject};
@@ -333,6 +333,12 @@ impl Differ {
         }
         let old = self.places[place as usize].old.clone().expect("a pointer target");
         let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
+        if old.family().is_mutable() && new.family().is_mutable() && self.nested < NESTED_COMPARES {
+            self.nested += 1;
+            let paired = self.compare_paired(&old, &new, place, Known::Unpaired);
+            self.nested -= 1;
+            return paired;
+        }
         let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
         a.clear();
         b.clear();
