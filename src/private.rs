@@ -34,11 +34,19 @@ use crate::field::{Accessor, EmbeddedSlot, One, PointerSlot};
 use std::marker::PhantomData;
 
 /// The descriptor a derive built, or a panic naming what is wrong with the declaration.
+#[inline]
 pub fn expect_rtti(rtti: &'static Result<RttiType, RttiError>) -> &'static RttiType {
     match rtti {
         Ok(rtti) => rtti,
-        Err(error) => panic!("reflectable: invalid RTTI declaration: {error}"),
+        Err(error) => invalid_declaration(error),
     }
+}
+
+/// Every derived type's `rtti()` goes through [`expect_rtti`]: the panic stays out of line.
+#[cold]
+#[inline(never)]
+fn invalid_declaration(error: &RttiError) -> ! {
+    panic!("reflectable: invalid RTTI declaration: {error}")
 }
 
 /// Fails constant evaluation for type ID 0, which FORMAT.md reserves for the null type. The derive

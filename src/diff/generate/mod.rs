@@ -391,12 +391,14 @@ impl Differ {
 
     /// The changes from `a` to `b` (of one type), or `b` in full when there is no `a`.
     fn body(&mut self, a: Option<&dyn Reflectable>, b: &dyn Reflectable) -> Result<ObjectBody, DiffError> {
-        let mut body = ObjectBody::edit(b.rtti().id());
+        // Asked for once: a generic type's descriptor costs a lookup. `a` is of the same type.
+        let own = b.rtti();
+        let mut body = ObjectBody::edit(own.id());
         body.fresh = a.is_none();
         // For this object only, not the objects it holds by value.
         let skip_plain = std::mem::take(&mut self.skip_plain) && a.is_some();
-        let mut old_sections = a.map(RttiType::sections);
-        for (depth, (rtti, sb)) in RttiType::sections(b).enumerate() {
+        let mut old_sections = a.map(|a| RttiType::sections_from(own, a));
+        for (depth, (rtti, sb)) in RttiType::sections_from(own, b).enumerate() {
             let mut sa = old_sections.as_mut().and_then(Iterator::next).map(|(_, section)| section);
             if let Some(variant) = rtti.active_variant(sb) {
                 let before = sa.and_then(|sa| rtti.active_variant(sa)).map(|v| v.id());

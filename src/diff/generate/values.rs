@@ -249,8 +249,9 @@ pub(super) fn content(
     deep: bool,
     points: &mut bool,
 ) -> Result<(), DiffError> {
-    out.extend_from_slice(&object.rtti().id().to_le_bytes());
-    for (rtti, section) in RttiType::sections(object) {
+    let own = object.rtti();
+    out.extend_from_slice(&own.id().to_le_bytes());
+    for (rtti, section) in RttiType::sections_from(own, object) {
         if let Some(variant) = rtti.active_variant(section) {
             out.extend_from_slice(&variant.id().to_le_bytes());
         }
