@@ -75,6 +75,9 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     schema_table: bool,
     /// The types found castable into each user trait (`trait_check.rs`).
     trait_checks: TraitChecks,
+    /// The user-trait pointer fields that first met queued objects, each kept once in a row, so
+    /// that a queued object names its site with an index (see [`Queued::Object`]).
+    sites: Vec<Site>,
     /// Reports progress every so many objects.
     progress: Tracker<'r>,
     /// Address and type name of a root passed by reference: a shared object holding that address
@@ -115,6 +118,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             kept: Vec::new(),
             schema_table: config.schema_table,
             trait_checks: TraitChecks::default(),
+            sites: Vec::new(),
             progress: Tracker::new(config.progress, (None, None)),
         }
     }
@@ -139,9 +143,10 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         self.pending.push_group(&mut self.fresh);
         while let Some(next) = self.pending.pop() {
             match next {
-                Queued::Object { shared, id, tracked, site } => {
-                    self.shared_object(&shared, id, site)?;
-                    if tracked {
+                Queued::Object { shared, tagged, site } => {
+                    let site = site.checked_sub(1).map(|index| self.sites[index as usize]);
+                    self.shared_object(&shared, tagged & !Queued::TRACKED, site)?;
+                    if tagged & Queued::TRACKED != 0 {
                         self.written(&shared);
                     }
                 }
@@ -441,12 +446,22 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
         }
         self.next_id += 1;
-        let tracked = slot.is_some();
+        let tagged = if slot.is_some() { id | Queued::TRACKED } else { id };
         if let Some(slot) = slot {
             slot.insert(Seen::waiting(id));
         }
         // A new target's trait is checked when it is written, where it is read anyway.
-        self.fresh.push(Queued::Object { shared, id, tracked, site });
+        let site = match site {
+            None => 0,
+            Some(site) => {
+                let same = |last: &Site| std::ptr::eq(last.0, site.0) && std::ptr::eq(last.1, site.1);
+                if !self.sites.last().is_some_and(same) {
+                    self.sites.push(site);
+                }
+                self.sites.len() as u32
+            }
+        };
+        self.fresh.push(Queued::Object { shared, tagged, site });
         Ok(id)
     }
 
@@ -497,13 +512,42 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 /// A pointer field, and the type it belongs to.
 type Site = (&'static RttiType, &'static RttiField);
 
-/// What waits to be written: an object, its instance ID, whether it is in the identity map (an
-/// object behind its only pointer is not), and the user-trait field that first pointed at it
-/// (whose trait it must be registered for); or an external reference stub (`subtree.rs`).
+/// What waits to be written: an object, or an external reference stub (`subtree.rs`). A level
+/// can keep a million objects waiting, so an entry is kept to 32 bytes.
 enum Queued {
-    Object { shared: SharedObject, id: u32, tracked: bool, site: Option<Site> },
-    External { id: u32, key: u64, type_id: u32 },
+    /// `tagged`: the instance ID, with [`Queued::TRACKED`] set when the object is in the
+    /// identity map (an object behind its only pointer is not). `site`: 0, or 1 + the index in
+    /// the encoder's `sites` of the user-trait field that first pointed at it, whose trait it
+    /// must be registered for.
+    Object {
+        shared: SharedObject,
+        tagged: u32,
+        site: u32,
+    },
+    External {
+        id: u32,
+        key: u64,
+        type_id: u32,
+    },
 }
+
+impl Queued {
+    /// In `tagged`: the object is in the identity map. Instance IDs never reach this bit.
+    const TRACKED: u32 = 1 << 31;
+
+    /// The instance ID.
+    #[cfg(test)]
+    fn id(&self) -> u32 {
+        match self {
+            Queued::Object { tagged, .. } => tagged & !Queued::TRACKED,
+            Queued::External { id, .. } => *id,
+        }
+    }
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Queued>() == 32, "a waiting object takes 32 bytes");
+const _: () = assert!(MAX_INSTANCE_ID < Queued::TRACKED, "instance IDs leave the tracked bit free");
 
 /// An object in the identity map: its instance ID, whether it still waits to be written (the
 /// encoder then holds one more handle to it), and how many pointers to it were met. Eight bytes:

@@ -53,10 +53,7 @@ mod tests {
     }
 
     fn id(queued: Queued) -> u32 {
-        match queued {
-            Queued::External { id, .. } => id,
-            Queued::Object { id, .. } => id,
-        }
+        queued.id()
     }
 
     #[test]
