@@ -36,7 +36,7 @@ const NESTED_COMPARES: u32 = 32;
 
 /// What [`Differ::compare`] knows of a pair's plain values before it reads the two objects.
 #[derive(Clone, Copy, PartialEq)]
-pub(super) enum Known {
+enum Known {
     /// Nothing: they are compared with the rest.
     Nothing,
     /// Their fingerprints are equal: the plain values are not compared again.
@@ -131,10 +131,10 @@ pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<
             differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: Some(a.clone()), addr, type_id: 0 });
             differ.paired.push(0);
             // A pointer back to the root (a cycle) finds it here, not at a second place.
-            differ.old_places.insert(a.addr(), 0);
+            differ.old_places.insert(addr, 0);
             differ.entries[0].body.type_id = a.read(|x| x.rtti().id()).map_err(unreadable_object)?;
             differ.pair(&b, 0);
-            differ.queue.push((a, b, 0, false));
+            differ.queue.push((a, b, 0, Known::Nothing));
         }
         _ => return Err(DiffError::RootKinds),
     }
@@ -163,6 +163,7 @@ struct Place {
     entry: u32,
     /// The object, until it is compared (its handle is let go then, while it is in the cache).
     old: Option<SharedObject>,
+    /// The object's address (its identity), kept when the handle is let go.
     addr: usize,
     /// Its type, noted when it is compared; 0 before.
     type_id: u32,
@@ -189,10 +190,10 @@ struct Differ {
     /// The place of every old shared object met, by address (which says what it is paired with).
     old_places: AHashMap<usize, u32>,
     new_side: AHashMap<usize, Side>,
-    /// Paired objects still to compare: old, new, the old one's place, whether their plain values
-    /// are known equal. Last in, first out: a pair is compared soon after it is found, while
-    /// both objects are still in the cache.
-    queue: Vec<(SharedObject, SharedObject, u32, bool)>,
+    /// Paired objects still to compare: old, new, the old one's place, what is known of their
+    /// plain values. Last in, first out: a pair is compared soon after it is found, while both
+    /// objects are still in the cache.
+    queue: Vec<(SharedObject, SharedObject, u32, Known)>,
     /// Pairs being compared inside other comparisons (see [`Differ::try_pair`]).
     nested: u32,
     /// The next object compared skips its plain values (see [`Differ::compare`]).
@@ -249,12 +250,9 @@ impl Differ {
         let known = if verified { Known::SameFingerprint } else { Known::Nothing };
         if old.family().is_mutable() {
             if self.nested < NESTED_COMPARES {
-                self.nested += 1;
-                let compared = self.compare_paired(&old, new, place, known);
-                self.nested -= 1;
-                compared?;
+                self.compare_nested(&old, new, place, known)?;
             } else {
-                self.queue.push((old, new.clone(), place, verified));
+                self.queue.push((old, new.clone(), place, known));
             }
             return Ok(true);
         }
@@ -313,8 +311,7 @@ impl Differ {
     /// which queue more; until nothing is left.
     fn drain(&mut self) -> Result<(), DiffError> {
         loop {
-            while let Some((old, new, place, verified)) = self.queue.pop() {
-                let known = if verified { Known::SameFingerprint } else { Known::Nothing };
+            while let Some((old, new, place, known)) = self.queue.pop() {
                 self.compare_paired(&old, &new, place, known)?;
             }
             let guesses = std::mem::take(&mut self.guesses);
@@ -335,7 +332,7 @@ impl Differ {
     /// Compares a mutable pair and keeps its changes; the old object's handle is let go (while
     /// it is still in the cache). `false` when [`Known::Unpaired`] objects turn out not to be a
     /// pair.
-    pub(super) fn compare_paired(
+    fn compare_paired(
         &mut self,
         old: &SharedObject,
         new: &SharedObject,
@@ -349,6 +346,21 @@ impl Differ {
             self.entries[entry as usize].body = body;
         }
         Ok(true)
+    }
+
+    /// [`compare_paired`](Self::compare_paired) inside the comparison under way (the caller
+    /// checks [`NESTED_COMPARES`]).
+    fn compare_nested(
+        &mut self,
+        old: &SharedObject,
+        new: &SharedObject,
+        place: u32,
+        known: Known,
+    ) -> Result<bool, DiffError> {
+        self.nested += 1;
+        let compared = self.compare_paired(old, new, place, known);
+        self.nested -= 1;
+        compared
     }
 
     /// The edit of the old object at `place`, made (with its ancestors') if it has none.

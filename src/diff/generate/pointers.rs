@@ -334,10 +334,7 @@ impl Differ {
         let old = self.places[place as usize].old.clone().expect("a pointer target");
         let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
         if old.family().is_mutable() && new.family().is_mutable() && self.nested < NESTED_COMPARES {
-            self.nested += 1;
-            let paired = self.compare_paired(&old, &new, place, Known::Unpaired);
-            self.nested -= 1;
-            return paired;
+            return self.compare_nested(&old, &new, place, Known::Unpaired);
         }
         let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
         a.clear();
