@@ -44,6 +44,9 @@ enum Known {
     /// The two are not paired yet: their fingerprints are compared first, and they are paired
     /// (and compared) only if those are equal. One read of each serves both.
     Unpaired,
+    /// As `Unpaired`, for two objects no other pointer leads to: the pair is not kept by address
+    /// (see `only_target` in `pointers.rs`).
+    OnlyPointers,
 }
 
 /// Marks an element whose target is a guess: the old element it would keep if the guess holds.
@@ -278,11 +281,14 @@ impl Differ {
         let body = old
             .read(|a| {
                 new.read(|b| {
-                    if known == Known::Unpaired {
+                    if matches!(known, Known::Unpaired | Known::OnlyPointers) {
                         if !self.same_fingerprint(a, b)? {
                             return Ok(None);
                         }
-                        self.pair(new, place);
+                        match known {
+                            Known::OnlyPointers => self.paired[place as usize] = new.addr(),
+                            _ => self.pair(new, place),
+                        }
                     }
                     // Noted before its fields are: an edit made for it while it is read (by an
                     // object compared inside it) must not read it again.

@@ -51,6 +51,19 @@ impl Differ {
         index: usize,
         addr: usize,
     ) -> Result<u32, DiffError> {
+        let place = self.new_place(field, owner, index, addr)?;
+        self.old_places.insert(addr, place);
+        Ok(place)
+    }
+
+    /// [`add_place`](Self::add_place), without keeping the place by address.
+    fn new_place(
+        &mut self,
+        field: &RttiField,
+        owner: &dyn Reflectable,
+        index: usize,
+        addr: usize,
+    ) -> Result<u32, DiffError> {
         let old = field.shared(owner, index).map_err(unreadable(field))?;
         let start = self.steps.len();
         self.steps.extend_from_slice(&self.path[self.base..]);
@@ -60,9 +73,7 @@ impl Differ {
         let steps = start..self.steps.len();
         self.places.push(Place { parent: self.place, steps, entry: NONE, old, addr, type_id: 0 });
         self.paired.push(0);
-        let place = self.places.len() as u32 - 1;
-        self.old_places.insert(addr, place);
-        Ok(place)
+        Ok(self.places.len() as u32 - 1)
     }
 
     fn new_key(&self, addr: Option<usize>) -> Key {
@@ -87,7 +98,14 @@ impl Differ {
     ) -> Result<(), DiffError> {
         let pointers = field.as_pointer().expect("a pointer field");
         let mut new_addrs: SmallVec<[Option<usize>; 8]> = SmallVec::new();
-        pointers.for_each(sb, &mut |addr, _, _| new_addrs.push(addr)).map_err(unreadable(field))?;
+        // Whether each target is met only through this element (see `only_target`).
+        let mut new_only: SmallVec<[bool; 8]> = SmallVec::new();
+        pointers
+            .for_each(sb, &mut |addr, count, _| {
+                new_addrs.push(addr);
+                new_only.push(count == 1);
+            })
+            .map_err(unreadable(field))?;
         let mut edit =
             PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
         let Some(sa) = sa else {
@@ -99,10 +117,16 @@ impl Differ {
             return Ok(());
         };
         let mut old_addrs: SmallVec<[Option<usize>; 8]> = SmallVec::new();
-        pointers.for_each(sa, &mut |addr, _, _| old_addrs.push(addr)).map_err(unreadable(field))?;
+        let mut old_only: SmallVec<[bool; 8]> = SmallVec::new();
+        pointers
+            .for_each(sa, &mut |addr, count, _| {
+                old_addrs.push(addr);
+                old_only.push(count == 1);
+            })
+            .map_err(unreadable(field))?;
         if forced.is_none()
             && old_addrs.len() == new_addrs.len()
-            && self.unchanged(field, sa, sb, &old_addrs, &new_addrs)?
+            && self.unchanged(field, sa, sb, (&old_addrs, &old_only), (&new_addrs, &new_only))?
         {
             return Ok(());
         }
@@ -282,20 +306,56 @@ impl Differ {
         field: &RttiField,
         sa: &dyn Reflectable,
         sb: &dyn Reflectable,
-        old: &[Option<usize>],
-        new: &[Option<usize>],
+        (old, old_only): (&[Option<usize>], &[bool]),
+        (new, new_only): (&[Option<usize>], &[bool]),
     ) -> Result<bool, DiffError> {
+        let mut unmapped = SmallVec::new();
         for (j, (&x, &y)) in old.iter().zip(new).enumerate() {
             let same = match (x, y) {
                 (None, None) => true,
+                (Some(x), Some(y)) if old_only[j] && new_only[j] => {
+                    self.only_target(field, sa, sb, j, (x, y), &mut unmapped)?
+                }
                 (Some(x), Some(y)) => self.same_target(field, sa, sb, j, x, y)?,
                 _ => false,
             };
             if !same {
+                // The general alignment finds objects by address.
+                for (x, y, place) in unmapped {
+                    self.old_places.insert(x, place);
+                    if self.paired[place as usize] == y {
+                        self.new_side.insert(y, Side::Old(place));
+                    }
+                }
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// [`same_target`](Self::same_target) for two objects each met through this one element
+    /// (their pointer counts are 1): neither can be met again, in either graph, since another
+    /// pointer would count. So they are neither looked up nor kept by address; `unmapped` notes
+    /// them (old, new, place) in case the field goes to the general alignment.
+    fn only_target(
+        &mut self,
+        field: &RttiField,
+        sa: &dyn Reflectable,
+        sb: &dyn Reflectable,
+        j: usize,
+        (x, y): (usize, usize),
+        unmapped: &mut SmallVec<[(usize, usize, u32); 8]>,
+    ) -> Result<bool, DiffError> {
+        let place = self.new_place(field, sa, j, x)?;
+        let old = self.places[place as usize].old.clone().expect("a pointer target");
+        let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
+        if !(old.family().is_mutable() && new.family().is_mutable() && self.nested < NESTED_COMPARES) {
+            // Compared the usual way, which keeps objects by address.
+            self.old_places.insert(x, place);
+            return self.same_target(field, sa, sb, j, x, y);
+        }
+        unmapped.push((x, y, place));
+        self.compare_nested(&old, &new, place, Known::OnlyPointers)
     }
 
     /// `true` when old element `j` (pointing at `x`) and new element `j` (at `y`) point at one
