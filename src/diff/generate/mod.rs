@@ -354,8 +354,15 @@ impl Differ {
         Ok(true)
     }
 
+    /// `true` when a new pair of `old` and `new` can be compared at once, inside the comparison
+    /// under way: both mutable (an immutable pair pairs only if equal, see `try_pair`) and fewer
+    /// than [`NESTED_COMPARES`] under way.
+    fn can_nest(&self, old: &SharedObject, new: &SharedObject) -> bool {
+        old.family().is_mutable() && new.family().is_mutable() && self.nested < NESTED_COMPARES
+    }
+
     /// [`compare_paired`](Self::compare_paired) inside the comparison under way (the caller
-    /// checks [`NESTED_COMPARES`]).
+    /// checks [`can_nest`](Self::can_nest) or [`NESTED_COMPARES`]).
     fn compare_nested(
         &mut self,
         old: &SharedObject,

@@ -4,7 +4,7 @@
 
 use super::values::content;
 use super::TENTATIVE;
-use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Place, Side, NESTED_COMPARES};
+use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Place, Side};
 use crate::diff::align::{align, fill_gaps, used};
 use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
 use crate::field::{RttiField, SharedObject};
@@ -96,16 +96,7 @@ impl Differ {
         sb: &dyn Reflectable,
         forced: Forced<'_>,
     ) -> Result<(), DiffError> {
-        let pointers = field.as_pointer().expect("a pointer field");
-        let mut new_addrs: SmallVec<[Option<usize>; 8]> = SmallVec::new();
-        // Whether each target is met only through this element (see `only_target`).
-        let mut new_only: SmallVec<[bool; 8]> = SmallVec::new();
-        pointers
-            .for_each(sb, &mut |addr, count, _| {
-                new_addrs.push(addr);
-                new_only.push(count == 1);
-            })
-            .map_err(unreadable(field))?;
+        let (new_addrs, new_only) = targets(field, sb)?;
         let mut edit =
             PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
         let Some(sa) = sa else {
@@ -116,14 +107,7 @@ impl Differ {
             body.pointers.push(edit);
             return Ok(());
         };
-        let mut old_addrs: SmallVec<[Option<usize>; 8]> = SmallVec::new();
-        let mut old_only: SmallVec<[bool; 8]> = SmallVec::new();
-        pointers
-            .for_each(sa, &mut |addr, count, _| {
-                old_addrs.push(addr);
-                old_only.push(count == 1);
-            })
-            .map_err(unreadable(field))?;
+        let (old_addrs, old_only) = targets(field, sa)?;
         if forced.is_none()
             && old_addrs.len() == new_addrs.len()
             && self.unchanged(field, sa, sb, (&old_addrs, &old_only), (&new_addrs, &new_only))?
@@ -349,7 +333,7 @@ impl Differ {
         let place = self.new_place(field, sa, j, x)?;
         let old = self.places[place as usize].old.clone().expect("a pointer target");
         let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
-        if !(old.family().is_mutable() && new.family().is_mutable() && self.nested < NESTED_COMPARES) {
+        if !self.can_nest(&old, &new) {
             // Compared the usual way, which keeps objects by address.
             self.old_places.insert(x, place);
             return self.same_target(field, sa, sb, j, x, y);
@@ -393,7 +377,7 @@ impl Differ {
         }
         let old = self.places[place as usize].old.clone().expect("a pointer target");
         let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
-        if old.family().is_mutable() && new.family().is_mutable() && self.nested < NESTED_COMPARES {
+        if self.can_nest(&old, &new) {
             return self.compare_nested(&old, &new, place, Known::Unpaired);
         }
         let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
@@ -514,4 +498,21 @@ impl Differ {
 fn unpaired_fingerprint(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), DiffError> {
     out.push(u8::from(object.family().is_mutable()));
     object.read(|object| content(object, out, false, &mut false)).map_err(unreadable_object)?
+}
+
+/// Addresses of a pointer field's targets, and which elements are their targets' only pointer.
+type Targets = (SmallVec<[Option<usize>; 8]>, SmallVec<[bool; 8]>);
+
+/// The elements of pointer field `field` in `owner`: each target's address (`None`: null), and
+/// whether the element is the only pointer to it (see `only_target`).
+fn targets(field: &RttiField, owner: &dyn Reflectable) -> Result<Targets, DiffError> {
+    let (mut addrs, mut only) = (SmallVec::new(), SmallVec::new());
+    let pointers = field.as_pointer().expect("a pointer field");
+    pointers
+        .for_each(owner, &mut |addr, count, _| {
+            addrs.push(addr);
+            only.push(count == 1);
+        })
+        .map_err(unreadable(field))?;
+    Ok((addrs, only))
 }
