@@ -9,6 +9,7 @@
 //! many there are), so the identity map stays small too. Total work is linear in the graph (one
 //! hash lookup per pointer, no rescans).
 
+mod identities;
 mod kept;
 mod pending;
 mod subtree;
@@ -27,7 +28,8 @@ use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck};
 use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::table::{one_per_id, write_table};
-use ahash::{AHashMap, AHashSet};
+use ahash::AHashSet;
+use identities::Identities;
 use pending::Pending;
 use std::any::Any;
 use std::collections::hash_map::Entry;
@@ -44,7 +46,7 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     flush_threshold: usize,
     written: u64,
     /// Objects that a pointer met later may lead to, by identity.
-    ids: AHashMap<usize, Seen>,
+    ids: Identities,
     /// Objects met and not written yet, the next one to write on top: the objects one object led
     /// to go on it together, in reverse, once it is written.
     pending: Pending,
@@ -100,7 +102,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             sink,
             flush_threshold,
             written: 0,
-            ids: AHashMap::new(),
+            ids: Identities::default(),
             pending: Pending::new(),
             fresh: Vec::new(),
             next_id: 2,

@@ -52,7 +52,7 @@ impl Encoder<'_, '_, '_> {
         }
         let WeakPointers::External(key_of) = self.weak_pointers else { return Ok(NULL_INSTANCE) };
         // A stub written before, or a target the key function gave no key (remembered as null).
-        if let Some(id) = self.ids.get(&identity).map(|seen| seen.id()) {
+        if let Some(id) = self.ids.get(identity).map(|seen| seen.id()) {
             // Met again, perhaps through a field of another trait: that trait is checked too.
             if let (Some(check), true) = (check, id != NULL_INSTANCE) {
                 self.check_pointee(identity, handle, check)?;
