@@ -286,6 +286,11 @@ pub fn pod_read_slice<T: PlainType + bytemuck::Pod>(
     crate::plain::pod::read_slice(reader, count, out)
 }
 
+/// Bulk comparison of a `#[plain(pod)]` type's slices.
+pub fn pod_same_slice<T: PlainType + bytemuck::Pod>(a: &[T], b: &[T]) -> Option<bool> {
+    crate::plain::pod::same_slice(a, b)
+}
+
 /// A field of a `#[derive(PlainType)]` struct, for `size`, `write` and `read`.
 ///
 /// Autoref specialization: when the field type is plain, `PlainFieldCodec` (by value) is picked
@@ -307,6 +312,7 @@ pub trait PlainFieldCodec<T> {
     fn elem_size(&self, value: &T) -> usize;
     fn write_elem(&self, value: &T, out: &mut Vec<u8>);
     fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
+    fn same(&self, a: &T, b: &T) -> Option<bool>;
 }
 
 impl<T: PlainType> PlainFieldCodec<T> for PlainField<T> {
@@ -327,6 +333,10 @@ impl<T: PlainType> PlainFieldCodec<T> for PlainField<T> {
     fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError> {
         read_elem(reader)
     }
+    #[inline(always)]
+    fn same(&self, a: &T, b: &T) -> Option<bool> {
+        a.same(b)
+    }
 }
 
 pub trait NotPlainField<T> {
@@ -334,6 +344,7 @@ pub trait NotPlainField<T> {
     fn elem_size(&self, value: &T) -> usize;
     fn write_elem(&self, value: &T, out: &mut Vec<u8>);
     fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
+    fn same(&self, a: &T, b: &T) -> Option<bool>;
 }
 
 impl<T> NotPlainField<T> for &PlainField<T> {
@@ -347,6 +358,9 @@ impl<T> NotPlainField<T> for &PlainField<T> {
         unreachable!("a field that is not plain does not compile")
     }
     fn read_elem(&self, _: &mut Reader<'_>) -> Result<T, PlainError> {
+        unreachable!("a field that is not plain does not compile")
+    }
+    fn same(&self, _: &T, _: &T) -> Option<bool> {
         unreachable!("a field that is not plain does not compile")
     }
 }

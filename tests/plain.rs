@@ -316,3 +316,64 @@ fn invalid_std_values_are_errors_with_offsets() {
     #[cfg(not(unix))]
     assert!(matches!(path, Err(PlainError::Invalid { offset: 4, .. })));
 }
+
+/// `same` either cannot tell (`None`) or says what comparing the written bytes says; a value is
+/// never different from itself.
+fn same_agrees<T: PlainType>(a: &T, b: &T) -> bool {
+    let written = encode(a) == encode(b);
+    a.same(b).is_none_or(|same| same == written) && a.same(a) != Some(false)
+}
+
+quickcheck! {
+    fn same_says_what_the_written_bytes_say(bits: Vec<u32>, flip: usize, pick: u8, text: String) -> bool {
+        // `b` is `a`, or `a` with one bit of one word flipped: equal and unequal pairs, NaNs and
+        // signed zeros among them.
+        let mut other = bits.clone();
+        if pick % 2 == 1 && !other.is_empty() {
+            let at = flip % other.len();
+            other[at] ^= 1 << (pick % 32);
+        }
+        let floats = |words: &[u32]| words.iter().map(|&w| f32::from_bits(w)).collect::<Vec<f32>>();
+        let (fa, fb) = (floats(&bits), floats(&other));
+        let vec3s = |f: &[f32]| f.chunks_exact(3).map(|c| Vec3 { x: c[0], y: c[1], z: c[2] }).collect::<Vec<_>>();
+        let firsts = |f: &[f32]| (f.len() >= 3).then(|| [f[0], f[1], f[2]]);
+        let mut other_text = text.clone();
+        if pick % 4 == 1 {
+            other_text.push(char::from(b'a' + pick % 26));
+        }
+        let named = |words: &[u32], name: &str| Named {
+            tag: words.first().map_or(0, |&w| w as u8),
+            name: name.to_owned(),
+            mode: if words.len() % 2 == 0 { Mode::Walk } else { Mode::Fly },
+        };
+        fa.iter().zip(&fb).all(|(a, b)| same_agrees(a, b))
+            && bits.iter().zip(&other).all(|(&a, &b)| same_agrees(&f64::from_bits(u64::from(a) << 32 | 1), &f64::from_bits(u64::from(b) << 32 | 1)))
+            && same_agrees(&fa, &fb)
+            && same_agrees(&bits, &other)
+            && same_agrees(&vec3s(&fa), &vec3s(&fb))
+            && same_agrees(&firsts(&fa), &firsts(&fb))
+            && same_agrees(&text, &other_text)
+            && same_agrees(&named(&bits, &text), &named(&other, &other_text))
+            && same_agrees(&(text.clone(), bits.len() as u8), &(other_text.clone(), other.len() as u8))
+            && same_agrees(&SmallVec::<[u32; 4]>::from_vec(bits.clone()), &SmallVec::from_vec(other.clone()))
+            && same_agrees(&Box::new(Pair(bits.len() as u16, true)), &Box::new(Pair(other.len() as u16, true)))
+    }
+}
+
+#[test]
+fn built_in_and_derived_types_tell_sameness_without_writing() {
+    assert_eq!(0.0f32.same(&-0.0), Some(false));
+    assert_eq!(f64::NAN.same(&f64::NAN), Some(true));
+    assert_eq!('x'.same(&'x'), Some(true));
+    assert_eq!(Duration::from_millis(3).same(&Duration::from_millis(4)), Some(false));
+    assert_eq!(Some([1.0f32; 3]).same(&None), Some(false));
+    assert_eq!(vec![Vec3::default(); 2].same(&vec![Vec3::default(); 2]), Some(true));
+    assert_eq!(Mode::Walk.same(&Mode::Fly), Some(false));
+    let named = Named { tag: 1, name: "a".into(), mode: Mode::Fly };
+    assert_eq!(named.same(&Named { name: "b".into(), ..named.clone() }), Some(false));
+    assert_eq!(named.same(&named.clone()), Some(true));
+    assert_eq!((1u8, String::from("x")).same(&(1, String::from("x"))), Some(true));
+    // Types that do not say leave the caller to compare bytes.
+    assert_eq!(PathBuf::from("a").same(&PathBuf::from("a")), None);
+    assert_eq!(vec![PathBuf::from("a")].same(&vec![PathBuf::from("b")]), None);
+}

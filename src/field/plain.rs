@@ -24,6 +24,15 @@ pub trait PlainAccess: ErasedElems {
     /// Reads `count` elements (1 for a single field) and stores them in the field. The count is
     /// checked against the bytes left before anything is allocated.
     fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), FieldError>;
+
+    /// Whether the field writes the same elements in `a` and `b` (two owners of its type), when
+    /// that can be told without writing them (see [`PlainType::same`](crate::plain::PlainType::same));
+    /// `Ok(None)`, the default, leaves the caller to compare what [`write`](PlainAccess::write)
+    /// appends for each.
+    fn same(&self, a: &dyn Any, b: &dyn Any) -> Result<Option<bool>, FieldError> {
+        let _ = (a, b);
+        Ok(None)
+    }
 }
 
 impl<O, C, S, K> PlainAccess for FieldImpl<O, C, S, K>
@@ -87,5 +96,19 @@ where
         let mut elems = Vec::with_capacity(count);
         K::read_slice(reader, count, &mut elems)?;
         self.access.try_modify(owner, |container| S::store(container, elems))
+    }
+
+    #[inline]
+    fn same(&self, a: &dyn Any, b: &dyn Any) -> Result<Option<bool>, FieldError> {
+        let (a, b) = (owner_ref::<O>(a)?, owner_ref::<O>(b)?);
+        self.access.try_with(a, |a| {
+            self.access.with(b, |b| {
+                let (a, b) = (S::as_slice(a), S::as_slice(b));
+                match (S::ARRAY, a, b) {
+                    (false, [a], [b]) => K::same(a, b),
+                    _ => K::same_slice(a, b),
+                }
+            })
+        })
     }
 }

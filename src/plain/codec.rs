@@ -112,6 +112,23 @@ pub trait PlainCodec<T>: 'static {
         }
         Ok(())
     }
+
+    /// Whether `a` and `b` write the same bytes, when the codec can tell without writing them
+    /// (see [`PlainType::same`]); `None`, the default, has the caller compare written bytes.
+    #[inline]
+    fn same(a: &T, b: &T) -> Option<bool> {
+        let _ = (a, b);
+        None
+    }
+
+    /// [`same`](PlainCodec::same) over two slices: the same length and every element the same.
+    #[inline]
+    fn same_slice(a: &[T], b: &[T]) -> Option<bool> {
+        if a.len() != b.len() {
+            return Some(false);
+        }
+        super::same_parts(a.iter().zip(b).map(|(x, y)| Self::same(x, y)))
+    }
 }
 
 /// The codec of a [`PlainType`]: its own impl. Every plain field without `with` uses it.
@@ -143,6 +160,14 @@ impl<T: PlainType> PlainCodec<T> for Native {
     #[inline(always)]
     fn read_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<T>) -> Result<(), PlainError> {
         T::read_slice(reader, count, out)
+    }
+    #[inline(always)]
+    fn same(a: &T, b: &T) -> Option<bool> {
+        a.same(b)
+    }
+    #[inline(always)]
+    fn same_slice(a: &[T], b: &[T]) -> Option<bool> {
+        T::same_slice(a, b)
     }
 }
 

@@ -90,6 +90,10 @@ impl PlainType for String {
             .map(str::to_owned)
             .map_err(|_| PlainError::Invalid { offset, what: "string is not valid UTF-8" })
     }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        Some(self == other)
+    }
 }
 
 /// Shared body of the sequence impls: `u32` count, then the elements.
@@ -148,6 +152,10 @@ impl<T: PlainType> PlainType for Vec<T> {
         T::read_slice(reader, count, &mut values)?;
         Ok(values)
     }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        T::same_slice(self, other)
+    }
 }
 
 impl<A> PlainType for SmallVec<A>
@@ -175,6 +183,10 @@ where
         let mut values = Vec::with_capacity(reserve(count, min_elem_size::<A::Item>()));
         A::Item::read_slice(reader, count, &mut values)?;
         Ok(SmallVec::from_vec(values))
+    }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        A::Item::same_slice(self, other)
     }
 }
 
@@ -274,6 +286,14 @@ impl<T: PlainType> PlainType for Option<T> {
             _ => Err(PlainError::Invalid { offset, what: "Option tag is neither 0 nor 1" }),
         }
     }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        match (self, other) {
+            (Some(a), Some(b)) => a.same(b),
+            (None, None) => Some(true),
+            _ => Some(false),
+        }
+    }
 }
 
 impl<T: PlainType> PlainType for Box<T> {
@@ -292,6 +312,10 @@ impl<T: PlainType> PlainType for Box<T> {
     }
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
         T::read(reader).map(Box::new)
+    }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        (**self).same(other)
     }
 }
 
@@ -329,6 +353,10 @@ impl<T: PlainType, const N: usize> PlainType for [T; N] {
         }
         values.into_inner().map_err(|_| PlainError::Invalid { offset, what: "array length mismatch" })
     }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        T::same_slice(self, other)
+    }
 }
 
 macro_rules! tuple {
@@ -351,6 +379,16 @@ macro_rules! tuple {
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
                 Ok(($(read_elem::<$name>(reader)?,)+))
+            }
+            #[inline]
+            fn same(&self, other: &Self) -> Option<bool> {
+                let mut known = true;
+                $(match self.$index.same(&other.$index) {
+                    Some(false) => return Some(false),
+                    Some(true) => {}
+                    None => known = false,
+                })+
+                known.then_some(true)
             }
         }
     };

@@ -46,6 +46,14 @@ macro_rules! glam_plain {
                 });
                 Ok($from)
             }
+            #[inline]
+            fn same(&self, other: &Self) -> Option<bool> {
+                let $v = self;
+                let lanes: [$lane; $n] = $to;
+                let $v = other;
+                let other_lanes: [$lane; $n] = $to;
+                lanes.same(&other_lanes)
+            }
             $($slices)*
         }
     };
@@ -76,6 +84,9 @@ macro_rules! pod_slices {
         }
         fn read_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<Self>) -> Result<(), PlainError> {
             pod::read_slice(reader, count, out)
+        }
+        fn same_slice(a: &[Self], b: &[Self]) -> Option<bool> {
+            pod::same_slice(a, b)
         }
     };
 }

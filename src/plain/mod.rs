@@ -104,6 +104,60 @@ pub trait PlainType: Sized + 'static {
         }
         Ok(())
     }
+
+    /// Whether `self` and `other` write the same bytes, when the type can tell without writing
+    /// them: numbers compare bit for bit (`0.0` and `-0.0` differ, a NaN equals itself).
+    /// `None`, the default, leaves the caller to write both and compare the bytes. The diff asks
+    /// this of every plain value of every pair of objects it compares, so a type worth diffing
+    /// quickly answers it.
+    ///
+    /// ```
+    /// use reflectable::plain::PlainType;
+    ///
+    /// assert_eq!(1.5f32.same(&1.5), Some(true));
+    /// assert_eq!(0.0f32.same(&-0.0), Some(false));
+    /// assert_eq!(f32::NAN.same(&f32::NAN), Some(true));
+    /// assert_eq!(vec![1u8, 2].same(&vec![1, 2, 3]), Some(false));
+    /// ```
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        let _ = other;
+        None
+    }
+
+    /// [`same`](PlainType::same) over two slices: the same length and every element the same.
+    /// Plain-old-data types override it with one comparison of the memory.
+    #[inline]
+    fn same_slice(a: &[Self], b: &[Self]) -> Option<bool> {
+        if a.len() != b.len() {
+            return Some(false);
+        }
+        same_parts(a.iter().zip(b).map(|(x, y)| x.same(y)))
+    }
+}
+
+/// Combines the answers of [`PlainType::same`] for the parts of a value, in order:
+/// `Some(false)` at the first part that differs (the rest are not asked), else `Some(true)` when
+/// every part could tell, else `None`.
+///
+/// ```
+/// use reflectable::plain::same_parts;
+///
+/// assert_eq!(same_parts([Some(true), None, Some(false)]), Some(false));
+/// assert_eq!(same_parts([Some(true), None]), None);
+/// assert_eq!(same_parts([Some(true), Some(true)]), Some(true));
+/// ```
+#[inline]
+pub fn same_parts(parts: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
+    let mut known = true;
+    for part in parts {
+        match part {
+            Some(false) => return Some(false),
+            Some(true) => {}
+            None => known = false,
+        }
+    }
+    known.then_some(true)
 }
 
 /// Smallest number of bytes one element of `T` occupies on the wire, so that an element count

@@ -15,6 +15,13 @@ pub fn write_slice<T: PlainType + bytemuck::Pod>(values: &[T], out: &mut Vec<u8>
     }
 }
 
+/// Whether two slices write the same bytes: they do exactly when their memory images are equal
+/// (on a big-endian host too, whose wire bytes are each lane's reversed).
+#[inline]
+pub fn same_slice<T: PlainType + bytemuck::Pod>(a: &[T], b: &[T]) -> Option<bool> {
+    Some(a.len() == b.len() && bytemuck::cast_slice::<T, u8>(a) == bytemuck::cast_slice::<T, u8>(b))
+}
+
 /// Reads `count` values appended to `out`.
 pub fn read_slice<T: PlainType + bytemuck::Pod>(
     reader: &mut Reader<'_>,

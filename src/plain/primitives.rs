@@ -39,6 +39,15 @@ macro_rules! number {
                 }));
                 Ok(())
             }
+            /// Bit for bit, as the bytes written are.
+            #[inline]
+            fn same(&self, other: &Self) -> Option<bool> {
+                Some(bytemuck::bytes_of(self) == bytemuck::bytes_of(other))
+            }
+            #[inline]
+            fn same_slice(a: &[Self], b: &[Self]) -> Option<bool> {
+                Some(bytemuck::cast_slice::<Self, u8>(a) == bytemuck::cast_slice::<Self, u8>(b))
+            }
         }
     )*};
 }
@@ -67,6 +76,10 @@ macro_rules! pointer_sized {
                 <$t>::try_from(<$wire>::read(reader)?)
                     .map_err(|_| PlainError::Invalid { offset, what: "value does not fit this platform's pointer size" })
             }
+            #[inline]
+            fn same(&self, other: &Self) -> Option<bool> {
+                Some(self == other)
+            }
         }
     )*};
 }
@@ -91,6 +104,10 @@ impl PlainType for bool {
             _ => Err(PlainError::Invalid { offset, what: "bool byte is neither 0 nor 1" }),
         }
     }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        Some(self == other)
+    }
 }
 
 impl PlainType for char {
@@ -106,6 +123,10 @@ impl PlainType for char {
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
         let offset = reader.offset();
         char::from_u32(u32::read(reader)?).ok_or(PlainError::Invalid { offset, what: "not a Unicode scalar value" })
+    }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        Some(self == other)
     }
 }
 
@@ -128,5 +149,9 @@ impl PlainType for Duration {
             return Err(PlainError::Invalid { offset, what: "Duration nanoseconds out of range" });
         }
         Ok(Duration::new(secs, nanos))
+    }
+    #[inline]
+    fn same(&self, other: &Self) -> Option<bool> {
+        Some(self == other)
     }
 }

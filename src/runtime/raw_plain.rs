@@ -114,4 +114,9 @@ impl PlainAccess for RawPlainField {
         *self.elems_mut(owner)? = RawPlain { count, bytes };
         Ok(())
     }
+
+    fn same(&self, a: &dyn Any, b: &dyn Any) -> Result<Option<bool>, FieldError> {
+        let (a, b) = (self.elems(a)?, self.elems(b)?);
+        Ok(Some(a.count == b.count && a.bytes == b.bytes))
+    }
 }

@@ -97,6 +97,17 @@ fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
             #uses
             ::core::result::Result::Ok(#construct)
         }
+        #[allow(unused_mut)]
+        fn same(&self, other: &Self) -> ::core::option::Option<bool> {
+            #uses
+            let mut known = true;
+            #(match #codecs.same(&self.#members, &other.#members) {
+                ::core::option::Option::Some(false) => return ::core::option::Option::Some(false),
+                ::core::option::Option::Some(true) => {}
+                ::core::option::Option::None => known = false,
+            })*
+            known.then_some(true)
+        }
     }
 }
 
@@ -190,6 +201,11 @@ fn enum_body(p: &TokenStream, name: &Ident, data: &DataEnum) -> TokenStream {
                 #unknown
             }
         }
+        fn same(&self, other: &Self) -> ::core::option::Option<bool> {
+            #(const #consts: u32 = #values;)*
+            let value = |this: &Self| -> u32 { match this { #(Self::#idents => #consts,)* } };
+            ::core::option::Option::Some(value(self) == value(other))
+        }
     }
 }
 
@@ -212,6 +228,9 @@ fn pod_slices(p: &TokenStream, name: &Ident, pod: &Path) -> TokenStream {
             out: &mut ::std::vec::Vec<Self>,
         ) -> ::core::result::Result<(), #p::PlainError> {
             #p::pod_read_slice(reader, count, out)
+        }
+        fn same_slice(a: &[Self], b: &[Self]) -> ::core::option::Option<bool> {
+            #p::pod_same_slice(a, b)
         }
     }
 }
