@@ -27,7 +27,7 @@ use crate::serializer::{AsRoot, Root};
 use ahash::AHashMap;
 use std::ops::Range;
 use thiserror::Error;
-use values::content;
+use values::same_content;
 
 /// How many pairs are compared inside one another, each as soon as it is made, before the next
 /// wait in a queue: most pairs are compared while both objects are still in the cache, and the
@@ -304,12 +304,9 @@ impl Differ {
 
     /// `true` when `a` and `b` (mutable, as both families are) have equal fingerprints.
     fn same_fingerprint(&mut self, a: &dyn Reflectable, b: &dyn Reflectable) -> Result<bool, DiffError> {
-        let (mut x, mut y) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
-        x.clear();
-        y.clear();
-        let same = content(a, &mut x, false, &mut false).and_then(|()| content(b, &mut y, false, &mut false));
-        let same = same.map(|()| x == y);
-        (self.scratch_a, self.scratch_b) = (x, y);
+        let mut scratch = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
+        let same = same_content(a, b, false, &mut scratch);
+        (self.scratch_a, self.scratch_b) = scratch;
         same
     }
 

@@ -96,7 +96,8 @@ impl Differ {
         sb: &dyn Reflectable,
         forced: Forced<'_>,
     ) -> Result<(), DiffError> {
-        let (new_addrs, new_only) = targets(field, sb)?;
+        let (mut new_addrs, mut new_only) = Targets::default();
+        targets(field, sb, (&mut new_addrs, &mut new_only))?;
         let mut edit =
             PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
         let Some(sa) = sa else {
@@ -107,7 +108,8 @@ impl Differ {
             body.pointers.push(edit);
             return Ok(());
         };
-        let (old_addrs, old_only) = targets(field, sa)?;
+        let (mut old_addrs, mut old_only) = Targets::default();
+        targets(field, sa, (&mut old_addrs, &mut old_only))?;
         if forced.is_none()
             && old_addrs.len() == new_addrs.len()
             && self.unchanged(field, sa, sb, (&old_addrs, &old_only), (&new_addrs, &new_only))?
@@ -497,16 +499,20 @@ impl Differ {
 /// deadlock: no need to look it up among those that are.
 fn unpaired_fingerprint(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), DiffError> {
     out.push(u8::from(object.family().is_mutable()));
-    object.read(|object| content(object, out, false, &mut false)).map_err(unreadable_object)?
+    object.read(|object| content(object, out, false)).map_err(unreadable_object)?
 }
 
 /// Addresses of a pointer field's targets, and which elements are their targets' only pointer.
 type Targets = (SmallVec<[Option<usize>; 8]>, SmallVec<[bool; 8]>);
 
 /// The elements of pointer field `field` in `owner`: each target's address (`None`: null), and
-/// whether the element is the only pointer to it (see `only_target`).
-fn targets(field: &RttiField, owner: &dyn Reflectable) -> Result<Targets, DiffError> {
-    let (mut addrs, mut only) = (SmallVec::new(), SmallVec::new());
+/// whether the element is the only pointer to it (see `only_target`). Filled in place: moving
+/// the inline vectors out of a return value cost a copy per field.
+fn targets(
+    field: &RttiField,
+    owner: &dyn Reflectable,
+    (addrs, only): (&mut SmallVec<[Option<usize>; 8]>, &mut SmallVec<[bool; 8]>),
+) -> Result<(), DiffError> {
     let pointers = field.as_pointer().expect("a pointer field");
     pointers
         .for_each(owner, &mut |addr, count, _| {
@@ -514,5 +520,5 @@ fn targets(field: &RttiField, owner: &dyn Reflectable) -> Result<Targets, DiffEr
             only.push(count == 1);
         })
         .map_err(unreadable(field))?;
-    Ok((addrs, only))
+    Ok(())
 }

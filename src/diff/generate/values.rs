@@ -77,7 +77,7 @@ impl Differ {
             let mut bytes = std::mem::take(&mut contents.bytes);
             let type_id = field
                 .with_embedded(owner, index, |value| match value {
-                    Some(value) => content(value, &mut bytes, true, &mut false).map(|()| value.rtti().id()),
+                    Some(value) => content(value, &mut bytes, true).map(|()| value.rtti().id()),
                     None => Ok(0),
                 })
                 .map_err(unreadable(field))??;
@@ -193,18 +193,9 @@ impl Differ {
         sa: &dyn Reflectable,
         sb: &dyn Reflectable,
     ) -> Result<bool, DiffError> {
-        let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
-        a.clear();
-        b.clear();
-        let mut points = false;
-        let read = |owner: &dyn Reflectable, out: &mut Vec<u8>, points: &mut bool| {
-            field
-                .with_embedded(owner, 0, |value| value.map_or(Ok(()), |value| content(value, out, true, points)))
-                .map_err(unreadable(field))?
-        };
-        let same =
-            read(sa, &mut a, &mut points).and_then(|()| read(sb, &mut b, &mut points)).map(|()| !points && a == b);
-        (self.scratch_a, self.scratch_b) = (a, b);
+        let mut scratch = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
+        let same = same_values(field, sa, sb, &mut scratch);
+        (self.scratch_a, self.scratch_b) = scratch;
         same
     }
 
@@ -240,15 +231,92 @@ impl Contents {
     }
 }
 
-/// The content of `object` for matching: its type, variants and plain values, then, when `deep`,
-/// what it holds by value and which of its pointers are null (never their targets; `points` is
-/// set when one is not). Without `deep`, a shared object's fingerprint.
-pub(super) fn content(
-    object: &dyn Reflectable,
-    out: &mut Vec<u8>,
+/// Whether `a` and `b` have the same [`content`], told in place: each plain field through
+/// [`PlainAccess::same`](crate::field::PlainAccess::same), written out into `scratch` only where
+/// its type cannot tell. With `deep`, `false` as soon as either points at anything: equal content
+/// would not say that the targets are equal.
+pub(super) fn same_content(
+    a: &dyn Reflectable,
+    b: &dyn Reflectable,
     deep: bool,
-    points: &mut bool,
-) -> Result<(), DiffError> {
+    scratch: &mut (Vec<u8>, Vec<u8>),
+) -> Result<bool, DiffError> {
+    let own = a.rtti();
+    if own.id() != b.rtti().id() {
+        return Ok(false);
+    }
+    for ((rtti, sa), (_, sb)) in RttiType::sections_from(own, a).zip(RttiType::sections_from(own, b)) {
+        let (variant_a, variant_b) = (rtti.active_variant(sa), rtti.active_variant(sb));
+        if variant_a.map(|variant| variant.id()) != variant_b.map(|variant| variant.id()) {
+            return Ok(false);
+        }
+        for field in rtti.fields_of(sa) {
+            let same = match field.access() {
+                FieldAccess::Plain(plain) => match plain.same(sa, sb).map_err(unreadable(field))? {
+                    Some(same) => same,
+                    None => {
+                        let (x, y) = (&mut scratch.0, &mut scratch.1);
+                        x.clear();
+                        y.clear();
+                        let count_a = plain.write(sa, x).map_err(unreadable(field))?;
+                        let count_b = plain.write(sb, y).map_err(unreadable(field))?;
+                        count_a == count_b && x == y
+                    }
+                },
+                FieldAccess::Embedded(_) if deep => same_values(field, sa, sb, scratch)?,
+                FieldAccess::Pointer(pointers) if deep => {
+                    let mut none = true;
+                    for owner in [sa, sb] {
+                        pointers
+                            .for_each(owner, &mut |addr, _, _| none &= addr.is_none())
+                            .map_err(unreadable(field))?;
+                    }
+                    none
+                }
+                _ => true,
+            };
+            if !same {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// [`same_content`] of every element of embedded field `field` in `a` and `b`.
+fn same_values(
+    field: &RttiField,
+    a: &dyn Reflectable,
+    b: &dyn Reflectable,
+    scratch: &mut (Vec<u8>, Vec<u8>),
+) -> Result<bool, DiffError> {
+    // A single value is one element; only arrays have lengths to ask for.
+    let len = if field.is_array() { field.len(a).map_err(unreadable(field))? } else { 1 };
+    if field.is_array() && len != field.len(b).map_err(unreadable(field))? {
+        return Ok(false);
+    }
+    for index in 0..len {
+        let same = field
+            .with_embedded(a, index, |x| {
+                field.with_embedded(b, index, |y| match (x, y) {
+                    (Some(x), Some(y)) => same_content(x, y, true, scratch),
+                    (x, y) => Ok(x.is_none() && y.is_none()),
+                })
+            })
+            .and_then(|inner| inner)
+            .map_err(unreadable(field))??;
+        if !same {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The content of `object` for matching: its type, variants and plain values, then, when `deep`,
+/// what it holds by value and which of its pointers are null (never their targets). Without
+/// `deep`, a shared object's fingerprint. Written out to be hashed; [`same_content`] compares two
+/// objects' in place.
+pub(super) fn content(object: &dyn Reflectable, out: &mut Vec<u8>, deep: bool) -> Result<(), DiffError> {
     let own = object.rtti();
     out.extend_from_slice(&own.id().to_le_bytes());
     for (rtti, section) in RttiType::sections_from(own, object) {
@@ -265,7 +333,7 @@ pub(super) fn content(
                     let mut result = Ok(());
                     values
                         .for_each(section, &mut |value| match value {
-                            Some(value) if result.is_ok() => result = content(value, out, true, points),
+                            Some(value) if result.is_ok() => result = content(value, out, true),
                             _ => out.extend_from_slice(&0u32.to_le_bytes()),
                         })
                         .map_err(unreadable(field))?;
@@ -273,10 +341,7 @@ pub(super) fn content(
                 }
                 FieldAccess::Pointer(pointers) if deep => {
                     pointers
-                        .for_each(section, &mut |addr, _, _| {
-                            *points |= addr.is_some();
-                            out.push(u8::from(addr.is_some()));
-                        })
+                        .for_each(section, &mut |addr, _, _| out.push(u8::from(addr.is_some())))
                         .map_err(unreadable(field))?;
                     out.push(0xFF);
                 }
