@@ -116,6 +116,22 @@ impl Differ {
         {
             return Ok(());
         }
+        self.realign(body, edit, field, (sa, &old_addrs), (sb, &new_addrs), forced)
+    }
+
+    /// A pointer field whose elements do not all point where they did: aligned in general.
+    /// Out of line, so the common case above stays small enough to keep in the instruction cache
+    /// while a graph is compared (every field's code runs once per pair).
+    #[inline(never)]
+    fn realign(
+        &mut self,
+        body: &mut ObjectBody,
+        mut edit: PointerEdit,
+        field: &RttiField,
+        (sa, old_addrs): (&dyn Reflectable, &[Option<usize>]),
+        (sb, new_addrs): (&dyn Reflectable, &[Option<usize>]),
+        forced: Forced<'_>,
+    ) -> Result<(), DiffError> {
         let mut old_keys: SmallVec<[Key; 8]> = SmallVec::with_capacity(old_addrs.len());
         for (i, addr) in old_addrs.iter().enumerate() {
             old_keys.push(self.old_key(field, sa, i, *addr)?);
