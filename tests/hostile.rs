@@ -144,6 +144,9 @@ fn a_trailer_that_lies_is_an_error() {
     assert_eq!(with(0, b"\xC8ENX"), DecodeErrorKind::MissingTrailer);
     assert!(matches!(with(4, &[2, 0, 0, 0]), DecodeErrorKind::Corrupt(_)), "unknown flags");
     assert_eq!(with(8, &[7, 0, 0, 0]), DecodeErrorKind::ObjectCountMismatch { recorded: 7, found: 1 });
+    // The recorded count sizes the index, but never beyond what the input could hold.
+    let most = u32::MAX.to_le_bytes();
+    assert_eq!(with(8, &most), DecodeErrorKind::ObjectCountMismatch { recorded: u32::MAX, found: 1 });
     assert!(matches!(with(20, &[1, 0, 0, 0]), DecodeErrorKind::Corrupt(_)), "a checksum without its flag");
     let length = (bytes.len() as u64 + 1).to_le_bytes();
     assert_eq!(

@@ -107,7 +107,7 @@ pub(super) fn decode(
             .map(|entry| StoredEntry { type_id: entry.type_id, bytes: input[entry.offset - 4..entry.end].into() })
             .collect()
     });
-    let index = crate::serializer::index::index(body.data, &limits)?;
+    let index = crate::serializer::index::index(body.data, &limits, body.objects)?;
     if let Some(recorded) = body.objects {
         if recorded as usize != index.len() {
             let kind = DecodeErrorKind::ObjectCountMismatch { recorded, found: index.len() };

@@ -4,7 +4,7 @@
 //! bytes, so the index never outgrows the input.
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
-use super::format::{TypeHeader, NULL_TYPE_ID};
+use super::format::{TypeHeader, NULL_TYPE_ID, TYPE_HEADER_SIZE};
 use super::skip::skip_object;
 use super::wire::{read_stream_header, type_header};
 use super::Limits;
@@ -21,16 +21,24 @@ pub(crate) struct IndexEntry {
     instance: u32,
 }
 
-/// Indexes every top-level object of the stream.
-pub(crate) fn index(data: &[u8], limits: &Limits) -> Result<Vec<IndexEntry>, DecodeError> {
+/// Indexes every top-level object of the stream. `recorded`: how many the trailer says it holds,
+/// which sizes the index at once (never beyond what the input could hold: a hostile count costs
+/// nothing).
+pub(crate) fn index(data: &[u8], limits: &Limits, recorded: Option<u32>) -> Result<Vec<IndexEntry>, DecodeError> {
     let mut reader = Reader::new(data);
     read_stream_header(&mut reader)?;
-    let mut entries = Vec::new();
+    let mut entries = Vec::with_capacity(capacity(data, limits, recorded));
     index_rest(&mut reader, &mut entries, limits)?;
     if entries.is_empty() {
         return Err(DecodeError::new(DecodeErrorKind::NoRoot, reader.offset()));
     }
     Ok(entries)
+}
+
+/// Room for `recorded` entries, as far as `data` can hold that many objects.
+pub(crate) fn capacity(data: &[u8], limits: &Limits, recorded: Option<u32>) -> usize {
+    let possible = (data.len() / TYPE_HEADER_SIZE).min(limits.max_objects);
+    recorded.map_or(0, |recorded| (recorded as usize).min(possible))
 }
 
 /// The root's entry alone (its type header checked, its body not read), so that a stream whose

@@ -14,7 +14,7 @@
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, WireKind, NULL_INSTANCE, TYPE_HEADER_SIZE};
-use super::index::{index, index_rest, root_entry, IndexEntry};
+use super::index::{capacity, index, index_rest, root_entry, IndexEntry};
 use super::progress::{ProgressFn, Tracker};
 use super::report::{DecodeEvent, DecodeReport, Recorder};
 use super::skip::skip_field;
@@ -216,9 +216,11 @@ impl<'d, 'c> Decoder<'d, 'c> {
             Some(end) => {
                 let mut reader = Reader::new(self.data);
                 reader.skip(end)?;
+                let room = capacity(self.data, &self.limits, self.recorded_objects);
+                self.entries.reserve(room.saturating_sub(self.entries.len()));
                 index_rest(&mut reader, &mut self.entries, &self.limits)?;
             }
-            None => self.entries = index(self.data, &self.limits)?,
+            None => self.entries = index(self.data, &self.limits, self.recorded_objects)?,
         }
         if let Some(recorded) = self.recorded_objects.filter(|&recorded| recorded as usize != self.entries.len()) {
             let kind = DecodeErrorKind::ObjectCountMismatch { recorded, found: self.entries.len() };
