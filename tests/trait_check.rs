@@ -105,6 +105,25 @@ fn an_unregistered_impl_behind_a_shared_pointer_is_an_encode_error_naming_both()
 }
 
 #[test]
+fn an_encode_refused_midway_lets_go_of_the_objects_waiting() {
+    // The lights are met and wait to be written when the crate, met after them, is refused: the
+    // encoder's queue must give their handles back.
+    let lights: Vec<Rc<RefCell<dyn Component>>> =
+        (0..5).map(|i| Rc::new(RefCell::new(Light { power: i as f32 })) as Rc<RefCell<dyn Component>>).collect();
+    let crate_: Rc<RefCell<dyn Component>> = Rc::new(RefCell::new(Crate { mass: 3.0 }));
+    let mut shared = lights.clone();
+    shared.push(crate_.clone());
+    let entity = Entity { shared, ..Entity::default() };
+    assert_eq!(Rc::strong_count(&lights[0]), 2);
+    let error = MemorySerializer::new().encode(&entity).unwrap_err();
+    assert_eq!(unregistered(error), ("Entity", "shared", "Crate", "Component"));
+    for light in &lights {
+        assert_eq!(Rc::strong_count(light), 2, "the entity's handle and this test's, no more");
+    }
+    assert_eq!(Rc::strong_count(&crate_), 2);
+}
+
+#[test]
 fn an_unregistered_impl_behind_a_weak_or_immutable_pointer_is_refused_too() {
     let crate_: Rc<RefCell<dyn Component>> = Rc::new(RefCell::new(Crate { mass: 3.0 }));
     let entity = Entity { watched: Rc::downgrade(&crate_), ..Entity::default() };

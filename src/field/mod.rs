@@ -37,6 +37,7 @@ pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHand
 pub use rtti_field::RttiField;
 pub(crate) use rtti_field::TraitCheck;
 pub use shape::{Declared, ElemShape, FieldKind, FieldShape, PlainInfo, WireKind, WireShape};
+pub(crate) use shared_object::{HandleKind, HandleSlot};
 pub use shared_object::{SharedObject, UpcastFn};
 
 pub(crate) use erased::{elem_at, elem_at_mut, owner_mut, owner_ref};

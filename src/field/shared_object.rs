@@ -14,7 +14,7 @@ use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::mem::{align_of, size_of, MaybeUninit};
+use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -91,6 +91,28 @@ impl<H: SharedHandle> ErasedShared for Boxed<H> {
 
 /// Room for a handle: two words, what a fat `Rc<RefCell<dyn Trait>>` takes.
 type Slot = MaybeUninit<[usize; 2]>;
+
+/// A handle taken out of a [`SharedObject`] ([`SharedObject::into_parts`]).
+pub(crate) type HandleSlot = Slot;
+
+/// The type of the handle a [`SharedObject`] holds, apart from the handle. Equal kinds are one
+/// table (compared and hashed by address); one handle type may have more than one.
+#[derive(Clone, Copy)]
+pub(crate) struct HandleKind(&'static HandleOps);
+
+impl PartialEq for HandleKind {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for HandleKind {}
+
+impl std::hash::Hash for HandleKind {
+    fn hash<T: std::hash::Hasher>(&self, state: &mut T) {
+        std::ptr::hash(self.0, state)
+    }
+}
 
 /// `true` when an `S` can live in a [`Slot`].
 const fn fits<S>() -> bool {
@@ -245,6 +267,23 @@ impl SharedObject {
     /// `ops` must be made for `S`: every unsafe block below relies on it.
     fn inline<S: ErasedShared>(handle: S, ops: &'static HandleOps) -> Self {
         SharedObject { slot: put(handle), ops, _handle: PhantomData }
+    }
+
+    /// Takes the object apart into its handle and the handle's kind, for a queue that keeps a
+    /// million of them and stores the kind as a small index (the encoder's). The handle is still
+    /// held: only [`from_parts`](Self::from_parts) lets it go.
+    pub(crate) fn into_parts(self) -> (HandleSlot, HandleKind) {
+        let this = ManuallyDrop::new(self);
+        (this.slot, HandleKind(this.ops))
+    }
+
+    /// Puts an object taken apart back together.
+    ///
+    /// # Safety
+    /// `slot` and `kind` come from one [`into_parts`](Self::into_parts), and are put back
+    /// together once.
+    pub(crate) unsafe fn from_parts(slot: HandleSlot, kind: HandleKind) -> Self {
+        SharedObject { slot, ops: kind.0, _handle: PhantomData }
     }
 
     fn erased(&self) -> &dyn ErasedShared {

@@ -30,7 +30,7 @@ use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::table::{one_per_id, write_table};
 use ahash::AHashSet;
 use identities::Identities;
-use pending::Pending;
+use pending::{Pending, Waiting, TRACKED};
 use std::any::Any;
 use std::collections::hash_map::Entry;
 use std::io;
@@ -50,8 +50,6 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     /// Objects met and not written yet, the next one to write on top: the objects one object led
     /// to go on it together, in reverse, once it is written.
     pending: Pending,
-    /// The objects the object being written leads to, in ID order.
-    fresh: Vec<Queued>,
     next_id: u32,
     depth: usize,
     limits: Limits,
@@ -77,9 +75,6 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     schema_table: bool,
     /// The types found castable into each user trait (`trait_check.rs`).
     trait_checks: TraitChecks,
-    /// The user-trait pointer fields that first met queued objects, each kept once in a row, so
-    /// that a queued object names its site with an index (see [`Queued::Object`]).
-    sites: Vec<Site>,
     /// Reports progress every so many objects.
     progress: Tracker<'r>,
     /// Address and type name of a root passed by reference: a shared object holding that address
@@ -104,7 +99,6 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             written: 0,
             ids: Identities::default(),
             pending: Pending::new(),
-            fresh: Vec::new(),
             next_id: 2,
             depth: 0,
             limits: config.limits,
@@ -120,7 +114,6 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             kept: Vec::new(),
             schema_table: config.schema_table,
             trait_checks: TraitChecks::default(),
-            sites: Vec::new(),
             progress: Tracker::new(config.progress, (None, None)),
         }
     }
@@ -138,27 +131,26 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             Root::Shared(shared) => {
                 // The caller's handle is a pointer the walk never meets: the root stays known.
                 self.ids.insert(shared.addr(), Seen::kept(1));
-                self.shared_object(&shared, 1, None)?;
+                self.shared_object(&shared, 1)?;
             }
         }
         self.object_done();
-        self.pending.push_group(&mut self.fresh);
+        self.pending.end_group();
         while let Some(next) = self.pending.pop() {
             match next {
-                Queued::Object { shared, tagged, site } => {
-                    let site = site.checked_sub(1).map(|index| self.sites[index as usize]);
-                    self.shared_object(&shared, tagged & !Queued::TRACKED, site)?;
-                    if tagged & Queued::TRACKED != 0 {
+                Waiting::Object { shared, tagged } => {
+                    self.shared_object(&shared, tagged & !TRACKED)?;
+                    if tagged & TRACKED != 0 {
                         self.written(&shared);
                     }
                 }
-                Queued::External { id, key, type_id } => {
+                Waiting::External { id, key, type_id } => {
                     write_stub(&mut self.out, id, key, type_id);
                     self.maybe_flush()?;
                 }
             }
             self.object_done();
-            self.pending.push_group(&mut self.fresh);
+            self.pending.end_group();
         }
         if self.schema_table {
             let kept = self.kept_entries()?;
@@ -182,9 +174,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         Ok((self.out, total))
     }
 
-    /// Writes a queued object; `site` is the user-trait field that first pointed at it, whose
-    /// trait its type must be registered for.
-    fn shared_object(&mut self, shared: &SharedObject, id: u32, site: Option<Site>) -> Result<(), EncodeError> {
+    /// Writes a queued object (its trait, for a user-trait field, was checked when it was met).
+    fn shared_object(&mut self, shared: &SharedObject, id: u32) -> Result<(), EncodeError> {
         // Checked before reading: the root may be borrowed or locked by the caller (a `Mutex`
         // would deadlock), and is in any case not to be written twice.
         if let Some((root, type_name)) = self.root_by_reference {
@@ -197,13 +188,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             .read(|object| {
                 let rtti = object.rtti();
                 self.current = (shared.addr(), Some(rtti));
-                result = match site {
-                    Some(site) => self.check_site(site, rtti),
-                    None => Ok(()),
-                };
-                if result.is_ok() {
-                    result = self.object(object, rtti, id);
-                }
+                result = self.object(object, rtti, id);
             })
             .map_err(|source| EncodeError::Pointee { instance: id, source })?;
         self.current.0 = 0;
@@ -264,7 +249,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 true => self.variant_tag(rtti, section)?,
             };
             for field in fields {
-                self.field(rtti, field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
+                self.field(field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
                 if instance != 0 {
                     self.maybe_flush()?;
                 }
@@ -329,12 +314,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     /// array, then the elements. Inlined into the per-section loop, its one hot caller (the kept
     /// fields' writer, `kept.rs`, calls it too, which would otherwise keep it out of line).
     #[inline(always)]
-    fn field(
-        &mut self,
-        rtti: &'static RttiType,
-        field: &'static RttiField,
-        owner: &dyn Reflectable,
-    ) -> Result<(), FieldFailure> {
+    fn field(&mut self, field: &'static RttiField, owner: &dyn Reflectable) -> Result<(), FieldFailure> {
         let header = FieldHeader { id: field.id(), shape: field.wire_shape() };
         let start = self.out.len();
         self.out.extend_from_slice(&header.pack().to_le_bytes());
@@ -389,7 +369,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                         Some(identity) if result.is_ok() => {
                             let id = match may_cut && self.is_cut(identity) {
                                 true => self.cut(identity, handle, check),
-                                false => self.pointer(identity, pointers, handle, check.map(|_| (rtti, field))),
+                                false => self.pointer(identity, pointers, handle, check),
                             };
                             id.unwrap_or_else(|error| {
                                 result = Err(error);
@@ -419,7 +399,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         identity: usize,
         pointers: usize,
         handle: &dyn Fn() -> Option<SharedObject>,
-        site: Option<Site>,
+        check: Option<&TraitCheck>,
     ) -> Result<u32, FieldFailure> {
         let slot = if pointers <= 1 {
             None
@@ -434,7 +414,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                     if !seen.is_waiting() && seen.met as usize >= pointers {
                         known.remove();
                     }
-                    if let Some(check) = site.and_then(|(_, field)| field.trait_check()) {
+                    if let Some(check) = check {
                         self.check_pointee(identity, handle, check)?;
                     }
                     return Ok(id);
@@ -443,40 +423,24 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             }
         };
         let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
+        // A new target's trait is checked now, while its handle is at hand: the queue keeps no
+        // note of the field that met it (that would make each waiting object larger).
+        if let Some(check) = check {
+            if let Some(rtti) = unlocked_type(&shared, self.root_by_reference)? {
+                self.trait_checks.check(self.registry, check, rtti)?;
+            }
+        }
         let id = self.next_id;
         if id > MAX_INSTANCE_ID {
             return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
         }
         self.next_id += 1;
-        let tagged = if slot.is_some() { id | Queued::TRACKED } else { id };
+        let tagged = if slot.is_some() { id | TRACKED } else { id };
         if let Some(slot) = slot {
             slot.insert(Seen::waiting(id));
         }
-        // A new target's trait is checked when it is written, where it is read anyway.
-        let site = match site {
-            None => 0,
-            Some(site) => {
-                let same = |last: &Site| std::ptr::eq(last.0, site.0) && std::ptr::eq(last.1, site.1);
-                if !self.sites.last().is_some_and(same) {
-                    self.sites.push(site);
-                }
-                self.sites.len() as u32
-            }
-        };
-        self.fresh.push(Queued::Object { shared, tagged, site });
+        self.pending.add_object(shared, tagged);
         Ok(id)
-    }
-
-    /// Refuses an object that `site`, a user-trait pointer field, points at when the registry
-    /// cannot cast it back.
-    fn check_site(&mut self, (owner, field): Site, rtti: &'static RttiType) -> Result<(), EncodeError> {
-        match field.trait_check() {
-            Some(check) => self
-                .trait_checks
-                .check(self.registry, check, rtti)
-                .map_err(|failure| failure.within(owner.name(), field.name())),
-            None => Ok(()),
-        }
     }
 
     /// Refuses an object by value in a user-trait field that the registry cannot cast back.
@@ -499,57 +463,28 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     ) -> Result<(), FieldFailure> {
         let rtti = match self.current {
             (current, Some(rtti)) if current == identity => rtti,
-            _ => {
-                let Some(shared) = handle() else { return Ok(()) };
-                if self.root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
-                    return Ok(());
-                }
-                shared.read(|object| object.rtti())?
-            }
+            _ => match handle().map(|shared| unlocked_type(&shared, self.root_by_reference)).transpose()?.flatten() {
+                Some(rtti) => rtti,
+                None => return Ok(()),
+            },
         };
         self.trait_checks.check(self.registry, check, rtti)
     }
 }
 
-/// A pointer field, and the type it belongs to.
-type Site = (&'static RttiType, &'static RttiField);
-
-/// What waits to be written: an object, or an external reference stub (`subtree.rs`). A level
-/// can keep a million objects waiting, so an entry is kept to 32 bytes.
-enum Queued {
-    /// `tagged`: the instance ID, with [`Queued::TRACKED`] set when the object is in the
-    /// identity map (an object behind its only pointer is not). `site`: 0, or 1 + the index in
-    /// the encoder's `sites` of the user-trait field that first pointed at it, whose trait it
-    /// must be registered for.
-    Object {
-        shared: SharedObject,
-        tagged: u32,
-        site: u32,
-    },
-    External {
-        id: u32,
-        key: u64,
-        type_id: u32,
-    },
-}
-
-impl Queued {
-    /// In `tagged`: the object is in the identity map. Instance IDs never reach this bit.
-    const TRACKED: u32 = 1 << 31;
-
-    /// The instance ID.
-    #[cfg(test)]
-    fn id(&self) -> u32 {
-        match self {
-            Queued::Object { tagged, .. } => tagged & !Queued::TRACKED,
-            Queued::External { id, .. } => *id,
-        }
+/// The type of the object `shared` holds, for a trait check; `None` for a root passed by
+/// reference, which is refused when written (and may be borrowed or locked by the caller).
+fn unlocked_type(
+    shared: &SharedObject,
+    root_by_reference: Option<(usize, &'static str)>,
+) -> Result<Option<&'static RttiType>, FieldError> {
+    if root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
+        return Ok(None);
     }
+    shared.read(|object| object.rtti()).map(Some)
 }
 
-#[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Queued>() == 32, "a waiting object takes 32 bytes");
-const _: () = assert!(MAX_INSTANCE_ID < Queued::TRACKED, "instance IDs leave the tracked bit free");
+const _: () = assert!(MAX_INSTANCE_ID < TRACKED, "instance IDs leave the tracked bit free");
 
 /// An object in the identity map: its instance ID, whether it still waits to be written (the
 /// encoder then holds one more handle to it), and how many pointers to it were met. Eight bytes:

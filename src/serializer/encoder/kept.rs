@@ -26,7 +26,7 @@ impl Encoder<'_, '_, '_> {
             if rtti.field(field.id()).is_some() {
                 return Err(EncodeError::KeptFieldClash { type_name: rtti.name(), field: field.id() });
             }
-            self.field(kept.rtti, field, values).map_err(|error| error.within(rtti.name(), field.name()))?;
+            self.field(field, values).map_err(|error| error.within(rtti.name(), field.name()))?;
         }
         if !self.kept.iter().any(|&(owner, set)| std::ptr::eq(owner, rtti) && std::ptr::eq(set, kept)) {
             self.kept.push((rtti, kept));

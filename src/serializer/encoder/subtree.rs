@@ -6,7 +6,7 @@
 //! the root reaches through strong pointers and objects held by value: exactly what the stream
 //! will hold. Only subtree saves pay for that walk.
 
-use super::{Encoder, FieldFailure, Queued, Seen};
+use super::{Encoder, FieldFailure, Seen};
 use crate::field::{SharedObject, TraitCheck};
 use crate::rtti::graph::strong_identities;
 use crate::serializer::error::EncodeError;
@@ -73,7 +73,7 @@ impl Encoder<'_, '_, '_> {
                     return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
                 }
                 self.next_id += 1;
-                self.fresh.push(Queued::External { id, key, type_id: rtti.id() });
+                self.pending.add_external(id, key, rtti.id());
                 id
             }
         };
