@@ -51,6 +51,10 @@ use super::{PlainError, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
 ///     fn read(reader: &mut Reader<'_>) -> Result<Uuid, PlainError> {
 ///         Ok(Uuid(u128::from_le_bytes(reader.take_array()?)))
 ///     }
+///     // Optional: lets a diff compare two values without writing them out.
+///     fn same(a: &Uuid, b: &Uuid) -> Option<bool> {
+///         Some(a == b)
+///     }
 /// }
 ///
 /// #[derive(Reflectable, Default)]
