@@ -472,7 +472,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 None => Ok(()),
             };
         }
-        if let Some(field) = scope.field(header.id).filter(|field| field.wire_shape() == header.shape) {
+        if let Some(field) = scope.field_for(header) {
             if scope.reads_as_is() {
                 return self
                     .known_field(reader, field, header, object)

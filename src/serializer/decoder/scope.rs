@@ -32,6 +32,10 @@ pub(crate) struct FieldScope {
     is_enum: bool,
     /// The stored variant, once an enum's tag is read.
     variant: Option<u32>,
+    /// Where the next stored field is expected among the running ones: a stream written by this
+    /// type stores its fields in their declared order, so the next header is usually that
+    /// field's, told by one comparison.
+    next: usize,
     pub(crate) layout: Layout,
 }
 
@@ -44,6 +48,7 @@ impl FieldScope {
             fields: (!is_enum).then(|| rtti.field_table()),
             is_enum,
             variant: None,
+            next: 0,
             layout: Layout::AsIs,
         }
     }
@@ -95,6 +100,7 @@ impl FieldScope {
             (None, None) => rtti.create().and_then(|mut scratch| rtti.unknown_variant(&mut *scratch, stored)),
         };
         self.fields = variant.map(RttiVariant::field_table);
+        self.next = 0;
         Ok(rtti.variant(stored).is_none().then_some(stored))
     }
 
@@ -120,5 +126,19 @@ impl FieldScope {
     #[inline(always)]
     pub(crate) fn field(&self, id: u16) -> Option<&'static RttiField> {
         self.fields?.by_id(id)
+    }
+
+    /// The running field stored header `header` is for, when its wire shape is that field's:
+    /// the field expected next, or else the one with its ID.
+    #[inline(always)]
+    pub(crate) fn field_for(&mut self, header: &FieldHeader) -> Option<&'static RttiField> {
+        let fields = self.fields?;
+        let all = fields.all();
+        let index = match all.get(self.next) {
+            Some(expected) if expected.id() == header.id => self.next,
+            _ => fields.index(header.id)?,
+        };
+        self.next = index + 1;
+        Some(&all[index]).filter(|field| field.wire_shape() == header.shape)
     }
 }
