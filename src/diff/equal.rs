@@ -171,11 +171,19 @@ impl Compare {
         }
         match field.access() {
             FieldAccess::Plain(plain) => {
-                self.scratch_a.clear();
-                self.scratch_b.clear();
-                let written = plain.write(a, &mut self.scratch_a).and_then(|_| plain.write(b, &mut self.scratch_b));
-                written.map_err(|error| self.unreadable(error))?;
-                if self.scratch_a != self.scratch_b {
+                // In place where the type can tell; else the bytes each writes.
+                let same = match plain.same(a, b).map_err(|error| self.unreadable(error))? {
+                    Some(same) => same,
+                    None => {
+                        self.scratch_a.clear();
+                        self.scratch_b.clear();
+                        let written =
+                            plain.write(a, &mut self.scratch_a).and_then(|_| plain.write(b, &mut self.scratch_b));
+                        written.map_err(|error| self.unreadable(error))?;
+                        self.scratch_a == self.scratch_b
+                    }
+                };
+                if !same {
                     return Err(self.differ("different values"));
                 }
             }

@@ -212,8 +212,8 @@ struct Differ {
     path: Vec<(u32, u16, u32)>,
     /// Where the steps inside the object being compared start in `path`.
     base: usize,
-    scratch_a: Vec<u8>,
-    scratch_b: Vec<u8>,
+    /// Buffers for values written out to be compared, old and new.
+    scratch: (Vec<u8>, Vec<u8>),
     /// The new object each created edit copies.
     created: AHashMap<u32, SharedObject>,
     /// Objects being read (compared) now: not to be read again from inside, where a lock would
@@ -304,10 +304,7 @@ impl Differ {
 
     /// `true` when `a` and `b` (mutable, as both families are) have equal fingerprints.
     fn same_fingerprint(&mut self, a: &dyn Reflectable, b: &dyn Reflectable) -> Result<bool, DiffError> {
-        let mut scratch = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
-        let same = same_content(a, b, false, &mut scratch);
-        (self.scratch_a, self.scratch_b) = scratch;
-        same
+        same_content(a, b, false, &mut self.scratch)
     }
 
     /// Compares queued pairs; then tries the guesses (pairs of objects both still unpaired),

@@ -398,14 +398,12 @@ impl Differ {
         if self.can_nest(&old, &new) {
             return self.compare_nested(&old, &new, place, Known::Unpaired);
         }
-        let (mut a, mut b) = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
+        let (a, b) = &mut self.scratch;
         a.clear();
         b.clear();
         // Neither is being compared: every pair is made before it is compared, and neither is
         // paired, in the old graph or (checked above) in the new one.
-        let equal =
-            unpaired_fingerprint(&old, &mut a).and_then(|()| unpaired_fingerprint(&new, &mut b)).map(|()| a == b);
-        (self.scratch_a, self.scratch_b) = (a, b);
+        let equal = unpaired_fingerprint(&old, a).and_then(|()| unpaired_fingerprint(&new, b)).map(|()| a == b);
         if !equal? {
             return Ok(false);
         }

@@ -21,8 +21,8 @@ impl Differ {
         keys: bool,
     ) -> Result<Option<Vec<Option<usize>>>, DiffError> {
         let plain = field.as_plain().expect("a plain field");
-        self.scratch_b.clear();
-        let count_b = plain.write(sb, &mut self.scratch_b).map_err(unreadable(field))?;
+        self.scratch.1.clear();
+        let count_b = plain.write(sb, &mut self.scratch.1).map_err(unreadable(field))?;
         let mut edit = PlainEdit {
             section: rtti.id(),
             field: field.id(),
@@ -33,26 +33,26 @@ impl Differ {
         };
         let mut alignment = None;
         if let Some(sa) = sa {
-            self.scratch_a.clear();
-            let count_a = plain.write(sa, &mut self.scratch_a).map_err(unreadable(field))?;
-            let identical = count_a == count_b && self.scratch_a == self.scratch_b;
+            self.scratch.0.clear();
+            let count_a = plain.write(sa, &mut self.scratch.0).map_err(unreadable(field))?;
+            let identical = count_a == count_b && self.scratch.0 == self.scratch.1;
             if identical && !keys {
                 return Ok(None);
             }
             let static_size = plain.info().static_size;
             if let (true, Some(old), Some(new)) = (
                 field.is_array(),
-                split(&self.scratch_a, count_a, static_size),
-                split(&self.scratch_b, count_b, static_size),
+                split(&self.scratch.0, count_a, static_size),
+                split(&self.scratch.1, count_b, static_size),
             ) {
                 let matched = if identical {
                     (0..count_b).map(Some).collect()
                 } else {
-                    align(old.len(), new.len(), |i, j| self.scratch_a[old[i].clone()] == self.scratch_b[new[j].clone()])
+                    align(old.len(), new.len(), |i, j| self.scratch.0[old[i].clone()] == self.scratch.1[new[j].clone()])
                 };
                 if !identical {
-                    let (runs, count, bytes) = runs(&matched, &new, &self.scratch_b);
-                    if bytes.len() < self.scratch_b.len() / 2 {
+                    let (runs, count, bytes) = runs(&matched, &new, &self.scratch.1);
+                    if bytes.len() < self.scratch.1.len() / 2 {
                         (edit.runs, edit.count, edit.bytes) = (runs, count, bytes);
                     }
                 }
@@ -63,7 +63,7 @@ impl Differ {
             }
         }
         if edit.runs.is_empty() {
-            edit.bytes = self.scratch_b.clone();
+            edit.bytes = self.scratch.1.clone();
         }
         body.plain.push(edit);
         Ok(alignment)
@@ -193,10 +193,7 @@ impl Differ {
         sa: &dyn Reflectable,
         sb: &dyn Reflectable,
     ) -> Result<bool, DiffError> {
-        let mut scratch = (std::mem::take(&mut self.scratch_a), std::mem::take(&mut self.scratch_b));
-        let same = same_values(field, sa, sb, &mut scratch);
-        (self.scratch_a, self.scratch_b) = scratch;
-        same
+        same_values(field, sa, sb, &mut self.scratch)
     }
 
     /// One element held by value: `None` when unchanged.
