@@ -426,9 +426,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         // A new target's trait is checked now, while its handle is at hand: the queue keeps no
         // note of the field that met it (that would make each waiting object larger).
         if let Some(check) = check {
-            if let Some(rtti) = unlocked_type(&shared, self.root_by_reference)? {
-                self.trait_checks.check(self.registry, check, rtti)?;
-            }
+            check_target(&mut self.trait_checks, self.registry, check, &shared, self.root_by_reference)?;
         }
         let id = self.next_id;
         if id > MAX_INSTANCE_ID {
@@ -461,27 +459,30 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         handle: &dyn Fn() -> Option<SharedObject>,
         check: &TraitCheck,
     ) -> Result<(), FieldFailure> {
-        let rtti = match self.current {
-            (current, Some(rtti)) if current == identity => rtti,
-            _ => match handle().map(|shared| unlocked_type(&shared, self.root_by_reference)).transpose()?.flatten() {
-                Some(rtti) => rtti,
-                None => return Ok(()),
-            },
-        };
-        self.trait_checks.check(self.registry, check, rtti)
+        match self.current {
+            (current, Some(rtti)) if current == identity => self.trait_checks.check(self.registry, check, rtti),
+            _ => handle().map_or(Ok(()), |shared| {
+                check_target(&mut self.trait_checks, self.registry, check, &shared, self.root_by_reference)
+            }),
+        }
     }
 }
 
-/// The type of the object `shared` holds, for a trait check; `None` for a root passed by
-/// reference, which is refused when written (and may be borrowed or locked by the caller).
-fn unlocked_type(
+/// Refuses the object `shared` holds when the registry cannot cast it back into `check`'s trait.
+/// A root passed by reference is not read (the caller may hold it borrowed or locked): it is
+/// refused when written.
+fn check_target(
+    checks: &mut TraitChecks,
+    registry: &Registry,
+    check: &TraitCheck,
     shared: &SharedObject,
     root_by_reference: Option<(usize, &'static str)>,
-) -> Result<Option<&'static RttiType>, FieldError> {
+) -> Result<(), FieldFailure> {
     if root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
-        return Ok(None);
+        return Ok(());
     }
-    shared.read(|object| object.rtti()).map(Some)
+    let rtti = shared.read(|object| object.rtti())?;
+    checks.check(registry, check, rtti)
 }
 
 const _: () = assert!(MAX_INSTANCE_ID < TRACKED, "instance IDs leave the tracked bit free");
