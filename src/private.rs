@@ -29,6 +29,19 @@ pub use crate::{
 };
 pub use std::borrow::Cow;
 
+pub use crate::serializer::{
+    encode_embedded, encode_embedded_array, encode_plain, encode_plain_array, encode_plain_with,
+    encode_plain_with_array, encode_pointer, encode_pointer_array, generated_owner, FieldWriteError, FieldWriter,
+};
+
+/// Writes the fields declared so far through `encode`, the code the derive generated for them.
+pub fn generated_encode<O: Reflectable>(
+    builder: RttiTypeBuilder<O>,
+    encode: crate::serializer::GeneratedEncode,
+) -> RttiTypeBuilder<O> {
+    builder.generated_encode(encode)
+}
+
 use crate::containers::ObjectMap;
 use crate::field::{Accessor, EmbeddedSlot, One, PointerSlot};
 use std::marker::PhantomData;

@@ -32,6 +32,7 @@ pub use cast::{CastTable, TraitCast, TraitCastFn};
 pub use embedded::{boxed_trait_object, EmbeddedAccess, EmbeddedSlot};
 pub use erased::{ErasedElems, FieldImpl};
 pub use error::FieldError;
+pub(crate) use plain::write_plain;
 pub use plain::PlainAccess;
 pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle};
 pub use rtti_field::RttiField;

@@ -9,6 +9,40 @@ use std::any::Any;
 /// Bytes reserved beyond a plain array's own, for what the encoder writes after it.
 const HEADROOM: usize = 64;
 
+/// Appends the elements of a plain field's `container` in element form (see
+/// [`crate::plain::write_elem`]), through codec `K`; arrays of plain-old-data go out in one bulk
+/// copy. Returns the element count. What every plain field writes, through its erased access or
+/// its type's generated code.
+#[inline]
+pub(crate) fn write_plain<C, S: Shape<C>, K: PlainCodec<S::Elem>>(
+    container: &C,
+    out: &mut Vec<u8>,
+) -> Result<usize, FieldError> {
+    let elems = S::as_slice(container);
+    let start = out.len();
+    if let (true, Some(size)) = (S::ARRAY, K::STATIC_SIZE) {
+        // A large array is copied in one go, and the buffer grows to exactly its size; the few
+        // bytes after it (headers, the stream's trailer) would then reallocate and copy the whole
+        // buffer. Room for them is reserved with the array.
+        out.reserve(elems.len() * size as usize + HEADROOM);
+    }
+    if S::ARRAY {
+        K::write_slice(elems, out);
+    } else {
+        // One element: its fixed-size write inlines, where a bulk copy of a slice whose length is
+        // only known at run time costs a `memcpy` call.
+        elems.iter().for_each(|elem| write_elem_with::<K, _>(elem, out));
+    }
+    match K::STATIC_SIZE {
+        Some(size) if out.len() - start != size as usize * elems.len() => Err(FieldError::SizeMismatch {
+            type_name: std::any::type_name::<S::Elem>(),
+            declared: size,
+            written: (out.len() - start) / elems.len().max(1),
+        }),
+        _ => Ok(elems.len()),
+    }
+}
+
 /// Access to a plain field's values in their wire form.
 pub trait PlainAccess: ErasedElems {
     /// Codec facts about the element type.
@@ -52,31 +86,7 @@ where
     }
 
     fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<usize, FieldError> {
-        self.access.try_with(owner_ref::<O>(owner)?, |container| {
-            let elems = S::as_slice(container);
-            let start = out.len();
-            if let (true, Some(size)) = (S::ARRAY, K::STATIC_SIZE) {
-                // A large array is copied in one go, and the buffer grows to exactly its size; the
-                // few bytes after it (headers, the stream's trailer) would then reallocate and
-                // copy the whole buffer. Room for them is reserved with the array.
-                out.reserve(elems.len() * size as usize + HEADROOM);
-            }
-            if S::ARRAY {
-                K::write_slice(elems, out);
-            } else {
-                // One element: its fixed-size write inlines, where a bulk copy of a slice whose
-                // length is only known at run time costs a `memcpy` call.
-                elems.iter().for_each(|elem| write_elem_with::<K, _>(elem, out));
-            }
-            match K::STATIC_SIZE {
-                Some(size) if out.len() - start != size as usize * elems.len() => Err(FieldError::SizeMismatch {
-                    type_name: std::any::type_name::<S::Elem>(),
-                    declared: size,
-                    written: (out.len() - start) / elems.len().max(1),
-                }),
-                _ => Ok(elems.len()),
-            }
-        })
+        self.access.try_with(owner_ref::<O>(owner)?, |container| write_plain::<C, S, K>(container, out))
     }
 
     fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), FieldError> {

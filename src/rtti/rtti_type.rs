@@ -5,6 +5,7 @@ use super::variant::{RttiVariant, Variants};
 use super::{Migration, Reflectable, Registry};
 use crate::field::{Family, RttiField, SharedObject};
 use crate::runtime::UnknownFields;
+use crate::serializer::GeneratedEncode;
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
@@ -80,6 +81,9 @@ pub struct RttiType {
     pub(crate) migrations: Vec<Migration>,
     /// What the schema module computes of the type once: its fingerprint, its schema table entry.
     schema_cache: SchemaCache,
+    /// The code the derive generated to write the type's own fields, when it did (a struct
+    /// without `extend`): the encoder uses it instead of walking [`fields`](RttiType::fields).
+    generated_encode: Option<GeneratedEncode>,
     /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
     /// the types it has met in a bit set instead of a hash set.
     ordinal: u32,
@@ -140,8 +144,26 @@ impl RttiType {
             hooks,
             migrations,
             schema_cache: SchemaCache::default(),
+            generated_encode: None,
             ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// Whether the type's own fields are written by code its derive generated (a derived struct
+    /// without maps or `extend`) rather than by walking its field descriptors. Both write the same
+    /// bytes; see [`BinarySerializer::generated_codecs`](crate::serializer::BinarySerializer::generated_codecs).
+    pub fn has_generated_codec(&self) -> bool {
+        self.generated_encode.is_some()
+    }
+
+    /// The derive's generated encoder for the type's own fields (see the field).
+    #[inline]
+    pub(crate) fn generated_encode(&self) -> Option<GeneratedEncode> {
+        self.generated_encode
+    }
+
+    pub(crate) fn set_generated_encode(&mut self, encode: Option<GeneratedEncode>) {
+        self.generated_encode = encode;
     }
 
     /// This descriptor's number in the process (see the field).

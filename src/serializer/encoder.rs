@@ -9,6 +9,7 @@
 //! many there are), so the identity map stays small too. Total work is linear in the graph (one
 //! hash lookup per pointer, no rescans).
 
+pub(crate) mod generated;
 mod identities;
 mod kept;
 mod pending;
@@ -25,10 +26,11 @@ use super::progress::Tracker;
 use super::wire::{write_stream_header, write_trailer};
 use super::{BinarySerializer, Limits, Root, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
-use crate::field::{FieldAccess, FieldError, RttiField, SharedObject, TraitCheck};
+use crate::field::{FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
 use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::table::{one_per_id, write_table};
 use ahash::AHashSet;
+use generated::FieldWriter;
 use identities::Identities;
 use pending::{Pending, Waiting, TRACKED};
 use std::any::Any;
@@ -77,6 +79,8 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     trait_checks: TraitChecks,
     /// Reports progress every so many objects.
     progress: Tracker<'r>,
+    /// Whether sections of derived types are written by their generated code (`generated.rs`).
+    generated: bool,
     /// Address and type name of a root passed by reference: a shared object holding that address
     /// is the root met again through a pointer, which the stream cannot express.
     root_by_reference: Option<(usize, &'static str)>,
@@ -108,6 +112,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             weak_pointers: config.weak_pointers,
             strong: None,
             root_by_reference: None,
+            generated: config.generated_codecs,
             checksum: config.checksum.then(crc32fast::Hasher::new),
             types: Vec::new(),
             seen_types: TypeSet::default(),
@@ -248,10 +253,18 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 false => rtti.fields(),
                 true => self.variant_tag(rtti, section)?,
             };
-            for field in fields {
-                self.field(field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
-                if instance != 0 {
-                    self.maybe_flush()?;
+            match rtti.generated_encode().filter(|_| self.generated) {
+                Some(encode) => {
+                    encode(section, &mut FieldWriter::new(self, fields, instance != 0))
+                        .map_err(|error| error.within(rtti.name()))?;
+                }
+                None => {
+                    for field in fields {
+                        self.field(field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
+                        if instance != 0 {
+                            self.maybe_flush()?;
+                        }
+                    }
                 }
             }
             if rtti.keeps_unknown_fields() {
@@ -294,63 +307,25 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         Ok(variant.fields())
     }
 
-    /// Reserves a `u32` count and returns its position.
-    fn count_placeholder(&mut self, array: bool) -> Option<usize> {
-        array.then(|| {
-            self.out.extend_from_slice(&[0; 4]);
-            self.out.len() - 4
-        })
-    }
-
-    fn patch_count(&mut self, at: Option<usize>, count: usize) -> Result<(), EncodeError> {
-        if let Some(at) = at {
-            let count = u32::try_from(count).map_err(|_| EncodeError::TooManyElements { count })?;
-            self.out[at..at + 4].copy_from_slice(&count.to_le_bytes());
-        }
-        Ok(())
-    }
-
     /// One field: its header (from the shape computed when the type was built), the count of an
     /// array, then the elements. Inlined into the per-section loop, its one hot caller (the kept
-    /// fields' writer, `kept.rs`, calls it too, which would otherwise keep it out of line).
+    /// fields' writer, `kept.rs`, calls it too, which would otherwise keep it out of line). A
+    /// derived type's generated code (`generated.rs`) writes its fields through the same
+    /// [`begin_field`], [`end_field`] and element functions.
     #[inline(always)]
     fn field(&mut self, field: &'static RttiField, owner: &dyn Reflectable) -> Result<(), FieldFailure> {
-        let header = FieldHeader { id: field.id(), shape: field.wire_shape() };
-        let start = self.out.len();
-        self.out.extend_from_slice(&header.pack().to_le_bytes());
-        let at = self.count_placeholder(header.shape.array);
+        let (start, at) = begin_field(&mut self.out, field);
         let count = match field.access() {
-            FieldAccess::Plain(access) => {
-                let count = access.write(owner, &mut self.out)?;
-                // A single field with no value (a kept field its stored object lacked): the
-                // field is left out, as the stream it came from left it out.
-                if count == 0 && !header.shape.array {
-                    self.out.truncate(start);
-                    return Ok(());
-                }
-                count
-            }
+            FieldAccess::Plain(access) => access.write(owner, &mut self.out)?,
             FieldAccess::Embedded(access) => {
-                if self.depth >= self.limits.max_depth {
-                    return Err(EncodeError::TooDeep { limit: self.limits.max_depth }.into());
-                }
-                self.depth += 1;
+                self.enter_embedded()?;
                 let mut count = 0;
                 let mut result = Ok(());
                 let check = field.trait_check();
                 let visited = access.for_each(owner, &mut |value| {
                     count += 1;
                     if result.is_ok() {
-                        result = match value {
-                            Some(value) => {
-                                let rtti = value.rtti();
-                                self.check_object(check, rtti).and_then(|()| Ok(self.object(value, rtti, 0)?))
-                            }
-                            None => {
-                                TypeHeader { instance: 0, base: false, type_id: NULL_TYPE_ID }.write(&mut self.out);
-                                Ok(())
-                            }
-                        };
+                        result = self.embedded_element(check, value);
                     }
                 });
                 self.depth -= 1;
@@ -365,26 +340,69 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 let may_cut = access.is_weak() && self.strong.is_some();
                 access.for_each(owner, &mut |identity, pointers, handle| {
                     count += 1;
-                    let id = match identity {
-                        Some(identity) if result.is_ok() => {
-                            let id = match may_cut && self.is_cut(identity) {
-                                true => self.cut(identity, handle, check),
-                                false => self.pointer(identity, pointers, handle, check),
-                            };
-                            id.unwrap_or_else(|error| {
-                                result = Err(error);
-                                NULL_INSTANCE
-                            })
-                        }
-                        _ => NULL_INSTANCE,
-                    };
-                    self.out.extend_from_slice(&id.to_le_bytes());
+                    if result.is_ok() {
+                        result = self.pointer_element(may_cut, check, identity, pointers, handle);
+                    } else {
+                        self.out.extend_from_slice(&NULL_INSTANCE.to_le_bytes());
+                    }
                 })?;
                 result?;
                 count
             }
         };
-        Ok(self.patch_count(at, count)?)
+        Ok(end_field(&mut self.out, field, start, at, count)?)
+    }
+
+    /// One level deeper into objects held by value, refused past the depth limit (the caller
+    /// takes `depth` back down).
+    #[inline]
+    fn enter_embedded(&mut self) -> Result<(), FieldFailure> {
+        if self.depth >= self.limits.max_depth {
+            return Err(EncodeError::TooDeep { limit: self.limits.max_depth }.into());
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// One element of an embedded field: the object with its sections and terminator, or the
+    /// null type header of an empty slot.
+    #[inline]
+    fn embedded_element(
+        &mut self,
+        check: Option<&TraitCheck>,
+        value: Option<&dyn Reflectable>,
+    ) -> Result<(), FieldFailure> {
+        match value {
+            Some(value) => {
+                let rtti = value.rtti();
+                self.check_object(check, rtti)?;
+                Ok(self.object(value, rtti, 0)?)
+            }
+            None => {
+                TypeHeader { instance: 0, base: false, type_id: NULL_TYPE_ID }.write(&mut self.out);
+                Ok(())
+            }
+        }
+    }
+
+    /// One element of a pointer field: the instance ID of its target (null for none), the target
+    /// queued when first met. `may_cut`: the field holds `Weak`s and a subtree is being saved.
+    #[inline]
+    fn pointer_element(
+        &mut self,
+        may_cut: bool,
+        check: Option<&TraitCheck>,
+        identity: Option<usize>,
+        pointers: usize,
+        handle: &dyn Fn() -> Option<SharedObject>,
+    ) -> Result<(), FieldFailure> {
+        let id = match identity {
+            Some(identity) if may_cut && self.is_cut(identity) => self.cut(identity, handle, check)?,
+            Some(identity) => self.pointer(identity, pointers, handle, check)?,
+            None => NULL_INSTANCE,
+        };
+        self.out.extend_from_slice(&id.to_le_bytes());
+        Ok(())
     }
 
     /// The instance ID a pointer to the object at `identity` is written as, queueing the object
@@ -466,6 +484,42 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             }),
         }
     }
+}
+
+/// Writes `field`'s header and, for an array, a count placeholder; returns where the field starts
+/// and where the count goes.
+#[inline(always)]
+pub(super) fn begin_field(out: &mut Vec<u8>, field: &RttiField) -> (usize, Option<usize>) {
+    let header = FieldHeader { id: field.id(), shape: field.wire_shape() };
+    let start = out.len();
+    out.extend_from_slice(&header.pack().to_le_bytes());
+    let at = header.shape.array.then(|| {
+        out.extend_from_slice(&[0; 4]);
+        out.len() - 4
+    });
+    (start, at)
+}
+
+/// Finishes a field [`begin_field`] started, once its `count` elements are written: the count
+/// goes into its placeholder. A single plain field with no value (a kept field its stored object
+/// lacked) is taken out again, as the stream it came from left it out.
+#[inline(always)]
+pub(super) fn end_field(
+    out: &mut Vec<u8>,
+    field: &RttiField,
+    start: usize,
+    at: Option<usize>,
+    count: usize,
+) -> Result<(), EncodeError> {
+    match at {
+        Some(at) => {
+            let count = u32::try_from(count).map_err(|_| EncodeError::TooManyElements { count })?;
+            out[at..at + 4].copy_from_slice(&count.to_le_bytes());
+        }
+        None if count == 0 && field.kind() == FieldKind::Plain => out.truncate(start),
+        None => {}
+    }
+    Ok(())
 }
 
 /// Refuses the object `shared` holds when the registry cannot cast it back into `check`'s trait.

@@ -56,6 +56,12 @@ mod skip;
 pub(crate) mod wire;
 
 pub use atomic_write::write_atomically;
+#[doc(hidden)]
+pub use encoder::generated::{
+    encode_embedded, encode_embedded_array, encode_plain, encode_plain_array, encode_plain_with,
+    encode_plain_with_array, encode_pointer, encode_pointer_array, generated_owner, FieldWriteError, FieldWriter,
+    GeneratedEncode,
+};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
 pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use file::FileSerializer;
@@ -91,6 +97,7 @@ pub struct BinarySerializer<'r> {
     weak_pointers: WeakPointers<'r>,
     relink: Option<Relink<'r>>,
     progress: Option<ProgressFn<'r>>,
+    generated_codecs: bool,
 }
 
 impl Default for BinarySerializer<'static> {
@@ -120,6 +127,7 @@ impl<'r> BinarySerializer<'r> {
             weak_pointers: WeakPointers::Follow,
             relink: None,
             progress: None,
+            generated_codecs: generated_codecs_by_default(),
         }
     }
 
@@ -135,6 +143,34 @@ impl<'r> BinarySerializer<'r> {
     /// Decoders check a checksum whenever a stream has one.
     pub fn checksum(mut self, checksum: bool) -> Self {
         self.checksum = checksum;
+        self
+    }
+
+    /// Whether derived types are written by the code their derive generated (the default) or,
+    /// like types built at run time, by walking their descriptors. Both write the same bytes; the
+    /// generated code is faster. Turning it off is for comparing the two, or for ruling the
+    /// generated code out when hunting a bug. The environment variable
+    /// `REFLECTABLE_GENERATED_CODECS=off` turns it off for every serializer made after it is read
+    /// (once per process), which is how the test suites run on both paths.
+    ///
+    /// ```
+    /// use reflectable::serializer::{BinarySerializer, MemorySerializer};
+    /// use reflectable::Reflectable;
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9830)]
+    /// struct Tag {
+    ///     #[rtti(id = 1)]
+    ///     name: String,
+    /// }
+    ///
+    /// let tag = Tag { name: "door".into() };
+    /// let generated = MemorySerializer::new().encode(&tag).unwrap();
+    /// let walked = MemorySerializer::with(BinarySerializer::new().generated_codecs(false)).encode(&tag).unwrap();
+    /// assert_eq!(generated, walked);
+    /// ```
+    pub fn generated_codecs(mut self, generated: bool) -> Self {
+        self.generated_codecs = generated;
         self
     }
 
@@ -355,6 +391,13 @@ impl<'r> BinarySerializer<'r> {
 }
 
 /// Everything `reader` holds; an I/O error at the offset where reading stopped.
+/// [`BinarySerializer::generated_codecs`]'s default: on, unless the environment says
+/// `REFLECTABLE_GENERATED_CODECS=off` (read once).
+fn generated_codecs_by_default() -> bool {
+    static DEFAULT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DEFAULT.get_or_init(|| std::env::var_os("REFLECTABLE_GENERATED_CODECS").is_none_or(|value| value != "off"))
+}
+
 fn read_all(reader: &mut dyn io::Read) -> Result<Vec<u8>, DecodeError> {
     let mut bytes = Vec::new();
     match reader.read_to_end(&mut bytes) {

@@ -19,7 +19,28 @@ pub fn generate(input: &Input) -> TokenStream {
     let id_check = const_id_check(&krate, id);
     let generics = Generic::of(&krate, input);
     let owner = &generics.owner;
-    let steps = steps(&krate, input, owner);
+    let mut steps = steps(&krate, input, owner);
+    let encode = generated_encode(&krate, input, owner);
+    if encode.is_some() {
+        let arguments = &generics.arguments;
+        let at = steps.len() - usize::from(input.attrs.hooks.is_some());
+        steps.insert(
+            at,
+            quote!(let builder = #krate::__private::generated_encode(builder, __reflectable_encode::<#(#arguments),*>);),
+        );
+    }
+    let encode = encode.map(|body| {
+        let (build_generics, where_clause) = (&generics.impl_generics, &generics.where_clause);
+        quote! {
+            #[allow(clippy::needless_lifetimes)]
+            fn __reflectable_encode #build_generics (
+                owner: &dyn ::core::any::Any,
+                w: &mut #krate::__private::FieldWriter<'_, '_, '_, '_>,
+            ) -> ::core::result::Result<(), #krate::__private::FieldWriteError> #where_clause {
+                #body
+            }
+        }
+    });
     let implements = implements(&krate, input);
     let (build_generics, where_clause) = (&generics.impl_generics, &generics.where_clause);
     let (type_id, type_name, impls) = if generics.params.is_empty() {
@@ -50,6 +71,8 @@ pub fn generate(input: &Input) -> TokenStream {
     quote! {
         const _: () = {
             #id_check
+
+            #encode
 
             fn __reflectable_build #build_generics (
             ) -> ::core::result::Result<#krate::__private::RttiType, #krate::__private::RttiError> #where_clause {
@@ -159,6 +182,58 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
         steps.push(quote!(let builder = builder.extend(#extend);));
     }
     steps
+}
+
+/// The body of the generated encoder of a struct's fields (see the library's
+/// `serializer/encoder/generated.rs`): one call per field, in the order the builder steps add
+/// them, each to the function named as the field's step. `None` where the type is walked instead:
+/// an enum, a type that `extend`s its fields, a map field.
+fn generated_encode(krate: &Path, input: &Input, owner: &TokenStream) -> Option<TokenStream> {
+    if input.variants.is_some() || input.attrs.extend.is_some() {
+        return None;
+    }
+    let mut calls = Vec::new();
+    let fields = input.fields.iter().filter(|field| {
+        let attrs = &field.attrs;
+        attrs.skip.is_none() && attrs.base.is_none() && attrs.unknown.is_none()
+    });
+    for (index, field) in fields.enumerate() {
+        let ty = field.ty();
+        let member = &field.member;
+        let span = ty.span();
+        let krate = path_at(krate, span);
+        let call = match field.codec() {
+            Some((codec, key)) => {
+                let codec = match codec {
+                    Codec::With(codec) => quote!(#codec),
+                    Codec::Serde => quote_spanned!(key.span()=> #krate::__private::SerdeCodec),
+                };
+                let function = match array_elem(ty) {
+                    Some(_) => quote!(encode_plain_with_array),
+                    None => quote!(encode_plain_with),
+                };
+                quote_spanned!(span=> #krate::__private::#function::<#ty, #codec>(w, #index, &o.#member)?;)
+            }
+            None => {
+                let layout = layout(field);
+                if layout.map {
+                    return None;
+                }
+                let function = Ident::new(&format!("encode_{}", add_function(layout.kind, layout.array)), span);
+                quote_spanned!(span=> #krate::__private::#function::<#ty>(w, #index, &o.#member)?;)
+            }
+        };
+        calls.push(call);
+    }
+    let o = match calls.is_empty() {
+        true => quote!(_),
+        false => quote!(o),
+    };
+    Some(quote! {
+        let #o: &#owner = #krate::__private::generated_owner::<#owner>(owner)?;
+        #(#calls)*
+        ::core::result::Result::Ok(())
+    })
 }
 
 /// `.variants(...)`: the ID of the variant an object holds.

@@ -12,6 +12,7 @@ use crate::field::{
 };
 use crate::plain::{Native, PlainCodec, PlainType, MAX_INLINE_SIZE};
 use crate::runtime::UnknownFields;
+use crate::serializer::GeneratedEncode;
 use variants::PendingVariant;
 
 use ahash::AHashMap;
@@ -99,6 +100,8 @@ pub struct RttiTypeBuilder<T> {
     built_in: bool,
     /// See [`instance_size`](Self::instance_size).
     size: Option<usize>,
+    /// The derive's generated encoder and how many fields it writes.
+    generated_encode: Option<(GeneratedEncode, usize)>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -122,6 +125,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             make_default: None,
             built_in: false,
             size: None,
+            generated_encode: None,
             _type: PhantomData,
         }
     }
@@ -526,7 +530,13 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             None => return Err(RttiError::NotAnEnum { type_name }),
             Some(active) => Some(self.assemble_variants(&type_name, active)?),
         };
-        Ok(RttiType::assemble(
+        // Generated code writes the fields the derive declared; a type that gained more (through
+        // `extend`) or variants is walked instead.
+        let generated_encode = self
+            .generated_encode
+            .filter(|&(_, count)| count == self.fields.len() && variants.is_none())
+            .map(|(encode, _)| encode);
+        let mut rtti = RttiType::assemble(
             self.id,
             self.name,
             TypeId::of::<T>(),
@@ -540,7 +550,17 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             make_shared::<T>,
             self.hooks,
             self.migrations,
-        ))
+        );
+        rtti.set_generated_encode(generated_encode);
+        Ok(rtti)
+    }
+
+    /// Writes the fields declared so far through `encode`, code the derive generated for them,
+    /// instead of walking their descriptors. Public for the derive only.
+    #[doc(hidden)]
+    pub fn generated_encode(mut self, encode: GeneratedEncode) -> Self {
+        self.generated_encode = Some((encode, self.fields.len()));
+        self
     }
 }
 
