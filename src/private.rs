@@ -30,16 +30,20 @@ pub use crate::{
 pub use std::borrow::Cow;
 
 pub use crate::serializer::{
-    encode_embedded, encode_embedded_array, encode_plain, encode_plain_array, encode_plain_with,
-    encode_plain_with_array, encode_pointer, encode_pointer_array, generated_owner, FieldWriteError, FieldWriter,
+    decode_embedded, decode_embedded_array, decode_plain, decode_plain_array, decode_plain_with,
+    decode_plain_with_array, decode_pointer, decode_pointer_array, encode_embedded, encode_embedded_array,
+    encode_plain, encode_plain_array, encode_plain_with, encode_plain_with_array, encode_pointer, encode_pointer_array,
+    generated_owner, DecodeError, FieldReader, FieldWriteError, FieldWriter,
 };
 
-/// Writes the fields declared so far through `encode`, the code the derive generated for them.
-pub fn generated_encode<O: Reflectable>(
+/// Writes and reads the fields declared so far through `encode` and `decode`, the code the
+/// derive generated for them.
+pub fn generated_codec<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
     encode: crate::serializer::GeneratedEncode,
+    decode: crate::serializer::GeneratedDecode,
 ) -> RttiTypeBuilder<O> {
-    builder.generated_encode(encode)
+    builder.generated_codec(encode, decode)
 }
 
 use crate::containers::ObjectMap;

@@ -1,6 +1,7 @@
 //! Embedded fields: another reflectable object stored by value inside its owner, possibly polymorphic
 //! (`Box<dyn Reflectable>`, `Box<dyn UserTrait>`) or optional.
 
+use super::elems::embedded_elems;
 use super::{elem_at, elem_at_mut, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape};
 use crate::rtti::{Reflectable, Registry};
 use std::any::{Any, TypeId};
@@ -182,23 +183,10 @@ where
         registry: &Registry,
     ) -> Result<usize, FieldError> {
         let owner = owner_mut::<O>(owner)?;
-        let mut refused = 0;
-        let mut convert = |object: Option<Box<dyn Reflectable>>| {
-            let present = object.is_some();
-            let slot = S::Elem::from_object(object, registry);
-            refused += usize::from(present && slot.is_none());
-            slot.or_else(|| S::Elem::from_object(None, registry))
-        };
-        if !S::ARRAY {
-            // A single field: assign in place, no container to build.
-            if let Some(elem) = objects.into_iter().next().and_then(&mut convert) {
-                self.access
-                    .modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem))?;
-            }
-            return Ok(refused);
+        let (elems, refused) = embedded_elems::<S::Elem>(S::ARRAY, objects, registry);
+        if elems.changes() {
+            self.access.try_modify(owner, |container| elems.store::<C, S>(container))?;
         }
-        let elems: Vec<S::Elem> = objects.into_iter().filter_map(&mut convert).collect();
-        self.access.try_modify(owner, |container| S::store(container, elems))?;
         Ok(refused)
     }
 }

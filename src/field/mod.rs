@@ -16,6 +16,7 @@
 
 mod access;
 pub(crate) mod cast;
+mod elems;
 mod embedded;
 mod erased;
 mod error;
@@ -29,6 +30,7 @@ pub use access::{
     Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SlotGetter, SlotGetterMut, SmallVecShape, VecShape,
 };
 pub use cast::{CastTable, TraitCast, TraitCastFn};
+pub(crate) use elems::{embedded_elems, pointer_elems, read_plain};
 pub use embedded::{boxed_trait_object, EmbeddedAccess, EmbeddedSlot};
 pub use erased::{ErasedElems, FieldImpl};
 pub use error::FieldError;

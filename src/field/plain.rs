@@ -2,8 +2,9 @@
 //! impl ([`Native`](crate::plain::Native)), or the codec a field names (`with = Codec`). Both take
 //! this one path, so a codec field has the header, size rules and bulk copies of any plain field.
 
+use super::elems::read_plain;
 use super::{owner_mut, owner_ref, ErasedElems, FieldError, FieldImpl, PlainInfo, Shape};
-use crate::plain::{min_elem_size_with, read_elem_with, write_elem_with, PlainCodec, PlainError, Reader};
+use crate::plain::{write_elem_with, PlainCodec, Reader};
 use std::any::Any;
 
 /// Bytes reserved beyond a plain array's own, for what the encoder writes after it.
@@ -91,21 +92,8 @@ where
 
     fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), FieldError> {
         let owner = owner_mut::<O>(owner)?;
-        if count.saturating_mul(min_elem_size_with::<K, S::Elem>()) > reader.remaining() {
-            return Err(PlainError::LengthTooLarge {
-                offset: reader.offset(),
-                claimed: count as u64,
-                available: reader.remaining(),
-            }
-            .into());
-        }
-        if !S::ARRAY && count == 1 {
-            let value = read_elem_with::<K, S::Elem>(reader)?;
-            return self.access.modify(owner, |container| S::as_mut_slice(container)[0] = value);
-        }
-        let mut elems = Vec::with_capacity(count);
-        K::read_slice(reader, count, &mut elems)?;
-        self.access.try_modify(owner, |container| S::store(container, elems))
+        let elems = read_plain::<S::Elem, K>(S::ARRAY, count, reader)?;
+        self.access.try_modify(owner, |container| elems.store::<C, S>(container))
     }
 
     #[inline]

@@ -4,6 +4,7 @@
 //! `Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`, `Arc<RwLock<T>>`. `T` is a reflectable
 //! type or `dyn UserTrait` declared with [`reflect_trait!`](crate::reflect_trait).
 
+use super::elems::pointer_elems;
 use super::{elem_at, owner_mut, owner_ref, Declared, ErasedElems, FieldError, FieldImpl, Shape, SharedObject};
 use crate::rtti::{AsReflectable, Reflectable, Registry};
 use std::any::{Any, TypeId};
@@ -291,22 +292,10 @@ where
         registry: &Registry,
     ) -> Result<usize, FieldError> {
         let owner = owner_mut::<O>(owner)?;
-        let mut refused = 0;
-        let mut convert = |target: &Option<&SharedObject>| {
-            let handle = target.and_then(|target| target.cast_in::<<S::Elem as PointerSlot>::Handle>(registry));
-            refused += usize::from(target.is_some() && handle.is_none());
-            S::Elem::from_handle(handle.as_ref())
-        };
-        if !S::ARRAY {
-            // A single field: assign in place, no container to build.
-            if let Some(elem) = targets.first().and_then(&mut convert) {
-                self.access
-                    .modify(owner, |container| S::as_mut_slice(container).first_mut().map(|slot| *slot = elem))?;
-            }
-            return Ok(refused);
+        let (elems, refused) = pointer_elems::<S::Elem>(S::ARRAY, targets, registry);
+        if elems.changes() {
+            self.access.try_modify(owner, |container| elems.store::<C, S>(container))?;
         }
-        let elems: Vec<S::Elem> = targets.iter().filter_map(&mut convert).collect();
-        self.access.try_modify(owner, |container| S::store(container, elems))?;
         Ok(refused)
     }
 }

@@ -5,7 +5,7 @@ use super::variant::{RttiVariant, Variants};
 use super::{Migration, Reflectable, Registry};
 use crate::field::{Family, RttiField, SharedObject};
 use crate::runtime::UnknownFields;
-use crate::serializer::GeneratedEncode;
+use crate::serializer::{GeneratedDecode, GeneratedEncode};
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
@@ -62,6 +62,13 @@ pub(crate) struct Constructor {
 /// Puts a fresh object into a shared allocation of a family.
 pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
 
+/// The code `#[derive(Reflectable)]` generated to write and read a struct's own fields.
+#[derive(Clone, Copy)]
+pub(crate) struct GeneratedCodec {
+    pub(crate) encode: GeneratedEncode,
+    pub(crate) decode: GeneratedDecode,
+}
+
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
 /// constructor and hooks.
 pub struct RttiType {
@@ -81,9 +88,10 @@ pub struct RttiType {
     pub(crate) migrations: Vec<Migration>,
     /// What the schema module computes of the type once: its fingerprint, its schema table entry.
     schema_cache: SchemaCache,
-    /// The code the derive generated to write the type's own fields, when it did (a struct
-    /// without `extend`): the encoder uses it instead of walking [`fields`](RttiType::fields).
-    generated_encode: Option<GeneratedEncode>,
+    /// The code the derive generated to write and read the type's own fields, when it did (a
+    /// struct without `extend` or maps): the encoder and decoder use it instead of walking
+    /// [`fields`](RttiType::fields).
+    generated: Option<GeneratedCodec>,
     /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
     /// the types it has met in a bit set instead of a hash set.
     ordinal: u32,
@@ -144,26 +152,32 @@ impl RttiType {
             hooks,
             migrations,
             schema_cache: SchemaCache::default(),
-            generated_encode: None,
+            generated: None,
             ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
         }
     }
 
-    /// Whether the type's own fields are written by code its derive generated (a derived struct
-    /// without maps or `extend`) rather than by walking its field descriptors. Both write the same
-    /// bytes; see [`BinarySerializer::generated_codecs`](crate::serializer::BinarySerializer::generated_codecs).
+    /// Whether the type's own fields are written and read by code its derive generated (a
+    /// derived struct without maps or `extend`) rather than by walking their descriptors. Both
+    /// write the same bytes; see [`BinarySerializer::generated_codecs`](crate::serializer::BinarySerializer::generated_codecs).
     pub fn has_generated_codec(&self) -> bool {
-        self.generated_encode.is_some()
+        self.generated.is_some()
     }
 
     /// The derive's generated encoder for the type's own fields (see the field).
     #[inline]
     pub(crate) fn generated_encode(&self) -> Option<GeneratedEncode> {
-        self.generated_encode
+        self.generated.map(|codec| codec.encode)
     }
 
-    pub(crate) fn set_generated_encode(&mut self, encode: Option<GeneratedEncode>) {
-        self.generated_encode = encode;
+    /// The derive's generated decoder for the type's own fields (see the field).
+    #[inline]
+    pub(crate) fn generated_decode(&self) -> Option<GeneratedDecode> {
+        self.generated.map(|codec| codec.decode)
+    }
+
+    pub(crate) fn set_generated(&mut self, codec: Option<GeneratedCodec>) {
+        self.generated = codec;
     }
 
     /// This descriptor's number in the process (see the field).

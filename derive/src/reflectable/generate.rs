@@ -20,16 +20,17 @@ pub fn generate(input: &Input) -> TokenStream {
     let generics = Generic::of(&krate, input);
     let owner = &generics.owner;
     let mut steps = steps(&krate, input, owner);
-    let encode = generated_encode(&krate, input, owner);
-    if encode.is_some() {
+    let codec = generated_codec(&krate, input, owner);
+    if codec.is_some() {
         let arguments = &generics.arguments;
         let at = steps.len() - usize::from(input.attrs.hooks.is_some());
         steps.insert(
             at,
-            quote!(let builder = #krate::__private::generated_encode(builder, __reflectable_encode::<#(#arguments),*>);),
+            quote!(let builder = #krate::__private::generated_codec(
+                builder, __reflectable_encode::<#(#arguments),*>, __reflectable_decode::<#(#arguments),*>);),
         );
     }
-    let encode = encode.map(|body| {
+    let codec = codec.map(|(encode, decode)| {
         let (build_generics, where_clause) = (&generics.impl_generics, &generics.where_clause);
         quote! {
             #[allow(clippy::needless_lifetimes)]
@@ -37,7 +38,15 @@ pub fn generate(input: &Input) -> TokenStream {
                 owner: &dyn ::core::any::Any,
                 w: &mut #krate::__private::FieldWriter<'_, '_, '_, '_>,
             ) -> ::core::result::Result<(), #krate::__private::FieldWriteError> #where_clause {
-                #body
+                #encode
+            }
+
+            #[allow(clippy::needless_lifetimes)]
+            fn __reflectable_decode #build_generics (
+                owner: &mut dyn ::core::any::Any,
+                r: &mut #krate::__private::FieldReader<'_, '_, '_, '_>,
+            ) -> ::core::result::Result<(), #krate::__private::DecodeError> #where_clause {
+                #decode
             }
         }
     });
@@ -72,7 +81,7 @@ pub fn generate(input: &Input) -> TokenStream {
         const _: () = {
             #id_check
 
-            #encode
+            #codec
 
             fn __reflectable_build #build_generics (
             ) -> ::core::result::Result<#krate::__private::RttiType, #krate::__private::RttiError> #where_clause {
@@ -184,15 +193,16 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
     steps
 }
 
-/// The body of the generated encoder of a struct's fields (see the library's
-/// `serializer/encoder/generated.rs`): one call per field, in the order the builder steps add
-/// them, each to the function named as the field's step. `None` where the type is walked instead:
-/// an enum, a type that `extend`s its fields, a map field.
-fn generated_encode(krate: &Path, input: &Input, owner: &TokenStream) -> Option<TokenStream> {
+/// The bodies of the generated encoder and decoder of a struct's fields (see the library's
+/// `serializer/encoder/generated.rs` and `serializer/decoder/generated.rs`): one call per field,
+/// in the order the builder steps add them, each to the function named as the field's step. The
+/// decoder stops at the first field the stream does not hold next. `None` where the type is
+/// walked instead: an enum, a type that `extend`s its fields, a map field.
+fn generated_codec(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(TokenStream, TokenStream)> {
     if input.variants.is_some() || input.attrs.extend.is_some() {
         return None;
     }
-    let mut calls = Vec::new();
+    let (mut writes, mut reads) = (Vec::new(), Vec::new());
     let fields = input.fields.iter().filter(|field| {
         let attrs = &field.attrs;
         attrs.skip.is_none() && attrs.base.is_none() && attrs.unknown.is_none()
@@ -202,38 +212,50 @@ fn generated_encode(krate: &Path, input: &Input, owner: &TokenStream) -> Option<
         let member = &field.member;
         let span = ty.span();
         let krate = path_at(krate, span);
-        let call = match field.codec() {
+        let (function, arguments) = match field.codec() {
             Some((codec, key)) => {
                 let codec = match codec {
                     Codec::With(codec) => quote!(#codec),
                     Codec::Serde => quote_spanned!(key.span()=> #krate::__private::SerdeCodec),
                 };
                 let function = match array_elem(ty) {
-                    Some(_) => quote!(encode_plain_with_array),
-                    None => quote!(encode_plain_with),
+                    Some(_) => "plain_with_array",
+                    None => "plain_with",
                 };
-                quote_spanned!(span=> #krate::__private::#function::<#ty, #codec>(w, #index, &o.#member)?;)
+                (function, quote!(#ty, #codec))
             }
             None => {
                 let layout = layout(field);
                 if layout.map {
                     return None;
                 }
-                let function = Ident::new(&format!("encode_{}", add_function(layout.kind, layout.array)), span);
-                quote_spanned!(span=> #krate::__private::#function::<#ty>(w, #index, &o.#member)?;)
+                (add_function(layout.kind, layout.array), quote!(#ty))
             }
         };
-        calls.push(call);
+        let encode = Ident::new(&format!("encode_{function}"), span);
+        let decode = Ident::new(&format!("decode_{function}"), span);
+        writes.push(quote_spanned!(span=> #krate::__private::#encode::<#arguments>(w, #index, &o.#member)?;));
+        reads.push(quote_spanned!(span=>
+            if !#krate::__private::#decode::<#arguments>(r, #index, &mut o.#member)? {
+                return ::core::result::Result::Ok(());
+            }
+        ));
     }
-    let o = match calls.is_empty() {
-        true => quote!(_),
-        false => quote!(o),
-    };
-    Some(quote! {
-        let #o: &#owner = #krate::__private::generated_owner::<#owner>(owner)?;
-        #(#calls)*
+    if writes.is_empty() {
+        let nothing = quote!(let _ = (owner, w); ::core::result::Result::Ok(()));
+        return Some((nothing, quote!(let _ = (owner, r); ::core::result::Result::Ok(()))));
+    }
+    let encode = quote! {
+        let o: &#owner = #krate::__private::generated_owner::<#owner>(owner)?;
+        #(#writes)*
         ::core::result::Result::Ok(())
-    })
+    };
+    let decode = quote! {
+        let o: &mut #owner = r.owner::<#owner>(owner)?;
+        #(#reads)*
+        ::core::result::Result::Ok(())
+    };
+    Some((encode, decode))
 }
 
 /// `.variants(...)`: the ID of the variant an object holds.

@@ -11,8 +11,9 @@ use crate::field::{
     SharedObject,
 };
 use crate::plain::{Native, PlainCodec, PlainType, MAX_INLINE_SIZE};
+use crate::rtti::rtti_type::GeneratedCodec;
 use crate::runtime::UnknownFields;
-use crate::serializer::GeneratedEncode;
+use crate::serializer::{GeneratedDecode, GeneratedEncode};
 use variants::PendingVariant;
 
 use ahash::AHashMap;
@@ -100,8 +101,8 @@ pub struct RttiTypeBuilder<T> {
     built_in: bool,
     /// See [`instance_size`](Self::instance_size).
     size: Option<usize>,
-    /// The derive's generated encoder and how many fields it writes.
-    generated_encode: Option<(GeneratedEncode, usize)>,
+    /// The derive's generated codec and how many fields it covers.
+    generated: Option<(GeneratedCodec, usize)>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -125,7 +126,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             make_default: None,
             built_in: false,
             size: None,
-            generated_encode: None,
+            generated: None,
             _type: PhantomData,
         }
     }
@@ -530,12 +531,12 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             None => return Err(RttiError::NotAnEnum { type_name }),
             Some(active) => Some(self.assemble_variants(&type_name, active)?),
         };
-        // Generated code writes the fields the derive declared; a type that gained more (through
+        // Generated code covers the fields the derive declared; a type that gained more (through
         // `extend`) or variants is walked instead.
-        let generated_encode = self
-            .generated_encode
+        let generated = self
+            .generated
             .filter(|&(_, count)| count == self.fields.len() && variants.is_none())
-            .map(|(encode, _)| encode);
+            .map(|(codec, _)| codec);
         let mut rtti = RttiType::assemble(
             self.id,
             self.name,
@@ -551,15 +552,16 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             self.hooks,
             self.migrations,
         );
-        rtti.set_generated_encode(generated_encode);
+        rtti.set_generated(generated);
         Ok(rtti)
     }
 
-    /// Writes the fields declared so far through `encode`, code the derive generated for them,
-    /// instead of walking their descriptors. Public for the derive only.
+    /// Writes and reads the fields declared so far through `encode` and `decode`, code the
+    /// derive generated for them, instead of walking their descriptors. Public for the derive
+    /// only.
     #[doc(hidden)]
-    pub fn generated_encode(mut self, encode: GeneratedEncode) -> Self {
-        self.generated_encode = Some((encode, self.fields.len()));
+    pub fn generated_codec(mut self, encode: GeneratedEncode, decode: GeneratedDecode) -> Self {
+        self.generated = Some((GeneratedCodec { encode, decode }, self.fields.len()));
         self
     }
 }

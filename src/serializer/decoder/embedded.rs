@@ -2,9 +2,9 @@
 //! type (so its own missing fields keep what the owner's constructor put there), else built
 //! fresh from the stored type, or skipped and reported when this program lacks it.
 
-use super::{field_failure, Decoder, BOXED_OVERHEAD};
+use super::{Decoder, BOXED_OVERHEAD};
 use crate::containers::{LIST_ITEMS_FIELD_ID, LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
-use crate::field::{Declared, EmbeddedAccess, WireKind};
+use crate::field::{Declared, WireKind};
 use crate::plain::Reader;
 use crate::rtti::lifecycle::finish_hooks;
 use crate::rtti::{Reflectable, RttiType};
@@ -32,31 +32,19 @@ impl Decoder<'_, '_> {
         Ok(values)
     }
 
-    /// A single by-value field whose current value has exactly the stream's type is decoded into
-    /// that value, without a box to build and move out of. `false` (nothing read) otherwise.
-    pub(super) fn embedded_in_place(
+    /// Decodes the embedded object `after_header` is inside of (its type header read; the
+    /// depth counted) into `value`, leaving `reader` past it.
+    pub(super) fn embedded_body<'r>(
         &mut self,
-        reader: &mut Reader<'_>,
-        access: &dyn EmbeddedAccess,
-        object: &mut dyn Reflectable,
-    ) -> Result<bool, DecodeError> {
-        let mut peek = reader.clone();
-        let Some(type_id) = embedded_header(&mut peek)? else { return Ok(false) };
-        let mut result = Ok(false);
-        let found = access.with_value_mut(object, 0, &mut |value| {
-            let Some(value) = value.filter(|value| value.rtti().id() == type_id) else { return };
-            self.depth += 1;
-            result = check_depth(reader, self.depth, &self.limits).and_then(|()| {
-                *reader = peek.clone();
-                self.object_sections(reader, value, 0, true)?;
-                self.hooks_ran |= finish_hooks(value, self.context);
-                self.note_map(value, reader.offset())?;
-                Ok(true)
-            });
-            self.depth -= 1;
-        });
-        found.map_err(|error| field_failure(reader, error))?;
-        result
+        reader: &mut Reader<'r>,
+        after_header: Reader<'r>,
+        value: &mut dyn Reflectable,
+    ) -> Result<(), DecodeError> {
+        check_depth(reader, self.depth, &self.limits)?;
+        *reader = after_header;
+        self.object_sections(reader, value, 0, true)?;
+        self.hooks_ran |= finish_hooks(value, self.context);
+        self.note_map(value, reader.offset())
     }
 
     /// One object embedded by value: `None` for an empty slot or a type this program lacks.

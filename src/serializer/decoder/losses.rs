@@ -40,13 +40,12 @@ impl Decoder<'_, '_> {
         substituted: u64,
         offset: usize,
         field_name: impl FnOnce() -> String,
-        object: &dyn Reflectable,
+        type_name: &str,
     ) -> Result<(), DecodeError> {
         match substituted {
             0 => Ok(()),
             times => {
-                let event =
-                    DecodeEvent::ValueReplaced { type_name: object.rtti().name().to_owned(), field_name: field_name() };
+                let event = DecodeEvent::ValueReplaced { type_name: type_name.to_owned(), field_name: field_name() };
                 self.record(event, times, offset)
             }
         }
@@ -58,11 +57,11 @@ impl Decoder<'_, '_> {
         &mut self,
         reader: &Reader<'_>,
         field: &RttiField,
-        object: &dyn Reflectable,
+        type_name: &str,
         ids: &[u32],
         refused: usize,
     ) -> Result<(), DecodeError> {
-        let names = || (object.rtti().name().to_owned(), field.name().to_owned());
+        let names = || (type_name.to_owned(), field.name().to_owned());
         for &id in ids.iter().filter(|&&id| id != NULL_INSTANCE) {
             let index = id as usize - 1;
             let why = match self.states[index] {

@@ -13,25 +13,26 @@
 //! decode built and of orphans; `hooks.rs` runs the deserialization hooks.
 
 use super::error::{DecodeError, DecodeErrorKind};
-use super::format::{FieldHeader, WireKind, NULL_INSTANCE, TYPE_HEADER_SIZE};
+use super::format::{FieldHeader, TYPE_HEADER_SIZE};
 use super::index::{capacity, index, index_rest, root_entry, IndexEntry};
 use super::progress::{ProgressFn, Tracker};
 use super::report::{DecodeEvent, DecodeReport, Recorder};
 use super::skip::skip_field;
-use super::wire::{field_count, stream_body, type_header, walk_object, Item};
+use super::wire::{stream_body, type_header, walk_object, Item};
 use super::Limits;
 use crate::containers::EXTERNAL_TYPE_ID;
-use crate::field::{Declared, Family, FieldAccess, FieldError, RttiField, SharedObject};
+use crate::field::{Declared, Family, FieldError, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Reflectable, Registry, RttiType};
 use crate::schema::table::TableIndex;
-use smallvec::SmallVec;
 use std::any::Any;
 use std::collections::VecDeque;
 
 mod embedded;
 mod evolution;
 mod external;
+mod fields;
+pub(crate) mod generated;
 mod immutable;
 mod losses;
 mod retyped;
@@ -114,6 +115,8 @@ pub(crate) struct Decoder<'d, 'c> {
     keep_unknown_types: bool,
     /// Reports progress every so many top-level objects.
     progress: Tracker<'d>,
+    /// Whether derived types read their fields through their generated code (`generated.rs`).
+    generated: bool,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -182,6 +185,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             relink: None,
             keep_unknown_types: false,
             progress,
+            generated: true,
         };
         decoder.states.push(State::Pending);
         Ok(decoder)
@@ -196,6 +200,12 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// See [`BinarySerializer::progress`](super::BinarySerializer::progress).
     pub(crate) fn progress(mut self, report: Option<ProgressFn<'d>>) -> Self {
         self.progress = std::mem::take(&mut self.progress).with_report(report);
+        self
+    }
+
+    /// See [`BinarySerializer::generated_codecs`](super::BinarySerializer::generated_codecs).
+    pub(crate) fn generated_codecs(mut self, generated: bool) -> Self {
+        self.generated = generated;
         self
     }
 
@@ -422,15 +432,21 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<(), DecodeError> {
         self.hooks_ran |= start_hooks(object, self.context);
         let own = object.rtti();
-        let mut section = Some((0, FieldScope::of(own).with_layout(self.types.layout(own)?)));
+        let mut scope = FieldScope::of(own).with_layout(self.types.layout(own)?);
         // The first type header is read already.
         let start = reader.offset() - TYPE_HEADER_SIZE;
+        self.generated_fields(reader, object, &mut scope)?;
+        let mut section = Some((0, scope));
         walk_object(reader, instance, embedded, |reader, item| match item {
             Item::Section(type_id) => {
                 section = match base_section(own, type_id) {
                     Some((index, scope)) => {
                         let layout = self.types.layout(scope.rtti)?;
-                        Some((index, scope.with_layout(layout)))
+                        let mut scope = scope.with_layout(layout);
+                        let target =
+                            RttiType::section_mut(object, index).expect("the index comes from the object's chain");
+                        self.generated_fields(reader, target, &mut scope)?;
+                        Some((index, scope))
                     }
                     None => {
                         let event = DecodeEvent::SectionSkipped { type_name: own.name().to_owned(), base_id: type_id };
@@ -480,93 +496,6 @@ impl<'d, 'c> Decoder<'d, 'c> {
             }
         }
         self.other_field(reader, scope, header, object)
-    }
-
-    fn known_field(
-        &mut self,
-        reader: &mut Reader<'_>,
-        field: &RttiField,
-        header: &FieldHeader,
-        object: &mut dyn Reflectable,
-    ) -> Result<(), DecodeError> {
-        let count = field_count(reader, header, &self.limits)?;
-        if header.shape.array {
-            // The container's storage, and for pointers the IDs and targets gathered first; an
-            // element that takes no memory still costs the time to make it, charged as a byte.
-            let scratch = if header.shape.kind == WireKind::Pointer { 12 } else { 0 };
-            self.charge(reader.offset(), count.saturating_mul(field.elem_size().max(1) + scratch))?;
-        }
-        match field.access() {
-            FieldAccess::Plain(access) => {
-                let before = reader.substitutions();
-                access.read(object, count, reader).map_err(|error| field_failure(reader, error))?;
-                let substituted = reader.substitutions() - before;
-                self.values_replaced(substituted, reader.offset(), || field.name().to_owned(), object)?;
-            }
-            FieldAccess::Embedded(access) => {
-                if !header.shape.array && self.embedded_in_place(reader, &**access, object)? {
-                    return Ok(());
-                }
-                let values = self.embedded_values(reader, count, Some(access.declared()))?;
-                let refused =
-                    access.store(object, values, self.registry).map_err(|error| field_failure(reader, error))?;
-                self.orphans_possible |= refused > 0;
-                if refused > 0 {
-                    let event = DecodeEvent::ValuesRefused {
-                        type_name: object.rtti().name().to_owned(),
-                        field_name: field.name().to_owned(),
-                    };
-                    self.record(event, refused as u64, reader.offset())?;
-                }
-            }
-            FieldAccess::Pointer(access) => {
-                if count > 0 {
-                    self.complete_index()?;
-                }
-                let mut ids: SmallVec<[u32; 8]> = SmallVec::with_capacity(count);
-                // Stored pointers that will be null: their targets were not built.
-                let mut nulled = false;
-                for _ in 0..count {
-                    let id = self.read_instance(reader)?;
-                    if id != NULL_INSTANCE {
-                        // Building the target may read other objects' bodies: they spend the
-                        // same zero-size allowance as this one.
-                        self.zero_sized_left = reader.zero_sized_left();
-                        let built = self.resolve(id, access.family(), || Some(access.declared()))?;
-                        reader.set_zero_sized_left(self.zero_sized_left);
-                        let ready = matches!(self.states[id as usize - 1], State::Ready(_) | State::External(_));
-                        nulled |= !ready;
-                        if access.is_weak() {
-                            self.weak_built |= built;
-                        } else if matches!(self.states[id as usize - 1], State::Ready(_)) {
-                            // A pointer that stays null (a missing type, the root by value, an
-                            // immutable cycle's back edge) holds nothing.
-                            self.strong_edges.push(self.current, id as usize - 1);
-                        }
-                    }
-                    ids.push(id);
-                }
-                let targets: SmallVec<[Option<&SharedObject>; 8]> = ids.iter().map(|&id| self.ready(id)).collect();
-                let refused =
-                    access.store(object, &targets, self.registry).map_err(|error| field_failure(reader, error))?;
-                drop(targets);
-                self.orphans_possible |= refused > 0;
-                if nulled || refused > 0 {
-                    self.pointer_losses(reader, field, object, &ids, refused)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Reads a pointer: an instance ID the stream holds, or null.
-    fn read_instance(&self, reader: &mut Reader<'_>) -> Result<u32, DecodeError> {
-        let offset = reader.offset();
-        let id = reader.read_u32()?;
-        if id as usize > self.entries.len() {
-            return Err(DecodeError::new(DecodeErrorKind::UnknownInstance { id, count: self.entries.len() }, offset));
-        }
-        Ok(id)
     }
 
     /// Makes sure instance `id` is built (or known to be missing); `true` when this call built it.

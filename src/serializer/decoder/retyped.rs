@@ -179,7 +179,12 @@ impl Decoder<'_, '_> {
         let mut converted_reader = Reader::new(&converted).with_zero_sized_left(reader.zero_sized_left());
         access.read(object, count, &mut converted_reader).map_err(|error| DecodeError::from(error).at(offset))?;
         reader.set_zero_sized_left(converted_reader.zero_sized_left());
-        self.values_replaced(converted_reader.substitutions(), reader.offset(), || field.name().to_owned(), object)
+        self.values_replaced(
+            converted_reader.substitutions(),
+            reader.offset(),
+            || field.name().to_owned(),
+            object.rtti().name(),
+        )
     }
 
     /// Feeds a field the type no longer has (or has retyped) to its migration handler.
@@ -203,7 +208,12 @@ impl Decoder<'_, '_> {
             let before = reader.substitutions();
             migration.apply_plain(object, count, reader)?;
             let substituted = reader.substitutions() - before;
-            self.values_replaced(substituted, reader.offset(), || format!("stored field {}", header.id), object)?;
+            self.values_replaced(
+                substituted,
+                reader.offset(),
+                || format!("stored field {}", header.id),
+                object.rtti().name(),
+            )?;
         }
         Ok(())
     }

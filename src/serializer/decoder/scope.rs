@@ -122,6 +122,13 @@ impl FieldScope {
         self.fields.is_none()
     }
 
+    /// Expects the running field at `index` next: the fields before it were read (by generated
+    /// code, `generated.rs`).
+    #[inline(always)]
+    pub(crate) fn expect_after(&mut self, read: usize) {
+        self.next = read;
+    }
+
     /// The running field with stored ID `id`.
     #[inline(always)]
     pub(crate) fn field(&self, id: u16) -> Option<&'static RttiField> {
