@@ -5,7 +5,9 @@
 //! are put in their shared allocation at once and filled from a queue later, so cycles close;
 //! objects behind immutable `Rc<T>`/`Arc<T>` are decoded completely first, then shared
 //! (`immutable.rs`). Each object is decoded once; whatever the type model does not know is
-//! skipped. Objects by value are `embedded.rs`'s. A stream that describes its types
+//! skipped. A stored field is read into its running field by kind in `fields.rs`; a derived
+//! type's generated code (`generated.rs`) reads its fields in one go while the stream holds them
+//! as the running type writes them. Objects by value are `embedded.rs`'s. A stream that describes its types
 //! (`evolution.rs`) is compared with the running ones once; stored fields that are not read as
 //! they are go through `retyped.rs` (conversions, migrations, skips), and whatever the decode
 //! drops is recorded by `losses.rs`. The stored strong pointers (`strong_edges.rs`) tell which
