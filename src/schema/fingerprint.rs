@@ -53,7 +53,7 @@ fn fields_words(fields: &[RttiField], fnv: &mut Fnv64, embedded: &mut Vec<&'stat
     fnv.word(fields.len() as u32);
     let mut signature = Vec::new();
     for field in fields {
-        fnv.word(FieldHeader { id: field.id(), shape: field.wire_shape() }.pack());
+        fnv.word(FieldHeader::of(field).pack());
         signature.clear();
         field_signature(field, &mut signature);
         fnv.word(signature.len() as u32);

@@ -490,7 +490,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 /// and where the count goes.
 #[inline(always)]
 pub(super) fn begin_field(out: &mut Vec<u8>, field: &RttiField) -> (usize, Option<usize>) {
-    let header = FieldHeader { id: field.id(), shape: field.wire_shape() };
+    let header = FieldHeader::of(field);
     let start = out.len();
     out.extend_from_slice(&header.pack().to_le_bytes());
     let at = header.shape.array.then(|| {

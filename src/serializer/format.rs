@@ -175,6 +175,12 @@ impl FieldHeader {
         FieldHeader { id, shape: WireShape { kind, array } }
     }
 
+    /// The header running field `field` writes.
+    #[inline(always)]
+    pub(crate) fn of(field: &crate::field::RttiField) -> Self {
+        FieldHeader { id: field.id(), shape: field.wire_shape() }
+    }
+
     /// The header word.
     #[inline]
     pub fn pack(&self) -> u32 {

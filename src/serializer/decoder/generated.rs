@@ -82,7 +82,7 @@ impl<'r> FieldReader<'_, 'r, '_, '_> {
     #[inline(always)]
     fn expect(&mut self, index: usize) -> Option<(&'static RttiField, FieldHeader)> {
         let field = &self.fields[index];
-        let header = FieldHeader { id: field.id(), shape: field.wire_shape() };
+        let header = FieldHeader::of(field);
         if self.reader.peek_u32() != Some(header.pack()) {
             return None;
         }
