@@ -171,6 +171,42 @@ fn a_move_is_one_pointer_edit_and_a_retarget_creates_nothing() {
     }
 }
 
+/// Objects only one pointer leads to are compared without being recorded (see
+/// `diff/generate/places.rs`) until something needs where they are: an edit deep in a chain of
+/// them, and an array that goes to the general alignment after its first elements were compared
+/// that way, must still address the right elements.
+#[test]
+fn edits_inside_singly_held_objects_address_the_right_elements() {
+    let root = node(0);
+    let (a, b, c) = (node(1), node(2), node(3));
+    let (deep, deeper) = (node(4), node(5));
+    deep.borrow_mut().children = vec![node(6), deeper];
+    c.borrow_mut().children = vec![node(7), deep];
+    root.borrow_mut().children = vec![a, b, c];
+    let edited = clone(&root);
+    {
+        let node = edited.borrow();
+        // A value two levels under the third child, through its second elements.
+        let deep = node.children[2].borrow().children[1].clone();
+        deep.borrow().children[1].borrow_mut().value = 50;
+        // The second child changes: the first was compared before the root's children field
+        // turns out to need the general alignment, which then guesses the second is edited.
+        node.children[1].borrow_mut().value = 20;
+    }
+    let patch = diff(&root, &edited).unwrap();
+    assert_eq!(patch.objects_changed(), 2, "{patch:?}");
+    assert_eq!(patch.objects_created(), 0, "{patch:?}");
+    let target = clone(&root);
+    let report = apply_to_handle(&target, &patch);
+    assert!(report.is_complete(), "{report}");
+    rtti_eq(&target, &edited).unwrap();
+    let values = |root: &Shared| reachable(root).iter().map(|n| n.borrow().value).collect::<Vec<_>>();
+    assert_eq!(values(&target), values(&edited));
+    for root in [root, edited, target] {
+        unlink(&reachable(&root));
+    }
+}
+
 #[test]
 fn an_insert_into_a_long_plain_array_is_a_small_patch() {
     #[derive(Reflectable, Default)]

@@ -16,6 +16,7 @@
 //! An object in an immutable allocation (`Rc<T>`, `Arc<T>`) cannot be edited in place: it pairs
 //! only with an equal object, and otherwise the patch creates the new one.
 
+mod places;
 mod pointers;
 mod values;
 
@@ -25,7 +26,7 @@ use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::{AsRoot, Root};
 use ahash::AHashMap;
-use std::ops::Range;
+use places::{Frame, Place, FRAME};
 use thiserror::Error;
 use values::same_content;
 
@@ -157,21 +158,6 @@ fn same_root_type(a: &dyn Reflectable, b: &dyn Reflectable) -> Result<(), DiffEr
 /// map's keys did (`Some(None)`: the keys could not be split into elements, every value is new).
 type Forced<'a> = Option<Option<&'a [Option<usize>]>>;
 
-/// Where an old shared object is: `steps` from the object of place `parent`, the last one the
-/// pointer element holding it. Place 0 is the root.
-struct Place {
-    parent: u32,
-    steps: Range<usize>,
-    /// Its edit in the patch, once it has one.
-    entry: u32,
-    /// The object, until it is compared (its handle is let go then, while it is in the cache).
-    old: Option<SharedObject>,
-    /// The object's address (its identity), kept when the handle is let go.
-    addr: usize,
-    /// Its type, noted when it is compared; 0 before.
-    type_id: u32,
-}
-
 /// What a new shared object is to the patch.
 #[derive(Clone, Copy)]
 enum Side {
@@ -185,6 +171,8 @@ enum Side {
 struct Differ {
     entries: Vec<ObjectEdit>,
     places: Vec<Place>,
+    /// Objects compared inside others that have no place (yet), innermost last.
+    frames: Vec<Frame>,
     /// For each place, the address of the new object its object is paired with; 0 while
     /// unpaired. Apart from the places: looked up for every pointer met, so kept dense.
     paired: Vec<usize>,
@@ -286,13 +274,13 @@ impl Differ {
                             return Ok(None);
                         }
                         match known {
-                            Known::OnlyPointers => self.paired[place as usize] = new.addr(),
+                            Known::OnlyPointers => self.frame(place).paired = new.addr(),
                             _ => self.pair(new, place),
                         }
                     }
                     // Noted before its fields are: an edit made for it while it is read (by an
                     // object compared inside it) must not read it again.
-                    self.places[place as usize].type_id = a.rtti().id();
+                    self.note_type(place, a.rtti().id());
                     self.skip_plain = known != Known::Nothing;
                     self.body_at(place, Some(a), b).map(Some)
                 })
@@ -340,7 +328,9 @@ impl Differ {
         known: Known,
     ) -> Result<bool, DiffError> {
         let Some(body) = self.compare(old, new, place, known)? else { return Ok(false) };
-        self.places[place as usize].old = None;
+        if place & FRAME == 0 {
+            self.places[place as usize].old = None;
+        }
         if !body.is_empty() {
             let entry = self.entry(place)?;
             self.entries[entry as usize].body = body;
@@ -368,29 +358,6 @@ impl Differ {
         let compared = self.compare_paired(old, new, place, known);
         self.nested -= 1;
         compared
-    }
-
-    /// The edit of the old object at `place`, made (with its ancestors') if it has none.
-    fn entry(&mut self, place: u32) -> Result<u32, DiffError> {
-        let mut chain = Vec::new();
-        let mut at = place;
-        while self.places[at as usize].entry == NONE {
-            chain.push(at);
-            at = self.places[at as usize].parent;
-        }
-        for at in chain.into_iter().rev() {
-            let place = &self.places[at as usize];
-            let from = self.places[place.parent as usize].entry;
-            let type_id = match &place.old {
-                _ if place.type_id != 0 => place.type_id,
-                Some(old) => old.read(|o| o.rtti().id()).map_err(unreadable_object)?,
-                None => unreachable!("an old object is let go only once compared, when its type is noted"),
-            };
-            let path = self.steps[place.steps.clone()].to_vec();
-            self.entries.push(ObjectEdit { origin: Origin::Found { from }, path, body: ObjectBody::edit(type_id) });
-            self.places[at as usize].entry = self.entries.len() as u32 - 1;
-        }
-        Ok(self.places[place as usize].entry)
     }
 
     /// [`body`](Self::body) of the old object at `place`.

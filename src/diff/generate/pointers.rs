@@ -2,9 +2,10 @@
 //! allocation, or an unpaired one of the same fingerprint), unpaired objects paired where they
 //! match, guesses and moves, and the targets a patch names before it knows what they become.
 
+use super::places::Frame;
 use super::values::content;
 use super::TENTATIVE;
-use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Place, Side};
+use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Side};
 use crate::diff::align::{align, fill_gaps, used};
 use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
 use crate::field::{RttiField, SharedObject};
@@ -65,15 +66,7 @@ impl Differ {
         addr: usize,
     ) -> Result<u32, DiffError> {
         let old = field.shared(owner, index).map_err(unreadable(field))?;
-        let start = self.steps.len();
-        self.steps.extend_from_slice(&self.path[self.base..]);
-        if let Some(last) = self.steps.last_mut() {
-            last.2 = index as u32;
-        }
-        let steps = start..self.steps.len();
-        self.places.push(Place { parent: self.place, steps, entry: NONE, old, addr, type_id: 0 });
-        self.paired.push(0);
-        Ok(self.places.len() as u32 - 1)
+        Ok(self.place_here(index, addr, old, 0, 0))
     }
 
     fn new_key(&self, addr: Option<usize>) -> Key {
@@ -311,22 +304,33 @@ impl Differ {
         (old, old_only): (&[Option<usize>], &[bool]),
         (new, new_only): (&[Option<usize>], &[bool]),
     ) -> Result<bool, DiffError> {
-        let mut unmapped = SmallVec::new();
+        let mut unplaced = SmallVec::new();
         for (j, (&x, &y)) in old.iter().zip(new).enumerate() {
             let same = match (x, y) {
                 (None, None) => true,
                 (Some(x), Some(y)) if old_only[j] && new_only[j] => {
-                    self.only_target(field, sa, sb, j, (x, y), &mut unmapped)?
+                    self.only_target(field, sa, sb, j, (x, y), &mut unplaced)?
                 }
                 (Some(x), Some(y)) => self.same_target(field, sa, sb, j, x, y)?,
                 _ => false,
             };
             if !same {
-                // The general alignment finds objects by address.
-                for (x, y, place) in unmapped {
-                    self.old_places.insert(x, place);
-                    if self.paired[place as usize] == y {
-                        self.new_side.insert(y, Side::Old(place));
+                // The general alignment finds objects by address: those compared under frames
+                // get places now.
+                for Unplaced { index, new, frame, old } in unplaced {
+                    let place = match frame.place {
+                        NONE => self.place_here(
+                            index,
+                            frame.addr,
+                            (frame.paired == 0).then_some(old),
+                            frame.type_id,
+                            frame.paired,
+                        ),
+                        place => place,
+                    };
+                    self.old_places.insert(frame.addr, place);
+                    if self.paired[place as usize] == new {
+                        self.new_side.insert(new, Side::Old(place));
                     }
                 }
                 return Ok(false);
@@ -337,8 +341,9 @@ impl Differ {
 
     /// [`same_target`](Self::same_target) for two objects each met through this one element
     /// (their pointer counts are 1): neither can be met again, in either graph, since another
-    /// pointer would count. So they are neither looked up nor kept by address; `unmapped` notes
-    /// them (old, new, place) in case the field goes to the general alignment.
+    /// pointer would count. So they are neither looked up nor kept by address, and the old one
+    /// is compared under a frame, not a place (see `places.rs`); `unplaced` notes it in case the
+    /// field goes to the general alignment.
     fn only_target(
         &mut self,
         field: &RttiField,
@@ -346,18 +351,22 @@ impl Differ {
         sb: &dyn Reflectable,
         j: usize,
         (x, y): (usize, usize),
-        unmapped: &mut SmallVec<[(usize, usize, u32); 8]>,
+        unplaced: &mut SmallVec<[Unplaced; 8]>,
     ) -> Result<bool, DiffError> {
-        let place = self.new_place(field, sa, j, x)?;
-        let old = self.places[place as usize].old.clone().expect("a pointer target");
-        let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
+        let (Some(old), Some(new)) =
+            (field.shared(sa, j).map_err(unreadable(field))?, field.shared(sb, j).map_err(unreadable(field))?)
+        else {
+            return Ok(false);
+        };
         if !self.can_nest(&old, &new) {
             // Compared the usual way, which keeps objects by address.
-            self.old_places.insert(x, place);
             return self.same_target(field, sa, sb, j, x, y);
         }
-        unmapped.push((x, y, place));
-        self.compare_nested(&old, &new, place, Known::OnlyPointers)
+        let frame = self.push_frame(j, x);
+        let same = self.compare_nested(&old, &new, frame, Known::OnlyPointers);
+        let frame = self.pop_frame();
+        unplaced.push(Unplaced { index: j, new: y, frame, old });
+        same
     }
 
     /// `true` when old element `j` (pointing at `x`) and new element `j` (at `y`) point at one
@@ -514,6 +523,15 @@ impl Differ {
 fn unpaired_fingerprint(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), DiffError> {
     out.push(u8::from(object.family().is_mutable()));
     object.read(|object| content(object, out, false)).map_err(unreadable_object)?
+}
+
+/// An element [`Differ::only_target`] compared under a frame: the element's index, the new
+/// object's address, the frame, the old object.
+struct Unplaced {
+    index: usize,
+    new: usize,
+    frame: Frame,
+    old: SharedObject,
 }
 
 /// Addresses of a pointer field's targets, and which elements are their targets' only pointer.
