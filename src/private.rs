@@ -36,14 +36,18 @@ pub use crate::serializer::{
     generated_owner, DecodeError, FieldReader, FieldWriteError, FieldWriter,
 };
 
-/// Writes and reads the fields declared so far through `encode` and `decode`, the code the
-/// derive generated for them.
-pub fn generated_codec<O: Reflectable>(
+pub use crate::diff::{generated_pair, same_plain, same_plain_array, same_plain_with, same_plain_with_array};
+pub use crate::rtti::GeneratedCode;
+
+/// Writes, reads and compares the fields declared so far through `encode`, `decode` and
+/// `same_plain`, the code the derive generated for them.
+pub fn generated_code<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
     encode: crate::serializer::GeneratedEncode,
     decode: crate::serializer::GeneratedDecode,
+    same_plain: crate::diff::GeneratedSame,
 ) -> RttiTypeBuilder<O> {
-    builder.generated_codec(encode, decode)
+    builder.generated_code(GeneratedCode { encode, decode, same_plain })
 }
 
 use crate::containers::ObjectMap;

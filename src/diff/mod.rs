@@ -10,11 +10,17 @@ mod align;
 mod apply;
 mod equal;
 mod generate;
+mod generated;
 mod patch;
 
 pub use apply::{apply, apply_shared, apply_to_handle, apply_with, ApplyProblem, ApplyProblemKind, ApplyReport};
 pub use equal::{rtti_eq, Difference};
 pub use generate::{diff, DiffError};
+pub(crate) use generated::same_plains;
+#[doc(hidden)]
+pub use generated::{
+    generated_pair, same_plain, same_plain_array, same_plain_with, same_plain_with_array, GeneratedSame,
+};
 pub use patch::{
     Patch, EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, OBJECT_BODY_TYPE_ID, OBJECT_EDIT_TYPE_ID, PATCH_TYPE_ID,
     PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,

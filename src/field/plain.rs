@@ -4,6 +4,7 @@
 
 use super::elems::read_plain;
 use super::{owner_mut, owner_ref, ErasedElems, FieldError, FieldImpl, PlainInfo, Shape};
+use crate::diff::same_plains;
 use crate::plain::{write_elem_with, PlainCodec, Reader};
 use std::any::Any;
 
@@ -99,14 +100,6 @@ where
     #[inline]
     fn same(&self, a: &dyn Any, b: &dyn Any) -> Result<Option<bool>, FieldError> {
         let (a, b) = (owner_ref::<O>(a)?, owner_ref::<O>(b)?);
-        self.access.try_with(a, |a| {
-            self.access.with(b, |b| {
-                let (a, b) = (S::as_slice(a), S::as_slice(b));
-                match (S::ARRAY, a, b) {
-                    (false, [a], [b]) => K::same(a, b),
-                    _ => K::same_slice(a, b),
-                }
-            })
-        })
+        self.access.try_with(a, |a| self.access.with(b, |b| same_plains::<C, S, K>(a, b)))
     }
 }

@@ -28,6 +28,8 @@ pub use graph::{break_cycles, break_cycles_shared, clear_pointers, reachable_fro
 pub use migration::Migration;
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
 pub use registry::{Registry, TypeRegistration};
+#[doc(hidden)]
+pub use rtti_type::GeneratedCode;
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
 pub(crate) use type_set::TypeSet;
 pub use variant::RttiVariant;

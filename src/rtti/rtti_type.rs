@@ -3,6 +3,7 @@
 use super::field_table::FieldTable;
 use super::variant::{RttiVariant, Variants};
 use super::{Migration, Reflectable, Registry};
+use crate::diff::GeneratedSame;
 use crate::field::{Family, RttiField, SharedObject};
 use crate::runtime::UnknownFields;
 use crate::serializer::{GeneratedDecode, GeneratedEncode};
@@ -62,11 +63,17 @@ pub(crate) struct Constructor {
 /// Puts a fresh object into a shared allocation of a family.
 pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
 
-/// The code `#[derive(Reflectable)]` generated to write and read a struct's own fields.
+/// The code `#[derive(Reflectable)]` generated to write, read and compare a struct's own fields.
+/// Public for the derive only.
+#[doc(hidden)]
 #[derive(Clone, Copy)]
-pub(crate) struct GeneratedCodec {
-    pub(crate) encode: GeneratedEncode,
-    pub(crate) decode: GeneratedDecode,
+pub struct GeneratedCode {
+    /// Writes the fields (`serializer/encoder/generated.rs`).
+    pub encode: GeneratedEncode,
+    /// Reads the fields (`serializer/decoder/generated.rs`).
+    pub decode: GeneratedDecode,
+    /// Compares the plain fields of two objects (`diff/generated.rs`).
+    pub same_plain: GeneratedSame,
 }
 
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
@@ -91,7 +98,7 @@ pub struct RttiType {
     /// The code the derive generated to write and read the type's own fields, when it did (a
     /// struct without `extend` or maps): the encoder and decoder use it instead of walking
     /// [`fields`](RttiType::fields).
-    generated: Option<GeneratedCodec>,
+    generated: Option<GeneratedCode>,
     /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
     /// the types it has met in a bit set instead of a hash set.
     ordinal: u32,
@@ -176,7 +183,13 @@ impl RttiType {
         self.generated.map(|codec| codec.decode)
     }
 
-    pub(crate) fn set_generated(&mut self, codec: Option<GeneratedCodec>) {
+    /// The derive's generated comparison of the type's own plain fields (see the field).
+    #[inline]
+    pub(crate) fn generated_same_plain(&self) -> Option<GeneratedSame> {
+        self.generated.map(|code| code.same_plain)
+    }
+
+    pub(crate) fn set_generated(&mut self, codec: Option<GeneratedCode>) {
         self.generated = codec;
     }
 

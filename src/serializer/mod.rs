@@ -400,14 +400,14 @@ impl<'r> BinarySerializer<'r> {
     }
 }
 
-/// Everything `reader` holds; an I/O error at the offset where reading stopped.
 /// [`BinarySerializer::generated_codecs`]'s default: on, unless the environment says
-/// `REFLECTABLE_GENERATED_CODECS=off` (read once).
-fn generated_codecs_by_default() -> bool {
+/// `REFLECTABLE_GENERATED_CODECS=off` (read once). A diff follows it too.
+pub(crate) fn generated_codecs_by_default() -> bool {
     static DEFAULT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *DEFAULT.get_or_init(|| std::env::var_os("REFLECTABLE_GENERATED_CODECS").is_none_or(|value| value != "off"))
 }
 
+/// Everything `reader` holds; an I/O error at the offset where reading stopped.
 fn read_all(reader: &mut dyn io::Read) -> Result<Vec<u8>, DecodeError> {
     let mut bytes = Vec::new();
     match reader.read_to_end(&mut bytes) {

@@ -26,11 +26,15 @@ pub fn generate(input: &Input) -> TokenStream {
         let at = steps.len() - usize::from(input.attrs.hooks.is_some());
         steps.insert(
             at,
-            quote!(let builder = #krate::__private::generated_codec(
-                builder, __reflectable_encode::<#(#arguments),*>, __reflectable_decode::<#(#arguments),*>);),
+            quote!(let builder = #krate::__private::generated_code(
+                builder,
+                __reflectable_encode::<#(#arguments),*>,
+                __reflectable_decode::<#(#arguments),*>,
+                __reflectable_same_plain::<#(#arguments),*>,
+            );),
         );
     }
-    let codec = codec.map(|(encode, decode)| {
+    let codec = codec.map(|(encode, decode, same)| {
         let (build_generics, where_clause) = (&generics.impl_generics, &generics.where_clause);
         quote! {
             #[allow(clippy::needless_lifetimes)]
@@ -47,6 +51,14 @@ pub fn generate(input: &Input) -> TokenStream {
                 r: &mut #krate::__private::FieldReader<'_, '_, '_, '_>,
             ) -> ::core::result::Result<(), #krate::__private::DecodeError> #where_clause {
                 #decode
+            }
+
+            #[allow(clippy::needless_lifetimes)]
+            fn __reflectable_same_plain #build_generics (
+                a: &dyn ::core::any::Any,
+                b: &dyn ::core::any::Any,
+            ) -> ::core::option::Option<bool> #where_clause {
+                #same
             }
         }
     });
@@ -193,16 +205,22 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
     steps
 }
 
-/// The bodies of the generated encoder and decoder of a struct's fields (see the library's
-/// `serializer/encoder/generated.rs` and `serializer/decoder/generated.rs`): one call per field,
-/// in the order the builder steps add them, each to the function named as the field's step. The
-/// decoder stops at the first field the stream does not hold next. `None` where the type is
-/// walked instead: an enum, a type that `extend`s its fields, a map field.
-fn generated_codec(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(TokenStream, TokenStream)> {
+/// The bodies of the generated encoder, decoder and plain-field comparison of a struct's fields
+/// (see the library's `serializer/encoder/generated.rs`, `serializer/decoder/generated.rs` and
+/// `diff/generated.rs`): one call per field (per plain field for the comparison), in the order
+/// the builder steps add them, each to the function named as the field's step. The decoder stops
+/// at the first field the stream does not hold next, the comparison at the first that differs.
+/// `None` where the type is walked instead: an enum, a type that `extend`s its fields, a map
+/// field.
+fn generated_codec(
+    krate: &Path,
+    input: &Input,
+    owner: &TokenStream,
+) -> Option<(TokenStream, TokenStream, TokenStream)> {
     if input.variants.is_some() || input.attrs.extend.is_some() {
         return None;
     }
-    let (mut writes, mut reads) = (Vec::new(), Vec::new());
+    let (mut writes, mut reads, mut sames) = (Vec::new(), Vec::new(), Vec::new());
     let fields = input.fields.iter().filter(|field| {
         let attrs = &field.attrs;
         attrs.skip.is_none() && attrs.base.is_none() && attrs.unknown.is_none()
@@ -232,6 +250,14 @@ fn generated_codec(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(
                 (add_function(layout.kind, layout.array), quote!(#ty))
             }
         };
+        if function.starts_with("plain") {
+            let same = Ident::new(&format!("same_{function}"), span);
+            sames.push(quote_spanned!(span=>
+                if !#krate::__private::#same::<#arguments>(&a.#member, &b.#member)? {
+                    return ::core::option::Option::Some(false);
+                }
+            ));
+        }
         let encode = Ident::new(&format!("encode_{function}"), span);
         let decode = Ident::new(&format!("decode_{function}"), span);
         writes.push(quote_spanned!(span=> #krate::__private::#encode::<#arguments>(w, #index, &o.#member)?;));
@@ -241,9 +267,18 @@ fn generated_codec(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(
             }
         ));
     }
+    let same = if sames.is_empty() {
+        quote!(let _ = (a, b); ::core::option::Option::Some(true))
+    } else {
+        quote! {
+            let (a, b) = #krate::__private::generated_pair::<#owner>(a, b)?;
+            #(#sames)*
+            ::core::option::Option::Some(true)
+        }
+    };
     if writes.is_empty() {
         let nothing = quote!(let _ = (owner, w); ::core::result::Result::Ok(()));
-        return Some((nothing, quote!(let _ = (owner, r); ::core::result::Result::Ok(()))));
+        return Some((nothing, quote!(let _ = (owner, r); ::core::result::Result::Ok(())), same));
     }
     let encode = quote! {
         let o: &#owner = #krate::__private::generated_owner::<#owner>(owner)?;
@@ -255,7 +290,7 @@ fn generated_codec(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(
         #(#reads)*
         ::core::result::Result::Ok(())
     };
-    Some((encode, decode))
+    Some((encode, decode, same))
 }
 
 /// `.variants(...)`: the ID of the variant an object holds.

@@ -6,7 +6,9 @@ use crate::diff::align::{align, fill_gaps, runs, split, used};
 use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
 use crate::field::{FieldAccess, RttiField};
 use crate::rtti::{Reflectable, RttiType};
+use crate::serializer::generated_codecs_by_default;
 use ahash::AHashMap;
+use std::any::Any;
 use std::ops::Range;
 
 impl Differ {
@@ -228,7 +230,8 @@ impl Contents {
     }
 }
 
-/// Whether `a` and `b` have the same [`content`], told in place: each plain field through
+/// Whether `a` and `b` have the same [`content`], told in place: the plain fields of a section
+/// through the code its derive generated when there is some, otherwise each through
 /// [`PlainAccess::same`](crate::field::PlainAccess::same), written out into `scratch` only where
 /// its type cannot tell. With `deep`, `false` as soon as either points at anything: equal content
 /// would not say that the targets are equal.
@@ -247,8 +250,19 @@ pub(super) fn same_content(
         if variant_a.map(|variant| variant.id()) != variant_b.map(|variant| variant.id()) {
             return Ok(false);
         }
+        let plain_told = match rtti.generated_same_plain().filter(|_| generated_codecs_by_default()) {
+            Some(same) => match same(sa as &dyn Any, sb as &dyn Any) {
+                Some(false) => return Ok(false),
+                told => told.is_some(),
+            },
+            None => false,
+        };
+        if plain_told && !deep {
+            continue;
+        }
         for field in rtti.fields_of(sa) {
             let same = match field.access() {
+                FieldAccess::Plain(_) if plain_told => true,
                 FieldAccess::Plain(plain) => match plain.same(sa, sb).map_err(unreadable(field))? {
                     Some(same) => same,
                     None => {

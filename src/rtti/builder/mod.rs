@@ -11,9 +11,8 @@ use crate::field::{
     SharedObject,
 };
 use crate::plain::{Native, PlainCodec, PlainType, MAX_INLINE_SIZE};
-use crate::rtti::rtti_type::GeneratedCodec;
+use crate::rtti::rtti_type::GeneratedCode;
 use crate::runtime::UnknownFields;
-use crate::serializer::{GeneratedDecode, GeneratedEncode};
 use variants::PendingVariant;
 
 use ahash::AHashMap;
@@ -101,8 +100,8 @@ pub struct RttiTypeBuilder<T> {
     built_in: bool,
     /// See [`instance_size`](Self::instance_size).
     size: Option<usize>,
-    /// The derive's generated codec and how many fields it covers.
-    generated: Option<(GeneratedCodec, usize)>,
+    /// The derive's generated code and how many fields it covers.
+    generated: Option<(GeneratedCode, usize)>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -556,12 +555,11 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         Ok(rtti)
     }
 
-    /// Writes and reads the fields declared so far through `encode` and `decode`, code the
-    /// derive generated for them, instead of walking their descriptors. Public for the derive
-    /// only.
+    /// Writes, reads and compares the fields declared so far through `code`, which the derive
+    /// generated for them, instead of walking their descriptors. Public for the derive only.
     #[doc(hidden)]
-    pub fn generated_codec(mut self, encode: GeneratedEncode, decode: GeneratedDecode) -> Self {
-        self.generated = Some((GeneratedCodec { encode, decode }, self.fields.len()));
+    pub fn generated_code(mut self, code: GeneratedCode) -> Self {
+        self.generated = Some((code, self.fields.len()));
         self
     }
 }
