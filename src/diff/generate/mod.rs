@@ -27,6 +27,7 @@ use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::{AsRoot, Root};
 use ahash::AHashMap;
 use places::{Frame, Place, FRAME};
+use pointers::Unplaced;
 use thiserror::Error;
 use values::same_content;
 
@@ -173,6 +174,11 @@ struct Differ {
     places: Vec<Place>,
     /// Objects compared inside others that have no place (yet), innermost last.
     frames: Vec<Frame>,
+    /// The elements of the pointer fields being compared (target address, only pointer to
+    /// it), new then old, innermost field last.
+    elements: Vec<(Option<usize>, bool)>,
+    /// Elements compared under frames in the pointer fields being compared, innermost last.
+    unplaced: Vec<Unplaced>,
     /// For each place, the address of the new object its object is paired with; 0 while
     /// unpaired. Apart from the places: looked up for every pointer met, so kept dense.
     paired: Vec<usize>,

@@ -89,26 +89,32 @@ impl Differ {
         sb: &dyn Reflectable,
         forced: Forced<'_>,
     ) -> Result<(), DiffError> {
-        let (mut new_addrs, mut new_only) = Targets::default();
-        targets(field, sb, (&mut new_addrs, &mut new_only))?;
+        // The elements go on a stack the diff keeps, not into buffers on this function's
+        // frame: the comparison recurses through here once per nested object, and small frames
+        // keep the recursion's stack in the first-level cache.
+        let start = self.elements.len();
+        targets(field, sb, &mut self.elements)?;
+        let mid = self.elements.len();
         let mut edit =
             PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
         let Some(sa) = sa else {
-            for (j, addr) in new_addrs.iter().enumerate() {
-                let target = self.target(field, sb, j, *addr, None)?;
+            for j in 0..mid - start {
+                let target = self.target(field, sb, j, self.elements[start + j].0, None)?;
                 edit.elements.push((if field.is_array() { NONE } else { j as u32 }, target));
             }
             body.pointers.push(edit);
+            self.elements.truncate(start);
             return Ok(());
         };
-        let (mut old_addrs, mut old_only) = Targets::default();
-        targets(field, sa, (&mut old_addrs, &mut old_only))?;
-        if forced.is_none()
-            && old_addrs.len() == new_addrs.len()
-            && self.unchanged(field, sa, sb, (&old_addrs, &old_only), (&new_addrs, &new_only))?
-        {
+        targets(field, sa, &mut self.elements)?;
+        let same_len = self.elements.len() - mid == mid - start;
+        if forced.is_none() && same_len && self.unchanged(field, sa, sb, start, mid)? {
+            self.elements.truncate(start);
             return Ok(());
         }
+        let addrs = |range: std::ops::Range<usize>| self.elements[range].iter().map(|e| e.0).collect::<Vec<_>>();
+        let (new_addrs, old_addrs) = (addrs(start..mid), addrs(mid..self.elements.len()));
+        self.elements.truncate(start);
         self.realign(body, edit, field, (sa, &old_addrs), (sb, &new_addrs), forced)
     }
 
@@ -294,29 +300,30 @@ impl Differ {
     }
 
     /// The common case, cheaply: every old element `i` and new element `i` point at one object
-    /// (see [`same_target`](Self::same_target)). `false` sends the field to the general
-    /// alignment (pairs made here stay: they are right either way).
+    /// (see [`same_target`](Self::same_target)). The new elements are those from `new` on in
+    /// the diff's element stack, the old ones those from `old` on. `false` sends the field to
+    /// the general alignment (pairs made here stay: they are right either way).
     fn unchanged(
         &mut self,
         field: &RttiField,
         sa: &dyn Reflectable,
         sb: &dyn Reflectable,
-        (old, old_only): (&[Option<usize>], &[bool]),
-        (new, new_only): (&[Option<usize>], &[bool]),
+        new: usize,
+        old: usize,
     ) -> Result<bool, DiffError> {
-        let mut unplaced = SmallVec::new();
-        for (j, (&x, &y)) in old.iter().zip(new).enumerate() {
+        let unplaced = self.unplaced.len();
+        for j in 0..old - new {
+            let ((y, new_only), (x, old_only)) = (self.elements[new + j], self.elements[old + j]);
             let same = match (x, y) {
                 (None, None) => true,
-                (Some(x), Some(y)) if old_only[j] && new_only[j] => {
-                    self.only_target(field, sa, sb, j, (x, y), &mut unplaced)?
-                }
+                (Some(x), Some(y)) if old_only && new_only => self.only_target(field, sa, sb, j, (x, y))?,
                 (Some(x), Some(y)) => self.same_target(field, sa, sb, j, x, y)?,
                 _ => false,
             };
             if !same {
                 // The general alignment finds objects by address: those compared under frames
                 // get places now.
+                let unplaced: Vec<Unplaced> = self.unplaced.drain(unplaced..).collect();
                 for Unplaced { index, new, frame, old } in unplaced {
                     let place = match frame.place {
                         NONE => self.place_here(
@@ -336,14 +343,15 @@ impl Differ {
                 return Ok(false);
             }
         }
+        self.unplaced.truncate(unplaced);
         Ok(true)
     }
 
     /// [`same_target`](Self::same_target) for two objects each met through this one element
     /// (their pointer counts are 1): neither can be met again, in either graph, since another
     /// pointer would count. So they are neither looked up nor kept by address, and the old one
-    /// is compared under a frame, not a place (see `places.rs`); `unplaced` notes it in case the
-    /// field goes to the general alignment.
+    /// is compared under a frame, not a place (see `places.rs`); the diff's `unplaced` stack
+    /// notes it in case the field goes to the general alignment.
     fn only_target(
         &mut self,
         field: &RttiField,
@@ -351,7 +359,6 @@ impl Differ {
         sb: &dyn Reflectable,
         j: usize,
         (x, y): (usize, usize),
-        unplaced: &mut SmallVec<[Unplaced; 8]>,
     ) -> Result<bool, DiffError> {
         let (Some(old), Some(new)) =
             (field.shared(sa, j).map_err(unreadable(field))?, field.shared(sb, j).map_err(unreadable(field))?)
@@ -365,7 +372,7 @@ impl Differ {
         let frame = self.push_frame(j, x);
         let same = self.compare_nested(&old, &new, frame, Known::OnlyPointers);
         let frame = self.pop_frame();
-        unplaced.push(Unplaced { index: j, new: y, frame, old });
+        self.unplaced.push(Unplaced { index: j, new: y, frame, old });
         same
     }
 
@@ -527,30 +534,17 @@ fn unpaired_fingerprint(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), 
 
 /// An element [`Differ::only_target`] compared under a frame: the element's index, the new
 /// object's address, the frame, the old object.
-struct Unplaced {
+pub(super) struct Unplaced {
     index: usize,
     new: usize,
     frame: Frame,
     old: SharedObject,
 }
 
-/// Addresses of a pointer field's targets, and which elements are their targets' only pointer.
-type Targets = (SmallVec<[Option<usize>; 8]>, SmallVec<[bool; 8]>);
-
-/// The elements of pointer field `field` in `owner`: each target's address (`None`: null), and
-/// whether the element is the only pointer to it (see `only_target`). Filled in place: moving
-/// the inline vectors out of a return value cost a copy per field.
-fn targets(
-    field: &RttiField,
-    owner: &dyn Reflectable,
-    (addrs, only): (&mut SmallVec<[Option<usize>; 8]>, &mut SmallVec<[bool; 8]>),
-) -> Result<(), DiffError> {
+/// Appends the elements of pointer field `field` in `owner`: each target's address (`None`:
+/// null), and whether the element is the only pointer to it (see `only_target`).
+fn targets(field: &RttiField, owner: &dyn Reflectable, out: &mut Vec<(Option<usize>, bool)>) -> Result<(), DiffError> {
     let pointers = field.as_pointer().expect("a pointer field");
-    pointers
-        .for_each(owner, &mut |addr, count, _| {
-            addrs.push(addr);
-            only.push(count == 1);
-        })
-        .map_err(unreadable(field))?;
+    pointers.for_each(owner, &mut |addr, count, _| out.push((addr, count == 1))).map_err(unreadable(field))?;
     Ok(())
 }
