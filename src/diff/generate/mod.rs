@@ -11,7 +11,7 @@
 //! a pointer moved to another object of the graph is a retarget, not an edit of the object it
 //! pointed at before; an object one array lost and another gained is paired as moved. What a new
 //! object pairs with nothing is created by the patch, in full (`pointers.rs` and `values.rs` hold
-//! the comparisons by field kind).
+//! the comparisons by field kind, `places.rs` where the old objects are).
 //!
 //! An object in an immutable allocation (`Rc<T>`, `Arc<T>`) cannot be edited in place: it pairs
 //! only with an equal object, and otherwise the patch creates the new one.
@@ -47,7 +47,7 @@ enum Known {
     /// (and compared) only if those are equal. One read of each serves both.
     Unpaired,
     /// As `Unpaired`, for two objects no other pointer leads to: the pair is not kept by address
-    /// (see `only_target` in `pointers.rs`).
+    /// and the old object is compared under a frame (see `only_target` in `pointers.rs`).
     OnlyPointers,
 }
 
@@ -200,8 +200,8 @@ struct Differ {
     /// Pointer targets the patch names before it knows what they become: a new object, and the
     /// old object guessed for it.
     targets: Vec<(SharedObject, Option<usize>)>,
-    /// The place of the old object being compared (`NONE` while writing a new object in full),
-    /// and the steps inside it to the field being compared.
+    /// The place (or frame) of the old object being compared (`NONE` while writing a new object
+    /// in full), and the steps inside it to the field being compared.
     place: u32,
     path: Vec<(u32, u16, u32)>,
     /// Where the steps inside the object being compared start in `path`.
