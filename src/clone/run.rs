@@ -86,7 +86,7 @@ impl<'c, 'r> Run<'c, 'r> {
 
     /// The clone of a root in a shared allocation.
     pub(super) fn root_shared(mut self, root: &SharedObject) -> Result<SharedObject, CloneError> {
-        let clone = self.adopt(root.clone())?;
+        let clone = self.adopt(root.clone(), false)?;
         self.drain()?;
         self.fix_up(None)?;
         self.finish();
@@ -94,12 +94,16 @@ impl<'c, 'r> Run<'c, 'r> {
     }
 
     /// Takes `original` into the subgraph: its clone, made now (empty and queued for a mutable
-    /// family, complete for an immutable one).
-    fn adopt(&mut self, original: SharedObject) -> Result<SharedObject, CloneError> {
+    /// family, complete for an immutable one). `only`: the pointer that reached it is the only
+    /// one (no other strong handle, no `Weak`), so nothing can reach it again and a mutable one
+    /// is not kept by address.
+    fn adopt(&mut self, original: SharedObject, only: bool) -> Result<SharedObject, CloneError> {
         let rtti = original.read(|object| object.rtti()).map_err(CloneError::Pointee)?;
         let at = self.clones.len() as u32;
-        self.index.insert(original.addr(), at);
         let family = original.family();
+        if !(only && family.is_mutable()) {
+            self.index.insert(original.addr(), at);
+        }
         if family.is_mutable() {
             let clone = rtti.create_shared(family).ok_or_else(|| no_constructor(rtti))?;
             self.clones.push(Some(clone.clone()));
@@ -283,11 +287,14 @@ impl<'c, 'r> Run<'c, 'r> {
                 let mut targets = Targets::new();
                 let mut failed = None;
                 pointers
-                    .for_each(source, &mut |addr, _, handle| {
+                    .for_each(source, &mut |addr, count, handle| {
                         let mapped = match addr {
                             None => Ok(None),
                             Some(_) if keep => Ok(handle()),
-                            Some(addr) => self.target(addr, weak, (depth, field, targets.len()), handle),
+                            Some(addr) => {
+                                let only = count == 1 && !weak;
+                                self.target(addr, weak, only, (depth, field, targets.len()), handle)
+                            }
                         };
                         match mapped {
                             Ok(mapped) => targets.push(mapped),
@@ -314,14 +321,18 @@ impl<'c, 'r> Run<'c, 'r> {
     /// What a pointer to the object at `addr` points at in the clone: its clone (adopted now if
     /// a strong pointer reaches it first), or the original (an object shared by type, or one a
     /// `Weak` reaches before anything strong does: fixed up at the end if it is adopted later).
+    /// `only`: this element is the only pointer to the object (see [`adopt`](Self::adopt)),
+    /// which then cannot have been met before.
     fn target(
         &mut self,
         addr: usize,
         weak: bool,
+        only: bool,
         step: Step,
         handle: &dyn Fn() -> Option<SharedObject>,
     ) -> Result<Option<SharedObject>, CloneError> {
-        if let Some(&at) = self.index.get(&addr) {
+        let known = if only { None } else { self.index.get(&addr).copied() };
+        if let Some(at) = known {
             // `None`: an immutable object being built, met through a `Weak` back into it.
             return Ok(self.clones[at as usize].clone().or_else(handle));
         }
@@ -339,7 +350,7 @@ impl<'c, 'r> Run<'c, 'r> {
             self.clones.push(Some(original.clone()));
             return Ok(Some(original));
         }
-        self.adopt(original).map(Some)
+        self.adopt(original, only).map(Some)
     }
 
     /// Points the `Weak`s met before their targets at the targets' clones, where the targets
