@@ -20,7 +20,7 @@ pub fn generate(input: &Input) -> TokenStream {
     let generics = Generic::of(&krate, input);
     let owner = &generics.owner;
     let mut steps = steps(&krate, input, owner);
-    let codec = generated_codec(&krate, input, owner);
+    let codec = generated_code(&krate, input, owner);
     if codec.is_some() {
         let arguments = &generics.arguments;
         let at = steps.len() - usize::from(input.attrs.hooks.is_some());
@@ -212,11 +212,7 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
 /// at the first field the stream does not hold next, the comparison at the first that differs.
 /// `None` where the type is walked instead: an enum, a type that `extend`s its fields, a map
 /// field.
-fn generated_codec(
-    krate: &Path,
-    input: &Input,
-    owner: &TokenStream,
-) -> Option<(TokenStream, TokenStream, TokenStream)> {
+fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(TokenStream, TokenStream, TokenStream)> {
     if input.variants.is_some() || input.attrs.extend.is_some() {
         return None;
     }
