@@ -36,18 +36,21 @@ pub use crate::serializer::{
     generated_owner, DecodeError, FieldReader, FieldWriteError, FieldWriter,
 };
 
-pub use crate::diff::{generated_pair, same_plain, same_plain_array, same_plain_with, same_plain_with_array};
+pub use crate::diff::{
+    generated_pair, same_embedded, same_embedded_array, same_plain, same_plain_array, same_plain_with,
+    same_plain_with_array, same_pointer, same_pointer_array, SameScope,
+};
 pub use crate::rtti::GeneratedCode;
 
 /// Writes, reads and compares the fields declared so far through `encode`, `decode` and
-/// `same_plain`, the code the derive generated for them.
+/// `same`, the code the derive generated for them.
 pub fn generated_code<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
     encode: crate::serializer::GeneratedEncode,
     decode: crate::serializer::GeneratedDecode,
-    same_plain: crate::diff::GeneratedSame,
+    same: crate::diff::GeneratedSame,
 ) -> RttiTypeBuilder<O> {
-    builder.generated_code(GeneratedCode { encode, decode, same_plain })
+    builder.generated_code(GeneratedCode { encode, decode, same })
 }
 
 use crate::containers::ObjectMap;

@@ -1,18 +1,34 @@
 //! What `#[derive(Reflectable)]` generates for a diff: per struct, one function that tells whether
-//! two objects' plain fields are equal, each compared through its static type (the way
+//! two objects' fields are equal, each compared through its static type (the way
 //! [`PlainAccess::same`](crate::field::PlainAccess::same) compares one field through its erased
-//! accessor). A diff compares every pair of objects' plain values, usually equal, first: this is
-//! its commonest question, answered here without a descriptor walk or a dynamic call per field.
-//! The functions below are the one generated code calls, one per builder step of a plain field.
+//! accessor), as far as a [`SameScope`] asks. A diff's commonest questions are whether two
+//! objects' plain values are equal (their fingerprints) and whether two values held by value are,
+//! usually yes: answered here without a descriptor walk or a dynamic call per field. The
+//! functions below are the ones generated code calls, one per builder step of a field.
 
-use crate::field::{Container, One, Shape};
+use crate::field::{Container, EmbeddedSlot, One, PointerSlot, Shape};
 use crate::plain::{Native, PlainCodec, PlainType};
+use crate::rtti::{Reflectable, RttiType};
 use std::any::Any;
 
-/// Whether two objects of a derived struct have equal plain fields (its own, not its base's):
-/// `None` when a field's type cannot tell without writing its value out (the caller then
-/// compares field by field) or an object is not of the struct.
-pub type GeneratedSame = fn(&dyn Any, &dyn Any) -> Option<bool>;
+/// How much of two objects a generated comparison compares.
+#[doc(hidden)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SameScope {
+    /// The plain fields: a shared object's fingerprint.
+    Plain,
+    /// The plain fields and what is held by value, compared as [`Content`](Self::Content):
+    /// everything but the object's own pointer fields.
+    Values,
+    /// Everything: plain fields, what is held by value, and no pointer anywhere (equal content
+    /// does not say that two pointers' targets are equal, so any pointer makes it "different").
+    Content,
+}
+
+/// Whether two objects of a derived struct are equal as far as the scope asks (their own fields,
+/// not their base's): `None` when a field's type cannot tell without writing its value out or
+/// walking it (the caller then compares field by field), or an object is not of the struct.
+pub type GeneratedSame = fn(&dyn Any, &dyn Any, SameScope) -> Option<bool>;
 
 /// The elements of two containers of shape `S`, compared through codec `K`: the one comparison
 /// of plain values, for the erased accessors and for generated code.
@@ -24,17 +40,17 @@ pub(crate) fn same_plains<C, S: Shape<C>, K: PlainCodec<S::Elem>>(a: &C, b: &C) 
     }
 }
 
-/// A plain member.
+/// A plain member (compared in every scope).
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_plain<C: PlainType>(a: &C, b: &C) -> Option<bool> {
+pub fn same_plain<C: PlainType>(a: &C, b: &C, _: SameScope) -> Option<bool> {
     same_plains::<C, One, Native>(a, b)
 }
 
 /// A plain array member.
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_plain_array<C: Container>(a: &C, b: &C) -> Option<bool>
+pub fn same_plain_array<C: Container>(a: &C, b: &C, _: SameScope) -> Option<bool>
 where
     C::Elem: PlainType,
 {
@@ -44,15 +60,93 @@ where
 /// A member stored through the codec `K`.
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_plain_with<C: 'static, K: PlainCodec<C>>(a: &C, b: &C) -> Option<bool> {
+pub fn same_plain_with<C: 'static, K: PlainCodec<C>>(a: &C, b: &C, _: SameScope) -> Option<bool> {
     same_plains::<C, One, K>(a, b)
 }
 
 /// An array member whose elements are stored through the codec `K`.
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_plain_with_array<C: Container, K: PlainCodec<C::Elem>>(a: &C, b: &C) -> Option<bool> {
+pub fn same_plain_with_array<C: Container, K: PlainCodec<C::Elem>>(a: &C, b: &C, _: SameScope) -> Option<bool> {
     same_plains::<C, C::Shape, K>(a, b)
+}
+
+/// A member held by value (compared from [`SameScope::Values`] on).
+#[doc(hidden)]
+#[inline(always)]
+pub fn same_embedded<C: EmbeddedSlot>(a: &C, b: &C, scope: SameScope) -> Option<bool> {
+    same_embeddeds::<C, One>(a, b, scope)
+}
+
+/// An array member of values held by value.
+#[doc(hidden)]
+#[inline(always)]
+pub fn same_embedded_array<C: Container>(a: &C, b: &C, scope: SameScope) -> Option<bool>
+where
+    C::Elem: EmbeddedSlot,
+{
+    same_embeddeds::<C, C::Shape>(a, b, scope)
+}
+
+fn same_embeddeds<C, S: Shape<C>>(a: &C, b: &C, scope: SameScope) -> Option<bool>
+where
+    S::Elem: EmbeddedSlot,
+{
+    if scope == SameScope::Plain {
+        return Some(true);
+    }
+    let (a, b) = (S::as_slice(a), S::as_slice(b));
+    if a.len() != b.len() {
+        return Some(false);
+    }
+    for (x, y) in a.iter().zip(b) {
+        let same = match (x.value(), y.value()) {
+            (Some(x), Some(y)) => same_object(x, y)?,
+            (x, y) => x.is_none() && y.is_none(),
+        };
+        if !same {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// A pointer member: looked at only for [`SameScope::Content`], which it passes when neither
+/// object's member points at anything.
+#[doc(hidden)]
+#[inline(always)]
+pub fn same_pointer<C: PointerSlot>(a: &C, b: &C, scope: SameScope) -> Option<bool> {
+    Some(scope != SameScope::Content || (a.addr().is_none() && b.addr().is_none()))
+}
+
+/// A pointer array member (see [`same_pointer`]).
+#[doc(hidden)]
+#[inline(always)]
+pub fn same_pointer_array<C: Container>(a: &C, b: &C, scope: SameScope) -> Option<bool>
+where
+    C::Elem: PointerSlot,
+{
+    let none = |c: &C| C::Shape::as_slice(c).iter().all(|elem| elem.addr().is_none());
+    Some(scope != SameScope::Content || (none(a) && none(b)))
+}
+
+/// Two objects held by value, of any type, compared in full ([`SameScope::Content`]) through
+/// their generated code: `None` when a section of theirs has none, or cannot tell.
+fn same_object(a: &dyn Reflectable, b: &dyn Reflectable) -> Option<bool> {
+    let own = a.rtti();
+    if own.id() != b.rtti().id() {
+        return Some(false);
+    }
+    for ((rtti, sa), (_, sb)) in RttiType::sections_from(own, a).zip(RttiType::sections_from(own, b)) {
+        let variants = |section| rtti.active_variant(section).map(|variant| variant.id());
+        if variants(sa) != variants(sb) {
+            return Some(false);
+        }
+        if !rtti.generated_same()?(sa as &dyn Any, sb as &dyn Any, SameScope::Content)? {
+            return Some(false);
+        }
+    }
+    Some(true)
 }
 
 /// The two objects as the struct `O`, for generated code.
@@ -64,18 +158,23 @@ pub fn generated_pair<'a, O: 'static>(a: &'a dyn Any, b: &'a dyn Any) -> Option<
 
 #[cfg(test)]
 mod tests {
+    use super::SameScope;
     use crate::field::FieldAccess;
     use crate::rtti::Reflectable;
     use std::any::Any;
+    use std::rc::Rc;
 
     #[derive(crate::Reflectable, Default, Clone)]
     #[rtti(id = 9_990_001, crate = crate)]
     struct Part {
         #[rtti(id = 1)]
         label: String,
+        #[rtti(id = 2)]
+        next: Option<Rc<Part>>,
     }
 
-    /// Plain fields of several shapes, one that is not stored, one held by value.
+    /// Plain fields of several shapes, one that is not stored, values held by value (one, an
+    /// array), a pointer.
     #[derive(crate::Reflectable, Default, Clone)]
     #[rtti(id = 9_990_002, crate = crate)]
     struct Sample {
@@ -93,6 +192,10 @@ mod tests {
         cache: u64,
         #[rtti(id = 6, embedded)]
         part: Part,
+        #[rtti(id = 7, embedded)]
+        parts: Vec<Part>,
+        #[rtti(id = 8)]
+        link: Option<Rc<Part>>,
     }
 
     /// What the walk says of two samples' plain fields: each compared through its accessor.
@@ -106,9 +209,17 @@ mod tests {
         Some(all)
     }
 
-    fn sample(
-        (count, name, weights, pair, maybe, cache, label): (u8, bool, Vec<u8>, u8, Option<i8>, u64, bool),
-    ) -> Sample {
+    /// Two parts of equal content: equal labels, and no pointer (equal content says nothing of
+    /// where two pointers lead).
+    fn same_content(a: &Part, b: &Part) -> bool {
+        a.label == b.label && a.next.is_none() && b.next.is_none()
+    }
+
+    fn part((label, next): (bool, bool)) -> Part {
+        Part { label: if label { "x".into() } else { "y".into() }, next: next.then(|| Rc::new(Part::default())) }
+    }
+
+    fn sample(((count, name, weights, pair, maybe, cache, label), (parts, link)): (Plains, Others)) -> Sample {
         Sample {
             count: u32::from(count % 3),
             name: if name { "a".into() } else { "b".into() },
@@ -117,35 +228,48 @@ mod tests {
             pair: [f64::from(pair % 2), 0.5],
             maybe: maybe.map(|m| i16::from(m % 2)),
             cache,
-            part: Part { label: if label { "x".into() } else { "y".into() } },
+            part: part(label),
+            parts: parts.into_iter().take(3).map(part).collect(),
+            link: link.then(|| Rc::new(Part::default())),
         }
     }
 
-    type Fields = (u8, bool, Vec<u8>, u8, Option<i8>, u64, bool);
+    type Plains = (u8, bool, Vec<u8>, u8, Option<i8>, u64, (bool, bool));
+    type Others = (Vec<(bool, bool)>, bool);
 
     quickcheck::quickcheck! {
-        /// The generated comparison answers as the walk does, whichever one field differs: the
-        /// field not stored and the one held by value play no part in it.
-        fn the_generated_comparison_agrees_with_the_walk(a: Fields, other: Fields, which: u8) -> bool {
+        /// The generated comparison answers as the walk does in each scope, whichever one field
+        /// differs: plain fields always, values held by value from `Values` on (as content:
+        /// any pointer inside them makes them differ), pointers only in `Content`, the field
+        /// not stored never.
+        fn the_generated_comparison_agrees_with_the_walk(a: (Plains, Others), other: (Plains, Others), which: u8) -> bool {
             let (a, other) = (sample(a), sample(other));
             let mut b = a.clone();
-            match which % 7 {
+            match which % 9 {
                 0 => b.count = other.count,
                 1 => b.name = other.name,
                 2 => b.weights = other.weights,
                 3 => b.pair = other.pair,
                 4 => b.maybe = other.maybe,
                 5 => b.cache = other.cache,
-                _ => b.part = other.part,
+                6 => b.part = other.part,
+                7 => b.parts = other.parts,
+                _ => b.link = other.link,
             }
-            let same = Sample::rtti_static().generated_same_plain().expect("a derived struct has one");
-            let told = same(&a, &b);
-            let expected = match which % 7 {
-                5 | 6 => Some(true),
-                _ => walked(&a, &b),
-            };
-            // An object of another type is not compared.
-            told == expected && told == walked(&a, &b) && same(&a, &a.part).is_none()
+            let same = Sample::rtti_static().generated_same().expect("a derived struct has one");
+            let plain = walked(&a, &b);
+            let values = plain.map(|plain| {
+                plain
+                    && same_content(&a.part, &b.part)
+                    && a.parts.len() == b.parts.len()
+                    && a.parts.iter().zip(&b.parts).all(|(x, y)| same_content(x, y))
+            });
+            let content = values.map(|values| values && a.link.is_none() && b.link.is_none());
+            same(&a, &b, SameScope::Plain) == plain
+                && same(&a, &b, SameScope::Values) == values
+                && same(&a, &b, SameScope::Content) == content
+                // An object of another type is not compared.
+                && same(&a, &a.part, SameScope::Plain).is_none()
         }
     }
 }

@@ -19,7 +19,8 @@ pub use generate::{diff, DiffError};
 pub(crate) use generated::same_plains;
 #[doc(hidden)]
 pub use generated::{
-    generated_pair, same_plain, same_plain_array, same_plain_with, same_plain_with_array, GeneratedSame,
+    generated_pair, same_embedded, same_embedded_array, same_plain, same_plain_array, same_plain_with,
+    same_plain_with_array, same_pointer, same_pointer_array, GeneratedSame, SameScope,
 };
 pub use patch::{
     Patch, EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, OBJECT_BODY_TYPE_ID, OBJECT_EDIT_TYPE_ID, PATCH_TYPE_ID,

@@ -236,6 +236,12 @@ pub trait PointerAccess: ErasedElems {
     /// Calls `f` for every element with the target's identity (`None` = null or dead), how many
     /// pointers lead to it, and a way to take a strong handle to it.
     fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError>;
+    /// Appends every element's target identity (`None` = null or dead) and whether the element is
+    /// the only pointer to it (see [`SharedHandle::is_only_pointer`]): what
+    /// [`for_each`](Self::for_each) tells, without a call per element.
+    fn targets(&self, owner: &dyn Any, out: &mut Vec<(Option<usize>, bool)>) -> Result<(), FieldError> {
+        self.for_each(owner, &mut |addr, count, _| out.push((addr, count == 1)))
+    }
     /// A strong handle to element `index`'s target (`None` when null or dead).
     fn shared(&self, owner: &dyn Any, index: usize) -> Result<Option<SharedObject>, FieldError>;
     /// Replaces the elements with pointers to `targets` (`None` = null). A target the element type
@@ -278,6 +284,11 @@ where
             for elem in S::as_slice(container) {
                 f(elem.addr(), elem.pointer_count(), &|| elem.handle().map(SharedObject::new));
             }
+        })
+    }
+    fn targets(&self, owner: &dyn Any, out: &mut Vec<(Option<usize>, bool)>) -> Result<(), FieldError> {
+        self.access.with(owner_ref::<O>(owner)?, |container| {
+            out.extend(S::as_slice(container).iter().map(|elem| (elem.addr(), elem.pointer_count() == 1)));
         })
     }
     fn shared(&self, owner: &dyn Any, index: usize) -> Result<Option<SharedObject>, FieldError> {

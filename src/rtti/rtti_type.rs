@@ -72,8 +72,8 @@ pub struct GeneratedCode {
     pub encode: GeneratedEncode,
     /// Reads the fields (`serializer/decoder/generated.rs`).
     pub decode: GeneratedDecode,
-    /// Compares the plain fields of two objects (`diff/generated.rs`).
-    pub same_plain: GeneratedSame,
+    /// Compares two objects' fields, as far as a scope asks (`diff/generated.rs`).
+    pub same: GeneratedSame,
 }
 
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
@@ -183,10 +183,10 @@ impl RttiType {
         self.generated.map(|codec| codec.decode)
     }
 
-    /// The derive's generated comparison of the type's own plain fields (see the field).
+    /// The derive's generated comparison of the type's own fields (see the field).
     #[inline]
-    pub(crate) fn generated_same_plain(&self) -> Option<GeneratedSame> {
-        self.generated.map(|code| code.same_plain)
+    pub(crate) fn generated_same(&self) -> Option<GeneratedSame> {
+        self.generated.map(|code| code.same)
     }
 
     pub(crate) fn set_generated(&mut self, codec: Option<GeneratedCode>) {

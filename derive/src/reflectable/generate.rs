@@ -30,7 +30,7 @@ pub fn generate(input: &Input) -> TokenStream {
                 builder,
                 __reflectable_encode::<#(#arguments),*>,
                 __reflectable_decode::<#(#arguments),*>,
-                __reflectable_same_plain::<#(#arguments),*>,
+                __reflectable_same::<#(#arguments),*>,
             );),
         );
     }
@@ -54,9 +54,10 @@ pub fn generate(input: &Input) -> TokenStream {
             }
 
             #[allow(clippy::needless_lifetimes)]
-            fn __reflectable_same_plain #build_generics (
+            fn __reflectable_same #build_generics (
                 a: &dyn ::core::any::Any,
                 b: &dyn ::core::any::Any,
+                scope: #krate::__private::SameScope,
             ) -> ::core::option::Option<bool> #where_clause {
                 #same
             }
@@ -205,9 +206,9 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
     steps
 }
 
-/// The bodies of the generated encoder, decoder and plain-field comparison of a struct's fields
+/// The bodies of the generated encoder, decoder and comparison of a struct's fields
 /// (see the library's `serializer/encoder/generated.rs`, `serializer/decoder/generated.rs` and
-/// `diff/generated.rs`): one call per field (per plain field for the comparison), in the order
+/// `diff/generated.rs`): one call per field, in the order
 /// the builder steps add them, each to the function named as the field's step. The decoder stops
 /// at the first field the stream does not hold next, the comparison at the first that differs.
 /// `None` where the type is walked instead: an enum, a type that `extend`s its fields, a map
@@ -246,14 +247,12 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(T
                 (add_function(layout.kind, layout.array), quote!(#ty))
             }
         };
-        if function.starts_with("plain") {
-            let same = Ident::new(&format!("same_{function}"), span);
-            sames.push(quote_spanned!(span=>
-                if !#krate::__private::#same::<#arguments>(&a.#member, &b.#member)? {
-                    return ::core::option::Option::Some(false);
-                }
-            ));
-        }
+        let same = Ident::new(&format!("same_{function}"), span);
+        sames.push(quote_spanned!(span=>
+            if !#krate::__private::#same::<#arguments>(&a.#member, &b.#member, scope)? {
+                return ::core::option::Option::Some(false);
+            }
+        ));
         let encode = Ident::new(&format!("encode_{function}"), span);
         let decode = Ident::new(&format!("decode_{function}"), span);
         writes.push(quote_spanned!(span=> #krate::__private::#encode::<#arguments>(w, #index, &o.#member)?;));
@@ -264,7 +263,7 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(T
         ));
     }
     let same = if sames.is_empty() {
-        quote!(let _ = (a, b); ::core::option::Option::Some(true))
+        quote!(let _ = (a, b, scope); ::core::option::Option::Some(true))
     } else {
         quote! {
             let (a, b) = #krate::__private::generated_pair::<#owner>(a, b)?;

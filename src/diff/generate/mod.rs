@@ -21,6 +21,7 @@ mod pointers;
 mod values;
 
 use super::patch::{ObjectBody, ObjectEdit, Origin, Patch, NONE};
+use super::SameScope;
 use crate::containers::MAP_TYPE_ID;
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
@@ -29,7 +30,7 @@ use ahash::AHashMap;
 use places::{Frame, Place, FRAME};
 use pointers::Unplaced;
 use thiserror::Error;
-use values::same_content;
+use values::{generated_same, same_content};
 
 /// How many pairs are compared inside one another, each as soon as it is made, before the next
 /// wait in a queue: most pairs are compared while both objects are still in the cache, and the
@@ -406,7 +407,13 @@ impl Differ {
                 self.map(&mut body, rtti, sa, sb)?;
                 continue;
             }
+            // Plain values and values held by value all equal, told by generated code: only the
+            // pointer fields are left to walk.
+            let values_same = sa.is_some_and(|sa| generated_same(rtti, sa, sb, SameScope::Values) == Some(true));
             for field in rtti.fields_of(sb) {
+                if values_same && !matches!(field.access(), FieldAccess::Pointer(_)) {
+                    continue;
+                }
                 self.path.push((rtti.id(), field.id(), 0));
                 match field.access() {
                     FieldAccess::Plain(_) if skip_plain && sa.is_some() => {}

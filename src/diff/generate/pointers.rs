@@ -3,7 +3,7 @@
 //! match, guesses and moves, and the targets a patch names before it knows what they become.
 
 use super::places::Frame;
-use super::values::content;
+use super::values::{content, same_content};
 use super::TENTATIVE;
 use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Side};
 use crate::diff::align::{align, fill_gaps, used};
@@ -414,13 +414,14 @@ impl Differ {
         if self.can_nest(&old, &new) {
             return self.compare_nested(&old, &new, place, Known::Unpaired);
         }
-        let (a, b) = &mut self.scratch;
-        a.clear();
-        b.clear();
         // Neither is being compared: every pair is made before it is compared, and neither is
-        // paired, in the old graph or (checked above) in the new one.
-        let equal = unpaired_fingerprint(&old, a).and_then(|()| unpaired_fingerprint(&new, b)).map(|()| a == b);
-        if !equal? {
+        // paired, in the old graph or (checked above) in the new one. So both can be read.
+        if old.family().is_mutable() != new.family().is_mutable() {
+            return Ok(false);
+        }
+        let scratch = &mut self.scratch;
+        let same = old.read(|a| new.read(|b| same_content(a, b, false, scratch))).and_then(|r| r);
+        if !same.map_err(unreadable_object)?? {
             return Ok(false);
         }
         self.try_pair(place, &new, true)
@@ -545,6 +546,5 @@ pub(super) struct Unplaced {
 /// null), and whether the element is the only pointer to it (see `only_target`).
 fn targets(field: &RttiField, owner: &dyn Reflectable, out: &mut Vec<(Option<usize>, bool)>) -> Result<(), DiffError> {
     let pointers = field.as_pointer().expect("a pointer field");
-    pointers.for_each(owner, &mut |addr, count, _| out.push((addr, count == 1))).map_err(unreadable(field))?;
-    Ok(())
+    pointers.targets(owner, out).map_err(unreadable(field))
 }

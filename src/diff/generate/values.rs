@@ -4,6 +4,7 @@
 use super::{unreadable, DiffError, Differ, Forced};
 use crate::diff::align::{align, fill_gaps, runs, split, used};
 use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
+use crate::diff::SameScope;
 use crate::field::{FieldAccess, RttiField};
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::generated_codecs_by_default;
@@ -230,10 +231,10 @@ impl Contents {
     }
 }
 
-/// Whether `a` and `b` have the same [`content`], told in place: the plain fields of a section
-/// through the code its derive generated when there is some, otherwise each through
-/// [`PlainAccess::same`](crate::field::PlainAccess::same), written out into `scratch` only where
-/// its type cannot tell. With `deep`, `false` as soon as either points at anything: equal content
+/// Whether `a` and `b` have the same [`content`], told in place: each section through the code
+/// its derive generated when there is some and it can tell, otherwise field by field, plain ones
+/// through [`PlainAccess::same`](crate::field::PlainAccess::same), written out into `scratch`
+/// only where their type cannot tell. With `deep`, `false` as soon as either points at anything: equal content
 /// would not say that the targets are equal.
 pub(super) fn same_content(
     a: &dyn Reflectable,
@@ -250,19 +251,14 @@ pub(super) fn same_content(
         if variant_a.map(|variant| variant.id()) != variant_b.map(|variant| variant.id()) {
             return Ok(false);
         }
-        let plain_told = match rtti.generated_same_plain().filter(|_| generated_codecs_by_default()) {
-            Some(same) => match same(sa as &dyn Any, sb as &dyn Any) {
-                Some(false) => return Ok(false),
-                told => told.is_some(),
-            },
-            None => false,
-        };
-        if plain_told && !deep {
-            continue;
+        let scope = if deep { SameScope::Content } else { SameScope::Plain };
+        match generated_same(rtti, sa, sb, scope) {
+            Some(true) => continue,
+            Some(false) => return Ok(false),
+            None => {}
         }
         for field in rtti.fields_of(sa) {
             let same = match field.access() {
-                FieldAccess::Plain(_) if plain_told => true,
                 FieldAccess::Plain(plain) => match plain.same(sa, sb).map_err(unreadable(field))? {
                     Some(same) => same,
                     None => {
@@ -292,6 +288,19 @@ pub(super) fn same_content(
         }
     }
     Ok(true)
+}
+
+/// What the code generated for section type `rtti` says of sections `a` and `b` (see
+/// [`SameScope`]); `None` when there is none (or it is switched off), or it cannot tell.
+#[inline]
+pub(super) fn generated_same(
+    rtti: &RttiType,
+    a: &dyn Reflectable,
+    b: &dyn Reflectable,
+    scope: SameScope,
+) -> Option<bool> {
+    let same = rtti.generated_same().filter(|_| generated_codecs_by_default())?;
+    same(a as &dyn Any, b as &dyn Any, scope)
 }
 
 /// [`same_content`] of every element of embedded field `field` in `a` and `b`.
