@@ -50,7 +50,16 @@ pub fn generated_code<O: Reflectable>(
     decode: crate::serializer::GeneratedDecode,
     same: crate::diff::GeneratedSame,
 ) -> RttiTypeBuilder<O> {
-    builder.generated_code(GeneratedCode { encode, decode, same })
+    builder.generated_code(GeneratedCode { encode: Some(encode), decode: Some(decode), same })
+}
+
+/// Compares the fields and variants declared so far through `same`, the code the derive
+/// generated for an enum (which it does not generate a codec for).
+pub fn generated_same<O: Reflectable>(
+    builder: RttiTypeBuilder<O>,
+    same: crate::diff::GeneratedSame,
+) -> RttiTypeBuilder<O> {
+    builder.generated_code(GeneratedCode { encode: None, decode: None, same })
 }
 
 use crate::containers::ObjectMap;

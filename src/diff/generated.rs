@@ -272,4 +272,59 @@ mod tests {
                 && same(&a, &a.part, SameScope::Plain).is_none()
         }
     }
+
+    /// Every kind of variant: unit, named with a field not stored, tuple with a value held by
+    /// value and a pointer.
+    #[derive(crate::Reflectable, Clone, Default)]
+    #[rtti(id = 9_990_003, crate = crate)]
+    enum Choice {
+        #[default]
+        #[rtti(id = 1)]
+        Nothing,
+        #[rtti(id = 2)]
+        Named {
+            #[rtti(id = 1)]
+            size: u16,
+            #[rtti(skip)]
+            cache: u8,
+        },
+        #[rtti(id = 3)]
+        Tuple(#[rtti(id = 1)] String, #[rtti(id = 2, embedded)] Part, #[rtti(id = 3)] Option<Rc<Part>>),
+    }
+
+    fn choice((kind, size, cache, label, held, link): (u8, u8, u8, bool, (bool, bool), bool)) -> Choice {
+        match kind % 3 {
+            0 => Choice::Nothing,
+            1 => Choice::Named { size: u16::from(size % 2), cache },
+            _ => Choice::Tuple(
+                if label { "a".into() } else { "b".into() },
+                part(held),
+                link.then(|| Rc::new(Part::default())),
+            ),
+        }
+    }
+
+    type Choices = (u8, u8, u8, bool, (bool, bool), bool);
+
+    quickcheck::quickcheck! {
+        /// An enum's generated comparison: the fields of the variant both objects hold, as for a
+        /// struct; objects of two variants differ.
+        fn the_generated_comparison_of_an_enum_compares_the_variant_held(a: Choices, b: Choices) -> bool {
+            let (a, b) = (choice(a), choice(b));
+            let (plain, values, content) = match (&a, &b) {
+                (Choice::Nothing, Choice::Nothing) => (true, true, true),
+                (Choice::Named { size: x, .. }, Choice::Named { size: y, .. }) => (x == y, x == y, x == y),
+                (Choice::Tuple(x, p, l), Choice::Tuple(y, q, m)) => {
+                    let values = x == y && same_content(p, q);
+                    (x == y, values, values && l.is_none() && m.is_none())
+                }
+                _ => (false, false, false),
+            };
+            let same = Choice::rtti_static().generated_same().expect("a derived enum has one");
+            same(&a, &b, SameScope::Plain) == Some(plain)
+                && same(&a, &b, SameScope::Values) == Some(values)
+                && same(&a, &b, SameScope::Content) == Some(content)
+                && !Choice::rtti_static().has_generated_codec()
+        }
+    }
 }

@@ -63,15 +63,15 @@ pub(crate) struct Constructor {
 /// Puts a fresh object into a shared allocation of a family.
 pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
 
-/// The code `#[derive(Reflectable)]` generated to write, read and compare a struct's own fields.
-/// Public for the derive only.
+/// The code `#[derive(Reflectable)]` generated to write, read and compare a type's own fields
+/// (an enum's are only compared). Public for the derive only.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct GeneratedCode {
     /// Writes the fields (`serializer/encoder/generated.rs`).
-    pub encode: GeneratedEncode,
+    pub encode: Option<GeneratedEncode>,
     /// Reads the fields (`serializer/decoder/generated.rs`).
-    pub decode: GeneratedDecode,
+    pub decode: Option<GeneratedDecode>,
     /// Compares two objects' fields, as far as a scope asks (`diff/generated.rs`).
     pub same: GeneratedSame,
 }
@@ -168,19 +168,19 @@ impl RttiType {
     /// derived struct without maps or `extend`) rather than by walking their descriptors. Both
     /// write the same bytes; see [`BinarySerializer::generated_codecs`](crate::serializer::BinarySerializer::generated_codecs).
     pub fn has_generated_codec(&self) -> bool {
-        self.generated.is_some()
+        self.generated_encode().is_some()
     }
 
     /// The derive's generated encoder for the type's own fields (see the field).
     #[inline]
     pub(crate) fn generated_encode(&self) -> Option<GeneratedEncode> {
-        self.generated.map(|codec| codec.encode)
+        self.generated.and_then(|code| code.encode)
     }
 
     /// The derive's generated decoder for the type's own fields (see the field).
     #[inline]
     pub(crate) fn generated_decode(&self) -> Option<GeneratedDecode> {
-        self.generated.map(|codec| codec.decode)
+        self.generated.and_then(|code| code.decode)
     }
 
     /// The derive's generated comparison of the type's own fields (see the field).

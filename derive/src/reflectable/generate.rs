@@ -6,7 +6,7 @@ use super::infer::{array_elem, layout};
 use super::model::{Codec, Field, Input, Kind, Variant};
 use crate::attr::{crate_or_default, literal_int, path_at};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Fields, Ident, LitStr, Member, Path};
 
@@ -20,38 +20,46 @@ pub fn generate(input: &Input) -> TokenStream {
     let generics = Generic::of(&krate, input);
     let owner = &generics.owner;
     let mut steps = steps(&krate, input, owner);
-    let codec = generated_code(&krate, input, owner);
-    if codec.is_some() {
+    let generated = generated_code(&krate, input, owner);
+    if let Some(generated) = &generated {
         let arguments = &generics.arguments;
         let at = steps.len() - usize::from(input.attrs.hooks.is_some());
-        steps.insert(
-            at,
-            quote!(let builder = #krate::__private::generated_code(
+        let register = match generated.codec {
+            Some(_) => quote!(let builder = #krate::__private::generated_code(
                 builder,
                 __reflectable_encode::<#(#arguments),*>,
                 __reflectable_decode::<#(#arguments),*>,
                 __reflectable_same::<#(#arguments),*>,
             );),
-        );
+            None => {
+                quote!(let builder = #krate::__private::generated_same(builder, __reflectable_same::<#(#arguments),*>);)
+            }
+        };
+        steps.insert(at, register);
     }
-    let codec = codec.map(|(encode, decode, same)| {
+    let generated = generated.map(|Generated { codec, same }| {
         let (build_generics, where_clause) = (&generics.impl_generics, &generics.where_clause);
-        quote! {
-            #[allow(clippy::needless_lifetimes)]
-            fn __reflectable_encode #build_generics (
-                owner: &dyn ::core::any::Any,
-                w: &mut #krate::__private::FieldWriter<'_, '_, '_, '_>,
-            ) -> ::core::result::Result<(), #krate::__private::FieldWriteError> #where_clause {
-                #encode
-            }
+        let codec = codec.map(|(encode, decode)| {
+            quote! {
+                #[allow(clippy::needless_lifetimes)]
+                fn __reflectable_encode #build_generics (
+                    owner: &dyn ::core::any::Any,
+                    w: &mut #krate::__private::FieldWriter<'_, '_, '_, '_>,
+                ) -> ::core::result::Result<(), #krate::__private::FieldWriteError> #where_clause {
+                    #encode
+                }
 
-            #[allow(clippy::needless_lifetimes)]
-            fn __reflectable_decode #build_generics (
-                owner: &mut dyn ::core::any::Any,
-                r: &mut #krate::__private::FieldReader<'_, '_, '_, '_>,
-            ) -> ::core::result::Result<(), #krate::__private::DecodeError> #where_clause {
-                #decode
+                #[allow(clippy::needless_lifetimes)]
+                fn __reflectable_decode #build_generics (
+                    owner: &mut dyn ::core::any::Any,
+                    r: &mut #krate::__private::FieldReader<'_, '_, '_, '_>,
+                ) -> ::core::result::Result<(), #krate::__private::DecodeError> #where_clause {
+                    #decode
+                }
             }
+        });
+        quote! {
+            #codec
 
             #[allow(clippy::needless_lifetimes)]
             fn __reflectable_same #build_generics (
@@ -94,7 +102,7 @@ pub fn generate(input: &Input) -> TokenStream {
         const _: () = {
             #id_check
 
-            #codec
+            #generated
 
             fn __reflectable_build #build_generics (
             ) -> ::core::result::Result<#krate::__private::RttiType, #krate::__private::RttiError> #where_clause {
@@ -206,53 +214,33 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
     steps
 }
 
-/// The bodies of the generated encoder, decoder and comparison of a struct's fields
-/// (see the library's `serializer/encoder/generated.rs`, `serializer/decoder/generated.rs` and
-/// `diff/generated.rs`): one call per field, in the order
-/// the builder steps add them, each to the function named as the field's step. The decoder stops
-/// at the first field the stream does not hold next, the comparison at the first that differs.
-/// `None` where the type is walked instead: an enum, a type that `extend`s its fields, a map
-/// field.
-fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(TokenStream, TokenStream, TokenStream)> {
-    if input.variants.is_some() || input.attrs.extend.is_some() {
+/// What the derive generates for a type besides its builder steps: its fields' encoder and
+/// decoder bodies (a struct only) and comparison body.
+struct Generated {
+    codec: Option<(TokenStream, TokenStream)>,
+    same: TokenStream,
+}
+
+/// The bodies of the generated encoder, decoder and comparison of a type's fields (see the
+/// library's `serializer/encoder/generated.rs`, `serializer/decoder/generated.rs` and
+/// `diff/generated.rs`): one call per field, in the order the builder steps add them, each to
+/// the function named as the field's step. The decoder stops at the first field the stream does
+/// not hold next, the comparison at the first that differs. An enum gets the comparison only.
+/// `None` where the type is walked instead: a type that `extend`s its fields, a map field.
+fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<Generated> {
+    if input.attrs.extend.is_some() {
         return None;
     }
+    if let Some(variants) = &input.variants {
+        return generated_same_of_enum(krate, input.ident, owner, variants).map(|same| Generated { codec: None, same });
+    }
     let (mut writes, mut reads, mut sames) = (Vec::new(), Vec::new(), Vec::new());
-    let fields = input.fields.iter().filter(|field| {
-        let attrs = &field.attrs;
-        attrs.skip.is_none() && attrs.base.is_none() && attrs.unknown.is_none()
-    });
-    for (index, field) in fields.enumerate() {
-        let ty = field.ty();
+    for (index, field) in generated_fields(&input.fields).enumerate() {
         let member = &field.member;
-        let span = ty.span();
+        let span = field.ty().span();
         let krate = path_at(krate, span);
-        let (function, arguments) = match field.codec() {
-            Some((codec, key)) => {
-                let codec = match codec {
-                    Codec::With(codec) => quote!(#codec),
-                    Codec::Serde => quote_spanned!(key.span()=> #krate::__private::SerdeCodec),
-                };
-                let function = match array_elem(ty) {
-                    Some(_) => "plain_with_array",
-                    None => "plain_with",
-                };
-                (function, quote!(#ty, #codec))
-            }
-            None => {
-                let layout = layout(field);
-                if layout.map {
-                    return None;
-                }
-                (add_function(layout.kind, layout.array), quote!(#ty))
-            }
-        };
-        let same = Ident::new(&format!("same_{function}"), span);
-        sames.push(quote_spanned!(span=>
-            if !#krate::__private::#same::<#arguments>(&a.#member, &b.#member, scope)? {
-                return ::core::option::Option::Some(false);
-            }
-        ));
+        let (function, arguments) = field_function(&krate, field)?;
+        sames.push(same_call(&krate, field, function, &arguments, quote!(&a.#member), quote!(&b.#member)));
         let encode = Ident::new(&format!("encode_{function}"), span);
         let decode = Ident::new(&format!("decode_{function}"), span);
         writes.push(quote_spanned!(span=> #krate::__private::#encode::<#arguments>(w, #index, &o.#member)?;));
@@ -273,7 +261,8 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(T
     };
     if writes.is_empty() {
         let nothing = quote!(let _ = (owner, w); ::core::result::Result::Ok(()));
-        return Some((nothing, quote!(let _ = (owner, r); ::core::result::Result::Ok(())), same));
+        let codec = (nothing, quote!(let _ = (owner, r); ::core::result::Result::Ok(())));
+        return Some(Generated { codec: Some(codec), same });
     }
     let encode = quote! {
         let o: &#owner = #krate::__private::generated_owner::<#owner>(owner)?;
@@ -285,7 +274,96 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<(T
         #(#reads)*
         ::core::result::Result::Ok(())
     };
-    Some((encode, decode, same))
+    Some(Generated { codec: Some((encode, decode)), same })
+}
+
+/// The comparison of an enum's fields: two objects of one variant (the caller compares variants
+/// first), field by field.
+fn generated_same_of_enum(
+    krate: &Path,
+    path: &Ident,
+    owner: &TokenStream,
+    variants: &[Variant],
+) -> Option<TokenStream> {
+    let mut arms = Vec::new();
+    for variant in variants {
+        let ident = variant.ident;
+        let (mut bound_a, mut bound_b, mut sames) = (Vec::new(), Vec::new(), Vec::new());
+        for (index, field) in generated_fields(&variant.fields).enumerate() {
+            let member = &field.member;
+            let krate = path_at(krate, field.ty().span());
+            let (function, arguments) = field_function(&krate, field)?;
+            let (a, b) = (format_ident!("__a{index}"), format_ident!("__b{index}"));
+            sames.push(same_call(&krate, field, function, &arguments, quote!(#a), quote!(#b)));
+            bound_a.push(quote!(#member: #a));
+            bound_b.push(quote!(#member: #b));
+        }
+        arms.push(quote! {
+            (#path::#ident { #(#bound_a,)* .. }, #path::#ident { #(#bound_b,)* .. }) => { #(#sames)* }
+        });
+    }
+    Some(quote! {
+        let _ = scope;
+        let (a, b) = #krate::__private::generated_pair::<#owner>(a, b)?;
+        match (a, b) {
+            #(#arms)*
+            #[allow(unreachable_patterns)]
+            _ => return ::core::option::Option::Some(false),
+        }
+        ::core::option::Option::Some(true)
+    })
+}
+
+/// The fields generated code reaches: neither skipped, nor a base, nor where unknown fields go.
+fn generated_fields<'a, 'b>(fields: &'b [Field<'a>]) -> impl Iterator<Item = &'b Field<'a>> {
+    fields.iter().filter(|field| {
+        let attrs = &field.attrs;
+        attrs.skip.is_none() && attrs.base.is_none() && attrs.unknown.is_none()
+    })
+}
+
+/// The `__private` function family a field's generated code calls (`plain`, `embedded_array`,
+/// ...) and its type arguments; `None` for a map field, which is walked.
+fn field_function(krate: &TokenStream, field: &Field) -> Option<(&'static str, TokenStream)> {
+    let ty = field.ty();
+    Some(match field.codec() {
+        Some((codec, key)) => {
+            let codec = match codec {
+                Codec::With(codec) => quote!(#codec),
+                Codec::Serde => quote_spanned!(key.span()=> #krate::__private::SerdeCodec),
+            };
+            let function = match array_elem(ty) {
+                Some(_) => "plain_with_array",
+                None => "plain_with",
+            };
+            (function, quote!(#ty, #codec))
+        }
+        None => {
+            let layout = layout(field);
+            if layout.map {
+                return None;
+            }
+            (add_function(layout.kind, layout.array), quote!(#ty))
+        }
+    })
+}
+
+/// One field's comparison in generated code: returns "different" when it differs.
+fn same_call(
+    krate: &TokenStream,
+    field: &Field,
+    function: &str,
+    arguments: &TokenStream,
+    a: TokenStream,
+    b: TokenStream,
+) -> TokenStream {
+    let span = field.ty().span();
+    let same = Ident::new(&format!("same_{function}"), span);
+    quote_spanned!(span=>
+        if !#krate::__private::#same::<#arguments>(#a, #b, scope)? {
+            return ::core::option::Option::Some(false);
+        }
+    )
 }
 
 /// `.variants(...)`: the ID of the variant an object holds.

@@ -100,7 +100,7 @@ pub struct RttiTypeBuilder<T> {
     built_in: bool,
     /// See [`instance_size`](Self::instance_size).
     size: Option<usize>,
-    /// The derive's generated code and how many fields it covers.
+    /// The derive's generated code and how many fields and variants it covers.
     generated: Option<(GeneratedCode, usize)>,
     _type: PhantomData<fn() -> T>,
 }
@@ -525,17 +525,16 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         if self.unknown.is_some() && self.active.is_some() {
             return Err(RttiError::UnknownFieldsInEnum { type_name });
         }
+        // Counted before the variants are assembled out of the builder.
+        let declared = self.declared();
         let variants = match self.active.take() {
             None if self.variants.is_empty() => None,
             None => return Err(RttiError::NotAnEnum { type_name }),
             Some(active) => Some(self.assemble_variants(&type_name, active)?),
         };
-        // Generated code covers the fields the derive declared; a type that gained more (through
-        // `extend`) or variants is walked instead.
-        let generated = self
-            .generated
-            .filter(|&(_, count)| count == self.fields.len() && variants.is_none())
-            .map(|(codec, _)| codec);
+        // Generated code covers the fields and variants the derive declared; a type that gained
+        // more (through `extend`) is walked instead.
+        let generated = self.generated.filter(|&(_, count)| count == declared).map(|(code, _)| code);
         let mut rtti = RttiType::assemble(
             self.id,
             self.name,
@@ -559,8 +558,13 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     /// generated for them, instead of walking their descriptors. Public for the derive only.
     #[doc(hidden)]
     pub fn generated_code(mut self, code: GeneratedCode) -> Self {
-        self.generated = Some((code, self.fields.len()));
+        self.generated = Some((code, self.declared()));
         self
+    }
+
+    /// How many fields and variants are declared so far.
+    fn declared(&self) -> usize {
+        self.fields.len() + self.variants.iter().map(|variant| 1 + variant.fields.len()).sum::<usize>()
     }
 }
 
