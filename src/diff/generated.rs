@@ -285,6 +285,8 @@ mod tests {
         Named {
             #[rtti(id = 1)]
             size: u16,
+            // Never read: it is here to be left out of the comparison.
+            #[allow(dead_code)]
             #[rtti(skip)]
             cache: u8,
         },
