@@ -101,7 +101,7 @@ where
     }
     for (x, y) in a.iter().zip(b) {
         let same = match (x.value(), y.value()) {
-            (Some(x), Some(y)) => same_object(x, y)?,
+            (Some(x), Some(y)) => same_object(x, y, SameScope::Content)?,
             (x, y) => x.is_none() && y.is_none(),
         };
         if !same {
@@ -130,9 +130,9 @@ where
     Some(scope != SameScope::Content || (none(a) && none(b)))
 }
 
-/// Two objects held by value, of any type, compared in full ([`SameScope::Content`]) through
-/// their generated code: `None` when a section of theirs has none, or cannot tell.
-fn same_object(a: &dyn Reflectable, b: &dyn Reflectable) -> Option<bool> {
+/// Two objects of any type, every section compared in `scope` through their generated code (and
+/// their variants): `None` when a section has none, or cannot tell.
+pub(crate) fn same_object(a: &dyn Reflectable, b: &dyn Reflectable, scope: SameScope) -> Option<bool> {
     let own = a.rtti();
     if own.id() != b.rtti().id() {
         return Some(false);
@@ -142,7 +142,7 @@ fn same_object(a: &dyn Reflectable, b: &dyn Reflectable) -> Option<bool> {
         if variants(sa) != variants(sb) {
             return Some(false);
         }
-        if !rtti.generated_same()?(sa as &dyn Any, sb as &dyn Any, SameScope::Content)? {
+        if !rtti.generated_same()?(sa as &dyn Any, sb as &dyn Any, scope)? {
             return Some(false);
         }
     }

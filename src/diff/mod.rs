@@ -16,12 +16,12 @@ mod patch;
 pub use apply::{apply, apply_shared, apply_to_handle, apply_with, ApplyProblem, ApplyProblemKind, ApplyReport};
 pub use equal::{rtti_eq, Difference};
 pub use generate::{diff, DiffError};
-pub(crate) use generated::same_plains;
 #[doc(hidden)]
 pub use generated::{
     generated_pair, same_embedded, same_embedded_array, same_plain, same_plain_array, same_plain_with,
     same_plain_with_array, same_pointer, same_pointer_array, GeneratedSame, SameScope,
 };
+pub(crate) use generated::{same_object, same_plains};
 pub use patch::{
     Patch, EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, OBJECT_BODY_TYPE_ID, OBJECT_EDIT_TYPE_ID, PATCH_TYPE_ID,
     PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,

@@ -30,7 +30,7 @@ use ahash::AHashMap;
 use places::{Frame, Place, FRAME};
 use pointers::Unplaced;
 use thiserror::Error;
-use values::{generated_same, same_content};
+use values::{generated_same, generated_same_object, same_content};
 
 /// How many pairs are compared inside one another, each as soon as it is made, before the next
 /// wait in a queue: most pairs are compared while both objects are still in the cache, and the
@@ -50,6 +50,19 @@ enum Known {
     /// As `Unpaired`, for two objects no other pointer leads to: the pair is not kept by address
     /// and the old object is compared under a frame (see `only_target` in `pointers.rs`).
     OnlyPointers,
+}
+
+/// What [`Differ::compare`] found equal in two objects before their bodies are compared: those
+/// fields are not compared again.
+#[derive(Clone, Copy, PartialEq, Default)]
+enum Told {
+    #[default]
+    Nothing,
+    /// The plain values (the fingerprints).
+    Plain,
+    /// The plain values and what is held by value, in every section: only the pointer fields
+    /// are left.
+    Values,
 }
 
 /// Marks an element whose target is a guess: the old element it would keep if the guess holds.
@@ -194,8 +207,8 @@ struct Differ {
     queue: Vec<(SharedObject, SharedObject, u32, Known)>,
     /// Pairs being compared inside other comparisons (see [`Differ::try_pair`]).
     nested: u32,
-    /// The next object compared skips its plain values (see [`Differ::compare`]).
-    skip_plain: bool,
+    /// What is known to be equal in the next object compared (see [`Differ::compare`]).
+    told: Told,
     /// Guesses still to try: an old object's place and a new object.
     guesses: Vec<(u32, SharedObject)>,
     /// Pointer targets the patch names before it knows what they become: a new object, and the
@@ -276,8 +289,13 @@ impl Differ {
         let body = old
             .read(|a| {
                 new.read(|b| {
+                    let mut told = if known == Known::Nothing { Told::Nothing } else { Told::Plain };
                     if matches!(known, Known::Unpaired | Known::OnlyPointers) {
-                        if !self.same_fingerprint(a, b)? {
+                        // Usually all but the pointers are equal, which says that the
+                        // fingerprints are, in one look at each object.
+                        if generated_same_object(a, b, SameScope::Values) {
+                            told = Told::Values;
+                        } else if !self.same_fingerprint(a, b)? {
                             return Ok(None);
                         }
                         match known {
@@ -288,7 +306,7 @@ impl Differ {
                     // Noted before its fields are: an edit made for it while it is read (by an
                     // object compared inside it) must not read it again.
                     self.note_type(place, a.rtti().id());
-                    self.skip_plain = known != Known::Nothing;
+                    self.told = told;
                     self.body_at(place, Some(a), b).map(Some)
                 })
             })
@@ -389,7 +407,8 @@ impl Differ {
         let mut body = ObjectBody::edit(own.id());
         body.fresh = a.is_none();
         // For this object only, not the objects it holds by value.
-        let skip_plain = std::mem::take(&mut self.skip_plain) && a.is_some();
+        let told = if a.is_some() { std::mem::take(&mut self.told) } else { Told::Nothing };
+        let skip_plain = told != Told::Nothing;
         let mut old_sections = a.map(|a| RttiType::sections_from(own, a));
         for (depth, (rtti, sb)) in RttiType::sections_from(own, b).enumerate() {
             let mut sa = old_sections.as_mut().and_then(Iterator::next).map(|(_, section)| section);
@@ -409,7 +428,9 @@ impl Differ {
             }
             // Plain values and values held by value all equal, told by generated code: only the
             // pointer fields are left to walk.
-            let values_same = sa.is_some_and(|sa| generated_same(rtti, sa, sb, SameScope::Values) == Some(true));
+            let values_same = sa.is_some_and(|sa| {
+                told == Told::Values || generated_same(rtti, sa, sb, SameScope::Values) == Some(true)
+            });
             for field in rtti.fields_of(sb) {
                 if values_same && !matches!(field.access(), FieldAccess::Pointer(_)) {
                     continue;
