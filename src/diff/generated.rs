@@ -1,5 +1,5 @@
-//! What `#[derive(Reflectable)]` generates for a diff: per struct, one function that tells whether
-//! two objects' fields are equal, each compared through its static type (the way
+//! What `#[derive(Reflectable)]` generates for a diff: per struct or enum, one function that tells
+//! whether two objects' fields are equal, each compared through its static type (the way
 //! [`PlainAccess::same`](crate::field::PlainAccess::same) compares one field through its erased
 //! accessor), as far as a [`SameScope`] asks. A diff's commonest questions are whether two
 //! objects' plain values are equal (their fingerprints) and whether two values held by value are,
@@ -25,9 +25,10 @@ pub enum SameScope {
     Content,
 }
 
-/// Whether two objects of a derived struct are equal as far as the scope asks (their own fields,
-/// not their base's): `None` when a field's type cannot tell without writing its value out or
-/// walking it (the caller then compares field by field), or an object is not of the struct.
+/// Whether two objects of a derived type are equal as far as the scope asks (their own fields, not
+/// their base's; for an enum, those of the variant both hold, and objects of two variants differ):
+/// `None` when a field's type cannot tell without writing its value out or walking it (the caller
+/// then compares field by field), or an object is not of the type.
 pub type GeneratedSame = fn(&dyn Any, &dyn Any, SameScope) -> Option<bool>;
 
 /// The elements of two containers of shape `S`, compared through codec `K`: the one comparison
@@ -149,7 +150,7 @@ pub(crate) fn same_object(a: &dyn Reflectable, b: &dyn Reflectable, scope: SameS
     Some(true)
 }
 
-/// The two objects as the struct `O`, for generated code.
+/// The two objects as the type `O`, for generated code.
 #[doc(hidden)]
 #[inline(always)]
 pub fn generated_pair<'a, O: 'static>(a: &'a dyn Any, b: &'a dyn Any) -> Option<(&'a O, &'a O)> {

@@ -407,7 +407,8 @@ impl Differ {
         let mut body = ObjectBody::edit(own.id());
         body.fresh = a.is_none();
         // For this object only, not the objects it holds by value.
-        let told = if a.is_some() { std::mem::take(&mut self.told) } else { Told::Nothing };
+        let told = std::mem::take(&mut self.told);
+        let told = if a.is_some() { told } else { Told::Nothing };
         let skip_plain = told != Told::Nothing;
         let mut old_sections = a.map(|a| RttiType::sections_from(own, a));
         for (depth, (rtti, sb)) in RttiType::sections_from(own, b).enumerate() {
