@@ -234,8 +234,8 @@ impl Contents {
 /// Whether `a` and `b` have the same [`content`], told in place: each section through the code
 /// its derive generated when there is some and it can tell, otherwise field by field, plain ones
 /// through [`PlainAccess::same`](crate::field::PlainAccess::same), written out into `scratch`
-/// only where their type cannot tell. With `deep`, `false` as soon as either points at anything: equal content
-/// would not say that the targets are equal.
+/// only where their type cannot tell. With `deep`, `false` as soon as either points at anything:
+/// equal content would not say that the targets are equal.
 pub(super) fn same_content(
     a: &dyn Reflectable,
     b: &dyn Reflectable,
