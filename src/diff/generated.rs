@@ -138,6 +138,17 @@ pub(crate) fn same_object(a: &dyn Reflectable, b: &dyn Reflectable, scope: SameS
     if own.id() != b.rtti().id() {
         return Some(false);
     }
+    same_sections(own, a, b, scope)
+}
+
+/// [`same_object`] of two objects both of type `own` (asked for once by the caller: a generic
+/// type's descriptor costs a lookup).
+pub(crate) fn same_sections(
+    own: &'static RttiType,
+    a: &dyn Reflectable,
+    b: &dyn Reflectable,
+    scope: SameScope,
+) -> Option<bool> {
     for ((rtti, sa), (_, sb)) in RttiType::sections_from(own, a).zip(RttiType::sections_from(own, b)) {
         let variants = |section| rtti.active_variant(section).map(|variant| variant.id());
         if variants(sa) != variants(sb) {

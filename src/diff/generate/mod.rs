@@ -30,7 +30,7 @@ use ahash::AHashMap;
 use places::{Frame, Place, FRAME};
 use pointers::Unplaced;
 use thiserror::Error;
-use values::{generated_same, generated_same_object, same_content};
+use values::{generated_same, generated_same_sections, same_content};
 
 /// How many pairs are compared inside one another, each as soon as it is made, before the next
 /// wait in a queue: most pairs are compared while both objects are still in the cache, and the
@@ -289,11 +289,13 @@ impl Differ {
         let body = old
             .read(|a| {
                 new.read(|b| {
+                    // Asked for once: a generic type's descriptor costs a lookup.
+                    let own = a.rtti();
                     let mut told = if known == Known::Nothing { Told::Nothing } else { Told::Plain };
                     if matches!(known, Known::Unpaired | Known::OnlyPointers) {
                         // Usually all but the pointers are equal, which says that the
                         // fingerprints are, in one look at each object.
-                        if generated_same_object(a, b, SameScope::Values) {
+                        if own.id() == b.rtti().id() && generated_same_sections(own, a, b, SameScope::Values) {
                             told = Told::Values;
                         } else if !self.same_fingerprint(a, b)? {
                             return Ok(None);
@@ -305,9 +307,10 @@ impl Differ {
                     }
                     // Noted before its fields are: an edit made for it while it is read (by an
                     // object compared inside it) must not read it again.
-                    self.note_type(place, a.rtti().id());
+                    // Past the checks above, `b` is of `a`'s type.
+                    self.note_type(place, own.id());
                     self.told = told;
-                    self.body_at(place, Some(a), b).map(Some)
+                    self.body_at(place, Some(a), b, own).map(Some)
                 })
             })
             .and_then(|r| r);
@@ -391,10 +394,11 @@ impl Differ {
         place: u32,
         a: Option<&dyn Reflectable>,
         b: &dyn Reflectable,
+        own: &'static RttiType,
     ) -> Result<ObjectBody, DiffError> {
         // The steps inside this object start after those of any object it is compared within.
         let saved = (std::mem::replace(&mut self.place, place), std::mem::replace(&mut self.base, self.path.len()));
-        let body = self.body(a, b);
+        let body = self.body_of(own, a, b);
         self.path.truncate(self.base);
         (self.place, self.base) = saved;
         body
@@ -403,7 +407,16 @@ impl Differ {
     /// The changes from `a` to `b` (of one type), or `b` in full when there is no `a`.
     fn body(&mut self, a: Option<&dyn Reflectable>, b: &dyn Reflectable) -> Result<ObjectBody, DiffError> {
         // Asked for once: a generic type's descriptor costs a lookup. `a` is of the same type.
-        let own = b.rtti();
+        self.body_of(b.rtti(), a, b)
+    }
+
+    /// [`body`](Self::body), `own` being the type of both objects.
+    fn body_of(
+        &mut self,
+        own: &'static RttiType,
+        a: Option<&dyn Reflectable>,
+        b: &dyn Reflectable,
+    ) -> Result<ObjectBody, DiffError> {
         let mut body = ObjectBody::edit(own.id());
         body.fresh = a.is_none();
         // For this object only, not the objects it holds by value.
@@ -481,7 +494,7 @@ impl Differ {
         let mut next = 0;
         while next < self.entries.len() {
             if let Some(new) = self.created.remove(&(next as u32)) {
-                let body = new.read(|b| self.body_at(NONE, None, b)).map_err(unreadable_object)??;
+                let body = new.read(|b| self.body_at(NONE, None, b, b.rtti())).map_err(unreadable_object)??;
                 self.entries[next].body = body;
             }
             let mut body = std::mem::take(&mut self.entries[next].body);

@@ -4,7 +4,7 @@
 use super::{unreadable, DiffError, Differ, Forced};
 use crate::diff::align::{align, fill_gaps, runs, split, used};
 use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
-use crate::diff::{same_object, SameScope};
+use crate::diff::{same_sections, SameScope};
 use crate::field::{FieldAccess, RttiField};
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::generated_codecs_by_default;
@@ -303,11 +303,16 @@ pub(super) fn generated_same(
     same(a as &dyn Any, b as &dyn Any, scope)
 }
 
-/// Whether objects `a` and `b` are equal in `scope`, every section, as generated code tells:
-/// `false` when it tells they differ, cannot tell, or is switched off.
+/// Whether objects `a` and `b`, both of type `own`, are equal in `scope`, every section, as
+/// generated code tells: `false` when it tells they differ, cannot tell, or is switched off.
 #[inline]
-pub(super) fn generated_same_object(a: &dyn Reflectable, b: &dyn Reflectable, scope: SameScope) -> bool {
-    generated_codecs_by_default() && same_object(a, b, scope) == Some(true)
+pub(super) fn generated_same_sections(
+    own: &'static RttiType,
+    a: &dyn Reflectable,
+    b: &dyn Reflectable,
+    scope: SameScope,
+) -> bool {
+    generated_codecs_by_default() && same_sections(own, a, b, scope) == Some(true)
 }
 
 /// [`same_content`] of every element of embedded field `field` in `a` and `b`.
