@@ -179,14 +179,21 @@ fn pod_bulk_copy_matches_field_by_field_encoding() {
         value.write(&mut one_by_one);
     }
     assert_eq!(bulk, one_by_one);
-    // Read back from an odd offset: the input need not be aligned.
-    let mut shifted = vec![0u8];
-    shifted.extend_from_slice(&bulk);
-    let mut reader = Reader::new(&shifted);
-    reader.skip(1).unwrap();
-    let mut back = Vec::new();
-    Vec3::read_slice(&mut reader, values.len(), &mut back).unwrap();
-    assert_eq!(back, values);
+    // Read back from every offset within a word, into a vector that already holds one value: the
+    // input need not be aligned (offsets 1-3 take the unaligned copy, 0 and 4 the aligned one).
+    // Words keep the buffer aligned for `Vec3`'s `f32`s.
+    for shift in 0..=4 {
+        let mut words = vec![0u32; (bulk.len() + shift).div_ceil(4)];
+        let buffer: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+        buffer[shift..shift + bulk.len()].copy_from_slice(&bulk);
+        let mut reader = Reader::new(&buffer[..shift + bulk.len()]);
+        reader.skip(shift).unwrap();
+        let mut back = vec![Vec3 { x: 9.0, y: 9.0, z: 9.0 }];
+        Vec3::read_slice(&mut reader, values.len(), &mut back).unwrap();
+        assert_eq!(back[0], Vec3 { x: 9.0, y: 9.0, z: 9.0 }, "shift {shift}");
+        assert_eq!(back[1..], values[..], "shift {shift}");
+        assert_eq!(reader.remaining(), 0, "shift {shift}");
+    }
 }
 
 #[test]

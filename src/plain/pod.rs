@@ -30,10 +30,17 @@ pub fn read_slice<T: PlainType + bytemuck::Pod>(
 ) -> Result<(), PlainError> {
     if cfg!(target_endian = "little") {
         let bytes = reader.take(count.saturating_mul(std::mem::size_of::<T>()))?;
-        let start = out.len();
-        out.resize(start + count, T::zeroed());
-        // The input may be unaligned for `T`; copying into the (aligned) vector's bytes is not.
-        bytemuck::cast_slice_mut::<T, u8>(&mut out[start..]).copy_from_slice(bytes);
+        match bytemuck::try_cast_slice::<u8, T>(bytes) {
+            // Input aligned for `T` (the usual case: what comes before an array is words): one
+            // pass, where zeroing the vector first would be a second one over fresh memory.
+            Ok(values) => out.extend_from_slice(values),
+            // Unaligned input: copied into the (aligned) vector's bytes.
+            Err(_) => {
+                let start = out.len();
+                out.resize(start + count, T::zeroed());
+                bytemuck::cast_slice_mut::<T, u8>(&mut out[start..]).copy_from_slice(bytes);
+            }
+        }
         Ok(())
     } else {
         for _ in 0..count {
