@@ -2,7 +2,7 @@
 //! encoding those values produces exactly those bytes.
 
 use reflectable::serializer::format::{Trailer, EMPTY_SCHEMA_TABLE, TRAILER_CHECKSUM, TRAILER_SIZE};
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, MemorySerializer, SchemaTable};
 use reflectable::Reflectable;
 use std::rc::Rc;
 
@@ -68,6 +68,26 @@ fn door_bytes() -> Vec<u8> {
     [&[0x52, 0x46, 0x4C, 0x42, 0x03, 0x00, 0x00, 0x00][..], DOOR_OBJECTS, DOOR_SCHEMA, DOOR_TRAILER].concat()
 }
 
+/// The fingerprint table of the worked example written with `SchemaTable::Fingerprints`.
+const DOOR_FINGERPRINTS: &[u8] = &[
+    0xC8, 0x46, 0x50, 0x54, 0x03, 0x00, 0x00, 0x00, // fingerprint mark, 3 types
+    0xE8, 0x03, 0x00, 0x00, 0xBF, 0xC8, 0xAC, 0xF8, 0x3D, 0x4D, 0x3D, 0xF2, // type 1000, its fingerprint
+    0xE9, 0x03, 0x00, 0x00, 0xC8, 0x65, 0x25, 0x7D, 0xDC, 0x3D, 0xE9, 0x45, // type 1001
+    0xEA, 0x03, 0x00, 0x00, 0x7C, 0xD2, 0x4B, 0xDD, 0xE2, 0xD0, 0xB4, 0xBF, // type 1002
+    0x30, 0x00, 0x00, 0x00, // the table's length: 48
+];
+
+/// The worked example with its fingerprint table: header, objects, fingerprints, a trailer of
+/// 162 bytes.
+fn door_fingerprint_bytes() -> Vec<u8> {
+    let trailer: &[u8] = &[
+        0xC8, 0x45, 0x4E, 0x44, 0x00, 0x00, 0x00, 0x00, // end mark, no flags
+        0x02, 0x00, 0x00, 0x00, 0xA2, 0x00, 0x00, 0x00, // 2 objects, length 162
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    ];
+    [&[0x52, 0x46, 0x4C, 0x42, 0x03, 0x00, 0x00, 0x00][..], DOOR_OBJECTS, DOOR_FINGERPRINTS, trailer].concat()
+}
+
 /// The same door as version 2 wrote it: no schema table, a trailer of 114 bytes.
 fn door_v2_bytes() -> Vec<u8> {
     let trailer: &[u8] = &[
@@ -102,11 +122,16 @@ fn worked_example_encodes_byte_for_byte() {
     // Without its schema table, the stream is version 2.
     let v2 = MemorySerializer::with(BinarySerializer::new().schema_table(false)).encode(&door()).unwrap();
     assert_eq!(v2, door_v2_bytes());
+    // With the types' fingerprints in its place, version 3 again.
+    let listed = MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints));
+    let bytes = listed.encode(&door()).unwrap();
+    assert_eq!(bytes.len(), 162);
+    assert_eq!(bytes, door_fingerprint_bytes());
 }
 
 #[test]
 fn worked_example_decodes() {
-    for bytes in [door_bytes(), door_v2_bytes()] {
+    for bytes in [door_bytes(), door_v2_bytes(), door_fingerprint_bytes()] {
         let decoded: Door = MemorySerializer::new().decode_as(&bytes).unwrap();
         assert_eq!(decoded, door());
     }
@@ -132,7 +157,7 @@ fn the_fingerprint_is_the_documented_hash() {
 /// smaller door (cut at 82, `lock = Some(Lock { code: 0 })`).
 #[test]
 fn the_worked_example_cut_anywhere_is_an_error() {
-    for stream in [door_bytes(), door_v2_bytes(), GATE.to_vec()] {
+    for stream in [door_bytes(), door_v2_bytes(), door_fingerprint_bytes(), GATE.to_vec()] {
         for len in 0..stream.len() {
             assert!(MemorySerializer::new().decode(&stream[..len]).is_err(), "cut at {len} decoded");
         }

@@ -93,14 +93,17 @@ fn describe_len(len: usize) -> String {
 /// What `check` prints for a valid file.
 pub fn summary(loaded: &Loaded, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let graph = &loaded.graph;
-    let types = graph.schema().map(|schema| schema.types.len()).unwrap_or(0);
+    // A stream for readers with the same types lists its types' fingerprints, describing none.
+    let types = match graph.fingerprints() {
+        Some(listed) => format!("{} types listed by fingerprint only", listed.len()),
+        None => format!("{} types described", graph.schema().map(|schema| schema.types.len()).unwrap_or(0)),
+    };
     writeln!(
         out,
-        "ok: format version {}, {} bytes, {} objects, {} types described{}",
+        "ok: format version {}, {} bytes, {} objects, {types}{}",
         graph.version(),
         loaded.bytes.len(),
         graph.objects().len(),
-        types,
         if graph.has_checksum() { ", checksum verified" } else { "" }
     )
 }

@@ -97,6 +97,24 @@ fn check_accepts_the_level_and_refuses_corrupt_copies() {
 }
 
 #[test]
+fn a_message_listing_fingerprints_only_is_checked_and_dumped() {
+    use reflectable::serializer::{BinarySerializer, MemorySerializer, SchemaTable};
+    let files = Files::new("fingerprints");
+    let (level, _) = level::build_level(12, 5);
+    let listed = MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints));
+    let bytes = listed.encode(&level).unwrap();
+    level::break_cycles(&level);
+    let message = files.with("message.bin", &bytes);
+    let (ok, out, err) = run(&["check"], &message);
+    assert!(ok, "{err}");
+    assert!(out.contains("types listed by fingerprint only"), "{out}");
+    // Without descriptions, objects show by type ID and fields by ID.
+    let (ok, out, err) = run(&["dump"], &message);
+    assert!(ok, "{err}");
+    assert!(out.contains("#1 type 300030"), "{out}");
+}
+
+#[test]
 fn stats_add_up_to_the_file() {
     let files = Files::new("stats");
     let (ok, out, err) = run(&["stats"], &files.level);

@@ -8,8 +8,10 @@
 
 use super::object::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes};
 use super::{DynamicGraph, StoredEntry};
+use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::{WireKind, WireShape};
 use crate::plain::{skip_elem, Reader};
+use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use crate::schema::TypeSchema;
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
@@ -21,7 +23,7 @@ use crate::serializer::wire::{
     check_depth, embedded_header, field_count, read_stream_header, stream_body, variant_tag, walk_object, Item,
 };
 use crate::serializer::Limits;
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 use std::mem::size_of;
 use std::rc::Rc;
 
@@ -61,6 +63,9 @@ struct Parser<'d> {
     table: Option<TableIndex<'d>>,
     /// Entries parsed so far, by type ID (`None`: the table does not describe the type).
     described: AHashMap<u32, Option<Rc<Described>>>,
+    /// For a stream with a fingerprint table, the types it lists: an object of another type is
+    /// corrupt (the graph could not be written back with it listed).
+    listed: Option<AHashSet<u32>>,
     objects: Vec<DynamicRef>,
     allocated: usize,
     budget: usize,
@@ -99,6 +104,17 @@ pub(super) fn decode(
         && Trailer::from_bytes(input[input.len() - TRAILER_SIZE..].try_into().expect("a trailer"))
             .is_some_and(|trailer| trailer.flags & TRAILER_CHECKSUM != 0);
     let table = body.schema.map(|(start, end)| TableIndex::read(input, start, end)).transpose()?;
+    // Without the types at hand, a fingerprint table is checked for form only, and kept.
+    let fingerprints = match body.fingerprints {
+        Some((start, end)) => Some(
+            FingerprintTable::read(input, start, end)?
+                .entries()
+                .iter()
+                .map(|entry| (entry.type_id, entry.fingerprint))
+                .collect(),
+        ),
+        None => None,
+    };
     let stored_table = table.as_ref().map(|table| {
         let mut entries: Vec<_> = table.entries().to_vec();
         entries.sort_unstable_by_key(|entry| entry.offset);
@@ -119,6 +135,9 @@ pub(super) fn decode(
         limits,
         table,
         described: AHashMap::new(),
+        listed: fingerprints
+            .as_ref()
+            .map(|entries: &Vec<(u32, u64)>| entries.iter().map(|&(type_id, _)| type_id).collect()),
         objects: Vec::with_capacity(index.len()),
         allocated: 0,
         budget: limits.allocation_budget(input.len()),
@@ -140,7 +159,7 @@ pub(super) fn decode(
         }
     }
     tracker.finished(None);
-    Ok(DynamicGraph { version, checksum, objects: parser.objects, table: stored_table })
+    Ok(DynamicGraph { version, checksum, objects: parser.objects, table: stored_table, fingerprints })
 }
 
 impl Parser<'_> {
@@ -206,8 +225,12 @@ impl Parser<'_> {
         Ok(DynamicObject::from_sections(sections))
     }
 
+    /// Opens a section of `type_id` whose header ends at `offset`.
     fn open(&mut self, type_id: u32, offset: usize) -> Result<Open, DecodeError> {
         self.charge(SECTION_COST, offset)?;
+        if self.listed.as_ref().is_some_and(|listed| type_id < FIRST_RESERVED_TYPE_ID && !listed.contains(&type_id)) {
+            return Err(corrupt(offset - TYPE_HEADER_SIZE, "an object of a type the fingerprint table does not list"));
+        }
         let described = self.describe(type_id)?;
         let schema = described.as_ref().map(|described| described.schema.clone());
         Ok(Open { described, variant: None, section: DynamicSection::new(type_id, schema) })

@@ -10,6 +10,7 @@ use super::object::{DynamicObject, DynamicRef, DynamicValue};
 use super::DynamicGraph;
 use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::FieldError;
+use crate::schema::fingerprint_table::write_fingerprint_table;
 use crate::schema::table::write_schema_entry;
 use crate::schema::TypeSchema;
 use crate::serializer::format::{
@@ -48,7 +49,13 @@ pub(super) fn encode(graph: &DynamicGraph) -> Result<Vec<u8>, EncodeError> {
         scheduled: Vec::with_capacity(graph.objects.len()),
         pending: Vec::new(),
         fresh: Vec::new(),
-        described: graph.table.iter().flatten().map(|entry| entry.type_id).collect(),
+        described: graph
+            .table
+            .iter()
+            .flatten()
+            .map(|entry| entry.type_id)
+            .chain(graph.fingerprints.iter().flatten().map(|&(type_id, _)| type_id))
+            .collect(),
         added: Vec::new(),
         graph,
         max_depth: Limits::default().max_depth,
@@ -120,10 +127,14 @@ impl Writer<'_> {
         for (index, section) in object.sections().iter().enumerate() {
             TypeHeader { instance, base: index > 0, type_id: section.type_id() }.write(&mut self.out);
             if self.graph.version >= SCHEMA_VERSION && section.type_id() < FIRST_RESERVED_TYPE_ID {
-                if let Some(schema) = section.schema() {
-                    if self.described.insert(section.type_id()) {
-                        self.added.push(schema.clone());
+                let type_id = section.type_id();
+                match section.schema() {
+                    Some(schema) if self.described.insert(type_id) => self.added.push(schema.clone()),
+                    // A fingerprint table lists every type: one not listed needs its schema.
+                    None if self.graph.fingerprints.is_some() && !self.described.contains(&type_id) => {
+                        return Err(EncodeError::NoFingerprint { type_id });
                     }
+                    _ => {}
                 }
             }
             for field in section.fields() {
@@ -172,6 +183,12 @@ impl Writer<'_> {
     }
 
     fn table(&mut self) {
+        if let Some(stored) = &self.graph.fingerprints {
+            let added = self.added.iter().map(|schema| (schema.id, schema.fingerprint));
+            let entries: Vec<(u32, u64)> = stored.iter().copied().chain(added).collect();
+            write_fingerprint_table(entries.into_iter(), &mut self.out);
+            return;
+        }
         let start = self.out.len();
         let stored = self.graph.table.as_deref().unwrap_or_default();
         self.out.extend_from_slice(&SCHEMA_MARK.to_le_bytes());

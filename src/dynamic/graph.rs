@@ -47,6 +47,9 @@ pub struct DynamicGraph {
     pub(super) checksum: bool,
     pub(super) objects: Vec<DynamicRef>,
     pub(super) table: Option<Vec<StoredEntry>>,
+    /// The fingerprint table the graph was read with, in its order, instead of a schema table
+    /// (a stream written with `SchemaTable::Fingerprints`).
+    pub(super) fingerprints: Option<Vec<(u32, u64)>>,
 }
 
 /// One entry of a stored schema table, kept as its bytes (length word included).
@@ -85,6 +88,7 @@ impl DynamicGraph {
             checksum: false,
             objects: vec![DynamicRef::new(root)],
             table: Some(Vec::new()),
+            fingerprints: None,
         }
     }
 
@@ -227,14 +231,24 @@ impl DynamicGraph {
     }
 
     /// A graph of `objects` (the root first), written in format `version`, with `table` as its
-    /// stored schema table (`None` for versions 1 and 2).
+    /// stored schema table (`None` for versions 1 and 2, and with `fingerprints`).
     pub(crate) fn from_parts(
         version: u32,
         checksum: bool,
         objects: Vec<DynamicRef>,
         table: Option<Vec<StoredEntry>>,
+        fingerprints: Option<Vec<(u32, u64)>>,
     ) -> Self {
-        DynamicGraph { version, checksum, objects, table }
+        DynamicGraph { version, checksum, objects, table, fingerprints }
+    }
+
+    /// The fingerprint table the graph was read with (type ID, fingerprint), in the stream's
+    /// order, when the stream listed its types' fingerprints instead of describing them
+    /// ([`SchemaTable::Fingerprints`](crate::serializer::SchemaTable::Fingerprints)). Such a graph
+    /// is written back the same way, its objects undescribed; a type it gains must come with its
+    /// schema, whose fingerprint is then listed.
+    pub fn fingerprints(&self) -> Option<&[(u32, u64)]> {
+        self.fingerprints.as_deref()
     }
 
     /// The stored schema table's entries in its own order (which the stream's bytes keep), each
@@ -280,6 +294,7 @@ impl PartialEq for DynamicGraph {
         if self.version != other.version
             || self.checksum != other.checksum
             || self.table != other.table
+            || self.fingerprints != other.fingerprints
             || self.objects.len() != other.objects.len()
         {
             return false;
@@ -317,7 +332,13 @@ impl Clone for DynamicGraph {
                 *copy.0.borrow_mut() = object.map_pointers(&retarget);
             }
         }
-        DynamicGraph { version: self.version, checksum: self.checksum, objects: copies, table: self.table.clone() }
+        DynamicGraph {
+            version: self.version,
+            checksum: self.checksum,
+            objects: copies,
+            table: self.table.clone(),
+            fingerprints: self.fingerprints.clone(),
+        }
     }
 }
 

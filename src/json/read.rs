@@ -64,6 +64,33 @@ pub(super) fn graph(document: &Value, known: Option<&Schema>) -> Result<DynamicG
         ),
         Some(_) => return Err(invalid("types", "a list of types")),
     };
+    // A stream that listed its types' fingerprints instead of describing them: each as
+    // `{"type": ID, "fingerprint": "16 hex digits"}` (hex, which a JSON number could not hold
+    // exactly).
+    let fingerprints: Option<Vec<(u32, u64)>> = match document.get("fingerprints") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(entries)) => Some(
+            entries
+                .iter()
+                .enumerate()
+                .map(|(n, entry)| {
+                    let type_id = entry.get("type").and_then(Value::as_u64).and_then(|id| u32::try_from(id).ok());
+                    let fingerprint = entry
+                        .get("fingerprint")
+                        .and_then(Value::as_str)
+                        .filter(|hex| hex.len() == 16)
+                        .and_then(|hex| u64::from_str_radix(hex, 16).ok());
+                    type_id.zip(fingerprint).ok_or_else(|| {
+                        invalid(&format!("fingerprints[{n}]"), "a type ID and a fingerprint of 16 hex digits")
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Some(_) => return Err(invalid("fingerprints", "a list of type IDs and fingerprints")),
+    };
+    if fingerprints.is_some() && (stored.is_some() || version < 3) {
+        return Err(invalid("fingerprints", "a version 3 document lists fingerprints instead of types, not as well"));
+    }
     let parsed: Vec<TypeSchema> = stored.iter().flatten().filter_map(|entry| entry.as_ref().ok().cloned()).collect();
     let types = Types::new(&parsed, known);
     let objects = document.get("objects").and_then(Value::as_array).ok_or_else(|| invalid("objects", "a list"))?;
@@ -96,7 +123,8 @@ pub(super) fn graph(document: &Value, known: Option<&Schema>) -> Result<DynamicG
         version,
         checksum,
         reader.handles,
-        if version >= 3 { table.or(Some(Vec::new())) } else { None },
+        if version >= 3 && fingerprints.is_none() { table.or(Some(Vec::new())) } else { None },
+        fingerprints,
     ))
 }
 

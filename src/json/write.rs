@@ -38,7 +38,8 @@ impl<'g> Document<'g> {
 
 impl Serialize for Document<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut document = serializer.serialize_map(Some(5))?;
+        let fingerprints = self.graph.fingerprints();
+        let mut document = serializer.serialize_map(Some(5 + usize::from(fingerprints.is_some())))?;
         document.serialize_entry("format", super::FORM)?;
         document.serialize_entry("version", &self.graph.version())?;
         document.serialize_entry("checksum", &self.graph.has_checksum())?;
@@ -51,6 +52,15 @@ impl Serialize for Document<'_> {
             entries.iter().map(entry).collect::<Vec<_>>()
         });
         document.serialize_entry("types", &types)?;
+        if let Some(fingerprints) = fingerprints {
+            let entries: Vec<Value> = fingerprints
+                .iter()
+                .map(|&(type_id, fingerprint)| {
+                    serde_json::json!({ "type": type_id, "fingerprint": format!("{fingerprint:016x}") })
+                })
+                .collect();
+            document.serialize_entry("fingerprints", &entries)?;
+        }
         document.serialize_entry("objects", &Objects(self))?;
         document.end()
     }

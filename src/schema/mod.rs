@@ -41,6 +41,7 @@ pub(crate) mod convert;
 pub(crate) mod describe;
 mod diff;
 mod fingerprint;
+pub(crate) mod fingerprint_table;
 mod reflect;
 pub(crate) mod table;
 

@@ -466,7 +466,9 @@ fn signature_fits(sig: &[u32], kind: WireKind) -> bool {
 }
 
 /// The schema a stream was written with: every type it holds, as its writer described them.
-/// A stream older than version 3 has no schema table: [`DecodeErrorKind::NoSchema`].
+/// A stream older than version 3, or one that lists its types' fingerprints only
+/// ([`SchemaTable::Fingerprints`](crate::serializer::SchemaTable::Fingerprints)), has no schema
+/// table: [`DecodeErrorKind::NoSchema`].
 pub fn stored_schema(bytes: &[u8]) -> Result<Schema, DecodeError> {
     let body = stream_body(bytes)?;
     match body.schema {
@@ -475,8 +477,8 @@ pub fn stored_schema(bytes: &[u8]) -> Result<Schema, DecodeError> {
     }
 }
 
-/// How many bytes of a stream its schema table takes (0 for a stream before version 3): what
-/// describing its types costs.
+/// How many bytes of a stream its schema table (or fingerprint table) takes; 0 for a stream
+/// before version 3: what describing its types costs.
 ///
 /// ```
 /// # use reflectable::Reflectable;
@@ -488,5 +490,6 @@ pub fn stored_schema(bytes: &[u8]) -> Result<Schema, DecodeError> {
 /// assert!(table > 0 && table < bytes.len());
 /// ```
 pub fn table_size(bytes: &[u8]) -> Result<usize, DecodeError> {
-    Ok(stream_body(bytes)?.schema.map_or(0, |(start, end)| end - start))
+    let body = stream_body(bytes)?;
+    Ok(body.schema.or(body.fingerprints).map_or(0, |(start, end)| end - start))
 }

@@ -24,10 +24,11 @@ use super::format::{
 };
 use super::progress::Tracker;
 use super::wire::{write_stream_header, write_trailer};
-use super::{BinarySerializer, Limits, Root, WeakPointers};
+use super::{BinarySerializer, Limits, Root, SchemaTable, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
 use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
+use crate::schema::fingerprint_table::{running_fingerprints, write_fingerprint_table};
 use crate::schema::table::{one_per_id, write_table};
 use ahash::AHashSet;
 use generated::FieldWriter;
@@ -74,7 +75,7 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     /// The kept unknown fields written, by type (`kept.rs`): their types' entries describe them.
     kept: Vec<kept::KeptSet>,
     /// `false` to write a version 2 stream, which has no schema table.
-    schema_table: bool,
+    schema_table: SchemaTable,
     /// The types found castable into each user trait (`trait_check.rs`).
     trait_checks: TraitChecks,
     /// Reports progress every so many objects.
@@ -126,7 +127,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     /// Writes the whole graph; returns what is left in the buffer and the total bytes produced.
     pub(crate) fn run(mut self, root: Root<'_>) -> Result<(Vec<u8>, u64), EncodeError> {
         self.find_strong(&root);
-        write_stream_header(&mut self.out, if self.schema_table { VERSION } else { SCHEMA_VERSION - 1 });
+        let version = if self.schema_table == SchemaTable::Omitted { SCHEMA_VERSION - 1 } else { VERSION };
+        write_stream_header(&mut self.out, version);
         match root {
             Root::Object(object) => {
                 let address = object as *const dyn Reflectable as *const () as usize;
@@ -157,11 +159,26 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             self.object_done();
             self.pending.end_group();
         }
-        if self.schema_table {
-            let kept = self.kept_entries()?;
-            let types = one_per_id(&self.types, &kept)
-                .map_err(|rtti| EncodeError::TypeIdClash { type_id: rtti.id(), type_name: rtti.name().to_owned() })?;
-            write_table(&types, &kept, &mut self.out);
+        match self.schema_table {
+            SchemaTable::Full => {
+                let kept = self.kept_entries()?;
+                let types = one_per_id(&self.types, &kept).map_err(|rtti| EncodeError::TypeIdClash {
+                    type_id: rtti.id(),
+                    type_name: rtti.name().to_owned(),
+                })?;
+                write_table(&types, &kept, &mut self.out);
+            }
+            SchemaTable::Fingerprints => {
+                if let Some(&(rtti, _)) = self.kept.first() {
+                    return Err(EncodeError::KeptDataNeedsSchema { type_name: rtti.name() });
+                }
+                let types = one_per_id(&self.types, &[]).map_err(|rtti| EncodeError::TypeIdClash {
+                    type_id: rtti.id(),
+                    type_name: rtti.name().to_owned(),
+                })?;
+                write_fingerprint_table(running_fingerprints(&types), &mut self.out);
+            }
+            SchemaTable::Omitted => {}
         }
         if let Some(hasher) = self.checksum.as_mut() {
             hasher.update(&self.out);

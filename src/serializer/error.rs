@@ -21,9 +21,29 @@ pub enum DecodeErrorKind {
         /// What would have been lost, as a [`DecodeReport`](super::DecodeReport) line.
         what: String,
     },
-    /// The stream predates schema tables (version 1 or 2), so it cannot say how it was written.
-    #[error("the stream has no schema table (it was written before format version 3)")]
+    /// The stream has no schema table, so it cannot say how it was written: it predates them
+    /// (version 1 or 2), or lists its types' fingerprints only (`SchemaTable::Fingerprints`).
+    #[error("the stream has no schema table (it was written before format version 3, or with fingerprints only)")]
     NoSchema,
+    /// A stream that lists only its types' fingerprints (written with
+    /// [`SchemaTable::Fingerprints`](super::SchemaTable::Fingerprints), for readers built with
+    /// the same types) holds a type this reader lacks or has in another form. Such a stream does
+    /// not describe its types, so it is not read at all.
+    #[error(
+        "the stream was written for other types: type {type_id}{} has fingerprint {recorded:016x} in the stream, {}",
+        type_name.as_deref().map(|name| format!(" ({name})")).unwrap_or_default(),
+        running.map_or_else(|| "and this program lacks it".to_owned(), |running| format!("{running:016x} here"))
+    )]
+    FingerprintMismatch {
+        /// The type's ID.
+        type_id: u32,
+        /// The reader's name for it, when it has the type.
+        type_name: Option<String>,
+        /// The fingerprint the stream lists.
+        recorded: u64,
+        /// The reader's fingerprint of the type, when it has it.
+        running: Option<u64>,
+    },
     /// The input does not start with the format's magic bytes.
     #[error("not a reflectable stream: magic bytes {found:02x?}")]
     BadMagic {
@@ -172,6 +192,10 @@ impl PartialEq for DecodeErrorKind {
             (UnsupportedVersion { version: a }, UnsupportedVersion { version: b }) => a == b,
             (NoRoot, NoRoot) | (MissingTrailer, MissingTrailer) | (NoSchema, NoSchema) => true,
             (DataLoss { what: a }, DataLoss { what: b }) => a == b,
+            (
+                FingerprintMismatch { type_id: a, type_name: b, recorded: c, running: d },
+                FingerprintMismatch { type_id: e, type_name: f, recorded: g, running: h },
+            ) => (a, b, c, d) == (e, f, g, h),
             (LengthMismatch { recorded: a, actual: b }, LengthMismatch { recorded: c, actual: d }) => (a, b) == (c, d),
             (ChecksumMismatch { recorded: a, computed: b }, ChecksumMismatch { recorded: c, computed: d }) => {
                 (a, b) == (c, d)
@@ -391,6 +415,26 @@ pub enum EncodeError {
         type_name: &'static str,
         /// The field ID.
         field: u16,
+    },
+    /// A stream that lists only its types' fingerprints
+    /// ([`SchemaTable::Fingerprints`](super::SchemaTable::Fingerprints)) cannot carry what a
+    /// reader kept from a newer writer (unknown fields, objects of types it lacks): their
+    /// descriptions are what the schema table is for.
+    #[error("type {type_name}: an object holds data kept from another writer, which only a stream with a schema table describes")]
+    KeptDataNeedsSchema {
+        /// The type whose object holds the kept data.
+        type_name: &'static str,
+    },
+    /// A dynamic graph read from a stream that lists its types' fingerprints
+    /// ([`DynamicGraph::fingerprints`](crate::dynamic::DynamicGraph::fingerprints)) holds an
+    /// object of a type the list lacks and that carries no schema: there is no fingerprint to
+    /// list for it.
+    #[error(
+        "type {type_id} is not in the graph's fingerprint table, and its objects carry no schema to take one from"
+    )]
+    NoFingerprint {
+        /// The type's ID.
+        type_id: u32,
     },
     /// Two types of one ID whose schema entries differ are in the graph: a type kept from a
     /// stream (the copy of an abstract base the program has, holding a section of an object of

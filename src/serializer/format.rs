@@ -23,6 +23,11 @@ pub const END_MARK: u32 = u32::from_le_bytes([0xC8, b'E', b'N', b'D']);
 /// First word of the schema table that follows the objects of a version 3 stream: the bytes
 /// `C8 53 43 4D` (`"\xC8SCM"`). Like [`END_MARK`], neither a type header nor a valid field header.
 pub const SCHEMA_MARK: u32 = u32::from_le_bytes([0xC8, b'S', b'C', b'M']);
+/// First word of the fingerprint table that a stream written for readers built with the same types
+/// holds in place of its schema table (`SchemaTable::Fingerprints`): the bytes `C8 46 50 54`
+/// (`"\xC8FPT"`). Like [`SCHEMA_MARK`], neither a type header nor a valid field header; a decoder
+/// that knows only schema tables refuses it.
+pub const FINGERPRINT_MARK: u32 = u32::from_le_bytes([0xC8, b'F', b'P', b'T']);
 /// A schema table describing no types: the mark, a count of 0, and the table's length (12).
 /// A hand-assembled version 3 stream may end its objects with it; its types are then read as
 /// streams without a schema are, matched by field ID and wire shape.

@@ -87,6 +87,38 @@ use std::io;
 /// Default flush threshold of the streaming encoder.
 pub const DEFAULT_FLUSH_THRESHOLD: usize = 64 * 1024;
 
+/// How an encoded stream describes the types it holds ([`BinarySerializer::schema_table`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SchemaTable {
+    /// A schema table describing every type (format version 3, `FORMAT.md` "Schema table"):
+    /// any reader, with any version of the types or none of them, reads what it can and reports
+    /// the rest. For anything that is stored.
+    #[default]
+    Full,
+    /// A table of the types' IDs and fingerprints only (12 bytes a type, `FORMAT.md`
+    /// "Fingerprint table"): for messages between programs built from the same types (Banshee's
+    /// `NoMeta`). A reader whose types differ in any way, or that lacks one, refuses the whole
+    /// stream with [`DecodeErrorKind::FingerprintMismatch`] before reading an object; a graph
+    /// holding data kept from another writer cannot be written so
+    /// ([`EncodeError::KeptDataNeedsSchema`]).
+    Fingerprints,
+    /// No table (a version 2 stream): smaller still, but a reader can match fields only by ID
+    /// and wire shape, so a field retyped to another type of the same size would be
+    /// reinterpreted. For readers that predate version 3.
+    Omitted,
+}
+
+/// `true` is [`SchemaTable::Full`], `false` [`SchemaTable::Omitted`].
+impl From<bool> for SchemaTable {
+    fn from(full: bool) -> Self {
+        if full {
+            SchemaTable::Full
+        } else {
+            SchemaTable::Omitted
+        }
+    }
+}
+
 /// The serializer core: a registry to create objects from, limits, and the streaming threshold.
 /// Every call takes a `context` that reaches the types' serialization hooks; pass `&mut ()` when
 /// there is none, or use [`MemorySerializer`] / [`FileSerializer`], which do.
@@ -97,7 +129,7 @@ pub struct BinarySerializer<'r> {
     flush_threshold: usize,
     checksum: bool,
     strict: bool,
-    schema_table: bool,
+    schema_table: SchemaTable,
     keep_unknown_types: bool,
     weak_pointers: WeakPointers<'r>,
     relink: Option<Relink<'r>>,
@@ -127,7 +159,7 @@ impl<'r> BinarySerializer<'r> {
             flush_threshold: DEFAULT_FLUSH_THRESHOLD,
             checksum: false,
             strict: false,
-            schema_table: true,
+            schema_table: SchemaTable::Full,
             keep_unknown_types: false,
             weak_pointers: WeakPointers::Follow,
             relink: None,
@@ -183,13 +215,29 @@ impl<'r> BinarySerializer<'r> {
         self
     }
 
-    /// Whether encoded streams describe their types in a schema table (format version 3, the
-    /// default). `false` writes a version 2 stream, smaller by the table (a few dozen bytes per
-    /// type): for messages between programs built from the same types. A reader of such a
-    /// stream can match fields only by ID and wire shape, so a field retyped to another type of
-    /// the same size would be reinterpreted; keep the table for anything that is stored.
-    pub fn schema_table(mut self, schema_table: bool) -> Self {
-        self.schema_table = schema_table;
+    /// How encoded streams describe their types (see [`SchemaTable`]): in full (the default,
+    /// `true`), by fingerprints only, or not at all (`false`, a version 2 stream).
+    ///
+    /// ```
+    /// use reflectable::serializer::{BinarySerializer, MemorySerializer, SchemaTable};
+    /// use reflectable::Reflectable;
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9831)]
+    /// struct Move {
+    ///     #[rtti(id = 1)]
+    ///     x: f32,
+    /// }
+    ///
+    /// let full = MemorySerializer::new();
+    /// let message = MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints));
+    /// let bytes = message.encode(&Move { x: 2.0 }).unwrap();
+    /// assert!(bytes.len() < full.encode(&Move { x: 2.0 }).unwrap().len());
+    /// let back: Move = message.decode_as(&bytes).unwrap();
+    /// assert_eq!(back.x, 2.0);
+    /// ```
+    pub fn schema_table(mut self, table: impl Into<SchemaTable>) -> Self {
+        self.schema_table = table.into();
         self
     }
 

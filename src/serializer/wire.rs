@@ -5,8 +5,9 @@
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, MAGIC, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION, SCHEMA_VERSION,
-    STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, VERSION, WORD_SIZE,
+    FieldHeader, Trailer, TypeHeader, WireKind, FINGERPRINT_MARK, MAGIC, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION,
+    SCHEMA_VERSION, STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, VERSION,
+    WORD_SIZE,
 };
 use super::Limits;
 use crate::plain::Reader;
@@ -42,6 +43,8 @@ pub(crate) struct Body<'a> {
     pub objects: Option<u32>,
     /// Where the schema table is (start, end) in the input (version 3).
     pub schema: Option<(usize, usize)>,
+    /// Where the fingerprint table is instead (version 3, `SchemaTable::Fingerprints`).
+    pub fingerprints: Option<(usize, usize)>,
 }
 
 /// Checks the stream header and, for version 2, the trailer: it must be there (a stream cut short
@@ -49,7 +52,7 @@ pub(crate) struct Body<'a> {
 pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     let version = read_stream_header(&mut Reader::new(input))?;
     if version == 1 {
-        return Ok(Body { data: input, objects: None, schema: None });
+        return Ok(Body { data: input, objects: None, schema: None, fingerprints: None });
     }
     let end = input.len().checked_sub(TRAILER_SIZE).filter(|&end| end >= STREAM_HEADER_SIZE);
     let trailer = end.and_then(|end| Trailer::from_bytes(input[end..].try_into().expect("TRAILER_SIZE bytes")));
@@ -75,7 +78,7 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
         }
     }
     if version < SCHEMA_VERSION {
-        return Ok(Body { data: &input[..end], objects: Some(trailer.objects), schema: None });
+        return Ok(Body { data: &input[..end], objects: Some(trailer.objects), schema: None, fingerprints: None });
     }
     // The table ends with its own length, so it is found from the trailer backwards.
     let missing = || corrupt(end, "a version 3 stream without its schema table");
@@ -85,7 +88,15 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
         .checked_sub(length)
         .filter(|&start| start >= STREAM_HEADER_SIZE && length >= MIN_TABLE)
         .ok_or_else(|| corrupt(length_at, "the schema table's length does not fit the stream"))?;
-    Ok(Body { data: &input[..start], objects: Some(trailer.objects), schema: Some((start, end)) })
+    // The table's mark says which of the two it is; any other mark is the schema table's reader's
+    // to refuse.
+    let at = Some((start, end));
+    let body = Body { data: &input[..start], objects: Some(trailer.objects), schema: None, fingerprints: None };
+    if input[start..start + WORD_SIZE] == FINGERPRINT_MARK.to_le_bytes() {
+        Ok(Body { fingerprints: at, ..body })
+    } else {
+        Ok(Body { schema: at, ..body })
+    }
 }
 
 /// Appends the trailer of a stream that holds `objects` top-level objects and, before the

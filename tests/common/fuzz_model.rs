@@ -10,7 +10,7 @@ use reflectable::field::SharedObject;
 use reflectable::plain::Reader;
 use reflectable::rtti::break_cycles;
 use reflectable::serializer::format::{Trailer, STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_SIZE};
-use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer, SchemaTable};
 use reflectable::{reflect_trait, register_type, PlainType, Reflectable, RttiTypeBuilder};
 use smallvec::SmallVec;
 use std::cell::RefCell;
@@ -362,6 +362,12 @@ pub fn sample_encodings() -> Vec<Vec<u8>> {
         }
         break_cycles(&*value);
     }
+    // A fingerprint table in place of the schema table (`SchemaTable::Fingerprints`): a seed for
+    // its check, and for reading objects no table describes.
+    let listed = MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints));
+    let first = sample_values().into_iter().next().expect("a sample");
+    encodings.push(listed.encode(&*first).expect("samples encode"));
+    break_cycles(&*first);
     encodings.push(with_foreign_fingerprints(&encodings[0]));
     encodings
 }

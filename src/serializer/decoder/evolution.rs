@@ -8,13 +8,15 @@
 //! migration, or skip and report it.
 
 use super::scope::Layout;
+use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::RttiField;
 use crate::rtti::{Registry, RttiType, TypeSet};
 use crate::runtime::{kept_fields, KeptFields};
 use crate::schema::convert::{conversion, Conversion};
+use crate::schema::fingerprint_table::{missing, FingerprintTable};
 use crate::schema::table::{EntryRef, TableIndex};
 use crate::schema::{field_signature, fingerprint, FieldSchema, TypeSchema};
-use crate::serializer::error::{corrupt, DecodeError};
+use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::serializer::format::FieldHeader;
 use crate::serializer::report::SkipReason;
 use ahash::AHashMap;
@@ -169,6 +171,10 @@ pub(crate) struct StreamTypes<'d> {
     /// Types known to read as they are although `layouts` is not empty: each section then costs
     /// a bit test, not a hash lookup.
     as_is: TypeSet,
+    /// For a stream with a fingerprint table, the types it lists and their fingerprints, by ID:
+    /// a section of any other type is corrupt, since nothing vouches for how it is written.
+    /// (A listed type's sections then cost a bit test in `as_is`.)
+    listed: Option<AHashMap<u32, u64>>,
 }
 
 enum Slot {
@@ -183,7 +189,17 @@ enum Slot {
 impl<'d> StreamTypes<'d> {
     /// No schema (a stream before version 3).
     pub(crate) fn none() -> Self {
-        StreamTypes { table: None, layouts: AHashMap::new(), as_is: TypeSet::default() }
+        StreamTypes { table: None, layouts: AHashMap::new(), as_is: TypeSet::default(), listed: None }
+    }
+
+    /// A stream with a fingerprint table: every listed type the registry has must have the
+    /// listed fingerprint (checked now, before any object is read); the objects are then read as
+    /// they are, each section's type checked against the list when first met, and a section of
+    /// a type the table does not list is corrupt.
+    pub(crate) fn fingerprinted(table: &FingerprintTable, registry: &Registry) -> Result<Self, DecodeError> {
+        table.check(registry)?;
+        let listed = table.entries().iter().map(|entry| (entry.type_id, entry.fingerprint)).collect();
+        Ok(StreamTypes { listed: Some(listed), ..StreamTypes::none() })
     }
 
     /// Compares every described type the registry has with the running one.
@@ -198,16 +214,27 @@ impl<'d> StreamTypes<'d> {
                 layouts.insert(entry.type_id, slot);
             }
         }
-        Ok(StreamTypes { table: Some(table), layouts, as_is: TypeSet::default() })
+        Ok(StreamTypes { table: Some(table), layouts, as_is: TypeSet::default(), listed: None })
     }
 
     /// How the sections of `rtti` (a type the decoder is about to read) are read.
     #[inline]
     pub(crate) fn layout(&mut self, rtti: &'static RttiType) -> Result<Layout, DecodeError> {
-        if self.layouts.is_empty() {
+        if self.layouts.is_empty() && self.listed.is_none() {
             return Ok(Layout::AsIs);
         }
         self.layout_slow(rtti)
+    }
+
+    /// For a stream with a fingerprint table, the error for an object of type `type_id` (at
+    /// `offset`) the reader cannot build: the stream was written for types the reader lacks.
+    /// `None` for other streams, which drop such objects and report it.
+    pub(crate) fn refuse_dropped(&self, type_id: u32, offset: usize) -> Option<DecodeError> {
+        let listed = self.listed.as_ref()?;
+        Some(match listed.get(&type_id) {
+            Some(&recorded) => missing(type_id, recorded, offset),
+            None => unlisted().at(offset),
+        })
     }
 
     /// `true` when the stream describes type `type_id` exactly as the running type is: then
@@ -221,6 +248,13 @@ impl<'d> StreamTypes<'d> {
     fn layout_slow(&mut self, rtti: &'static RttiType) -> Result<Layout, DecodeError> {
         if self.as_is.contains(rtti) {
             return Ok(Layout::AsIs);
+        }
+        if let Some(listed) = &self.listed {
+            // Lists and maps are never listed: the format fixes their layout.
+            let vouched = rtti.id() >= FIRST_RESERVED_TYPE_ID || listed.get(&rtti.id()) == Some(&fingerprint(rtti));
+            if !vouched {
+                return Err(unlisted());
+            }
         }
         self.settle(rtti)
     }
@@ -261,6 +295,15 @@ impl<'d> StreamTypes<'d> {
         // The name alone: this runs per dropped object, and the entry may be large.
         table.name(entry)
     }
+}
+
+/// A section of a type that a stream's fingerprint table does not list (or lists with another
+/// fingerprint than the reader's descriptor has: a field's declared descriptor may differ from
+/// the registry's). The caller places it at the section's header.
+#[cold]
+fn unlisted() -> DecodeError {
+    let what = "an object of a type the fingerprint table does not list, or lists with another fingerprint";
+    DecodeError::new(DecodeErrorKind::Corrupt(what), None)
 }
 
 fn compare(table: &TableIndex<'_>, entry: &EntryRef, rtti: &'static RttiType) -> Result<Slot, DecodeError> {

@@ -82,6 +82,9 @@ impl Decoder<'_, '_> {
     /// Reports an object of type `type_id` that could not be built.
     #[cold]
     pub(super) fn object_dropped(&mut self, type_id: u32, is_abstract: bool, offset: usize) -> Result<(), DecodeError> {
+        if let Some(refused) = self.types.refuse_dropped(type_id, offset) {
+            return Err(refused);
+        }
         let type_name = self.types.stored_name(type_id);
         self.record(DecodeEvent::ObjectDropped { type_id, type_name, is_abstract }, 1, offset)
     }

@@ -26,6 +26,7 @@ use crate::containers::EXTERNAL_TYPE_ID;
 use crate::field::{Declared, Family, FieldError, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Reflectable, Registry, RttiType};
+use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use std::any::Any;
 use std::collections::VecDeque;
@@ -152,9 +153,14 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let budget = limits.allocation_budget(data.len());
         let body = stream_body(data)?;
         let progress = Tracker::new(None, (body.objects.map(u64::from), Some(data.len() as u64)));
-        let types = match body.schema {
-            Some((start, end)) => StreamTypes::new(TableIndex::read(data, start, end)?, registry)?,
-            None => StreamTypes::none(),
+        let types = match (body.schema, body.fingerprints) {
+            (Some((start, end)), _) => StreamTypes::new(TableIndex::read(data, start, end)?, registry)?,
+            // Written for a reader with the same types: checked before any object is read, and
+            // then read as a stream that does not describe its types is.
+            (None, Some((start, end))) => {
+                StreamTypes::fingerprinted(&FingerprintTable::read(data, start, end)?, registry)?
+            }
+            (None, None) => StreamTypes::none(),
         };
         let data = body.data;
         let entries = vec![root_entry(data, &limits)?];
@@ -434,16 +440,17 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<(), DecodeError> {
         self.hooks_ran |= start_hooks(object, self.context);
         let own = object.rtti();
-        let mut scope = FieldScope::of(own).with_layout(self.types.layout(own)?);
         // The first type header is read already.
         let start = reader.offset() - TYPE_HEADER_SIZE;
+        let mut scope = FieldScope::of(own).with_layout(self.types.layout(own).map_err(|error| error.at(start))?);
         self.generated_fields(reader, object, &mut scope)?;
         let mut section = Some((0, scope));
         walk_object(reader, instance, embedded, |reader, item| match item {
             Item::Section(type_id) => {
                 section = match base_section(own, type_id) {
                     Some((index, scope)) => {
-                        let layout = self.types.layout(scope.rtti)?;
+                        let at = reader.offset() - TYPE_HEADER_SIZE;
+                        let layout = self.types.layout(scope.rtti).map_err(|error| error.at(at))?;
                         let mut scope = scope.with_layout(layout);
                         let target =
                             RttiType::section_mut(object, index).expect("the index comes from the object's chain");
