@@ -9,7 +9,7 @@
 //! ```
 
 use super::fingerprint;
-use crate::plain::Reader;
+use super::table::table_body;
 use crate::rtti::{Registry, RttiType};
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::serializer::format::FINGERPRINT_MARK;
@@ -54,13 +54,8 @@ impl FingerprintTable {
     /// Reads the table at `input[start..end]` (`end` is where the trailer starts): its mark, a
     /// count the table's length agrees with, and each type once.
     pub(crate) fn read(input: &[u8], start: usize, end: usize) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(&input[..end]);
-        reader.skip(start)?;
-        let mark_at = reader.offset();
-        if reader.read_u32()? != FINGERPRINT_MARK {
-            return Err(corrupt(mark_at, "the fingerprint table does not start with its mark"));
-        }
-        let mut body = reader.sub_reader(reader.remaining() - 4)?;
+        let not_marked = "the fingerprint table does not start with its mark";
+        let mut body = table_body(input, start, end, FINGERPRINT_MARK, not_marked)?;
         let count = body.read_count(ENTRY_SIZE)?;
         let mut entries = Vec::with_capacity(count);
         for _ in 0..count {

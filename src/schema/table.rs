@@ -158,6 +158,25 @@ pub(crate) struct EntryRef {
     pub end: usize,
 }
 
+/// What lies between the mark and the length word of the table at `input[start..end]` (`end` is
+/// where the trailer starts), once the mark is checked: the one framing of the schema table and
+/// the fingerprint table that stands in for it.
+pub(crate) fn table_body<'d>(
+    input: &'d [u8],
+    start: usize,
+    end: usize,
+    mark: u32,
+    not_marked: &'static str,
+) -> Result<Reader<'d>, DecodeError> {
+    let mut reader = Reader::new(&input[..end]);
+    reader.skip(start)?;
+    let mark_at = reader.offset();
+    if reader.read_u32()? != mark {
+        return Err(corrupt(mark_at, not_marked));
+    }
+    Ok(reader.sub_reader(reader.remaining() - 4)?)
+}
+
 /// The entries of a stream's schema table, sorted by type ID.
 pub(crate) struct TableIndex<'d> {
     input: &'d [u8],
@@ -168,13 +187,7 @@ impl<'d> TableIndex<'d> {
     /// Indexes the table at `input[start..end]` (`end` is where the trailer starts). Only each
     /// entry's ID and fingerprint are read here; an entry is parsed whole when a decoder needs it.
     pub(crate) fn read(input: &'d [u8], start: usize, end: usize) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(&input[..end]);
-        reader.skip(start)?;
-        let mark_at = reader.offset();
-        if reader.read_u32()? != SCHEMA_MARK {
-            return Err(corrupt(mark_at, "the schema table does not start with its mark"));
-        }
-        let mut body = reader.sub_reader(reader.remaining() - 4)?;
+        let mut body = table_body(input, start, end, SCHEMA_MARK, "the schema table does not start with its mark")?;
         let count = body.read_count(MIN_ENTRY)?;
         let mut entries = Vec::with_capacity(count);
         for _ in 0..count {
