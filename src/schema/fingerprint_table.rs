@@ -81,30 +81,26 @@ impl FingerprintTable {
     /// Fails, at the first entry that does not match, unless every listed type `registry` has
     /// has the listed fingerprint. A type the registry lacks may still be one a field declares
     /// (an unregistered generic instantiation): the decoder checks it where it meets its
-    /// objects, and refuses them if it cannot build them ([`missing`]).
+    /// objects, and refuses them if it cannot build them.
     pub(crate) fn check(&self, registry: &Registry) -> Result<(), DecodeError> {
         for entry in &self.entries {
             let Some(rtti) = registry.get(entry.type_id) else { continue };
-            let running = fingerprint(rtti);
-            if running != entry.fingerprint {
-                let kind = DecodeErrorKind::FingerprintMismatch {
-                    type_id: entry.type_id,
-                    type_name: Some(rtti.name().to_owned()),
-                    recorded: entry.fingerprint,
-                    running: Some(running),
-                };
-                return Err(DecodeError::new(kind, entry.offset));
+            if fingerprint(rtti) != entry.fingerprint {
+                return Err(mismatch(entry.type_id, entry.fingerprint, Some(rtti), entry.offset));
             }
         }
         Ok(())
     }
 }
 
-/// The error for an object of type `type_id` (listed with `recorded`) at `offset` that the
-/// reader cannot build: it lacks the type.
-pub(crate) fn missing(type_id: u32, recorded: u64, offset: usize) -> DecodeError {
-    let kind = DecodeErrorKind::FingerprintMismatch { type_id, type_name: None, recorded, running: None };
+/// The error at `offset` for type `type_id`, listed with fingerprint `recorded`, whose running
+/// type (`None`: the reader lacks it) has another.
+pub(crate) fn mismatch(type_id: u32, recorded: u64, running: Option<&'static RttiType>, offset: usize) -> DecodeError {
+    let kind = DecodeErrorKind::FingerprintMismatch {
+        type_id,
+        type_name: running.map(|rtti| rtti.name().to_owned()),
+        recorded,
+        running: running.map(fingerprint),
+    };
     DecodeError::new(kind, offset)
 }
-
-impl FingerprintTable {}

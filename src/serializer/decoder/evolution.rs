@@ -13,7 +13,7 @@ use crate::field::RttiField;
 use crate::rtti::{Registry, RttiType, TypeSet};
 use crate::runtime::{kept_fields, KeptFields};
 use crate::schema::convert::{conversion, Conversion};
-use crate::schema::fingerprint_table::{missing, FingerprintTable};
+use crate::schema::fingerprint_table::{mismatch, FingerprintTable};
 use crate::schema::table::{EntryRef, TableIndex};
 use crate::schema::{field_signature, fingerprint, FieldSchema, TypeSchema};
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
@@ -232,7 +232,7 @@ impl<'d> StreamTypes<'d> {
     pub(crate) fn refuse_dropped(&self, type_id: u32, offset: usize) -> Option<DecodeError> {
         let listed = self.listed.as_ref()?;
         Some(match listed.get(&type_id) {
-            Some(&recorded) => missing(type_id, recorded, offset),
+            Some(&recorded) => mismatch(type_id, recorded, None, offset),
             None => unlisted().at(offset),
         })
     }
