@@ -159,23 +159,19 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             self.object_done();
             self.pending.end_group();
         }
+        let clash =
+            |rtti: &RttiType| EncodeError::TypeIdClash { type_id: rtti.id(), type_name: rtti.name().to_owned() };
         match self.schema_table {
             SchemaTable::Full => {
                 let kept = self.kept_entries()?;
-                let types = one_per_id(&self.types, &kept).map_err(|rtti| EncodeError::TypeIdClash {
-                    type_id: rtti.id(),
-                    type_name: rtti.name().to_owned(),
-                })?;
+                let types = one_per_id(&self.types, &kept).map_err(clash)?;
                 write_table(&types, &kept, &mut self.out);
             }
             SchemaTable::Fingerprints => {
                 if let Some(&(rtti, _)) = self.kept.first() {
                     return Err(EncodeError::KeptDataNeedsSchema { type_name: rtti.name() });
                 }
-                let types = one_per_id(&self.types, &[]).map_err(|rtti| EncodeError::TypeIdClash {
-                    type_id: rtti.id(),
-                    type_name: rtti.name().to_owned(),
-                })?;
+                let types = one_per_id(&self.types, &[]).map_err(clash)?;
                 write_fingerprint_table(running_fingerprints(&types), &mut self.out);
             }
             SchemaTable::Omitted => {}
