@@ -37,29 +37,32 @@ pub use crate::serializer::{
 };
 
 pub use crate::diff::{
-    generated_pair, same_embedded, same_embedded_array, same_plain, same_plain_array, same_plain_with,
-    same_plain_with_array, same_pointer, same_pointer_array, SameScope,
+    generated_pair, pairs_pointer, pairs_pointer_array, same_embedded, same_embedded_array, same_plain,
+    same_plain_array, same_plain_with, same_plain_with_array, same_pointer, same_pointer_array, PointerPairs,
+    SameScope,
 };
 pub use crate::rtti::GeneratedCode;
 
-/// Writes, reads and compares the fields declared so far through `encode`, `decode` and
-/// `same`, the code the derive generated for them.
+/// Writes, reads and compares the fields declared so far through `encode`, `decode`, `same` and
+/// `pointers`, the code the derive generated for them.
 pub fn generated_code<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
     encode: crate::serializer::GeneratedEncode,
     decode: crate::serializer::GeneratedDecode,
     same: crate::diff::GeneratedSame,
+    pointers: crate::diff::GeneratedPointers,
 ) -> RttiTypeBuilder<O> {
-    builder.generated_code(GeneratedCode { encode: Some(encode), decode: Some(decode), same })
+    builder.generated_code(GeneratedCode { encode: Some(encode), decode: Some(decode), same, pointers })
 }
 
-/// Compares the fields and variants declared so far through `same`, the code the derive
-/// generated for an enum (which it does not generate a codec for).
+/// Compares the fields and variants declared so far through `same` and `pointers`, the code the
+/// derive generated for an enum (which it does not generate a codec for).
 pub fn generated_same<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
     same: crate::diff::GeneratedSame,
+    pointers: crate::diff::GeneratedPointers,
 ) -> RttiTypeBuilder<O> {
-    builder.generated_code(GeneratedCode { encode: None, decode: None, same })
+    builder.generated_code(GeneratedCode { encode: None, decode: None, same, pointers })
 }
 
 use crate::containers::ObjectMap;

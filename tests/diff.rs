@@ -11,7 +11,7 @@ mod random_graph;
 use quickcheck::{quickcheck, TestResult};
 use random_graph::{build, cut_outward_weaks, node, reachable, unlink, Kind, Node};
 use reflectable::clone::Cloner;
-use reflectable::diff::{apply, apply_to_handle, diff, rtti_eq, ApplyProblemKind, Patch};
+use reflectable::diff::{apply, apply_to_handle, diff, diff_walked, rtti_eq, ApplyProblemKind, Patch};
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -123,6 +123,20 @@ quickcheck! {
         }
         unlink(&a);
         TestResult::from_bool(applied && saved && nothing)
+    }
+
+    /// Pointer fields compared through generated code make the patch that walking them through
+    /// their descriptors makes, whatever the edits (moves, retargets, inserts, weak and enum
+    /// pointers, maps).
+    fn generated_pointer_comparison_makes_the_walked_patch(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>, edits: Vec<(u8, u8, u8, i64)>) -> TestResult {
+        if values.is_empty() {
+            return TestResult::discard();
+        }
+        let (a, b) = graph_and_edited(&values, &edges, &edits);
+        let same = diff(&a[0], &b).unwrap() == diff_walked(&a[0], &b).unwrap();
+        unlink(&reachable(&b));
+        unlink(&a);
+        TestResult::from_bool(same)
     }
 
     fn hostile_patches_are_reported_never_a_panic(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>, edits: Vec<(u8, u8, u8, i64)>, damage: Vec<(u16, u8)>) -> TestResult {
@@ -308,6 +322,47 @@ fn a_patch_of_a_level_reapplies_one_percent_of_edits() {
     rtti_eq(&target, &edited).unwrap();
     for level in [&level, &edited, &target] {
         level::break_cycles(level);
+    }
+}
+
+quickcheck! {
+    /// Levels (whose types all have generated code) with random edits: children and components
+    /// reordered, children moved, objects renamed and moved. The patch applies, and comparing the
+    /// pointer fields through generated code makes the patch the descriptor walk makes.
+    fn level_edits_make_the_walked_patch(seed: u8, edits: Vec<(u8, u16, u16)>) -> bool {
+        let (level, _) = level::build_level(40, u64::from(seed) + 1);
+        let mut edited = reflectable::clone::deep_clone(&level).unwrap();
+        let objects = level::scene_objects(&edited);
+        for (op, i, j) in edits {
+            let (a, b) = (&objects[usize::from(i) % objects.len()], &objects[usize::from(j) % objects.len()]);
+            match op % 6 {
+                0 => a.borrow_mut().name.push('!'),
+                1 => a.borrow_mut().children.reverse(),
+                2 => {
+                    // Moved to the end of another object's children (unless that would make a
+                    // cycle of children).
+                    let moved = a.borrow_mut().children.pop();
+                    if let Some(child) = moved {
+                        let below = level::scene_objects(&level::Level { root: Some(child.clone()), ..Default::default() });
+                        let target = if below.iter().any(|o| Rc::ptr_eq(o, b)) { a } else { b };
+                        child.borrow_mut().parent = Rc::downgrade(target);
+                        target.borrow_mut().children.push(child);
+                    }
+                }
+                3 => a.borrow_mut().components.reverse(),
+                4 => b.borrow_mut().transform.scale[0] += 1.0,
+                _ => edited.name.push('!'),
+            }
+        }
+        let patch = diff(&level, &edited).unwrap();
+        let same = patch == diff_walked(&level, &edited).unwrap();
+        let mut target = reflectable::clone::deep_clone(&level).unwrap();
+        let report = apply(&mut target, &patch);
+        let applied = report.is_complete() && rtti_eq(&target, &edited).is_ok();
+        for level in [&level, &edited, &target] {
+            level::break_cycles(level);
+        }
+        same && applied
     }
 }
 

@@ -6,6 +6,7 @@
 //! usually yes: answered here without a descriptor walk or a dynamic call per field. The
 //! functions below are the ones generated code calls, one per builder step of a field.
 
+use super::generate::PointerPairs;
 use crate::field::{Container, EmbeddedSlot, One, PointerSlot, Shape};
 use crate::plain::{Native, PlainCodec, PlainType};
 use crate::rtti::{Reflectable, RttiType};
@@ -129,6 +130,32 @@ where
 {
     let none = |c: &C| C::Shape::as_slice(c).iter().all(|elem| elem.addr().is_none());
     Some(scope != SameScope::Content || (none(a) && none(b)))
+}
+
+/// The pointer fields of two objects of a derived type (their own fields; for an enum, those of
+/// the variant both hold), each field's elements compared through their static type by `pairs`,
+/// in field order: `Some(true)` when every element of every field points where it did, `Some(false)`
+/// at the first field that does not (`pairs` notes which, for the general alignment), `None` when
+/// the comparison failed (`pairs` holds the error) or an object is not of the type. What
+/// [`PointerPairs`] does per element is what the walk does through the erased field; only the way
+/// to the elements differs: no descriptor lookups, no dynamic calls per field or element.
+pub type GeneratedPointers = fn(&dyn Any, &dyn Any, &mut PointerPairs<'_>) -> Option<bool>;
+
+/// A pointer member, field `index` of the type's fields (see [`GeneratedPointers`]).
+#[doc(hidden)]
+#[inline(always)]
+pub fn pairs_pointer<C: PointerSlot>(pairs: &mut PointerPairs<'_>, index: usize, a: &C, b: &C) -> Option<bool> {
+    pairs.field(index, std::slice::from_ref(a), std::slice::from_ref(b))
+}
+
+/// A pointer array member (see [`pairs_pointer`]).
+#[doc(hidden)]
+#[inline(always)]
+pub fn pairs_pointer_array<C: Container>(pairs: &mut PointerPairs<'_>, index: usize, a: &C, b: &C) -> Option<bool>
+where
+    C::Elem: PointerSlot,
+{
+    pairs.field(index, C::Shape::as_slice(a), C::Shape::as_slice(b))
 }
 
 /// Two objects of any type, every section compared in `scope` through their generated code (and

@@ -17,9 +17,12 @@ pub use apply::{apply, apply_shared, apply_to_handle, apply_with, ApplyProblem, 
 pub use equal::{rtti_eq, Difference};
 pub use generate::{diff, DiffError};
 #[doc(hidden)]
+pub use generate::{diff_walked, PointerPairs};
+#[doc(hidden)]
 pub use generated::{
-    generated_pair, same_embedded, same_embedded_array, same_plain, same_plain_array, same_plain_with,
-    same_plain_with_array, same_pointer, same_pointer_array, GeneratedSame, SameScope,
+    generated_pair, pairs_pointer, pairs_pointer_array, same_embedded, same_embedded_array, same_plain,
+    same_plain_array, same_plain_with, same_plain_with_array, same_pointer, same_pointer_array, GeneratedPointers,
+    GeneratedSame, SameScope,
 };
 pub(crate) use generated::{same_plains, same_sections};
 pub use patch::{

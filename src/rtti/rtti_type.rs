@@ -3,7 +3,7 @@
 use super::field_table::FieldTable;
 use super::variant::{RttiVariant, Variants};
 use super::{Migration, Reflectable, Registry};
-use crate::diff::GeneratedSame;
+use crate::diff::{GeneratedPointers, GeneratedSame};
 use crate::field::{Family, RttiField, SharedObject};
 use crate::runtime::UnknownFields;
 use crate::serializer::{GeneratedDecode, GeneratedEncode};
@@ -74,6 +74,8 @@ pub struct GeneratedCode {
     pub decode: Option<GeneratedDecode>,
     /// Compares two objects' fields, as far as a scope asks (`diff/generated.rs`).
     pub same: GeneratedSame,
+    /// Compares where two objects' pointer fields lead, in a diff (`diff/generate/pairs.rs`).
+    pub pointers: GeneratedPointers,
 }
 
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
@@ -187,6 +189,12 @@ impl RttiType {
     #[inline]
     pub(crate) fn generated_same(&self) -> Option<GeneratedSame> {
         self.generated.map(|code| code.same)
+    }
+
+    /// The derive's generated comparison of the type's own pointer fields (see the field).
+    #[inline]
+    pub(crate) fn generated_pointers(&self) -> Option<GeneratedPointers> {
+        self.generated.map(|code| code.pointers)
     }
 
     pub(crate) fn set_generated(&mut self, codec: Option<GeneratedCode>) {

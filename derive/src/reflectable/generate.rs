@@ -30,14 +30,17 @@ pub fn generate(input: &Input) -> TokenStream {
                 __reflectable_encode::<#(#arguments),*>,
                 __reflectable_decode::<#(#arguments),*>,
                 __reflectable_same::<#(#arguments),*>,
+                __reflectable_pointers::<#(#arguments),*>,
             );),
-            None => {
-                quote!(let builder = #krate::__private::generated_same(builder, __reflectable_same::<#(#arguments),*>);)
-            }
+            None => quote!(let builder = #krate::__private::generated_same(
+                builder,
+                __reflectable_same::<#(#arguments),*>,
+                __reflectable_pointers::<#(#arguments),*>,
+            );),
         };
         steps.insert(at, register);
     }
-    let generated = generated.map(|Generated { codec, same }| {
+    let generated = generated.map(|Generated { codec, same, pointers }| {
         let (build_generics, where_clause) = (&generics.impl_generics, &generics.where_clause);
         let codec = codec.map(|(encode, decode)| {
             quote! {
@@ -68,6 +71,15 @@ pub fn generate(input: &Input) -> TokenStream {
                 scope: #krate::__private::SameScope,
             ) -> ::core::option::Option<bool> #where_clause {
                 #same
+            }
+
+            #[allow(clippy::needless_lifetimes)]
+            fn __reflectable_pointers #build_generics (
+                a: &dyn ::core::any::Any,
+                b: &dyn ::core::any::Any,
+                pairs: &mut #krate::__private::PointerPairs<'_>,
+            ) -> ::core::option::Option<bool> #where_clause {
+                #pointers
             }
         }
     });
@@ -215,10 +227,12 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
 }
 
 /// What the derive generates for a type besides its builder steps: its fields' encoder and
-/// decoder bodies (a struct only) and comparison body.
+/// decoder bodies (a struct only), comparison body, and the body comparing where its pointer
+/// fields lead.
 struct Generated {
     codec: Option<(TokenStream, TokenStream)>,
     same: TokenStream,
+    pointers: TokenStream,
 }
 
 /// The bodies of the generated encoder, decoder and comparison of a type's fields (see the
@@ -232,15 +246,20 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<Ge
         return None;
     }
     if let Some(variants) = &input.variants {
-        return generated_same_of_enum(krate, input.ident, owner, variants).map(|same| Generated { codec: None, same });
+        return generated_same_of_enum(krate, input.ident, owner, variants).map(|(same, pointers)| Generated {
+            codec: None,
+            same,
+            pointers,
+        });
     }
-    let (mut writes, mut reads, mut sames) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut writes, mut reads, mut sames, mut pairs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (index, field) in generated_fields(&input.fields).enumerate() {
         let member = &field.member;
         let span = field.ty().span();
         let krate = path_at(krate, span);
         let (function, arguments) = field_function(&krate, field)?;
         sames.push(same_call(&krate, field, function, &arguments, quote!(&a.#member), quote!(&b.#member)));
+        pairs.extend(pairs_call(&krate, field, function, &arguments, index, quote!(&a.#member), quote!(&b.#member)));
         let encode = Ident::new(&format!("encode_{function}"), span);
         let decode = Ident::new(&format!("decode_{function}"), span);
         writes.push(quote_spanned!(span=> #krate::__private::#encode::<#arguments>(w, #index, &o.#member)?;));
@@ -259,10 +278,11 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<Ge
             ::core::option::Option::Some(true)
         }
     };
+    let pointers = pointers_body(krate, owner, quote!(#(#pairs)*), pairs.is_empty());
     if writes.is_empty() {
         let nothing = quote!(let _ = (owner, w); ::core::result::Result::Ok(()));
         let codec = (nothing, quote!(let _ = (owner, r); ::core::result::Result::Ok(())));
-        return Some(Generated { codec: Some(codec), same });
+        return Some(Generated { codec: Some(codec), same, pointers });
     }
     let encode = quote! {
         let o: &#owner = #krate::__private::generated_owner::<#owner>(owner)?;
@@ -274,35 +294,95 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<Ge
         #(#reads)*
         ::core::result::Result::Ok(())
     };
-    Some(Generated { codec: Some((encode, decode)), same })
+    Some(Generated { codec: Some((encode, decode)), same, pointers })
 }
 
-/// The comparison of an enum's fields: two objects of one variant (the caller compares variants
-/// first), field by field.
+/// The body of the generated pointer comparison: `calls` (one per pointer field) on the two
+/// objects as the type, or nothing at all for a type without pointer fields.
+fn pointers_body(krate: &Path, owner: &TokenStream, calls: TokenStream, none: bool) -> TokenStream {
+    if none {
+        return quote!(let _ = (a, b, pairs); ::core::option::Option::Some(true));
+    }
+    quote! {
+        let (a, b) = #krate::__private::generated_pair::<#owner>(a, b)?;
+        #calls
+        ::core::option::Option::Some(true)
+    }
+}
+
+/// One pointer field's step in the generated pointer comparison: stops at a field whose elements
+/// do not all lead where they did. Nothing for other fields.
+fn pairs_call(
+    krate: &TokenStream,
+    field: &Field,
+    function: &str,
+    arguments: &TokenStream,
+    index: usize,
+    a: TokenStream,
+    b: TokenStream,
+) -> Option<TokenStream> {
+    if !function.starts_with("pointer") {
+        return None;
+    }
+    let span = field.ty().span();
+    let pairs = Ident::new(&format!("pairs_{function}"), span);
+    Some(quote_spanned!(span=>
+        if !#krate::__private::#pairs::<#arguments>(pairs, #index, #a, #b)? {
+            return ::core::option::Option::Some(false);
+        }
+    ))
+}
+
+/// The comparison of an enum's fields and of where its pointer fields lead: two objects of one
+/// variant (the caller compares variants first), field by field.
 fn generated_same_of_enum(
     krate: &Path,
     path: &Ident,
     owner: &TokenStream,
     variants: &[Variant],
-) -> Option<TokenStream> {
-    let mut arms = Vec::new();
+) -> Option<(TokenStream, TokenStream)> {
+    let (mut arms, mut pair_arms) = (Vec::new(), Vec::new());
     for variant in variants {
         let ident = variant.ident;
         let (mut bound_a, mut bound_b, mut sames) = (Vec::new(), Vec::new(), Vec::new());
+        // The pointer comparison binds only the pointer fields.
+        let (mut pair_a, mut pair_b, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
         for (index, field) in generated_fields(&variant.fields).enumerate() {
             let member = &field.member;
             let krate = path_at(krate, field.ty().span());
             let (function, arguments) = field_function(&krate, field)?;
             let (a, b) = (format_ident!("__a{index}"), format_ident!("__b{index}"));
             sames.push(same_call(&krate, field, function, &arguments, quote!(#a), quote!(#b)));
+            if let Some(call) = pairs_call(&krate, field, function, &arguments, index, quote!(#a), quote!(#b)) {
+                pairs.push(call);
+                pair_a.push(quote!(#member: #a));
+                pair_b.push(quote!(#member: #b));
+            }
             bound_a.push(quote!(#member: #a));
             bound_b.push(quote!(#member: #b));
         }
         arms.push(quote! {
             (#path::#ident { #(#bound_a,)* .. }, #path::#ident { #(#bound_b,)* .. }) => { #(#sames)* }
         });
+        if !pairs.is_empty() {
+            pair_arms.push(quote! {
+                (#path::#ident { #(#pair_a,)* .. }, #path::#ident { #(#pair_b,)* .. }) => { #(#pairs)* }
+            });
+        }
     }
-    Some(quote! {
+    let pointers = if pair_arms.is_empty() {
+        pointers_body(krate, owner, TokenStream::new(), true)
+    } else {
+        let calls = quote! {
+            match (a, b) {
+                #(#pair_arms)*
+                #[allow(unreachable_patterns)]
+                _ => {}
+            }
+        };
+        pointers_body(krate, owner, calls, false)
+    };
+    let same = quote! {
         let _ = scope;
         let (a, b) = #krate::__private::generated_pair::<#owner>(a, b)?;
         match (a, b) {
@@ -311,7 +391,8 @@ fn generated_same_of_enum(
             _ => return ::core::option::Option::Some(false),
         }
         ::core::option::Option::Some(true)
-    })
+    };
+    Some((same, pointers))
 }
 
 /// The fields generated code reaches: neither skipped, nor a base, nor where unknown fields go.

@@ -16,6 +16,7 @@
 //! An object in an immutable allocation (`Rc<T>`, `Arc<T>`) cannot be edited in place: it pairs
 //! only with an equal object, and otherwise the patch creates the new one.
 
+mod pairs;
 mod places;
 mod pointers;
 mod values;
@@ -25,8 +26,9 @@ use super::SameScope;
 use crate::containers::MAP_TYPE_ID;
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
-use crate::serializer::{AsRoot, Root};
+use crate::serializer::{generated_codecs_by_default, AsRoot, Root};
 use ahash::AHashMap;
+pub use pairs::PointerPairs;
 use places::{Frame, Place, FRAME};
 use pointers::Unplaced;
 use thiserror::Error;
@@ -134,7 +136,19 @@ fn unreadable_object(source: FieldError) -> DiffError {
 /// assert!(diff(&new, &new).unwrap().is_empty());
 /// ```
 pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
-    let mut differ = Differ::default();
+    diff_with(old, new, generated_codecs_by_default())
+}
+
+/// [`diff`] with the pointer fields of derived types always walked through their descriptors,
+/// never through generated code: the two make the same patch, which the tests check. Not public
+/// API.
+#[doc(hidden)]
+pub fn diff_walked<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
+    diff_with(old, new, false)
+}
+
+fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B, typed: bool) -> Result<Patch, DiffError> {
+    let mut differ = Differ { typed_pointers: typed, ..Differ::default() };
     differ.entries.push(ObjectEdit::default());
     match (old.as_root(), new.as_root()) {
         (Root::Object(a), Root::Object(b)) => {
@@ -229,6 +243,8 @@ struct Differ {
     busy: Vec<usize>,
     /// Places of old objects an array lost (no match, no guess): maybe moved elsewhere.
     orphans: Vec<u32>,
+    /// Pointer fields are compared through generated code where there is some (`pairs.rs`).
+    typed_pointers: bool,
 }
 
 impl Differ {
@@ -445,18 +461,27 @@ impl Differ {
             let values_same = sa.is_some_and(|sa| {
                 told == Told::Values || generated_same(rtti, sa, sb, SameScope::Values) == Some(true)
             });
-            for field in rtti.fields_of(sb) {
+            // With the values equal, generated code compares the pointer fields, as far as they
+            // are unchanged; the walk does the rest.
+            let resume = match sa {
+                Some(sa) if values_same => self.generated_pointers(rtti, sa, sb)?,
+                _ => pairs::Resume { from: 0, changed: false },
+            };
+            for (index, field) in rtti.fields_of(sb).iter().enumerate().skip(resume.from) {
                 if values_same && !matches!(field.access(), FieldAccess::Pointer(_)) {
                     continue;
                 }
                 self.path.push((rtti.id(), field.id(), 0));
-                match field.access() {
-                    FieldAccess::Plain(_) if skip_plain && sa.is_some() => {}
-                    FieldAccess::Plain(_) => {
+                match (field.access(), sa) {
+                    (FieldAccess::Plain(_), Some(_)) if skip_plain => {}
+                    (FieldAccess::Plain(_), _) => {
                         self.plain(&mut body, rtti, field, sa, sb, false)?;
                     }
-                    FieldAccess::Embedded(_) => self.embedded(&mut body, rtti, field, sa, sb, None)?,
-                    FieldAccess::Pointer(_) => self.pointers(&mut body, rtti, field, sa, sb, None)?,
+                    (FieldAccess::Embedded(_), _) => self.embedded(&mut body, rtti, field, sa, sb, None)?,
+                    (FieldAccess::Pointer(_), Some(sa)) if resume.changed && index == resume.from => {
+                        self.realign_field(&mut body, rtti, field, sa, sb, None)?;
+                    }
+                    (FieldAccess::Pointer(_), _) => self.pointers(&mut body, rtti, field, sa, sb, None)?,
                 }
                 self.path.pop();
             }

@@ -95,9 +95,9 @@ impl Differ {
         let start = self.elements.len();
         targets(field, sb, &mut self.elements)?;
         let mid = self.elements.len();
-        let mut edit =
-            PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
         let Some(sa) = sa else {
+            let mut edit =
+                PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
             for j in 0..mid - start {
                 let target = self.target(field, sb, j, self.elements[start + j].0, None)?;
                 edit.elements.push((if field.is_array() { NONE } else { j as u32 }, target));
@@ -108,13 +108,37 @@ impl Differ {
         };
         targets(field, sa, &mut self.elements)?;
         let same_len = self.elements.len() - mid == mid - start;
-        if forced.is_none() && same_len && self.unchanged(field, sa, sb, start, mid)? {
-            self.elements.truncate(start);
-            return Ok(());
+        if forced.is_none() && same_len {
+            let erased = Erased { field, sa, sb, new: start, old: mid };
+            if self.unchanged(&erased, mid - start)? {
+                self.elements.truncate(start);
+                return Ok(());
+            }
         }
+        self.elements.truncate(start);
+        self.realign_field(body, rtti, field, sa, sb, forced)
+    }
+
+    /// A pointer field whose elements are not all known to point where they did: its elements
+    /// collected and aligned in general.
+    pub(super) fn realign_field(
+        &mut self,
+        body: &mut ObjectBody,
+        rtti: &'static RttiType,
+        field: &RttiField,
+        sa: &dyn Reflectable,
+        sb: &dyn Reflectable,
+        forced: Forced<'_>,
+    ) -> Result<(), DiffError> {
+        let start = self.elements.len();
+        targets(field, sb, &mut self.elements)?;
+        let mid = self.elements.len();
+        targets(field, sa, &mut self.elements)?;
         let addrs = |range: std::ops::Range<usize>| self.elements[range].iter().map(|e| e.0).collect::<Vec<_>>();
         let (new_addrs, old_addrs) = (addrs(start..mid), addrs(mid..self.elements.len()));
         self.elements.truncate(start);
+        let edit =
+            PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
         self.realign(body, edit, field, (sa, &old_addrs), (sb, &new_addrs), forced)
     }
 
@@ -299,25 +323,18 @@ impl Differ {
         Ok(())
     }
 
-    /// The common case, cheaply: every old element `i` and new element `i` point at one object
-    /// (see [`same_target`](Self::same_target)). The new elements are those from `new` on in
-    /// the diff's element stack, the old ones those from `old` on. `false` sends the field to
-    /// the general alignment (pairs made here stay: they are right either way).
-    fn unchanged(
-        &mut self,
-        field: &RttiField,
-        sa: &dyn Reflectable,
-        sb: &dyn Reflectable,
-        new: usize,
-        old: usize,
-    ) -> Result<bool, DiffError> {
+    /// The common case, cheaply: every old element `j` and new element `j` of a field (`len` of
+    /// each, as `elements` gives them) point at one object (see
+    /// [`same_target`](Self::same_target)). `false` sends the field to the general alignment
+    /// (pairs made here stay: they are right either way).
+    pub(super) fn unchanged<E: Elements>(&mut self, elements: &E, len: usize) -> Result<bool, DiffError> {
         let unplaced = self.unplaced.len();
-        for j in 0..old - new {
-            let ((y, new_only), (x, old_only)) = (self.elements[new + j], self.elements[old + j]);
+        for j in 0..len {
+            let ((x, old_only), (y, new_only)) = elements.at(&self.elements, j);
             let same = match (x, y) {
                 (None, None) => true,
-                (Some(x), Some(y)) if old_only && new_only => self.only_target(field, sa, sb, j, (x, y))?,
-                (Some(x), Some(y)) => self.same_target(field, sa, sb, j, x, y)?,
+                (Some(x), Some(y)) if old_only && new_only => self.only_target(elements, j, (x, y))?,
+                (Some(x), Some(y)) => self.same_target(elements, j, x, y)?,
                 _ => false,
             };
             if !same {
@@ -352,22 +369,13 @@ impl Differ {
     /// pointer would count. So they are neither looked up nor kept by address, and the old one
     /// is compared under a frame, not a place (see `places.rs`); the diff's `unplaced` stack
     /// notes it in case the field goes to the general alignment.
-    fn only_target(
-        &mut self,
-        field: &RttiField,
-        sa: &dyn Reflectable,
-        sb: &dyn Reflectable,
-        j: usize,
-        (x, y): (usize, usize),
-    ) -> Result<bool, DiffError> {
-        let (Some(old), Some(new)) =
-            (field.shared(sa, j).map_err(unreadable(field))?, field.shared(sb, j).map_err(unreadable(field))?)
-        else {
+    fn only_target<E: Elements>(&mut self, elements: &E, j: usize, (x, y): (usize, usize)) -> Result<bool, DiffError> {
+        let (Some(old), Some(new)) = (elements.old_target(j)?, elements.new_target(j)?) else {
             return Ok(false);
         };
         if !self.can_nest(&old, &new) {
             // Compared the usual way, which keeps objects by address.
-            return self.same_target(field, sa, sb, j, x, y);
+            return self.same_target(elements, j, x, y);
         }
         let frame = self.push_frame(j, x);
         let same = self.compare_nested(&old, &new, frame, Known::OnlyPointers);
@@ -380,22 +388,18 @@ impl Differ {
     /// object: a pair already made, the very allocation in both graphs, or two unpaired objects
     /// of equal fingerprints, paired here. The keys [`pointers`](Self::pointers) aligns by say
     /// the same, with fewer lookups.
-    fn same_target(
-        &mut self,
-        field: &RttiField,
-        sa: &dyn Reflectable,
-        sb: &dyn Reflectable,
-        j: usize,
-        x: usize,
-        y: usize,
-    ) -> Result<bool, DiffError> {
+    fn same_target<E: Elements>(&mut self, elements: &E, j: usize, x: usize, y: usize) -> Result<bool, DiffError> {
         let place = match self.old_places.get(&x) {
             Some(&place) => match self.paired[place as usize] {
                 paired if paired == y => return Ok(true),
                 0 => place,
                 _ => return Ok(false),
             },
-            None => self.add_place(field, sa, j, x)?,
+            None => {
+                let place = self.place_here(j, x, elements.old_target(j)?, 0, 0);
+                self.old_places.insert(x, place);
+                place
+            }
         };
         if self.paired_new(y) {
             return Ok(false);
@@ -410,7 +414,7 @@ impl Differ {
             return Ok(false);
         }
         let old = self.places[place as usize].old.clone().expect("a pointer target");
-        let Some(new) = field.shared(sb, j).map_err(unreadable(field))? else { return Ok(false) };
+        let Some(new) = elements.new_target(j)? else { return Ok(false) };
         if self.can_nest(&old, &new) {
             return self.compare_nested(&old, &new, place, Known::Unpaired);
         }
@@ -540,6 +544,41 @@ pub(super) struct Unplaced {
     new: usize,
     frame: Frame,
     old: SharedObject,
+}
+
+/// The elements of one pointer field in the old and the new object, as
+/// [`Differ::unchanged`] compares them: through the erased field, or (`pairs.rs`) through their
+/// static type.
+pub(super) trait Elements {
+    /// Old and new element `j`: each target's address (`None`: null) and whether the element is
+    /// the only pointer to it. `stack` is the diff's element stack.
+    fn at(&self, stack: &[(Option<usize>, bool)], j: usize) -> ((Option<usize>, bool), (Option<usize>, bool));
+    /// A handle to old element `j`'s target.
+    fn old_target(&self, j: usize) -> Result<Option<SharedObject>, DiffError>;
+    /// A handle to new element `j`'s target.
+    fn new_target(&self, j: usize) -> Result<Option<SharedObject>, DiffError>;
+}
+
+/// A field's elements through the erased field, their targets on the diff's element stack (the
+/// new ones from `new` on, the old ones from `old` on).
+struct Erased<'a> {
+    field: &'a RttiField,
+    sa: &'a dyn Reflectable,
+    sb: &'a dyn Reflectable,
+    new: usize,
+    old: usize,
+}
+
+impl Elements for Erased<'_> {
+    fn at(&self, stack: &[(Option<usize>, bool)], j: usize) -> ((Option<usize>, bool), (Option<usize>, bool)) {
+        (stack[self.old + j], stack[self.new + j])
+    }
+    fn old_target(&self, j: usize) -> Result<Option<SharedObject>, DiffError> {
+        self.field.shared(self.sa, j).map_err(unreadable(self.field))
+    }
+    fn new_target(&self, j: usize) -> Result<Option<SharedObject>, DiffError> {
+        self.field.shared(self.sb, j).map_err(unreadable(self.field))
+    }
 }
 
 /// Appends the elements of pointer field `field` in `owner`: each target's address (`None`:
