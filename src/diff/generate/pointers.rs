@@ -237,22 +237,36 @@ impl Differ {
                 }
             }
         }
-        // Matches of unpaired objects pair them.
+        // Matches of unpaired objects pair them. A pair made earlier in this loop compares its
+        // objects at once, and that may pair either object of a later match with a third one:
+        // such a match no longer holds (its element then names its new target).
         for j in 0..len_b {
             let Some(i) = matched[j] else { continue };
-            match (old_keys[i], new_keys[j]) {
-                (Key::FreeOld(x), Key::FreeNew(_)) => {
+            let holds = match (old_keys[i], new_keys[j]) {
+                (Key::FreeOld(x), Key::FreeNew(y)) => {
                     let place = self.old_places[&x];
-                    let new = field.shared(sb, j).map_err(unreadable(field))?.expect("a non-null pointer");
-                    if !self.paired_new(new.addr()) && !self.paired_old(place) && !self.try_pair(place, &new, true)? {
-                        matched[j] = None;
+                    if self.paired_old(place) || self.paired_new(y) {
+                        self.paired[place as usize] == y
+                    } else {
+                        let new = field.shared(sb, j).map_err(unreadable(field))?.expect("a non-null pointer");
+                        self.try_pair(place, &new, true)?
                     }
                 }
                 (Key::FreeOld(x), Key::Known(y)) if x == y => {
                     // The very allocation in both graphs: paired with itself, nothing to compare.
-                    self.pair_itself(self.old_places[&x]);
+                    let place = self.old_places[&x];
+                    match self.paired[place as usize] {
+                        0 if !self.paired_new(x) => {
+                            self.pair_itself(place);
+                            true
+                        }
+                        paired => paired == x,
+                    }
                 }
-                _ => {}
+                _ => true,
+            };
+            if !holds {
+                matched[j] = None;
             }
         }
         // Left over in one gap of the alignment, one type and family: a guess, tried after every
