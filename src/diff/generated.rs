@@ -3,8 +3,11 @@
 //! [`PlainAccess::same`](crate::field::PlainAccess::same) compares one field through its erased
 //! accessor), as far as a [`SameScope`] asks. A diff's commonest questions are whether two
 //! objects' plain values are equal (their fingerprints) and whether two values held by value are,
-//! usually yes: answered here without a descriptor walk or a dynamic call per field. The
-//! functions below are the ones generated code calls, one per builder step of a field.
+//! usually yes: answered here without a descriptor walk or a dynamic call per field. A second
+//! function hands each pointer field's elements, old and new, to the diff by their static type
+//! ([`GeneratedPointers`]), for the question that follows: whether they all still lead where they
+//! did. The functions below are the ones generated code calls, one per builder step of a field
+//! (`same_*`), or of a pointer field (`pairs_*`).
 
 use super::generate::PointerPairs;
 use crate::field::{Container, EmbeddedSlot, One, PointerSlot, Shape};

@@ -11,7 +11,8 @@
 //! a pointer moved to another object of the graph is a retarget, not an edit of the object it
 //! pointed at before; an object one array lost and another gained is paired as moved. What a new
 //! object pairs with nothing is created by the patch, in full (`pointers.rs` and `values.rs` hold
-//! the comparisons by field kind, `places.rs` where the old objects are).
+//! the comparisons by field kind, `pairs.rs` the pointer fields compared through generated code,
+//! `places.rs` where the old objects are).
 //!
 //! An object in an immutable allocation (`Rc<T>`, `Arc<T>`) cannot be edited in place: it pairs
 //! only with an equal object, and otherwise the patch creates the new one.
@@ -479,7 +480,7 @@ impl Differ {
                     }
                     (FieldAccess::Embedded(_), _) => self.embedded(&mut body, rtti, field, sa, sb, None)?,
                     (FieldAccess::Pointer(_), Some(sa)) if resume.changed && index == resume.from => {
-                        self.realign_field(&mut body, rtti, field, sa, sb, None)?;
+                        self.realign_field(&mut body, rtti, field, sa, sb)?;
                     }
                     (FieldAccess::Pointer(_), _) => self.pointers(&mut body, rtti, field, sa, sb, None)?,
                 }

@@ -115,12 +115,11 @@ impl Differ {
                 return Ok(());
             }
         }
-        self.elements.truncate(start);
-        self.realign_field(body, rtti, field, sa, sb, forced)
+        self.realign_stacked(body, rtti, field, (sa, sb, forced), start..mid)
     }
 
-    /// A pointer field whose elements are not all known to point where they did: its elements
-    /// collected and aligned in general.
+    /// A pointer field whose elements are not all known to point where they did (generated code
+    /// found one that does not): its elements collected and aligned in general.
     pub(super) fn realign_field(
         &mut self,
         body: &mut ObjectBody,
@@ -128,15 +127,27 @@ impl Differ {
         field: &RttiField,
         sa: &dyn Reflectable,
         sb: &dyn Reflectable,
-        forced: Forced<'_>,
     ) -> Result<(), DiffError> {
         let start = self.elements.len();
         targets(field, sb, &mut self.elements)?;
         let mid = self.elements.len();
         targets(field, sa, &mut self.elements)?;
+        self.realign_stacked(body, rtti, field, (sa, sb, None), start..mid)
+    }
+
+    /// [`realign`](Self::realign) of a field whose elements are on the element stack: the new
+    /// ones in `new`, the old ones after them.
+    fn realign_stacked(
+        &mut self,
+        body: &mut ObjectBody,
+        rtti: &'static RttiType,
+        field: &RttiField,
+        (sa, sb, forced): (&dyn Reflectable, &dyn Reflectable, Forced<'_>),
+        new: std::ops::Range<usize>,
+    ) -> Result<(), DiffError> {
         let addrs = |range: std::ops::Range<usize>| self.elements[range].iter().map(|e| e.0).collect::<Vec<_>>();
-        let (new_addrs, old_addrs) = (addrs(start..mid), addrs(mid..self.elements.len()));
-        self.elements.truncate(start);
+        let (new_addrs, old_addrs) = (addrs(new.clone()), addrs(new.end..self.elements.len()));
+        self.elements.truncate(new.start);
         let edit =
             PointerEdit { section: rtti.id(), field: field.id(), rebuild: field.is_array(), elements: Vec::new() };
         self.realign(body, edit, field, (sa, &old_addrs), (sb, &new_addrs), forced)
