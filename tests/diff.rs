@@ -460,3 +460,144 @@ fn graphs_that_share_locked_objects_diff_without_reading_one_twice() {
     let new = locked("root", vec![locked("b", vec![])]);
     diff_in_time(locked("root", vec![new.clone()]), new);
 }
+
+/// A shared leaf the shapes below point at.
+#[derive(Reflectable, Default)]
+#[rtti(id = 580_200)]
+struct Leaf {
+    #[rtti(id = 1)]
+    value: i32,
+}
+
+/// The leaves as the helpers below hold them (fields spell the type out: the derive reads it).
+type SharedLeaf = Rc<RefCell<Leaf>>;
+
+/// A base section with a pointer field of its own.
+#[derive(Reflectable, Default)]
+#[rtti(id = 580_201)]
+struct Held {
+    #[rtti(id = 1)]
+    serial: u32,
+    #[rtti(id = 2)]
+    first: Option<Rc<RefCell<Leaf>>>,
+}
+
+/// Pointer fields in every variant shape, after plain ones.
+#[derive(Reflectable, Default)]
+#[rtti(id = 580_202)]
+enum Choice {
+    #[default]
+    #[rtti(id = 1)]
+    Nothing,
+    #[rtti(id = 2)]
+    Named {
+        #[rtti(id = 1)]
+        label: String,
+        #[rtti(id = 2)]
+        target: Option<Rc<RefCell<Leaf>>>,
+    },
+    #[rtti(id = 3)]
+    Tuple(#[rtti(id = 1)] u8, #[rtti(id = 2)] Vec<Rc<RefCell<Leaf>>>),
+}
+
+/// A tuple struct: its pointer field is its second member.
+#[derive(Reflectable, Default)]
+#[rtti(id = 580_203)]
+struct Wrap(#[rtti(id = 1)] u8, #[rtti(id = 2)] Vec<Rc<RefCell<Leaf>>>);
+
+/// A generic type.
+#[derive(Reflectable, Default)]
+#[rtti(id = 580_204)]
+struct Pair<T: Reflectable + Default> {
+    #[rtti(id = 1)]
+    left: Option<Rc<RefCell<T>>>,
+    #[rtti(id = 2)]
+    right: Option<Rc<RefCell<T>>>,
+}
+
+reflectable::register_type!(Pair<Leaf>);
+
+/// Members generated code does not reach (skipped, base) before and between pointer fields.
+#[derive(Reflectable, Default)]
+#[rtti(id = 580_205)]
+struct Shapes {
+    // Never read: it is here to be left out of the comparison.
+    #[allow(dead_code)]
+    #[rtti(skip)]
+    cache: u64,
+    #[rtti(base)]
+    held: Held,
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    many: Vec<Rc<RefCell<Leaf>>>,
+    #[rtti(id = 3, embedded)]
+    choice: Choice,
+    #[rtti(id = 4)]
+    one: Option<Rc<RefCell<Leaf>>>,
+    #[rtti(id = 5)]
+    wrap: Option<Rc<RefCell<Wrap>>>,
+    #[rtti(id = 6)]
+    pair: Option<Rc<RefCell<Pair<Leaf>>>>,
+}
+
+/// Shapes over a pool of leaves, its pointers picked by `picks`.
+fn shapes(picks: &[u8]) -> Shapes {
+    let leaves: Vec<SharedLeaf> = (0..6).map(|value| Rc::new(RefCell::new(Leaf { value }))).collect();
+    let mut pick = picks.iter().copied().cycle();
+    let mut leaf = || pick.next().map(|p| leaves[usize::from(p) % leaves.len()].clone());
+    let many = (0..3).filter_map(|_| leaf()).collect();
+    let choice = match leaf().map(|l| l.borrow().value % 3) {
+        Some(1) => Choice::Named { label: "n".into(), target: leaf() },
+        Some(2) => Choice::Tuple(7, (0..2).filter_map(|_| leaf()).collect()),
+        _ => Choice::Nothing,
+    };
+    Shapes {
+        cache: 9,
+        held: Held { serial: 1, first: leaf() },
+        name: "shapes".into(),
+        many,
+        choice,
+        one: leaf(),
+        wrap: Some(Rc::new(RefCell::new(Wrap(3, (0..2).filter_map(|_| leaf()).collect())))),
+        pair: Some(Rc::new(RefCell::new(Pair { left: leaf(), right: leaf() }))),
+    }
+}
+
+/// One edit of `shapes`: a pointer retargeted, an array reordered or grown, a variant changed, a
+/// leaf's value changed.
+fn edit_shapes(shapes: &mut Shapes, (op, pick): (u8, u8)) {
+    let leaves: Vec<SharedLeaf> = shapes.many.iter().chain(&shapes.one).chain(&shapes.held.first).cloned().collect();
+    let Some(leaf) = leaves.get(usize::from(pick) % leaves.len().max(1)).cloned() else { return };
+    match op % 9 {
+        0 => shapes.held.first = Some(leaf),
+        1 => shapes.many.reverse(),
+        2 => shapes.many.push(leaf),
+        3 => shapes.one = None,
+        4 => shapes.choice = Choice::Named { label: "m".into(), target: Some(leaf) },
+        5 => shapes.choice = Choice::Tuple(7, vec![leaf.clone(), leaf]),
+        6 => shapes.wrap.as_ref().unwrap().borrow_mut().1.insert(0, leaf),
+        7 => shapes.pair.as_ref().unwrap().borrow_mut().right = Some(leaf),
+        _ => leaf.borrow_mut().value += 10,
+    }
+}
+
+quickcheck! {
+    /// Skipped and base members, enum variants, tuple structs and generic types: comparing their
+    /// pointer fields through generated code makes the walk's patch, and it applies.
+    fn every_shape_of_pointer_field_makes_the_walked_patch(picks: Vec<u8>, edits: Vec<(u8, u8)>) -> TestResult {
+        if picks.is_empty() {
+            return TestResult::discard();
+        }
+        let old = shapes(&picks);
+        let mut new = reflectable::clone::deep_clone(&old).unwrap();
+        for &step in &edits {
+            edit_shapes(&mut new, step);
+        }
+        let patch = diff(&old, &new).unwrap();
+        let same = patch == diff_walked(&old, &new).unwrap();
+        let mut target = reflectable::clone::deep_clone(&old).unwrap();
+        let applied = apply(&mut target, &patch).is_complete() && rtti_eq(&target, &new).is_ok();
+        TestResult::from_bool(same && applied && diff(&old, &old).unwrap().is_empty())
+    }
+}

@@ -105,6 +105,9 @@ struct Typed<'a, E> {
 }
 
 impl<E: PointerSlot> Elements for Typed<'_, E> {
+    // Read as each element is reached, where the walk reads a field's counts before comparing any
+    // of its elements: the same answer, since the diff holds a handle only to an object it has
+    // met through another pointer, whose count was 2 or more already.
     #[inline]
     fn at(&self, _: &[(Option<usize>, bool)], j: usize) -> ((Option<usize>, bool), (Option<usize>, bool)) {
         let key = |elem: &E| (elem.addr(), elem.pointer_count() == 1);
