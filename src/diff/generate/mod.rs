@@ -466,7 +466,7 @@ impl Differ {
             // are unchanged; the walk does the rest.
             let resume = match sa {
                 Some(sa) if values_same => self.generated_pointers(rtti, sa, sb)?,
-                _ => pairs::Resume { from: 0, changed: false },
+                _ => pairs::Resume::default(),
             };
             for (index, field) in rtti.fields_of(sb).iter().enumerate().skip(resume.from) {
                 if values_same && !matches!(field.access(), FieldAccess::Pointer(_)) {

@@ -52,7 +52,8 @@ impl PointerPairs<'_> {
 }
 
 /// Where the walk of a section's fields picks up after generated code compared its pointer
-/// fields.
+/// fields (by default, at the first field: nothing was compared).
+#[derive(Default)]
 pub(super) struct Resume {
     /// The first field the walk compares.
     pub(super) from: usize,
@@ -71,7 +72,7 @@ impl Differ {
         sb: &dyn Reflectable,
     ) -> Result<Resume, DiffError> {
         let Some(pointers) = rtti.generated_pointers().filter(|_| self.typed_pointers) else {
-            return Ok(Resume { from: 0, changed: false });
+            return Ok(Resume::default());
         };
         let fields = rtti.fields_of(sb);
         let mut pairs = PointerPairs { differ: self, section: rtti.id(), fields, next: 0, changed: false, error: None };
