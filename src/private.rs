@@ -17,7 +17,8 @@ pub use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::field::Container;
 pub use crate::plain::{
-    elem_size, inline_or_dynamic, read_elem, sum_static_sizes, write_elem, PlainCodec, PlainError, PlainType, Reader,
+    compact::sum_min_sizes, elem_size, inline_or_dynamic, read_elem, sum_static_sizes, write_elem, PlainCodec,
+    PlainError, PlainType, Reader,
 };
 pub use crate::rtti::{
     generic_rtti, instantiation_id, instantiation_name, Reflectable, RttiError, RttiHooks, RttiType, RttiTypeBuilder,
@@ -348,6 +349,8 @@ pub trait PlainFieldCodec<T> {
     fn elem_size(&self, value: &T) -> usize;
     fn write_elem(&self, value: &T, out: &mut Vec<u8>);
     fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
+    fn write_compact(&self, value: &T, out: &mut Vec<u8>);
+    fn read_compact(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
     fn same(&self, a: &T, b: &T) -> Option<bool>;
 }
 
@@ -370,6 +373,14 @@ impl<T: PlainType> PlainFieldCodec<T> for PlainField<T> {
         read_elem(reader)
     }
     #[inline(always)]
+    fn write_compact(&self, value: &T, out: &mut Vec<u8>) {
+        value.write_compact(out)
+    }
+    #[inline(always)]
+    fn read_compact(&self, reader: &mut Reader<'_>) -> Result<T, PlainError> {
+        T::read_compact(reader)
+    }
+    #[inline(always)]
     fn same(&self, a: &T, b: &T) -> Option<bool> {
         a.same(b)
     }
@@ -380,6 +391,8 @@ pub trait NotPlainField<T> {
     fn elem_size(&self, value: &T) -> usize;
     fn write_elem(&self, value: &T, out: &mut Vec<u8>);
     fn read_elem(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
+    fn write_compact(&self, value: &T, out: &mut Vec<u8>);
+    fn read_compact(&self, reader: &mut Reader<'_>) -> Result<T, PlainError>;
     fn same(&self, a: &T, b: &T) -> Option<bool>;
 }
 
@@ -394,6 +407,12 @@ impl<T> NotPlainField<T> for &PlainField<T> {
         unreachable!("a field that is not plain does not compile")
     }
     fn read_elem(&self, _: &mut Reader<'_>) -> Result<T, PlainError> {
+        unreachable!("a field that is not plain does not compile")
+    }
+    fn write_compact(&self, _: &T, _: &mut Vec<u8>) {
+        unreachable!("a field that is not plain does not compile")
+    }
+    fn read_compact(&self, _: &mut Reader<'_>) -> Result<T, PlainError> {
         unreachable!("a field that is not plain does not compile")
     }
     fn same(&self, _: &T, _: &T) -> Option<bool> {

@@ -117,6 +117,50 @@ pub trait PlainCodec<T>: 'static {
         Ok(())
     }
 
+    /// `Some(n)` when the compact element is the normal content, `n` bytes (see
+    /// [`PlainType::COMPACT_SIZE`]); a codec that overrides
+    /// [`write_compact`](PlainCodec::write_compact) sets it to `None`.
+    const COMPACT_SIZE: Option<u32> = Self::STATIC_SIZE;
+    /// The fewest bytes one compact element takes (see [`PlainType::COMPACT_MIN_SIZE`]).
+    const COMPACT_MIN_SIZE: usize = super::compact::default_min_size(Self::COMPACT_SIZE);
+
+    /// Appends `value` as a compact element: by default its normal content, framed by a varint
+    /// length when the codec is dynamic (see [`compact`](super::compact)).
+    #[inline]
+    fn write_compact(value: &T, out: &mut Vec<u8>) {
+        super::compact::write_default(Self::STATIC_SIZE, || Self::size(value), |out| Self::write(value, out), out)
+    }
+
+    /// Reads one compact element, as [`write_compact`](PlainCodec::write_compact) wrote it.
+    #[inline]
+    fn read_compact(reader: &mut Reader<'_>) -> Result<T, PlainError> {
+        super::compact::read_default(Self::STATIC_SIZE, reader, Self::read)
+    }
+
+    /// Appends many compact elements: one bulk [`write_slice`](PlainCodec::write_slice) when the
+    /// compact element is the normal content, else element by element.
+    #[inline]
+    fn write_compact_slice(values: &[T], out: &mut Vec<u8>) {
+        if Self::COMPACT_SIZE.is_some() {
+            Self::write_slice(values, out);
+        } else {
+            values.iter().for_each(|value| Self::write_compact(value, out));
+        }
+    }
+
+    /// Reads `count` compact elements appended to `out`. The caller has already checked the count
+    /// against the input.
+    #[inline]
+    fn read_compact_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<T>) -> Result<(), PlainError> {
+        if Self::COMPACT_SIZE.is_some() {
+            return Self::read_slice(reader, count, out);
+        }
+        for _ in 0..count {
+            out.push(Self::read_compact(reader)?);
+        }
+        Ok(())
+    }
+
     /// Whether `a` and `b` write the same bytes, when the codec can tell without writing them
     /// (see [`PlainType::same`]); `None`, the default, has the caller compare written bytes.
     #[inline]
@@ -141,6 +185,8 @@ pub struct Native;
 impl<T: PlainType> PlainCodec<T> for Native {
     const TYPE_ID: u32 = T::TYPE_ID;
     const STATIC_SIZE: Option<u32> = T::STATIC_SIZE;
+    const COMPACT_SIZE: Option<u32> = T::COMPACT_SIZE;
+    const COMPACT_MIN_SIZE: usize = T::COMPACT_MIN_SIZE;
 
     #[inline(always)]
     fn size(value: &T) -> usize {
@@ -164,6 +210,22 @@ impl<T: PlainType> PlainCodec<T> for Native {
     #[inline(always)]
     fn read_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<T>) -> Result<(), PlainError> {
         T::read_slice(reader, count, out)
+    }
+    #[inline(always)]
+    fn write_compact(value: &T, out: &mut Vec<u8>) {
+        value.write_compact(out)
+    }
+    #[inline(always)]
+    fn read_compact(reader: &mut Reader<'_>) -> Result<T, PlainError> {
+        T::read_compact(reader)
+    }
+    #[inline(always)]
+    fn write_compact_slice(values: &[T], out: &mut Vec<u8>) {
+        T::write_compact_slice(values, out)
+    }
+    #[inline(always)]
+    fn read_compact_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<T>) -> Result<(), PlainError> {
+        T::read_compact_slice(reader, count, out)
     }
     #[inline(always)]
     fn same(a: &T, b: &T) -> Option<bool> {

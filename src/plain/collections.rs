@@ -4,6 +4,7 @@
 //! [`write_elem`]). Element counts read from the input are checked against the bytes left before
 //! anything is allocated.
 
+use super::compact::{sum_min_sizes, write_len};
 use super::{
     elem_size, inline_or_dynamic, min_elem_size, read_elem, sum_static_sizes, type_ids, write_elem, PlainError,
     PlainType, Reader, MAX_INLINE_SIZE,
@@ -30,16 +31,36 @@ fn sequence_size<'a, T: PlainType>(len: usize, elems: impl Iterator<Item = &'a T
     }
 }
 
+/// The element form a collection writes its entries in.
+#[derive(Clone, Copy)]
+enum Form {
+    /// [`write_elem`]: dynamic elements carry their size.
+    Normal,
+    /// [`PlainType::write_compact`].
+    Compact,
+}
+
+impl Form {
+    #[inline]
+    fn write<T: PlainType>(self, value: &T, out: &mut Vec<u8>) {
+        match self {
+            Form::Normal => write_elem(value, out),
+            Form::Compact => value.write_compact(out),
+        }
+    }
+}
+
 /// Writes each key (and its value, for maps) in iteration order: the order of sequences and of
 /// ordered maps and sets.
 fn in_order<'a, K: PlainType + 'a, V: PlainType + 'a>(
     entries: impl Iterator<Item = (&'a K, Option<&'a V>)>,
+    form: Form,
     out: &mut Vec<u8>,
 ) {
     for (key, value) in entries {
-        write_elem(key, out);
+        form.write(key, out);
         if let Some(value) = value {
-            write_elem(value, out);
+            form.write(value, out);
         }
     }
 }
@@ -49,13 +70,14 @@ fn in_order<'a, K: PlainType + 'a, V: PlainType + 'a>(
 /// or diff saved files depend on it.
 fn by_key<'a, K: PlainType + 'a, V: PlainType + 'a>(
     entries: impl Iterator<Item = (&'a K, Option<&'a V>)>,
+    form: Form,
     out: &mut Vec<u8>,
 ) {
     let mut keys = Vec::new();
     let mut order: Vec<(usize, usize, Option<&V>)> = entries
         .map(|(key, value)| {
             let start = keys.len();
-            write_elem(key, &mut keys);
+            form.write(key, &mut keys);
             (start, keys.len(), value)
         })
         .collect();
@@ -63,7 +85,7 @@ fn by_key<'a, K: PlainType + 'a, V: PlainType + 'a>(
     for (start, end, value) in order {
         out.extend_from_slice(&keys[start..end]);
         if let Some(value) = value {
-            write_elem(value, out);
+            form.write(value, out);
         }
     }
 }
@@ -71,6 +93,15 @@ fn by_key<'a, K: PlainType + 'a, V: PlainType + 'a>(
 fn write_count(count: usize, out: &mut Vec<u8>) {
     let count = u32::try_from(count).expect("a plain collection must have fewer than 2^32 elements");
     out.extend_from_slice(&count.to_le_bytes());
+}
+
+/// The next `len` bytes as a string.
+fn read_str(reader: &mut Reader<'_>, len: usize) -> Result<String, PlainError> {
+    let offset = reader.offset();
+    let bytes = reader.take(len)?;
+    std::str::from_utf8(bytes)
+        .map(str::to_owned)
+        .map_err(|_| PlainError::Invalid { offset, what: "string is not valid UTF-8" })
 }
 
 impl PlainType for String {
@@ -84,11 +115,16 @@ impl PlainType for String {
         out.extend_from_slice(self.as_bytes());
     }
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
-        let offset = reader.offset();
-        let bytes = reader.take(reader.remaining())?;
-        std::str::from_utf8(bytes)
-            .map(str::to_owned)
-            .map_err(|_| PlainError::Invalid { offset, what: "string is not valid UTF-8" })
+        let len = reader.remaining();
+        read_str(reader, len)
+    }
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        write_len(self.len(), "a string", out);
+        out.extend_from_slice(self.as_bytes());
+    }
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        let len = reader.read_compact_count(1)?;
+        read_str(reader, len)
     }
     #[inline]
     fn same(&self, other: &Self) -> Option<bool> {
@@ -112,7 +148,7 @@ macro_rules! sequence {
             }
             fn write(&self, out: &mut Vec<u8>) {
                 write_count(self.len(), out);
-                $write(self.iter().map(|value| (value, None::<&$elem>)), out);
+                $write(self.iter().map(|value| (value, None::<&$elem>)), Form::Normal, out);
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
                 let count = reader.read_count(min_elem_size::<$elem>())?;
@@ -126,8 +162,32 @@ macro_rules! sequence {
                 }
                 Ok($seq)
             }
+            fn write_compact(&self, out: &mut Vec<u8>) {
+                write_len(self.len(), "a plain collection", out);
+                $write(self.iter().map(|value| (value, None::<&$elem>)), Form::Compact, out);
+            }
+            fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+                let count = reader.read_compact_count(<$elem>::COMPACT_MIN_SIZE)?;
+                let mut $seq = {
+                    let $count = reserve(count, <$elem>::COMPACT_MIN_SIZE);
+                    $with_capacity
+                };
+                for _ in 0..count {
+                    let $value = <$elem>::read_compact(reader)?;
+                    $push;
+                }
+                Ok($seq)
+            }
         }
     };
+}
+
+/// A compact sequence's elements: a varint count, checked against the input, then the elements.
+fn read_compact_vec<T: PlainType>(reader: &mut Reader<'_>) -> Result<Vec<T>, PlainError> {
+    let count = reader.read_compact_count(T::COMPACT_MIN_SIZE)?;
+    let mut values = Vec::with_capacity(reserve(count, T::COMPACT_MIN_SIZE));
+    T::read_compact_slice(reader, count, &mut values)?;
+    Ok(values)
 }
 
 impl<T: PlainType> PlainType for Vec<T> {
@@ -151,6 +211,13 @@ impl<T: PlainType> PlainType for Vec<T> {
         let mut values = Vec::with_capacity(reserve(count, min_elem_size::<T>()));
         T::read_slice(reader, count, &mut values)?;
         Ok(values)
+    }
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        write_len(self.len(), "a plain collection", out);
+        T::write_compact_slice(self, out);
+    }
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        read_compact_vec(reader)
     }
     #[inline]
     fn same(&self, other: &Self) -> Option<bool> {
@@ -184,6 +251,13 @@ where
         A::Item::read_slice(reader, count, &mut values)?;
         Ok(SmallVec::from_vec(values))
     }
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        write_len(self.len(), "a plain collection", out);
+        A::Item::write_compact_slice(self, out);
+    }
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        read_compact_vec(reader).map(SmallVec::from_vec)
+    }
     #[inline]
     fn same(&self, other: &Self) -> Option<bool> {
         A::Item::same_slice(self, other)
@@ -213,7 +287,24 @@ macro_rules! map {
             }
             fn write(&self, out: &mut Vec<u8>) {
                 write_count(self.len(), out);
-                $write(self.iter().map(|(key, value)| (key, Some(value))), out);
+                $write(self.iter().map(|(key, value)| (key, Some(value))), Form::Normal, out);
+            }
+            fn write_compact(&self, out: &mut Vec<u8>) {
+                write_len(self.len(), "a plain collection", out);
+                $write(self.iter().map(|(key, value)| (key, Some(value))), Form::Compact, out);
+            }
+            fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+                let min_entry_size = K::COMPACT_MIN_SIZE.saturating_add(V::COMPACT_MIN_SIZE);
+                let count = reader.read_compact_count(min_entry_size)?;
+                let mut map = {
+                    let $count = reserve(count, min_entry_size);
+                    $with_capacity
+                };
+                for _ in 0..count {
+                    let key = K::read_compact(reader)?;
+                    map.insert(key, V::read_compact(reader)?);
+                }
+                Ok(map)
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
                 let min_entry_size = min_elem_size::<K>() + min_elem_size::<V>();
@@ -286,6 +377,28 @@ impl<T: PlainType> PlainType for Option<T> {
             _ => Err(PlainError::Invalid { offset, what: "Option tag is neither 0 nor 1" }),
         }
     }
+    /// A static option keeps its normal bytes; a dynamic one is its tag, then the value.
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        match (Self::STATIC_SIZE, self) {
+            (Some(_), _) => self.write(out),
+            (None, None) => out.push(0),
+            (None, Some(value)) => {
+                out.push(1);
+                value.write_compact(out);
+            }
+        }
+    }
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        if Self::STATIC_SIZE.is_some() {
+            return Self::read(reader);
+        }
+        let offset = reader.offset();
+        match reader.take_array::<1>()?[0] {
+            0 => Ok(None),
+            1 => Ok(Some(T::read_compact(reader)?)),
+            _ => Err(PlainError::Invalid { offset, what: "Option tag is neither 0 nor 1" }),
+        }
+    }
     #[inline]
     fn same(&self, other: &Self) -> Option<bool> {
         match (self, other) {
@@ -299,6 +412,8 @@ impl<T: PlainType> PlainType for Option<T> {
 impl<T: PlainType> PlainType for Box<T> {
     const TYPE_ID: u32 = T::TYPE_ID;
     const STATIC_SIZE: Option<u32> = T::STATIC_SIZE;
+    const COMPACT_SIZE: Option<u32> = T::COMPACT_SIZE;
+    const COMPACT_MIN_SIZE: usize = T::COMPACT_MIN_SIZE;
 
     fn signature(out: &mut Vec<u32>) {
         T::signature(out);
@@ -313,10 +428,34 @@ impl<T: PlainType> PlainType for Box<T> {
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
         T::read(reader).map(Box::new)
     }
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        (**self).write_compact(out);
+    }
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        T::read_compact(reader).map(Box::new)
+    }
     #[inline]
     fn same(&self, other: &Self) -> Option<bool> {
         (**self).same(other)
     }
+}
+
+/// `N` elements read with `read`, each at least `min_elem_size` bytes.
+fn read_array<T, const N: usize>(
+    reader: &mut Reader<'_>,
+    min_elem_size: usize,
+    mut read: impl FnMut(&mut Reader<'_>) -> Result<T, PlainError>,
+) -> Result<[T; N], PlainError> {
+    let offset = reader.offset();
+    if N.saturating_mul(min_elem_size) > reader.remaining() {
+        return Err(PlainError::LengthTooLarge { offset, claimed: N as u64, available: reader.remaining() });
+    }
+    // Read into inline storage: no heap allocation per array.
+    let mut values: SmallVec<[T; N]> = SmallVec::new();
+    for _ in 0..N {
+        values.push(read(reader)?);
+    }
+    values.into_inner().map_err(|_| PlainError::Invalid { offset, what: "array length mismatch" })
 }
 
 impl<T: PlainType, const N: usize> PlainType for [T; N] {
@@ -324,6 +463,10 @@ impl<T: PlainType, const N: usize> PlainType for [T; N] {
     const STATIC_SIZE: Option<u32> = match T::STATIC_SIZE {
         Some(n) if (n as u64) * (N as u64) <= MAX_INLINE_SIZE as u64 => Some(n * N as u32),
         _ => None,
+    };
+    const COMPACT_MIN_SIZE: usize = match Self::STATIC_SIZE {
+        Some(n) => n as usize,
+        None => N.saturating_mul(T::COMPACT_MIN_SIZE),
     };
 
     fn signature(out: &mut Vec<u32>) {
@@ -342,16 +485,20 @@ impl<T: PlainType, const N: usize> PlainType for [T; N] {
         T::write_slice(self, out);
     }
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
-        let offset = reader.offset();
-        if N.saturating_mul(min_elem_size::<T>()) > reader.remaining() {
-            return Err(PlainError::LengthTooLarge { offset, claimed: N as u64, available: reader.remaining() });
+        read_array(reader, min_elem_size::<T>(), read_elem)
+    }
+    /// A static array keeps its normal bytes; a dynamic one is its elements in compact form.
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        match Self::STATIC_SIZE {
+            Some(_) => self.write(out),
+            None => T::write_compact_slice(self, out),
         }
-        // Read into inline storage: no heap allocation per array.
-        let mut values: SmallVec<[T; N]> = SmallVec::new();
-        for _ in 0..N {
-            values.push(read_elem(reader)?);
+    }
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        match Self::STATIC_SIZE {
+            Some(_) => Self::read(reader),
+            None => read_array(reader, T::COMPACT_MIN_SIZE, T::read_compact),
         }
-        values.into_inner().map_err(|_| PlainError::Invalid { offset, what: "array length mismatch" })
     }
     #[inline]
     fn same(&self, other: &Self) -> Option<bool> {
@@ -364,6 +511,10 @@ macro_rules! tuple {
         impl<$($name: PlainType),+> PlainType for ($($name,)+) {
             const TYPE_ID: u32 = type_ids::TUPLE;
             const STATIC_SIZE: Option<u32> = inline_or_dynamic(sum_static_sizes(&[$($name::STATIC_SIZE),+]));
+            const COMPACT_MIN_SIZE: usize = match Self::STATIC_SIZE {
+                Some(n) => n as usize,
+                None => sum_min_sizes(&[$($name::COMPACT_MIN_SIZE),+]),
+            };
 
             fn signature(out: &mut Vec<u32>) {
                 out.push(Self::TYPE_ID);
@@ -379,6 +530,19 @@ macro_rules! tuple {
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
                 Ok(($(read_elem::<$name>(reader)?,)+))
+            }
+            /// A static tuple keeps its normal bytes; a dynamic one is its parts in compact form.
+            fn write_compact(&self, out: &mut Vec<u8>) {
+                match Self::STATIC_SIZE {
+                    Some(_) => self.write(out),
+                    None => {$(self.$index.write_compact(out);)+}
+                }
+            }
+            fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+                match Self::STATIC_SIZE {
+                    Some(_) => Self::read(reader),
+                    None => Ok(($($name::read_compact(reader)?,)+)),
+                }
             }
             #[inline]
             fn same(&self, other: &Self) -> Option<bool> {

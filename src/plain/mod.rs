@@ -5,6 +5,9 @@
 //! written as an *element*: a `u32` size that counts itself, then the content, so that any reader can
 //! skip a value it does not understand. [`write_elem`], [`read_elem`] and [`elem_size`] produce and
 //! consume that element form; they need no reflection and suit hand-written network messages.
+//! Where size matters more than skipping values of unknown types, the [`compact`] element form
+//! ([`write_elem_compact`], [`read_elem_compact`]) writes integers as varints and drops the size
+//! prefixes.
 //!
 //! ```
 //! use reflectable::plain::{read_elem, write_elem, elem_size, Reader};
@@ -21,6 +24,7 @@
 
 mod codec;
 mod collections;
+pub mod compact;
 #[cfg(feature = "glam")]
 mod glam;
 pub mod pod;
@@ -29,8 +33,10 @@ mod reader;
 #[cfg(feature = "serde")]
 mod serde;
 mod std_types;
+pub mod varint;
 
 pub use codec::{elem_size_with, min_elem_size_with, read_elem_with, write_elem_with, Native, PlainCodec};
+pub use compact::{read_elem_compact, read_elem_compact_with, write_elem_compact, write_elem_compact_with};
 pub use reader::{PlainError, Reader, ZERO_SIZED_ALLOWANCE};
 #[cfg(feature = "serde")]
 pub use serde::SerdeCodec;
@@ -101,6 +107,54 @@ pub trait PlainType: Sized + 'static {
     fn read_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<Self>) -> Result<(), PlainError> {
         for _ in 0..count {
             out.push(read_elem(reader)?);
+        }
+        Ok(())
+    }
+
+    /// `Some(n)` when this type's compact element (see [`compact`]) is its normal content, `n`
+    /// bytes: the default for every static type. `None` when the compact element has a form of
+    /// its own: integers of 16 bits or more and `char` (varints), and dynamic types. A type that
+    /// overrides [`write_compact`](PlainType::write_compact) sets it to `None`.
+    const COMPACT_SIZE: Option<u32> = Self::STATIC_SIZE;
+    /// The fewest bytes one compact element takes, so that a count read from the input can be
+    /// checked against the bytes that remain. By default `COMPACT_SIZE`, else 1; composites whose
+    /// parts may all be empty (a dynamic `[String; 0]`) say less.
+    const COMPACT_MIN_SIZE: usize = compact::default_min_size(Self::COMPACT_SIZE);
+
+    /// Appends this value as a compact element. The default: the normal content for a static
+    /// type, else the content *framed* by a varint length.
+    #[inline]
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        compact::write_default(Self::STATIC_SIZE, || self.size(), |out| self.write(out), out)
+    }
+
+    /// Reads one compact element, as [`write_compact`](PlainType::write_compact) wrote it.
+    #[inline]
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        compact::read_default(Self::STATIC_SIZE, reader, Self::read)
+    }
+
+    /// Appends many compact elements: one bulk [`write_slice`](PlainType::write_slice) when the
+    /// compact element is the normal content, else element by element.
+    #[inline]
+    fn write_compact_slice(values: &[Self], out: &mut Vec<u8>) {
+        if Self::COMPACT_SIZE.is_some() {
+            Self::write_slice(values, out);
+        } else {
+            values.iter().for_each(|value| value.write_compact(out));
+        }
+    }
+
+    /// Reads `count` compact elements appended to `out`; the bulk counterpart of
+    /// [`write_compact_slice`](PlainType::write_compact_slice). The caller has already checked
+    /// the count against the input ([`Reader::read_compact_count`] with `COMPACT_MIN_SIZE`).
+    #[inline]
+    fn read_compact_slice(reader: &mut Reader<'_>, count: usize, out: &mut Vec<Self>) -> Result<(), PlainError> {
+        if Self::COMPACT_SIZE.is_some() {
+            return Self::read_slice(reader, count, out);
+        }
+        for _ in 0..count {
+            out.push(Self::read_compact(reader)?);
         }
         Ok(())
     }

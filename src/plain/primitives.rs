@@ -1,14 +1,15 @@
 //! Numbers, `bool`, `char` and `Duration`.
 
-use super::{type_ids, PlainError, PlainType, Reader};
+use super::{type_ids, varint, PlainError, PlainType, Reader};
 use std::time::Duration;
 
 /// Integers and floats: fixed little-endian bytes; slices are one bulk copy on little-endian hosts.
 macro_rules! number {
-    ($($t:ty => $id:expr),* $(,)?) => {$(
+    ($($t:ty => $id:expr, $compact:ident);* $(;)?) => {$(
         impl PlainType for $t {
             const TYPE_ID: u32 = $id;
             const STATIC_SIZE: Option<u32> = Some(std::mem::size_of::<$t>() as u32);
+            compact_number!($compact, $t);
 
             #[inline]
             fn size(&self) -> usize {
@@ -52,10 +53,63 @@ macro_rules! number {
     )*};
 }
 
+/// The compact form of a number: `fixed` keeps its bytes (`u8`, `i8`, floats); the wider integers
+/// are varints, signed ones zig-zag mapped first.
+macro_rules! compact_number {
+    (fixed, $t:ty) => {};
+    (unsigned, $t:ty) => {
+        const COMPACT_SIZE: Option<u32> = None;
+        #[inline]
+        fn write_compact(&self, out: &mut Vec<u8>) {
+            varint::write_u64(u64::from(*self), out)
+        }
+        #[inline]
+        fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+            // The read checks the width, so the cast keeps every bit.
+            Ok(varint::read_u64(reader, <$t>::BITS)? as $t)
+        }
+    };
+    (signed, $t:ty) => {
+        const COMPACT_SIZE: Option<u32> = None;
+        #[inline]
+        fn write_compact(&self, out: &mut Vec<u8>) {
+            varint::write_u64(varint::zigzag_i64(i64::from(*self)), out)
+        }
+        #[inline]
+        fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+            // A zig-zag value of `BITS` bits maps back into the type's range.
+            Ok(varint::unzigzag_i64(varint::read_u64(reader, <$t>::BITS)?) as $t)
+        }
+    };
+    (unsigned128, $t:ty) => {
+        const COMPACT_SIZE: Option<u32> = None;
+        #[inline]
+        fn write_compact(&self, out: &mut Vec<u8>) {
+            varint::write_u128(*self, out)
+        }
+        #[inline]
+        fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+            varint::read_u128(reader)
+        }
+    };
+    (signed128, $t:ty) => {
+        const COMPACT_SIZE: Option<u32> = None;
+        #[inline]
+        fn write_compact(&self, out: &mut Vec<u8>) {
+            varint::write_u128(varint::zigzag_i128(*self), out)
+        }
+        #[inline]
+        fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+            Ok(varint::unzigzag_i128(varint::read_u128(reader)?))
+        }
+    };
+}
+
 number! {
-    u8 => type_ids::U8, u16 => type_ids::U16, u32 => type_ids::U32, u64 => type_ids::U64,
-    u128 => type_ids::U128, i8 => type_ids::I8, i16 => type_ids::I16, i32 => type_ids::I32,
-    i64 => type_ids::I64, i128 => type_ids::I128, f32 => type_ids::F32, f64 => type_ids::F64,
+    u8 => type_ids::U8, fixed; u16 => type_ids::U16, unsigned; u32 => type_ids::U32, unsigned;
+    u64 => type_ids::U64, unsigned; u128 => type_ids::U128, unsigned128; i8 => type_ids::I8, fixed;
+    i16 => type_ids::I16, signed; i32 => type_ids::I32, signed; i64 => type_ids::I64, signed;
+    i128 => type_ids::I128, signed128; f32 => type_ids::F32, fixed; f64 => type_ids::F64, fixed;
 }
 
 /// `usize`/`isize` travel as 64 bits so files move between 32- and 64-bit hosts.
@@ -73,8 +127,15 @@ macro_rules! pointer_sized {
             }
             fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
                 let offset = reader.offset();
-                <$t>::try_from(<$wire>::read(reader)?)
-                    .map_err(|_| PlainError::Invalid { offset, what: "value does not fit this platform's pointer size" })
+                from_wire(offset, <$wire>::read(reader)?)
+            }
+            const COMPACT_SIZE: Option<u32> = None;
+            fn write_compact(&self, out: &mut Vec<u8>) {
+                (*self as $wire).write_compact(out);
+            }
+            fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+                let offset = reader.offset();
+                from_wire(offset, <$wire>::read_compact(reader)?)
             }
             #[inline]
             fn same(&self, other: &Self) -> Option<bool> {
@@ -82,6 +143,13 @@ macro_rules! pointer_sized {
             }
         }
     )*};
+}
+
+/// The `usize`/`isize` of a 64-bit wire value read at `offset`, when this platform's pointer size
+/// holds it.
+fn from_wire<W, T: TryFrom<W>>(offset: usize, wire: W) -> Result<T, PlainError> {
+    T::try_from(wire)
+        .map_err(|_| PlainError::Invalid { offset, what: "value does not fit this platform's pointer size" })
 }
 
 pointer_sized!(usize as u64 => type_ids::USIZE, isize as i64 => type_ids::ISIZE);
@@ -123,6 +191,15 @@ impl PlainType for char {
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
         let offset = reader.offset();
         char::from_u32(u32::read(reader)?).ok_or(PlainError::Invalid { offset, what: "not a Unicode scalar value" })
+    }
+    const COMPACT_SIZE: Option<u32> = None;
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        u32::from(*self).write_compact(out)
+    }
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        let offset = reader.offset();
+        char::from_u32(u32::read_compact(reader)?)
+            .ok_or(PlainError::Invalid { offset, what: "not a Unicode scalar value" })
     }
     #[inline]
     fn same(&self, other: &Self) -> Option<bool> {

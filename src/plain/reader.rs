@@ -183,6 +183,19 @@ impl<'a> Reader<'a> {
     pub fn read_count(&mut self, min_elem_size: usize) -> Result<usize, PlainError> {
         let offset = self.offset();
         let count = self.read_u32()? as usize;
+        self.admit_count(offset, count, min_elem_size)
+    }
+
+    /// [`read_count`](Reader::read_count) for the compact element form: the count is a varint of
+    /// at most 32 bits.
+    pub fn read_compact_count(&mut self, min_elem_size: usize) -> Result<usize, PlainError> {
+        let offset = self.offset();
+        let count = super::varint::read_u64(self, 32)? as usize;
+        self.admit_count(offset, count, min_elem_size)
+    }
+
+    #[inline]
+    fn admit_count(&mut self, offset: usize, count: usize, min_elem_size: usize) -> Result<usize, PlainError> {
         if min_elem_size == 0 {
             if count > self.zero_sized_left {
                 return Err(PlainError::TooManyZeroSized { offset, claimed: count as u64, left: self.zero_sized_left });

@@ -1,5 +1,6 @@
 //! `SystemTime`, `PathBuf`, and IP and socket addresses: std types with one obvious portable form.
 
+use super::compact::write_len;
 use super::{type_ids, PlainError, PlainType, Reader};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::path::PathBuf;
@@ -69,15 +70,28 @@ impl PlainType for PathBuf {
         out.extend_from_slice(&path_bytes(self));
     }
     fn read(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
-        let offset = reader.offset();
-        let bytes = reader.take(reader.remaining())?;
-        match std::str::from_utf8(bytes) {
-            Ok(text) => Ok(PathBuf::from(text)),
-            Err(_) => path_from_bytes(bytes).ok_or(PlainError::Invalid {
-                offset,
-                what: "path is not UTF-8, and this platform takes only UTF-8 paths",
-            }),
-        }
+        let len = reader.remaining();
+        read_path(reader, len)
+    }
+    fn write_compact(&self, out: &mut Vec<u8>) {
+        let bytes = path_bytes(self);
+        write_len(bytes.len(), "a path", out);
+        out.extend_from_slice(&bytes);
+    }
+    fn read_compact(reader: &mut Reader<'_>) -> Result<Self, PlainError> {
+        let len = reader.read_compact_count(1)?;
+        read_path(reader, len)
+    }
+}
+
+/// The next `len` bytes as a path.
+fn read_path(reader: &mut Reader<'_>, len: usize) -> Result<PathBuf, PlainError> {
+    let offset = reader.offset();
+    let bytes = reader.take(len)?;
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(PathBuf::from(text)),
+        Err(_) => path_from_bytes(bytes)
+            .ok_or(PlainError::Invalid { offset, what: "path is not UTF-8, and this platform takes only UTF-8 paths" }),
     }
 }
 

@@ -2,6 +2,7 @@
 //! "Plain content"): one reading of the format for every tool that shows or edits values, with or
 //! without the Rust types.
 
+use super::compact;
 use super::described::{derived, lanes, Lanes, PlainLayout};
 use super::{PlainValue, TextError};
 use crate::plain::{inline_or_dynamic, type_ids as id, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
@@ -85,18 +86,66 @@ fn min_size(sig: &[u32]) -> Result<usize, TextError> {
 }
 
 #[cold]
-fn undescribed(sig: &[u32]) -> TextError {
+pub(super) fn undescribed(sig: &[u32]) -> TextError {
     TextError::Undescribed { signature: sig.to_vec() }
+}
+
+/// The element form the parts of a value are in: normal (`read_value`, `u32` counts) or compact
+/// (`compact.rs`, varint counts). A value's content is read and written by one piece of code
+/// whichever form its parts take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    Normal,
+    Compact,
+}
+
+impl Form {
+    fn read(self, sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
+        match self {
+            Form::Normal => read_value(sig, reader),
+            Form::Compact => compact::read_value(sig, reader),
+        }
+    }
+
+    fn write(self, sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
+        match self {
+            Form::Normal => write_value(sig, value, out),
+            Form::Compact => compact::write_value(sig, value, out),
+        }
+    }
+
+    fn min_size(self, sig: &[u32]) -> Result<usize, TextError> {
+        match self {
+            Form::Normal => min_size(sig),
+            Form::Compact => compact::min_size(sig),
+        }
+    }
+
+    fn read_count(self, reader: &mut Reader<'_>, min_elem_size: usize) -> Result<usize, TextError> {
+        Ok(match self {
+            Form::Normal => reader.read_count(min_elem_size)?,
+            Form::Compact => reader.read_compact_count(min_elem_size)?,
+        })
+    }
+
+    fn write_count(self, len: usize, out: &mut Vec<u8>) -> Result<(), TextError> {
+        let len = count_of(len)?;
+        match self {
+            Form::Normal => out.extend_from_slice(&len.to_le_bytes()),
+            Form::Compact => crate::plain::varint::write_u64(u64::from(len), out),
+        }
+        Ok(())
+    }
 }
 
 /// Reads one element of type `sig` (its content, after a size prefix when the type is dynamic).
 pub(crate) fn read_value(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
     match static_size(sig)? {
-        Some(_) => read_content(sig, reader),
+        Some(_) => read_content(sig, reader, Form::Normal),
         None => {
             let size = reader.read_u32()? as usize;
             let mut content = reader.sub_reader(size.saturating_sub(DYNAMIC_SIZE_PREFIX))?;
-            let value = read_content(sig, &mut content)?;
+            let value = read_content(sig, &mut content, Form::Normal)?;
             content.expect_end()?;
             reader.rejoin(&content);
             Ok(value)
@@ -151,17 +200,19 @@ pub(crate) fn read_field(
 }
 
 /// Reads the content of a value of type `sig` (for a dynamic type, `reader` holds exactly it).
-fn read_content(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
+/// `form` is how the parts are written: counts, and elements of sequences, maps, options, arrays,
+/// tuples and derived structs.
+pub(super) fn read_content(sig: &[u32], reader: &mut Reader<'_>, form: Form) -> Result<PlainValue, TextError> {
     let (node, _, _) = split_type(sig).ok_or_else(|| undescribed(sig))?;
     Ok(match node {
-        Sig::Leaf(type_id) => read_leaf(type_id, sig, reader)?,
+        Sig::Leaf(type_id) => read_leaf(type_id, sig, reader, form)?,
         Sig::Seq(_, elem) => {
-            let count = reader.read_count(min_size(elem)?)?;
-            PlainValue::Seq((0..count).map(|_| read_value(elem, reader)).collect::<Result<_, _>>()?)
+            let count = form.read_count(reader, form.min_size(elem)?)?;
+            PlainValue::Seq((0..count).map(|_| form.read(elem, reader)).collect::<Result<_, _>>()?)
         }
         Sig::Map(_, key, value) => {
-            let count = reader.read_count(min_size(key)? + min_size(value)?)?;
-            let entries = (0..count).map(|_| Ok((read_value(key, reader)?, read_value(value, reader)?)));
+            let count = form.read_count(reader, form.min_size(key)?.saturating_add(form.min_size(value)?))?;
+            let entries = (0..count).map(|_| Ok((form.read(key, reader)?, form.read(value, reader)?)));
             PlainValue::Map(entries.collect::<Result<_, TextError>>()?)
         }
         Sig::Option(inner) => match reader.take_array::<1>()?[0] {
@@ -171,35 +222,40 @@ fn read_content(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, Text
                 }
                 PlainValue::Opt(None)
             }
-            1 => PlainValue::Opt(Some(Box::new(read_value(inner, reader)?))),
+            1 => PlainValue::Opt(Some(Box::new(form.read(inner, reader)?))),
             tag => return Err(TextError::Corrupt(format!("Option tag {tag}"))),
         },
         Sig::Array(len, elem) => {
-            // The length comes from the signature, which a file may claim: it is checked against
-            // the bytes left (or the allowance for elements of no size) as a stored count is.
-            let len = len as usize;
-            match min_size(elem)? {
-                0 if len > reader.zero_sized_left() => {
-                    return Err(TextError::Corrupt(format!("an array of {len} elements of no size")));
-                }
-                0 => reader.set_zero_sized_left(reader.zero_sized_left() - len),
-                min if len.saturating_mul(min) > reader.remaining() => {
-                    return Err(TextError::Corrupt(format!(
-                        "an array of {len} elements in {} bytes",
-                        reader.remaining()
-                    )));
-                }
-                _ => {}
-            }
-            PlainValue::Seq((0..len).map(|_| read_value(elem, reader)).collect::<Result<_, _>>()?)
+            let len = admit_array(len, form.min_size(elem)?, reader)?;
+            PlainValue::Seq((0..len).map(|_| form.read(elem, reader)).collect::<Result<_, _>>()?)
         }
-        Sig::Tuple(_, parts) => PlainValue::Seq(
-            split_all(parts).into_iter().map(|part| read_value(part, reader)).collect::<Result<_, _>>()?,
-        ),
+        Sig::Tuple(_, parts) => {
+            PlainValue::Seq(split_all(parts).into_iter().map(|part| form.read(part, reader)).collect::<Result<_, _>>()?)
+        }
     })
 }
 
-fn read_leaf(type_id: u32, sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
+/// Checks the length of an array type against what is left to read, and returns it. The length
+/// comes from the signature, which a file may claim: it is checked against the bytes left (or the
+/// allowance for elements of no size) as a stored count is.
+pub(super) fn admit_array(len: u32, min_elem_size: usize, reader: &mut Reader<'_>) -> Result<usize, TextError> {
+    let len = len as usize;
+    match min_elem_size {
+        0 if len > reader.zero_sized_left() => {
+            Err(TextError::Corrupt(format!("an array of {len} elements of no size")))
+        }
+        0 => {
+            reader.set_zero_sized_left(reader.zero_sized_left() - len);
+            Ok(len)
+        }
+        min if len.saturating_mul(min) > reader.remaining() => {
+            Err(TextError::Corrupt(format!("an array of {len} elements in {} bytes", reader.remaining())))
+        }
+        _ => Ok(len),
+    }
+}
+
+fn read_leaf(type_id: u32, sig: &[u32], reader: &mut Reader<'_>, form: Form) -> Result<PlainValue, TextError> {
     fn typed<T: PlainType>(reader: &mut Reader<'_>) -> Result<T, TextError> {
         Ok(T::read(reader)?)
     }
@@ -242,7 +298,7 @@ fn read_leaf(type_id: u32, sig: &[u32], reader: &mut Reader<'_>) -> Result<Plain
         id::SERDE => PlainValue::Raw(reader.take(reader.remaining())?.to_vec()),
         _ => match (lanes(type_id), derived(type_id)) {
             (Some(lanes), _) => read_lanes(&lanes, reader)?,
-            (None, Some(layout)) => read_derived(layout, reader)?,
+            (None, Some(layout)) => read_derived(layout, reader, form)?,
             (None, None) => return Err(undescribed(sig)),
         },
     })
@@ -257,24 +313,25 @@ fn parts<const N: usize>(parts: [(&'static str, PlainValue); N]) -> PlainValue {
 }
 
 fn read_lanes(lanes: &Lanes, reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
-    let values =
-        (0..lanes.count).map(|_| read_leaf(lanes.lane, &[lanes.lane], reader)).collect::<Result<Vec<_>, _>>()?;
+    let values = (0..lanes.count)
+        .map(|_| read_leaf(lanes.lane, &[lanes.lane], reader, Form::Normal))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(match lanes.names {
         Some(names) => PlainValue::Struct(names.iter().map(|&name| Cow::Borrowed(name)).zip(values).collect()),
         None => PlainValue::Seq(values),
     })
 }
 
-fn read_derived(layout: &'static PlainLayout, reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
+fn read_derived(layout: &'static PlainLayout, reader: &mut Reader<'_>, form: Form) -> Result<PlainValue, TextError> {
     Ok(match layout {
         PlainLayout::Struct(fields) => PlainValue::Struct(
             fields
                 .iter()
-                .map(|(name, sig)| Ok((Cow::Borrowed(*name), read_value(sig, reader)?)))
+                .map(|(name, sig)| Ok((Cow::Borrowed(*name), form.read(sig, reader)?)))
                 .collect::<Result<_, TextError>>()?,
         ),
         PlainLayout::Tuple(fields) => {
-            PlainValue::Seq(fields.iter().map(|sig| read_value(sig, reader)).collect::<Result<_, _>>()?)
+            PlainValue::Seq(fields.iter().map(|sig| form.read(sig, reader)).collect::<Result<_, _>>()?)
         }
         PlainLayout::Enum(variants) => {
             let discriminant = u32::from_le_bytes(reader.take_array()?);
@@ -289,11 +346,11 @@ fn read_derived(layout: &'static PlainLayout, reader: &mut Reader<'_>) -> Result
 /// Appends `value` as one element of type `sig` (a size prefix first when the type is dynamic).
 pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
     match static_size(sig)? {
-        Some(_) => write_content(sig, value, out),
+        Some(_) => write_content(sig, value, out, Form::Normal),
         None => {
             let start = out.len();
             out.extend_from_slice(&[0; DYNAMIC_SIZE_PREFIX]);
-            write_content(sig, value, out)?;
+            write_content(sig, value, out, Form::Normal)?;
             let size = u32::try_from(out.len() - start).map_err(|_| TextError::Corrupt("a value over 4 GiB".into()))?;
             out[start..start + DYNAMIC_SIZE_PREFIX].copy_from_slice(&size.to_le_bytes());
             Ok(())
@@ -301,26 +358,27 @@ pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) ->
     }
 }
 
-fn write_content(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
+/// Appends the content of `value` as a value of type `sig` (without a size prefix).
+pub(super) fn write_content(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>, form: Form) -> Result<(), TextError> {
     let (node, _, _) = split_type(sig).ok_or_else(|| undescribed(sig))?;
     let mismatch = || TextError::mismatch(sig, value);
     match (node, value) {
-        (Sig::Leaf(type_id), _) => write_leaf(type_id, sig, value, out)?,
+        (Sig::Leaf(type_id), _) => write_leaf(type_id, sig, value, out, form)?,
         (Sig::Seq(_, elem), PlainValue::Seq(values)) => {
-            count(values.len(), out)?;
-            values.iter().try_for_each(|value| write_value(elem, value, out))?;
+            form.write_count(values.len(), out)?;
+            values.iter().try_for_each(|value| form.write(elem, value, out))?;
         }
         (Sig::Map(_, key, value_sig), PlainValue::Map(entries)) => {
-            count(entries.len(), out)?;
+            form.write_count(entries.len(), out)?;
             for (key_value, entry) in entries {
-                write_value(key, key_value, out)?;
-                write_value(value_sig, entry, out)?;
+                form.write(key, key_value, out)?;
+                form.write(value_sig, entry, out)?;
             }
         }
         (Sig::Option(inner), PlainValue::Opt(option)) => match option {
             Some(inner_value) => {
                 out.push(1);
-                write_value(inner, inner_value, out)?;
+                form.write(inner, inner_value, out)?;
             }
             None => {
                 out.push(0);
@@ -332,30 +390,29 @@ fn write_content(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(
         // A bare value where an option is wanted is `Some` of it.
         (Sig::Option(inner), _) => {
             out.push(1);
-            write_value(inner, value, out)?;
+            form.write(inner, value, out)?;
         }
         (Sig::Array(len, elem), PlainValue::Seq(values)) if values.len() == len as usize => {
-            values.iter().try_for_each(|value| write_value(elem, value, out))?;
+            values.iter().try_for_each(|value| form.write(elem, value, out))?;
         }
         (Sig::Tuple(_, parts), PlainValue::Seq(values)) => {
             let parts = split_all(parts);
             if parts.len() != values.len() {
                 return Err(mismatch());
             }
-            parts.iter().zip(values).try_for_each(|(part, value)| write_value(part, value, out))?;
+            parts.iter().zip(values).try_for_each(|(part, value)| form.write(part, value, out))?;
         }
         _ => return Err(mismatch()),
     }
     Ok(())
 }
 
-fn count(len: usize, out: &mut Vec<u8>) -> Result<(), TextError> {
-    let len = u32::try_from(len).map_err(|_| TextError::Corrupt("more than 2^32 elements".into()))?;
-    out.extend_from_slice(&len.to_le_bytes());
-    Ok(())
+/// A count or length that fits the format's `u32`s.
+pub(super) fn count_of(len: usize) -> Result<u32, TextError> {
+    u32::try_from(len).map_err(|_| TextError::Corrupt("more than 2^32 elements".into()))
 }
 
-fn write_leaf(type_id: u32, sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
+fn write_leaf(type_id: u32, sig: &[u32], value: &PlainValue, out: &mut Vec<u8>, form: Form) -> Result<(), TextError> {
     let mismatch = || TextError::mismatch(sig, value);
     fn int<T: TryFrom<i128> + TryFrom<u128>>(value: &PlainValue) -> Option<T> {
         match value {
@@ -416,7 +473,7 @@ fn write_leaf(type_id: u32, sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) 
         (id::SOCKET_ADDR, PlainValue::Str(text)) => text.parse::<SocketAddr>().map_err(|_| mismatch())?.write(out),
         _ => match (lanes(type_id), derived(type_id)) {
             (Some(lanes), _) => write_lanes(&lanes, sig, value, out)?,
-            (None, Some(layout)) => write_derived(layout, sig, value, out)?,
+            (None, Some(layout)) => write_derived(layout, sig, value, out, form)?,
             (None, None) => return Err(undescribed(sig)),
         },
     }
@@ -446,19 +503,25 @@ fn write_lanes(lanes: &Lanes, sig: &[u32], value: &PlainValue, out: &mut Vec<u8>
     if values.len() != lanes.count {
         return Err(TextError::mismatch(sig, value));
     }
-    values.into_iter().try_for_each(|lane| write_leaf(lanes.lane, &[lanes.lane], lane, out))
+    values.into_iter().try_for_each(|lane| write_leaf(lanes.lane, &[lanes.lane], lane, out, Form::Normal))
 }
 
-fn write_derived(layout: &PlainLayout, sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
+fn write_derived(
+    layout: &PlainLayout,
+    sig: &[u32],
+    value: &PlainValue,
+    out: &mut Vec<u8>,
+    form: Form,
+) -> Result<(), TextError> {
     let mismatch = || TextError::mismatch(sig, value);
     match (layout, value) {
         (PlainLayout::Struct(fields), PlainValue::Struct(parts)) if parts.len() == fields.len() => {
             for (name, field_sig) in fields {
-                write_value(field_sig, value.part(name).ok_or_else(mismatch)?, out)?;
+                form.write(field_sig, value.part(name).ok_or_else(mismatch)?, out)?;
             }
         }
         (PlainLayout::Tuple(fields), PlainValue::Seq(values)) if values.len() == fields.len() => {
-            fields.iter().zip(values).try_for_each(|(field_sig, value)| write_value(field_sig, value, out))?;
+            fields.iter().zip(values).try_for_each(|(field_sig, value)| form.write(field_sig, value, out))?;
         }
         (PlainLayout::Enum(variants), PlainValue::Variant(name)) => {
             let (_, discriminant) = variants.iter().find(|(variant, _)| variant == name).ok_or_else(mismatch)?;

@@ -36,6 +36,7 @@
 //! ```
 
 mod codec;
+mod compact;
 mod described;
 mod field;
 mod parse;
@@ -59,6 +60,37 @@ pub fn read_plain(
     bytes: &[u8],
 ) -> Result<PlainValue, TextError> {
     read_field(signature, static_size, count, array, bytes)
+}
+
+/// One compact element (`plain::write_elem_compact`; `FORMAT.md`, "Compact plain elements")
+/// taken apart by its type's `signature`. The compact form has no size prefixes, so every type in
+/// it must be one this program can take apart: a type nobody describes is
+/// [`TextError::Undescribed`].
+///
+/// ```
+/// use reflectable::plain::{write_elem_compact, PlainType, Reader};
+/// use reflectable::text::{read_plain_compact, write_plain_compact, PlainValue};
+///
+/// let mut signature = Vec::new();
+/// <(u16, String)>::signature(&mut signature);
+/// let mut bytes = Vec::new();
+/// write_elem_compact(&(300u16, String::from("oak")), &mut bytes);
+///
+/// let value = read_plain_compact(&signature, &mut Reader::new(&bytes)).unwrap();
+/// assert_eq!(value.to_string(), r#"[300, "oak"]"#);
+/// let mut again = Vec::new();
+/// write_plain_compact(&signature, &value, &mut again).unwrap();
+/// assert_eq!(again, bytes);
+/// # let _ = PlainValue::Bool(true);
+/// ```
+pub fn read_plain_compact(signature: &[u32], reader: &mut crate::plain::Reader<'_>) -> Result<PlainValue, TextError> {
+    compact::read_value(signature, reader)
+}
+
+/// Appends `value` as one compact element of the type `signature` describes: the inverse of
+/// [`read_plain_compact`], and what `plain::write_elem_compact` writes for the same value.
+pub fn write_plain_compact(signature: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
+    compact::write_value(signature, value, out)
 }
 pub use described::{PlainDescription, PlainLayout};
 pub use parse::parse;

@@ -73,13 +73,12 @@ fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
     let members = members(fields);
     let types: Vec<_> = fields.iter().map(|field| &field.ty).collect();
     let sizes = types.iter().map(|ty| quote_spanned!(ty.span()=> <#ty as #p::PlainType>::STATIC_SIZE));
+    let min_sizes = types.iter().map(|ty| quote_spanned!(ty.span()=> <#ty as #p::PlainType>::COMPACT_MIN_SIZE));
     let codecs: Vec<_> = types.iter().map(|ty| quote!((&#p::PlainField::<#ty>::new()))).collect();
     let reads = codecs.iter().map(|codec| quote!(#codec.read_elem(reader)?));
-    let construct = match fields {
-        Fields::Named(_) => quote!(Self { #(#members: #reads),* }),
-        Fields::Unnamed(_) => quote!(Self(#(#reads),*)),
-        Fields::Unit => quote!(Self),
-    };
+    let construct = construct_with(fields, &members, reads);
+    let compact_reads = codecs.iter().map(|codec| quote!(#codec.read_compact(reader)?));
+    let construct_compact = construct_with(fields, &members, compact_reads);
     let uses = quote!(#[allow(unused_imports)] use #p::{NotPlainField as _, PlainFieldCodec as _};);
     quote! {
         const STATIC_SIZE: ::core::option::Option<u32> =
@@ -97,6 +96,27 @@ fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
             #uses
             ::core::result::Result::Ok(#construct)
         }
+
+        // Compact: a static struct keeps its normal bytes (the default), a dynamic one is its
+        // fields in compact form, in order.
+        const COMPACT_MIN_SIZE: usize = match <Self as #p::PlainType>::STATIC_SIZE {
+            ::core::option::Option::Some(n) => n as usize,
+            ::core::option::Option::None => #p::sum_min_sizes(&[#(#min_sizes),*]),
+        };
+        fn write_compact(&self, out: &mut ::std::vec::Vec<u8>) {
+            #uses
+            if <Self as #p::PlainType>::STATIC_SIZE.is_some() {
+                return #p::PlainType::write(self, out);
+            }
+            #(#codecs.write_compact(&self.#members, out);)*
+        }
+        fn read_compact(reader: &mut #p::Reader<'_>) -> ::core::result::Result<Self, #p::PlainError> {
+            #uses
+            if <Self as #p::PlainType>::STATIC_SIZE.is_some() {
+                return <Self as #p::PlainType>::read(reader);
+            }
+            ::core::result::Result::Ok(#construct_compact)
+        }
         #[allow(unused_mut)]
         fn same(&self, other: &Self) -> ::core::option::Option<bool> {
             #uses
@@ -108,6 +128,15 @@ fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
             })*
             known.then_some(true)
         }
+    }
+}
+
+/// The struct built from `values`, one expression per field in order.
+fn construct_with(fields: &Fields, members: &[Member], values: impl Iterator<Item = TokenStream>) -> TokenStream {
+    match fields {
+        Fields::Named(_) => quote!(Self { #(#members: #values),* }),
+        Fields::Unnamed(_) => quote!(Self(#(#values),*)),
+        Fields::Unit => quote!(Self),
     }
 }
 
