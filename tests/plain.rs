@@ -384,3 +384,30 @@ fn built_in_and_derived_types_tell_sameness_without_writing() {
     assert_eq!(PathBuf::from("a").same(&PathBuf::from("a")), None);
     assert_eq!(vec![PathBuf::from("a")].same(&vec![PathBuf::from("b")]), None);
 }
+
+/// A plain type that holds itself, in a field of an object.
+#[derive(PlainType, Debug, Clone, PartialEq, Default)]
+#[plain(id = 1504)]
+struct Tree {
+    children: Vec<Tree>,
+}
+
+#[derive(reflectable::Reflectable, Default)]
+#[rtti(id = 1505)]
+struct Forest {
+    #[rtti(id = 1)]
+    tree: Tree,
+}
+
+#[test]
+fn a_stream_cannot_nest_plain_values_past_the_limit() {
+    use reflectable::serializer::DecodeErrorKind;
+    let tree = |depth: usize| (0..depth).fold(Tree::default(), |child, _| Tree { children: vec![child] });
+    let shallow = Forest { tree: tree(100) };
+    let back: Forest = reflectable::from_slice(&reflectable::to_vec(&shallow).unwrap()).unwrap();
+    assert_eq!(back.tree, shallow.tree);
+    // Writing is the program's own business; reading a file this deep is refused, at the value.
+    let bytes = reflectable::to_vec(&Forest { tree: tree(300) }).unwrap();
+    let error = reflectable::from_slice::<Forest>(&bytes).err().expect("too deep");
+    assert!(matches!(error.kind(), DecodeErrorKind::Plain(PlainError::TooDeep { limit: 128, .. })), "{error}");
+}

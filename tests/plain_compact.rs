@@ -353,3 +353,50 @@ fn a_huge_claimed_count_allocates_nothing_it_cannot_justify() {
     assert!(matches!(decode::<HashMap<u64, u64>>(&bytes), Err(PlainError::LengthTooLarge { .. })));
     assert!(matches!(decode::<BTreeSet<u8>>(&bytes), Err(PlainError::LengthTooLarge { .. })));
 }
+
+/// A plain type that holds itself.
+#[derive(PlainType, Debug, Clone, PartialEq, Default)]
+#[plain(id = 1608)]
+struct Tree {
+    children: Vec<Tree>,
+}
+
+fn tree(depth: usize) -> Tree {
+    (0..depth).fold(Tree::default(), |child, _| Tree { children: vec![child] })
+}
+
+#[test]
+fn recursive_types_nest_only_so_deep_in_both_forms() {
+    use reflectable::plain::{read_elem, MAX_PLAIN_DEPTH};
+    // The deepest tree the limit admits reads back in both forms; one level more is refused.
+    let deepest = tree(MAX_PLAIN_DEPTH - 1);
+    assert_eq!(decode::<Tree>(&compact(&deepest)).unwrap(), deepest);
+    assert_eq!(read_elem::<Tree>(&mut Reader::new(&normal(&deepest))).unwrap(), deepest);
+    let deeper = tree(MAX_PLAIN_DEPTH);
+    assert!(matches!(decode::<Tree>(&compact(&deeper)), Err(PlainError::TooDeep { limit: MAX_PLAIN_DEPTH, .. })));
+    assert!(matches!(
+        read_elem::<Tree>(&mut Reader::new(&normal(&deeper))),
+        Err(PlainError::TooDeep { limit: MAX_PLAIN_DEPTH, .. })
+    ));
+    // A million levels in a million bytes (each `01`, one child, then a childless `00`) is an
+    // error, not a stack overflow.
+    let mut hostile = vec![1u8; 1_000_000];
+    hostile.push(0);
+    assert!(matches!(decode::<Tree>(&hostile), Err(PlainError::TooDeep { offset: 128, .. })));
+    // The same, read by the type's signature.
+    let mut signature = Vec::new();
+    Tree::signature(&mut signature);
+    let by_signature = reflectable::text::read_plain_compact(&signature, &mut Reader::new(&hostile));
+    assert!(by_signature.unwrap_err().to_string().contains("nested more than 128 deep"));
+    let mut normal_hostile = Vec::new();
+    for level in 0..100_000u32 {
+        let size = 12 * (100_000 - level) + 12;
+        normal_hostile.extend_from_slice(&size.to_le_bytes());
+        normal_hostile.extend_from_slice(&(size - 4).to_le_bytes());
+        normal_hostile.extend_from_slice(&1u32.to_le_bytes());
+    }
+    normal_hostile.extend_from_slice(&[12, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0]);
+    assert!(matches!(read_elem::<Tree>(&mut Reader::new(&normal_hostile)), Err(PlainError::TooDeep { .. })));
+    let by_signature = reflectable::text::read_plain(&signature, None, 1, false, &normal_hostile);
+    assert!(by_signature.unwrap_err().to_string().contains("nested more than 128 deep"));
+}

@@ -37,7 +37,7 @@ pub mod varint;
 
 pub use codec::{elem_size_with, min_elem_size_with, read_elem_with, write_elem_with, Native, PlainCodec};
 pub use compact::{read_elem_compact, read_elem_compact_with, write_elem_compact, write_elem_compact_with};
-pub use reader::{PlainError, Reader, ZERO_SIZED_ALLOWANCE};
+pub use reader::{PlainError, Reader, MAX_PLAIN_DEPTH, ZERO_SIZED_ALLOWANCE};
 #[cfg(feature = "serde")]
 pub use serde::SerdeCodec;
 

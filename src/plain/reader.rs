@@ -45,6 +45,15 @@ pub enum PlainError {
         /// Zero-size elements still admitted.
         left: usize,
     },
+    /// Plain values nested deeper than [`MAX_PLAIN_DEPTH`] (a recursive `#[derive(PlainType)]`
+    /// type, such as a tree whose nodes hold a `Vec` of nodes).
+    #[error("plain values nested more than {limit} deep at byte {offset}")]
+    TooDeep {
+        /// Absolute offset of the value one level too deep.
+        offset: usize,
+        /// The nesting limit.
+        limit: usize,
+    },
     /// Bytes were left over after a dynamic-size value's content.
     #[error("{left} unread bytes at the end of a dynamic-size value ending at byte {offset}")]
     TrailingBytes {
@@ -62,6 +71,26 @@ pub enum PlainError {
 /// length, so whatever decodes also decodes from its own re-encoding.
 pub const ZERO_SIZED_ALLOWANCE: usize = 1 << 24;
 
+impl PlainError {
+    /// Where in the input the error is: the offset every variant records.
+    pub fn offset(&self) -> usize {
+        match self {
+            PlainError::UnexpectedEnd { offset, .. }
+            | PlainError::Invalid { offset, .. }
+            | PlainError::LengthTooLarge { offset, .. }
+            | PlainError::TooManyZeroSized { offset, .. }
+            | PlainError::TooDeep { offset, .. }
+            | PlainError::TrailingBytes { offset, .. } => *offset,
+        }
+    }
+}
+
+/// How deep a [`Reader`] lets values of recursive plain types nest ([`Reader::nested`]). Each
+/// level is a call of the type's reader, so a hostile input of nested values would otherwise
+/// overflow the stack, one level per few bytes. Objects have their own limit
+/// ([`Limits::max_depth`](crate::serializer::Limits)).
+pub const MAX_PLAIN_DEPTH: usize = 128;
+
 /// A cursor over input bytes. Reads never panic: running out of input is a [`PlainError`].
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
@@ -74,13 +103,22 @@ pub struct Reader<'a> {
     /// Values read as a stand-in for one this program cannot represent (see
     /// [`note_substitution`](Reader::note_substitution)).
     substitutions: u64,
+    /// Levels of nesting still admitted (see [`MAX_PLAIN_DEPTH`]).
+    depth_left: usize,
 }
 
 impl<'a> Reader<'a> {
     /// A reader over `data`, reporting offsets from its start. It admits
     /// [`ZERO_SIZED_ALLOWANCE`] zero-size elements in all.
     pub fn new(data: &'a [u8]) -> Self {
-        Reader { data, pos: 0, base: 0, zero_sized_left: ZERO_SIZED_ALLOWANCE, substitutions: 0 }
+        Reader {
+            data,
+            pos: 0,
+            base: 0,
+            zero_sized_left: ZERO_SIZED_ALLOWANCE,
+            substitutions: 0,
+            depth_left: MAX_PLAIN_DEPTH,
+        }
     }
 
     /// Records that a codec read a stand-in for a stored value it cannot represent, such as the
@@ -95,6 +133,34 @@ impl<'a> Reader<'a> {
     /// rejoined).
     pub fn substitutions(&self) -> u64 {
         self.substitutions
+    }
+
+    /// Runs `read` one level of nesting deeper: how a recursive type reads the values it holds
+    /// (`#[derive(PlainType)]` structs do it for each of their fields). Past [`MAX_PLAIN_DEPTH`]
+    /// levels it fails with [`PlainError::TooDeep`] instead of calling `read`.
+    ///
+    /// ```
+    /// use reflectable::plain::{PlainError, Reader, MAX_PLAIN_DEPTH};
+    ///
+    /// fn nest(reader: &mut Reader<'_>) -> Result<usize, PlainError> {
+    ///     reader.nested(|reader| Ok(1 + nest(reader)?))
+    /// }
+    /// let error = nest(&mut Reader::new(&[])).unwrap_err();
+    /// assert_eq!(error, PlainError::TooDeep { offset: 0, limit: MAX_PLAIN_DEPTH });
+    /// ```
+    #[inline]
+    pub fn nested<T, E, F>(&mut self, read: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut Self) -> Result<T, E>,
+        E: From<PlainError>,
+    {
+        if self.depth_left == 0 {
+            return Err(PlainError::TooDeep { offset: self.offset(), limit: MAX_PLAIN_DEPTH }.into());
+        }
+        self.depth_left -= 1;
+        let result = read(self);
+        self.depth_left += 1;
+        result
     }
 
     /// Zero-size elements this reader still admits.
@@ -219,7 +285,14 @@ impl<'a> Reader<'a> {
         }
         let data = &self.data[self.pos..self.pos + len];
         self.pos += len;
-        Ok(Reader { data, pos: 0, base, zero_sized_left: self.zero_sized_left, substitutions: self.substitutions })
+        Ok(Reader {
+            data,
+            pos: 0,
+            base,
+            zero_sized_left: self.zero_sized_left,
+            substitutions: self.substitutions,
+            depth_left: self.depth_left,
+        })
     }
 
     /// Takes back the zero-size allowance a sub-reader left unspent, and the substitutions it

@@ -344,13 +344,7 @@ impl std::error::Error for DecodeError {
 impl From<PlainError> for DecodeError {
     #[cold]
     fn from(error: PlainError) -> Self {
-        let offset = match &error {
-            PlainError::UnexpectedEnd { offset, .. }
-            | PlainError::Invalid { offset, .. }
-            | PlainError::LengthTooLarge { offset, .. }
-            | PlainError::TooManyZeroSized { offset, .. }
-            | PlainError::TrailingBytes { offset, .. } => *offset,
-        };
+        let offset = error.offset();
         DecodeError::new(DecodeErrorKind::Plain(error), offset)
     }
 }

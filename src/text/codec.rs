@@ -322,7 +322,17 @@ fn read_lanes(lanes: &Lanes, reader: &mut Reader<'_>) -> Result<PlainValue, Text
     })
 }
 
+/// One level of nesting deeper, as the derived type's own reader goes: a described type may hold
+/// itself (through a `Vec`).
 fn read_derived(layout: &'static PlainLayout, reader: &mut Reader<'_>, form: Form) -> Result<PlainValue, TextError> {
+    reader.nested(|reader| read_derived_parts(layout, reader, form))
+}
+
+fn read_derived_parts(
+    layout: &'static PlainLayout,
+    reader: &mut Reader<'_>,
+    form: Form,
+) -> Result<PlainValue, TextError> {
     Ok(match layout {
         PlainLayout::Struct(fields) => PlainValue::Struct(
             fields

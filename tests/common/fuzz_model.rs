@@ -85,6 +85,15 @@ pub struct Record {
 #[plain(id = 7002)]
 pub struct Marker;
 
+/// A plain type that holds itself: its nesting is bounded by `plain::MAX_PLAIN_DEPTH`, not by
+/// the stack.
+#[derive(PlainType, Default, Debug, Clone, PartialEq)]
+#[plain(id = 7003)]
+pub struct Nest {
+    pub tag: u8,
+    pub children: Vec<Nest>,
+}
+
 /// A hasher with a fixed seed: sample encodings (and so seeds and mutations) are the same every run.
 pub type Fixed = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
 
@@ -665,6 +674,7 @@ pub fn plain_round_trips(data: &[u8]) {
     check::<Record>(data, true);
     check::<Vec<Mode>>(data, true);
     check::<Vec<Vec<Marker>>>(data, true);
+    check::<Nest>(data, true);
     check::<std::time::Duration>(data, true);
     check::<(std::time::SystemTime, std::net::IpAddr, std::net::SocketAddr)>(data, true);
     check::<Vec<std::path::PathBuf>>(data, true);

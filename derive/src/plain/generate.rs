@@ -92,9 +92,11 @@ fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
             #uses
             #(#codecs.write_elem(&self.#members, out);)*
         }
+        // One level of nesting deeper: a derived type may hold itself (through a `Vec`), and a
+        // hostile input must not nest it past the stack.
         fn read(reader: &mut #p::Reader<'_>) -> ::core::result::Result<Self, #p::PlainError> {
             #uses
-            ::core::result::Result::Ok(#construct)
+            reader.nested::<Self, #p::PlainError, _>(|reader| ::core::result::Result::Ok(#construct))
         }
 
         // Compact: a static struct keeps its normal bytes (the default), a dynamic one is its
@@ -115,7 +117,7 @@ fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
             if <Self as #p::PlainType>::STATIC_SIZE.is_some() {
                 return <Self as #p::PlainType>::read(reader);
             }
-            ::core::result::Result::Ok(#construct_compact)
+            reader.nested::<Self, #p::PlainError, _>(|reader| ::core::result::Result::Ok(#construct_compact))
         }
         #[allow(unused_mut)]
         fn same(&self, other: &Self) -> ::core::option::Option<bool> {
