@@ -132,6 +132,22 @@ def main():
             lines.append(f"| {n:,} | {fmt_time(clone)} | {fmt_time(round_trip)} | {ratio(clone, round_trip)} "
                          f"| {fmt_time(diff)} | {fmt_time(enc)} | {ratio(diff, enc)} |")
         lines.append("")
+    # Compact plain elements (`plain::write_elem_compact`): a dataset's plain array with no stream
+    # around it, against postcard, which also writes no schema.
+    elements = [(d, estimate(d, "reflectable_elements", "encode"), estimate(d, "reflectable_elements", "decode"),
+                 sizes.get((d, "reflectable_elements")), estimate(d, "postcard", "encode"),
+                 estimate(d, "postcard", "decode"), sizes.get((d, "postcard"))) for d in ("mesh", "log")]
+    elements = [row for row in elements if row[1] is not None]
+    if elements:
+        lines += ["## Compact plain elements", "",
+                  "A dataset's plain array written by `plain::write_elem_compact` (no stream, no schema table), "
+                  "against postcard. Ratios are elements / postcard.", "",
+                  "| dataset | encode | decode | size (bytes) | encode ratio | decode ratio | size ratio |",
+                  "|---|---|---|---|---|---|---|"]
+        for d, enc, dec, size, p_enc, p_dec, p_size in elements:
+            lines.append(f"| {d} | {fmt_time(enc)} | {fmt_time(dec)} | {size} | {ratio(enc, p_enc)} "
+                         f"| {ratio(dec, p_dec)} | {ratio(size, p_size)} |")
+        lines.append("")
     with open(OUT, "w") as f:
         f.write("\n".join(lines))
     print(f"wrote {OUT}")

@@ -5,6 +5,7 @@
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use prost::Message;
 use reflectable::dynamic::DynamicGraph;
+use reflectable::plain::{read_elem_compact, write_elem_compact, PlainType, Reader};
 use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer};
 use reflectable::Reflectable;
 use reflectable_bench::level_peers::{self, FLevel, FlatLevel, TLevel};
@@ -135,6 +136,26 @@ fn fory<T: fory::Serializer<Target = T> + PartialEq + std::fmt::Debug>(
 }
 
 /// Copying as many bytes as reflectable writes: the physical limit.
+/// Reflectable's compact plain elements (`plain::write_elem_compact`), for a dataset that is one
+/// plain array: no stream, no schema table, the form for messages between builds that share
+/// their types (compare postcard).
+fn compact_elements<T: PlainType + PartialEq + std::fmt::Debug>(group: &mut Group<'_>, dataset: &str, values: &Vec<T>) {
+    let mut bytes = Vec::new();
+    write_elem_compact(values, &mut bytes);
+    assert_eq!(&read_elem_compact::<Vec<T>>(&mut Reader::new(&bytes)).unwrap(), values, "compact round trip");
+    record(dataset, "reflectable_elements", bytes.len());
+    group.bench_function("reflectable_elements/encode", |b| {
+        b.iter(|| {
+            let mut out = Vec::new();
+            write_elem_compact(black_box(values), &mut out);
+            out
+        })
+    });
+    group.bench_function("reflectable_elements/decode", |b| {
+        decode_timed(b, dataset, || read_elem_compact::<Vec<T>>(&mut Reader::new(black_box(&bytes))).unwrap())
+    });
+}
+
 fn memcpy(group: &mut Group<'_>, dataset: &str, bytes: usize) {
     let source = vec![0x5au8; bytes];
     record(dataset, "memcpy", bytes);
@@ -148,8 +169,9 @@ fn configure<'a>(c: &'a mut Criterion, name: &str, bytes: usize) -> Group<'a> {
     group
 }
 
-/// Every peer on one dataset: `value` for the model-based peers, `message` for prost.
-fn dataset<T, P>(c: &mut Criterion, name: &str, value: &T, message: &P)
+/// Every peer on one dataset: `value` for the model-based peers, `message` for prost; `more`
+/// adds the dataset's own measurements to the group.
+fn dataset<T, P>(c: &mut Criterion, name: &str, value: &T, message: &P, more: impl FnOnce(&mut Group<'_>))
 where
     T: Reflectable
         + Serialize
@@ -172,6 +194,7 @@ where
     prost(&mut group, name, message);
     bevy(&mut group, name, value);
     fory(&mut group, name, value);
+    more(&mut group);
     memcpy(&mut group, name, size);
     group.finish();
 }
@@ -192,15 +215,15 @@ fn selected(dataset: &str) -> bool {
 fn datasets(c: &mut Criterion) {
     if selected("mesh") {
         let mesh: Mesh = mesh(1);
-        dataset(c, "mesh", &mesh, &PMesh::from(&mesh));
+        dataset(c, "mesh", &mesh, &PMesh::from(&mesh), |group| compact_elements(group, "mesh", &mesh.triangles));
     }
     if selected("log") {
         let logs: Logs = logs(2);
-        dataset(c, "log", &logs, &PLogs::from(&logs));
+        dataset(c, "log", &logs, &PLogs::from(&logs), |group| compact_elements(group, "log", &logs.logs));
     }
     if selected("minecraft_savedata") {
         let players: Players = players(3);
-        dataset(c, "minecraft_savedata", &players, &PPlayers::from(&players));
+        dataset(c, "minecraft_savedata", &players, &PPlayers::from(&players), |_| {});
     }
 }
 
@@ -300,7 +323,11 @@ fn fory_level(group: &mut Group<'_>, dataset: &str, level: &level::Level, tree: 
 /// A decoded level whose strong cycles are broken when it is dropped.
 /// Renames every hundredth scene object of `level`; returns how many.
 fn rename_one_percent(level: &level::Level) -> usize {
-    level::scene_objects(level).iter().step_by(100).map(|object| object.borrow_mut().name.push_str(" (renamed)")).count()
+    level::scene_objects(level)
+        .iter()
+        .step_by(100)
+        .map(|object| object.borrow_mut().name.push_str(" (renamed)"))
+        .count()
 }
 
 struct Teardown(level::Level);

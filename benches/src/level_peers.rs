@@ -413,7 +413,10 @@ impl Shared {
                 editor_preview: a.editor_preview.as_ref().map(f_handle),
             })
         } else if let Some(c) = c.downcast_ref::<Camera>() {
-            Rc::new(FCamera { fov: c.projection.extent(), target: c.target.as_ref().map(|t| self.indices[&address(t)]) })
+            Rc::new(FCamera {
+                fov: c.projection.extent(),
+                target: c.target.as_ref().map(|t| self.indices[&address(t)]),
+            })
         } else {
             panic!("unknown component {}", c.kind())
         }
