@@ -294,7 +294,7 @@ fn read_leaf(type_id: u32, sig: &[u32], reader: &mut Reader<'_>, form: Form) -> 
         id::IPV4_ADDR => PlainValue::Str(typed::<Ipv4Addr>(reader)?.to_string()),
         id::IPV6_ADDR => PlainValue::Str(typed::<Ipv6Addr>(reader)?.to_string()),
         id::IP_ADDR => PlainValue::Str(typed::<IpAddr>(reader)?.to_string()),
-        id::SOCKET_ADDR => PlainValue::Str(typed::<SocketAddr>(reader)?.to_string()),
+        id::SOCKET_ADDR => PlainValue::Str(socket_text(typed::<SocketAddr>(reader)?)),
         id::SERDE => PlainValue::Raw(reader.take(reader.remaining())?.to_vec()),
         _ => match (lanes(type_id), derived(type_id)) {
             (Some(lanes), _) => read_lanes(&lanes, reader)?,
@@ -302,6 +302,30 @@ fn read_leaf(type_id: u32, sig: &[u32], reader: &mut Reader<'_>, form: Form) -> 
             (None, None) => return Err(undescribed(sig)),
         },
     })
+}
+
+/// A socket address as text: Rust's form (`[fe80::1%2]:80`), which has no place for an IPv6
+/// address's flow info, so a nonzero one follows it (`[fe80::1%2]:80, flowinfo 7`) rather than
+/// being dropped.
+fn socket_text(address: SocketAddr) -> String {
+    match address {
+        SocketAddr::V6(v6) if v6.flowinfo() != 0 => format!("{address}, flowinfo {}", v6.flowinfo()),
+        _ => address.to_string(),
+    }
+}
+
+/// Reads what [`socket_text`] writes.
+fn parse_socket(text: &str) -> Option<SocketAddr> {
+    match text.split_once(", flowinfo ") {
+        None => text.parse().ok(),
+        Some((address, flowinfo)) => match address.parse().ok()? {
+            SocketAddr::V6(mut v6) => {
+                v6.set_flowinfo(flowinfo.parse().ok()?);
+                Some(SocketAddr::V6(v6))
+            }
+            SocketAddr::V4(_) => None,
+        },
+    }
 }
 
 fn nanos(value: u32) -> PlainValue {
@@ -480,7 +504,7 @@ fn write_leaf(type_id: u32, sig: &[u32], value: &PlainValue, out: &mut Vec<u8>, 
         (id::IPV4_ADDR, PlainValue::Str(text)) => text.parse::<Ipv4Addr>().map_err(|_| mismatch())?.write(out),
         (id::IPV6_ADDR, PlainValue::Str(text)) => text.parse::<Ipv6Addr>().map_err(|_| mismatch())?.write(out),
         (id::IP_ADDR, PlainValue::Str(text)) => text.parse::<IpAddr>().map_err(|_| mismatch())?.write(out),
-        (id::SOCKET_ADDR, PlainValue::Str(text)) => text.parse::<SocketAddr>().map_err(|_| mismatch())?.write(out),
+        (id::SOCKET_ADDR, PlainValue::Str(text)) => parse_socket(text).ok_or_else(mismatch)?.write(out),
         _ => match (lanes(type_id), derived(type_id)) {
             (Some(lanes), _) => write_lanes(&lanes, sig, value, out)?,
             (None, Some(layout)) => write_derived(layout, sig, value, out, form)?,
@@ -575,6 +599,18 @@ mod tests {
         write_value(&signature, &taken, &mut again).unwrap();
         assert_eq!(again, bytes, "{taken}");
         assert_eq!(read_typed::<T>(&again).unwrap(), value);
+    }
+
+    #[test]
+    fn socket_addresses_keep_their_flow_info() {
+        use std::net::{Ipv6Addr, SocketAddrV6};
+        let with_flow = SocketAddr::V6(SocketAddrV6::new(Ipv6Addr::LOCALHOST, 80, 7, 3));
+        both_ways(with_flow);
+        both_ways(SocketAddr::V6(SocketAddrV6::new(Ipv6Addr::LOCALHOST, 80, 0, 3)));
+        both_ways(SocketAddr::from(([10, 0, 0, 1], 443)));
+        assert_eq!(socket_text(with_flow), "[::1%3]:80, flowinfo 7");
+        assert_eq!(parse_socket("10.0.0.1:1, flowinfo 7"), None, "IPv4 has no flow info");
+        assert_eq!(parse_socket("[::1]:1, flowinfo x"), None);
     }
 
     #[test]
