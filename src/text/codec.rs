@@ -156,7 +156,7 @@ pub(crate) fn read_value(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainVa
 /// How many elements of no size one value taken apart may hold. The wire form spends no bytes on
 /// them (a decoder only counts them), but each becomes a tree node and text: a few bytes of a
 /// hostile file must not claim millions of them.
-const MAX_ZERO_SIZED_SHOWN: usize = 1 << 16;
+pub const MAX_ZERO_SIZED_SHOWN: usize = 1 << 16;
 
 /// Reads `count` elements of type `sig` from `bytes` (a plain field's stored elements) into one
 /// value (`array`: a list of them). Elements of a type this program cannot take apart come as

@@ -248,6 +248,16 @@ mod tests {
         let claimed = [id::ARRAY, 1_000_000, id::VEC, id::U8];
         assert!(matches!(read_value(&claimed, &mut Reader::new(&[1])), Err(TextError::Corrupt(_))));
         assert!(matches!(read_value(&sig::<u16>(), &mut Reader::new(&[0x80, 0x80, 0x04])), Err(TextError::Corrupt(_))));
+        // Elements of no size: a few bytes claim millions, and each would become a node. The
+        // typed decoder admits them; taking the value apart stops at the shown allowance.
+        let no_size = [2, 0x80, 0x80, 0x80, 0x08, 0];
+        let signature = sig::<Vec<Vec<[u8; 0]>>>();
+        assert!(crate::plain::read_elem_compact::<Vec<Vec<[u8; 0]>>>(&mut Reader::new(&no_size)).is_ok());
+        let mut reader = Reader::new(&no_size);
+        assert!(matches!(crate::text::read_plain_compact(&signature, &mut reader), Err(TextError::Corrupt(_))));
+        let mut reader = Reader::new(&[1, 3]);
+        assert!(crate::text::read_plain_compact(&signature, &mut reader).is_ok());
+        assert_eq!(reader.zero_sized_left(), crate::plain::ZERO_SIZED_ALLOWANCE - 3, "what was shown is spent");
         // A type nobody describes cannot be walked in compact form: it is named.
         assert!(matches!(read_value(&[5000], &mut Reader::new(&[0])), Err(TextError::Undescribed { .. })));
     }

@@ -44,6 +44,7 @@ mod path;
 mod scalar;
 mod value;
 
+pub use codec::MAX_ZERO_SIZED_SHOWN;
 pub(crate) use codec::{read_field, static_size, write_value};
 pub(crate) use described::{derived, lanes};
 
@@ -83,8 +84,16 @@ pub fn read_plain(
 /// assert_eq!(again, bytes);
 /// # let _ = PlainValue::Bool(true);
 /// ```
+///
+/// As with [`read_plain`], one value may hold at most [`MAX_ZERO_SIZED_SHOWN`] elements of no
+/// size (fewer if `reader` admits fewer), although a typed decoder admits more.
 pub fn read_plain_compact(signature: &[u32], reader: &mut crate::plain::Reader<'_>) -> Result<PlainValue, TextError> {
-    compact::read_value(signature, reader)
+    let admitted = reader.zero_sized_left();
+    let shown = admitted.min(MAX_ZERO_SIZED_SHOWN);
+    reader.set_zero_sized_left(shown);
+    let value = compact::read_value(signature, reader);
+    reader.set_zero_sized_left(admitted - (shown - reader.zero_sized_left()));
+    value
 }
 
 /// Appends `value` as one compact element of the type `signature` describes: the inverse of

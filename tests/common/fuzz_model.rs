@@ -653,8 +653,17 @@ pub fn plain_round_trips(data: &[u8]) {
             return;
         }
         let mut by_signature = Reader::new(data);
-        let taken = reflectable::text::read_plain_compact(&signature, &mut by_signature)
-            .unwrap_or_else(|error| panic!("{value:?} read typed, not by its signature: {error}"));
+        let taken = match reflectable::text::read_plain_compact(&signature, &mut by_signature) {
+            Ok(taken) => taken,
+            // Taken apart, a value shows fewer elements of no size than a typed decoder admits.
+            Err(_)
+                if reflectable::plain::ZERO_SIZED_ALLOWANCE - typed.zero_sized_left()
+                    > reflectable::text::MAX_ZERO_SIZED_SHOWN =>
+            {
+                return
+            }
+            Err(error) => panic!("{value:?} read typed, not by its signature: {error}"),
+        };
         assert_eq!(typed.remaining(), by_signature.remaining(), "{value:?} read to another end by its signature");
         let consumed = &data[..data.len() - typed.remaining()];
         let mut again = Vec::new();
