@@ -103,8 +103,10 @@ pub struct Reader<'a> {
     /// Values read as a stand-in for one this program cannot represent (see
     /// [`note_substitution`](Reader::note_substitution)).
     substitutions: u64,
-    /// Levels of nesting still admitted (see [`MAX_PLAIN_DEPTH`]).
+    /// Levels of nesting still admitted, and the limit they count down from (see
+    /// [`MAX_PLAIN_DEPTH`]).
     depth_left: usize,
+    depth_limit: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -118,6 +120,7 @@ impl<'a> Reader<'a> {
             zero_sized_left: ZERO_SIZED_ALLOWANCE,
             substitutions: 0,
             depth_left: MAX_PLAIN_DEPTH,
+            depth_limit: MAX_PLAIN_DEPTH,
         }
     }
 
@@ -155,12 +158,28 @@ impl<'a> Reader<'a> {
         E: From<PlainError>,
     {
         if self.depth_left == 0 {
-            return Err(PlainError::TooDeep { offset: self.offset(), limit: MAX_PLAIN_DEPTH }.into());
+            return Err(PlainError::TooDeep { offset: self.offset(), limit: self.depth_limit }.into());
         }
         self.depth_left -= 1;
         let result = read(self);
         self.depth_left += 1;
         result
+    }
+
+    /// Admits at most `limit` more levels of nesting (see [`nested`](Reader::nested)), for a
+    /// reader whose frames are larger than the typed codecs'; returns what to give back to
+    /// [`restore_depth`](Reader::restore_depth) after.
+    pub(crate) fn limit_depth(&mut self, limit: usize) -> (usize, usize) {
+        let before = (self.depth_left, self.depth_limit);
+        self.depth_left = self.depth_left.min(limit);
+        self.depth_limit = limit;
+        before
+    }
+
+    /// Undoes [`limit_depth`](Reader::limit_depth).
+    pub(crate) fn restore_depth(&mut self, (left, limit): (usize, usize)) {
+        self.depth_left = left;
+        self.depth_limit = limit;
     }
 
     /// Zero-size elements this reader still admits.
@@ -292,6 +311,7 @@ impl<'a> Reader<'a> {
             zero_sized_left: self.zero_sized_left,
             substitutions: self.substitutions,
             depth_left: self.depth_left,
+            depth_limit: self.depth_limit,
         })
     }
 

@@ -61,7 +61,7 @@ macro_rules! read_varint {
         $(#[$doc])*
         #[inline]
         pub fn $name(reader: &mut Reader<'_>, $($bits: u32)?) -> Result<$word, PlainError> {
-            $(let _ = $bits;)?
+            $(debug_assert!($bits >= 8, "a varint of at least 8 bits");)?
             let bits: u32 = read_varint!(@bits $word $(, $bits)?);
             let start = reader.offset();
             let rest = reader.rest();
@@ -100,7 +100,8 @@ macro_rules! read_varint {
 }
 
 read_varint!(
-    /// Reads an unsigned varint of at most `bits` bits (8 to 64) in canonical form.
+    /// Reads an unsigned varint of at most `bits` bits (8 to 64; fewer than 8 is a caller's bug,
+    /// caught by a debug assertion) in canonical form.
     read_u64, u64, bits
 );
 read_varint!(

@@ -4,16 +4,21 @@
 
 use super::compact;
 use super::described::{derived, lanes, Lanes, PlainLayout};
+use super::memo;
 use super::{PlainValue, TextError};
 use crate::plain::{inline_or_dynamic, type_ids as id, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
-use crate::schema::describe::{split_all, split_type, Sig};
+use crate::schema::describe::Sig;
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 /// The static size of the type `sig` describes: `Ok(None)` when dynamic, an error when this
 /// program cannot take the type apart (a plain type of another program, a codec's).
 pub(crate) fn static_size(sig: &[u32]) -> Result<Option<u32>, TextError> {
-    let (node, _, _) = split_type(sig).ok_or_else(|| undescribed(sig))?;
+    memo::static_size(sig, || work_out_static_size(sig))
+}
+
+fn work_out_static_size(sig: &[u32]) -> Result<Option<u32>, TextError> {
+    let (node, _, _) = memo::split(sig).ok_or_else(|| undescribed(sig))?;
     Ok(match node {
         Sig::Leaf(type_id) => leaf_size(type_id).ok_or_else(|| undescribed(sig))?,
         Sig::Seq(..) | Sig::Map(..) => None,
@@ -22,7 +27,7 @@ pub(crate) fn static_size(sig: &[u32]) -> Result<Option<u32>, TextError> {
             Some(n) if u64::from(n) * u64::from(len) <= 255 => Some(n * len),
             _ => None,
         },
-        Sig::Tuple(_, parts) => sum(&split_all(parts))?,
+        Sig::Tuple(_, parts) => sum(&memo::split_all(parts))?,
     })
 }
 
@@ -65,8 +70,8 @@ fn leaf_size(type_id: u32) -> Option<Option<u32>> {
 /// The types of the parts of a value of type `sig` that has parts (a tuple, a derived struct,
 /// a glam vector, a `Duration`), in order; none for other types.
 pub(crate) fn parts_of(sig: &[u32]) -> Vec<Vec<u32>> {
-    match split_type(sig) {
-        Some((Sig::Tuple(_, parts), _, _)) => split_all(parts).into_iter().map(<[u32]>::to_vec).collect(),
+    match memo::split(sig) {
+        Some((Sig::Tuple(_, parts), _, _)) => memo::split_all(parts).into_iter().map(<[u32]>::to_vec).collect(),
         Some((Sig::Leaf(id::DURATION), _, _)) => vec![vec![id::U64], vec![id::U32]],
         Some((Sig::Leaf(id::SYSTEM_TIME), _, _)) => vec![vec![id::I64], vec![id::U32]],
         Some((Sig::Leaf(type_id), _, _)) => match (lanes(type_id), derived(type_id)) {
@@ -158,10 +163,27 @@ pub(crate) fn read_value(sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainVa
 /// hostile file must not claim millions of them.
 pub const MAX_ZERO_SIZED_SHOWN: usize = 1 << 16;
 
+/// How deeply one value taken apart may nest: every container (sequence, map, option, array,
+/// tuple) and derived struct on the way down counts one level. Each level is a few calls of the
+/// walker, whose frames are large; at this depth it stays far inside a thread's 2 MiB stack, even
+/// in a debug build. (The typed readers, whose frames are small, admit `MAX_PLAIN_DEPTH` derived
+/// levels.) Deeper values are refused with `PlainError::TooDeep`; tools keep them as bytes.
+pub const MAX_SHOWN_DEPTH: usize = 64;
+
 /// Reads `count` elements of type `sig` from `bytes` (a plain field's stored elements) into one
 /// value (`array`: a list of them). Elements of a type this program cannot take apart come as
 /// their bytes, delimited by `static_size` (the field header's) or their size prefix.
 pub(crate) fn read_field(
+    sig: &[u32],
+    static_size: Option<u8>,
+    count: usize,
+    array: bool,
+    bytes: &[u8],
+) -> Result<PlainValue, TextError> {
+    memo::scope(sig, || read_field_elements(sig, static_size, count, array, bytes))
+}
+
+fn read_field_elements(
     sig: &[u32],
     static_size: Option<u8>,
     count: usize,
@@ -173,6 +195,7 @@ pub(crate) fn read_field(
         return Err(TextError::Corrupt(format!("{count} elements in {} bytes", bytes.len())));
     }
     let mut reader = Reader::new(bytes).with_zero_sized_left(MAX_ZERO_SIZED_SHOWN);
+    reader.limit_depth(MAX_SHOWN_DEPTH);
     let mut values = Vec::with_capacity(count.min(bytes.len()));
     for _ in 0..count {
         let start = reader.clone();
@@ -203,9 +226,17 @@ pub(crate) fn read_field(
 /// `form` is how the parts are written: counts, and elements of sequences, maps, options, arrays,
 /// tuples and derived structs.
 pub(super) fn read_content(sig: &[u32], reader: &mut Reader<'_>, form: Form) -> Result<PlainValue, TextError> {
-    let (node, _, _) = split_type(sig).ok_or_else(|| undescribed(sig))?;
+    let (node, _, _) = memo::split(sig).ok_or_else(|| undescribed(sig))?;
+    match node {
+        Sig::Leaf(type_id) => read_leaf(type_id, sig, reader, form),
+        // A container is one level deeper (see `MAX_SHOWN_DEPTH`).
+        node => reader.nested(|reader| read_container(node, sig, reader, form)),
+    }
+}
+
+fn read_container(node: Sig<'_>, sig: &[u32], reader: &mut Reader<'_>, form: Form) -> Result<PlainValue, TextError> {
     Ok(match node {
-        Sig::Leaf(type_id) => read_leaf(type_id, sig, reader, form)?,
+        Sig::Leaf(_) => unreachable!("leaves are read by `read_leaf`"),
         Sig::Seq(_, elem) => {
             let count = form.read_count(reader, form.min_size(elem)?)?;
             PlainValue::Seq((0..count).map(|_| form.read(elem, reader)).collect::<Result<_, _>>()?)
@@ -229,9 +260,9 @@ pub(super) fn read_content(sig: &[u32], reader: &mut Reader<'_>, form: Form) -> 
             let len = admit_array(len, form.min_size(elem)?, reader)?;
             PlainValue::Seq((0..len).map(|_| form.read(elem, reader)).collect::<Result<_, _>>()?)
         }
-        Sig::Tuple(_, parts) => {
-            PlainValue::Seq(split_all(parts).into_iter().map(|part| form.read(part, reader)).collect::<Result<_, _>>()?)
-        }
+        Sig::Tuple(_, parts) => PlainValue::Seq(
+            memo::split_all(parts).into_iter().map(|part| form.read(part, reader)).collect::<Result<_, _>>()?,
+        ),
     })
 }
 
@@ -394,19 +425,28 @@ pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) ->
 
 /// Appends the content of `value` as a value of type `sig` (without a size prefix).
 pub(super) fn write_content(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>, form: Form) -> Result<(), TextError> {
-    let (node, _, _) = split_type(sig).ok_or_else(|| undescribed(sig))?;
+    let (node, _, _) = memo::split(sig).ok_or_else(|| undescribed(sig))?;
     let mismatch = || TextError::mismatch(sig, value);
     match (node, value) {
         (Sig::Leaf(type_id), _) => write_leaf(type_id, sig, value, out, form)?,
-        (Sig::Seq(_, elem), PlainValue::Seq(values)) => {
+        (Sig::Seq(head, elem), PlainValue::Seq(values)) => {
             form.write_count(values.len(), out)?;
-            values.iter().try_for_each(|value| form.write(elem, value, out))?;
+            if form == Form::Compact && head == id::HASH_SET {
+                let entries = values.iter().map(|value| (value, None));
+                by_compact_key(entries, elem, &[], out)?;
+            } else {
+                values.iter().try_for_each(|value| form.write(elem, value, out))?;
+            }
         }
-        (Sig::Map(_, key, value_sig), PlainValue::Map(entries)) => {
+        (Sig::Map(head, key, value_sig), PlainValue::Map(entries)) => {
             form.write_count(entries.len(), out)?;
-            for (key_value, entry) in entries {
-                form.write(key, key_value, out)?;
-                form.write(value_sig, entry, out)?;
+            if form == Form::Compact && head == id::HASH_MAP {
+                by_compact_key(entries.iter().map(|(key, value)| (key, Some(value))), key, value_sig, out)?;
+            } else {
+                for (key_value, entry) in entries {
+                    form.write(key, key_value, out)?;
+                    form.write(value_sig, entry, out)?;
+                }
             }
         }
         (Sig::Option(inner), PlainValue::Opt(option)) => match option {
@@ -430,13 +470,40 @@ pub(super) fn write_content(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>, 
             values.iter().try_for_each(|value| form.write(elem, value, out))?;
         }
         (Sig::Tuple(_, parts), PlainValue::Seq(values)) => {
-            let parts = split_all(parts);
+            let parts = memo::split_all(parts);
             if parts.len() != values.len() {
                 return Err(mismatch());
             }
             parts.iter().zip(values).try_for_each(|(part, value)| form.write(part, value, out))?;
         }
         _ => return Err(mismatch()),
+    }
+    Ok(())
+}
+
+/// Writes hash set elements or hash map entries (`value` set) in compact form, in the order of
+/// their keys' compact bytes: the order `plain::write_elem_compact` gives them, so a value taken
+/// apart and written compact again has the typed codec's bytes whatever order it listed them in.
+fn by_compact_key<'v>(
+    entries: impl Iterator<Item = (&'v PlainValue, Option<&'v PlainValue>)>,
+    key_sig: &[u32],
+    value_sig: &[u32],
+    out: &mut Vec<u8>,
+) -> Result<(), TextError> {
+    let mut written = Vec::new();
+    for (key, value) in entries {
+        let mut key_bytes = Vec::new();
+        compact::write_value(key_sig, key, &mut key_bytes)?;
+        let mut value_bytes = Vec::new();
+        if let Some(value) = value {
+            compact::write_value(value_sig, value, &mut value_bytes)?;
+        }
+        written.push((key_bytes, value_bytes));
+    }
+    written.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (key, value) in written {
+        out.extend_from_slice(&key);
+        out.extend_from_slice(&value);
     }
     Ok(())
 }
@@ -648,6 +715,24 @@ mod tests {
         both_ways([[0u8; 0]; 7]);
         // A field's own count, over no bytes (a stream's array of a type nobody describes).
         assert!(matches!(read_field(&[], Some(0), 1 << 24, true, &[]), Err(TextError::Corrupt(_))));
+    }
+
+    #[test]
+    fn long_signatures_over_many_elements_read_in_time_linear_in_the_value() {
+        // `Vec<[[..[u8; 1]..; 1]; 1]>`, 60 arrays deep, 20,000 elements: each node's facts are
+        // worked out once per value, not once per element (seconds, before).
+        let mut deep = vec![id::VEC];
+        for _ in 0..60 {
+            deep.extend([id::ARRAY, 1]);
+        }
+        deep.push(id::U8);
+        let mut bytes = (4 + 4 + 20_000u32).to_le_bytes().to_vec(); // the element's size
+        bytes.extend(20_000u32.to_le_bytes());
+        bytes.extend((0..20_000).map(|i| i as u8));
+        let value = crate::text::read_plain(&deep, None, 1, false, &bytes).unwrap();
+        let mut again = Vec::new();
+        crate::text::write_value(&deep, &value, &mut again).unwrap();
+        assert_eq!(again, bytes);
     }
 
     #[test]

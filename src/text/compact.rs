@@ -9,9 +9,10 @@
 
 use super::codec::{count_of, read_content, static_size, undescribed, write_content, Form};
 use super::described::{derived, PlainLayout};
+use super::memo;
 use super::{PlainValue, TextError};
 use crate::plain::{type_ids as id, varint, PlainType, Reader};
-use crate::schema::describe::{split_all, split_type, Sig};
+use crate::schema::describe::Sig;
 
 /// How a type is written in compact form.
 enum Shape {
@@ -26,7 +27,7 @@ enum Shape {
 }
 
 fn shape(sig: &[u32]) -> Result<Shape, TextError> {
-    let (node, _, _) = split_type(sig).ok_or_else(|| undescribed(sig))?;
+    let (node, _, _) = memo::split(sig).ok_or_else(|| undescribed(sig))?;
     if let Sig::Leaf(type_id) = node {
         if is_varint(type_id) {
             return Ok(Shape::Varint(type_id));
@@ -103,15 +104,19 @@ pub(super) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) ->
 /// The fewest bytes a compact element of type `sig` takes (what `PlainType::COMPACT_MIN_SIZE`
 /// says of the type): a count read from the input is checked against it.
 pub(super) fn min_size(sig: &[u32]) -> Result<usize, TextError> {
+    memo::compact_min(sig, || work_out_min_size(sig))
+}
+
+fn work_out_min_size(sig: &[u32]) -> Result<usize, TextError> {
     let sum = |parts: &[&[u32]]| -> Result<usize, TextError> {
         parts.iter().try_fold(0usize, |total, part| Ok(total.saturating_add(min_size(part)?)))
     };
     Ok(match shape(sig)? {
         Shape::Varint(_) | Shape::Framed => 1,
         Shape::Fixed(size) => size as usize,
-        Shape::Parts => match split_type(sig).ok_or_else(|| undescribed(sig))?.0 {
+        Shape::Parts => match memo::split(sig).ok_or_else(|| undescribed(sig))?.0 {
             Sig::Array(len, elem) => (len as usize).saturating_mul(min_size(elem)?),
-            Sig::Tuple(_, parts) => sum(&split_all(parts))?,
+            Sig::Tuple(_, parts) => sum(&memo::split_all(parts))?,
             Sig::Leaf(type_id) => match derived(type_id) {
                 Some(PlainLayout::Struct(fields)) => {
                     sum(&fields.iter().map(|(_, sig)| sig.as_slice()).collect::<Vec<_>>())?
@@ -258,6 +263,27 @@ mod tests {
         let mut reader = Reader::new(&[1, 3]);
         assert!(crate::text::read_plain_compact(&signature, &mut reader).is_ok());
         assert_eq!(reader.zero_sized_left(), crate::plain::ZERO_SIZED_ALLOWANCE - 3, "what was shown is spent");
+        // A long signature over many elements: each node's facts are worked out once (this took
+        // seconds per hundred bytes when they were worked out per element), and the value reads.
+        let mut deep = vec![id::VEC];
+        for _ in 0..60 {
+            deep.extend([id::ARRAY, 1]);
+        }
+        deep.push(id::STRING);
+        let mut bytes = vec![0xD0, 0x0F]; // 2,000 elements
+        bytes.extend(std::iter::repeat_n(0u8, 2000)); // each an empty string, 60 arrays deep
+        let value = crate::text::read_plain_compact(&deep, &mut Reader::new(&bytes)).unwrap();
+        let mut again = Vec::new();
+        crate::text::write_plain_compact(&deep, &value, &mut again).unwrap();
+        assert_eq!(again, bytes);
+        // Past `MAX_SHOWN_DEPTH` containers, a value is refused rather than walked.
+        let mut deeper = vec![id::VEC];
+        for _ in 0..126 {
+            deeper.extend([id::ARRAY, 1]);
+        }
+        deeper.push(id::STRING);
+        let error = crate::text::read_plain_compact(&deeper, &mut Reader::new(&[1, 0])).unwrap_err();
+        assert!(error.to_string().contains("nested more than"), "{error}");
         // A type nobody describes cannot be walked in compact form: it is named.
         assert!(matches!(read_value(&[5000], &mut Reader::new(&[0])), Err(TextError::Undescribed { .. })));
     }

@@ -39,13 +39,19 @@ mod codec;
 mod compact;
 mod described;
 mod field;
+mod memo;
 mod parse;
 mod path;
 mod scalar;
 mod value;
 
-pub use codec::MAX_ZERO_SIZED_SHOWN;
-pub(crate) use codec::{read_field, static_size, write_value};
+pub(crate) use codec::{read_field, static_size};
+pub use codec::{MAX_SHOWN_DEPTH, MAX_ZERO_SIZED_SHOWN};
+
+/// Appends `value` as one element of type `sig` (what a field stores).
+pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
+    memo::scope(sig, || codec::write_value(sig, value, out))
+}
 pub(crate) use described::{derived, lanes};
 
 /// Plain elements as stored (`count` of them, each in element form) taken apart by their type's
@@ -86,20 +92,23 @@ pub fn read_plain(
 /// ```
 ///
 /// As with [`read_plain`], one value may hold at most [`MAX_ZERO_SIZED_SHOWN`] elements of no
-/// size (fewer if `reader` admits fewer), although a typed decoder admits more.
+/// size and nest at most [`MAX_SHOWN_DEPTH`] levels (fewer if `reader` admits fewer), although a
+/// typed decoder admits more.
 pub fn read_plain_compact(signature: &[u32], reader: &mut crate::plain::Reader<'_>) -> Result<PlainValue, TextError> {
     let admitted = reader.zero_sized_left();
     let shown = admitted.min(MAX_ZERO_SIZED_SHOWN);
     reader.set_zero_sized_left(shown);
-    let value = compact::read_value(signature, reader);
+    let depth = reader.limit_depth(MAX_SHOWN_DEPTH);
+    let value = memo::scope(signature, || compact::read_value(signature, reader));
     reader.set_zero_sized_left(admitted - (shown - reader.zero_sized_left()));
+    reader.restore_depth(depth);
     value
 }
 
 /// Appends `value` as one compact element of the type `signature` describes: the inverse of
 /// [`read_plain_compact`], and what `plain::write_elem_compact` writes for the same value.
 pub fn write_plain_compact(signature: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
-    compact::write_value(signature, value, out)
+    memo::scope(signature, || compact::write_value(signature, value, out))
 }
 pub use described::{PlainDescription, PlainLayout};
 pub use parse::parse;
