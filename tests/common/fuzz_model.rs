@@ -655,13 +655,15 @@ pub fn plain_round_trips(data: &[u8]) {
         let mut by_signature = Reader::new(data);
         let taken = match reflectable::text::read_plain_compact(&signature, &mut by_signature) {
             Ok(taken) => taken,
-            // Taken apart, a value shows fewer elements of no size than a typed decoder admits.
+            // Taken apart, a value shows fewer elements of no size, and nests less deeply, than
+            // a typed decoder admits.
             Err(_)
                 if reflectable::plain::ZERO_SIZED_ALLOWANCE - typed.zero_sized_left()
                     > reflectable::text::MAX_ZERO_SIZED_SHOWN =>
             {
                 return
             }
+            Err(error) if error.to_string().contains("nested more than") => return,
             Err(error) => panic!("{value:?} read typed, not by its signature: {error}"),
         };
         assert_eq!(typed.remaining(), by_signature.remaining(), "{value:?} read to another end by its signature");
