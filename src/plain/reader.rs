@@ -171,8 +171,10 @@ impl<'a> Reader<'a> {
     /// [`restore_depth`](Reader::restore_depth) after.
     pub(crate) fn limit_depth(&mut self, limit: usize) -> (usize, usize) {
         let before = (self.depth_left, self.depth_limit);
-        self.depth_left = self.depth_left.min(limit);
-        self.depth_limit = limit;
+        if limit < self.depth_left {
+            self.depth_left = limit;
+            self.depth_limit = limit;
+        }
         before
     }
 

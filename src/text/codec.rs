@@ -167,7 +167,8 @@ pub const MAX_ZERO_SIZED_SHOWN: usize = 1 << 16;
 /// tuple) and derived struct on the way down counts one level. Each level is a few calls of the
 /// walker, whose frames are large; at this depth it stays far inside a thread's 2 MiB stack, even
 /// in a debug build. (The typed readers, whose frames are small, admit `MAX_PLAIN_DEPTH` derived
-/// levels.) Deeper values are refused with `PlainError::TooDeep`; tools keep them as bytes.
+/// levels.) A derived type that holds a `Vec` of itself takes two levels per level of its own.
+/// Deeper values are refused with `TextError::TooDeep`; tools keep them as bytes.
 pub const MAX_SHOWN_DEPTH: usize = 64;
 
 /// Reads `count` elements of type `sig` from `bytes` (a plain field's stored elements) into one

@@ -1,8 +1,8 @@
 //! Plain fields as [`PlainValue`]s and as text, through their RTTI: what an inspector shows and
 //! what an editor's text box sets, for every plain type, with no code per type.
 
-use super::codec::{read_field, write_value};
-use super::{parse, PlainValue, TextError};
+use super::codec::read_field;
+use super::{parse, write_value, PlainValue, TextError};
 use crate::field::{FieldAccess, PlainAccess, RttiField, WireKind};
 use crate::plain::{Reader, DYNAMIC_SIZE_PREFIX};
 use crate::rtti::Reflectable;

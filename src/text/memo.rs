@@ -57,6 +57,9 @@ pub(super) fn scope<R>(root: &[u32], f: impl FnOnce() -> R) -> R {
 
 /// The offset of `sig` in the current scope's root, when it lies inside it.
 fn offset_in(memo: &Memo, sig: &[u32]) -> Option<usize> {
+    if sig.is_empty() {
+        return None;
+    }
     let at = (sig.as_ptr() as usize).checked_sub(memo.start)? / std::mem::size_of::<u32>();
     (at < memo.len && at + sig.len() <= memo.len).then_some(at)
 }
@@ -74,6 +77,8 @@ fn cached<T: Copy>(
         Some((at, field(memo)[at]))
     });
     match known {
+        // Only for a slice that holds its whole node: a cut-off one has no such facts.
+        Some(_) if extent(sig).is_none() => compute(),
         Some((_, Some(value))) => Some(value),
         Some((at, None)) => {
             let value = compute()?;
@@ -142,8 +147,10 @@ fn extent(sig: &[u32]) -> Option<usize> {
         let at = offset_in(memo, sig)?;
         Some((at, memo.extent[at]))
     });
+    // A remembered extent holds for any slice at that offset long enough to hold the node; a
+    // shorter one ends inside it.
     if let Some((_, words)) = known.filter(|&(_, words)| words != 0) {
-        return Some(usize::from(words));
+        return (usize::from(words) <= sig.len()).then_some(usize::from(words));
     }
     let words = match *sig.first()? {
         id::TUPLE => {
@@ -199,17 +206,34 @@ mod tests {
     /// The same split as `split_type` everywhere in `root`, inside a scope and out of it, and on
     /// the second asking (remembered) as on the first.
     fn same_splits(root: &[u32]) {
+        // Every slice of `root`, suffixes and cut-off ones, asked twice.
         let check = |root: &[u32]| {
             for at in 0..root.len() {
-                let expected = split_type(&root[at..]).map(|(_, node, rest)| (node.len(), rest.len()));
-                for _ in 0..2 {
-                    let found = split(&root[at..]).map(|(_, node, rest)| (node.len(), rest.len()));
-                    assert_eq!(found, expected, "{root:?} at {at}");
+                for end in (at..=root.len()).rev() {
+                    let slice = &root[at..end];
+                    let expected = split_type(slice).map(|(_, node, rest)| (node.len(), rest.len()));
+                    for _ in 0..2 {
+                        let found = split(slice).map(|(_, node, rest)| (node.len(), rest.len()));
+                        assert_eq!(found, expected, "{root:?} at {at}..{end}");
+                        let size = crate::text::static_size(slice).ok();
+                        let unscoped = MEMO.with(|memo| memo.borrow().is_none());
+                        if !unscoped {
+                            assert_eq!(size, uncached_size(slice), "{root:?} at {at}..{end}");
+                        }
+                    }
                 }
             }
         };
         check(root);
         scope(root, || check(root));
+    }
+
+    /// `static_size` worked out with no memo in force.
+    fn uncached_size(sig: &[u32]) -> Option<Option<u32>> {
+        let memo = MEMO.with(|memo| memo.borrow_mut().take());
+        let size = crate::text::static_size(sig).ok();
+        MEMO.with(|slot| *slot.borrow_mut() = memo);
+        size
     }
 
     #[test]

@@ -165,6 +165,14 @@ pub enum TextError {
     /// Stored bytes that do not decode as their type.
     #[error("corrupt value: {0}")]
     Corrupt(String),
+    /// A value nested more deeply than this module takes apart ([`MAX_SHOWN_DEPTH`] levels,
+    /// every container and derived struct counting one): a valid value, kept as its bytes by
+    /// the tools.
+    #[error("value nested more than {limit} deep: too deep to take apart")]
+    TooDeep {
+        /// The depth limit in force.
+        limit: usize,
+    },
     /// The field refused the value, or could not be read.
     #[error(transparent)]
     Field(#[from] FieldError),
@@ -172,7 +180,10 @@ pub enum TextError {
 
 impl From<PlainError> for TextError {
     fn from(error: PlainError) -> Self {
-        TextError::Corrupt(error.to_string())
+        match error {
+            PlainError::TooDeep { limit, .. } => TextError::TooDeep { limit },
+            error => TextError::Corrupt(error.to_string()),
+        }
     }
 }
 
