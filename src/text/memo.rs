@@ -64,12 +64,13 @@ fn offset_in(memo: &Memo, sig: &[u32]) -> Option<usize> {
     (at < memo.len && at + sig.len() <= memo.len).then_some(at)
 }
 
-/// Looks up a fact of `sig`'s node, or works it out with `compute` and remembers it.
-fn cached<T: Copy>(
+/// Looks up a fact of `sig`'s node, or works it out with `compute` and remembers it (an error
+/// is not remembered: it is worked out again, at no cost that matters, when asked again).
+fn cached<T: Copy, E>(
     sig: &[u32],
     field: impl Fn(&mut Memo) -> &mut Vec<Option<T>>,
-    compute: impl FnOnce() -> Option<T>,
-) -> Option<T> {
+    compute: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
     let known = MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
         let memo = memo.as_mut()?;
@@ -79,7 +80,7 @@ fn cached<T: Copy>(
     match known {
         // Only for a slice that holds its whole node: a cut-off one has no such facts.
         Some(_) if extent(sig).is_none() => compute(),
-        Some((_, Some(value))) => Some(value),
+        Some((_, Some(value))) => Ok(value),
         Some((at, None)) => {
             let value = compute()?;
             MEMO.with(|memo| {
@@ -87,7 +88,7 @@ fn cached<T: Copy>(
                     field(memo)[at] = Some(value);
                 }
             });
-            Some(value)
+            Ok(value)
         }
         None => compute(),
     }
@@ -176,24 +177,12 @@ fn extent(sig: &[u32]) -> Option<usize> {
 
 /// The static size of `sig`'s node, remembered (`compute` works it out).
 pub(super) fn static_size<E>(sig: &[u32], compute: impl FnOnce() -> Result<Option<u32>, E>) -> Result<Option<u32>, E> {
-    let mut error = None;
-    let size = cached(sig, |memo| &mut memo.static_size, || compute().map_err(|e| error = Some(e)).ok());
-    match (size, error) {
-        (Some(size), _) => Ok(size),
-        (None, Some(error)) => Err(error),
-        (None, None) => unreachable!("a size is found or an error says why not"),
-    }
+    cached(sig, |memo| &mut memo.static_size, compute)
 }
 
 /// The compact minimum size of `sig`'s node, remembered (`compute` works it out).
 pub(super) fn compact_min<E>(sig: &[u32], compute: impl FnOnce() -> Result<usize, E>) -> Result<usize, E> {
-    let mut error = None;
-    let size = cached(sig, |memo| &mut memo.compact_min, || compute().map_err(|e| error = Some(e)).ok());
-    match (size, error) {
-        (Some(size), _) => Ok(size),
-        (None, Some(error)) => Err(error),
-        (None, None) => unreachable!("a size is found or an error says why not"),
-    }
+    cached(sig, |memo| &mut memo.compact_min, compute)
 }
 
 #[cfg(test)]
