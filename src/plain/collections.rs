@@ -96,6 +96,7 @@ fn write_count(count: usize, out: &mut Vec<u8>) {
 }
 
 /// The next `len` bytes as a string.
+#[inline(always)]
 fn read_str(reader: &mut Reader<'_>, len: usize) -> Result<String, PlainError> {
     let offset = reader.offset();
     let bytes = reader.take(len)?;
@@ -441,6 +442,7 @@ impl<T: PlainType> PlainType for Box<T> {
 }
 
 /// `N` elements read with `read`, each at least `min_elem_size` bytes.
+#[inline(always)]
 fn read_array<T, const N: usize>(
     reader: &mut Reader<'_>,
     min_elem_size: usize,

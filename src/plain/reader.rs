@@ -151,7 +151,7 @@ impl<'a> Reader<'a> {
     /// let error = nest(&mut Reader::new(&[])).unwrap_err();
     /// assert_eq!(error, PlainError::TooDeep { offset: 0, limit: MAX_PLAIN_DEPTH });
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn nested<T, E, F>(&mut self, read: F) -> Result<T, E>
     where
         F: FnOnce(&mut Self) -> Result<T, E>,

@@ -85,6 +85,7 @@ impl PlainType for PathBuf {
 }
 
 /// The next `len` bytes as a path.
+#[inline(always)]
 fn read_path(reader: &mut Reader<'_>, len: usize) -> Result<PathBuf, PlainError> {
     let offset = reader.offset();
     let bytes = reader.take(len)?;

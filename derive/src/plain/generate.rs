@@ -93,7 +93,9 @@ fn struct_body(p: &TokenStream, fields: &Fields) -> TokenStream {
             #(#codecs.write_elem(&self.#members, out);)*
         }
         // One level of nesting deeper: a derived type may hold itself (through a `Vec`), and a
-        // hostile input must not nest it past the stack.
+        // hostile input must not nest it past the stack. (Inlined as it was before the nesting
+        // closure made it larger: minecraft_savedata's decode took 5% more instructions.)
+        #[inline]
         fn read(reader: &mut #p::Reader<'_>) -> ::core::result::Result<Self, #p::PlainError> {
             #uses
             reader.nested::<Self, #p::PlainError, _>(|reader| ::core::result::Result::Ok(#construct))
