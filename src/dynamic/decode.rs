@@ -22,7 +22,7 @@ use crate::serializer::progress::{ProgressFn, Tracker};
 use crate::serializer::wire::{
     check_depth, embedded_header, field_count, read_stream_header, stream_body, variant_tag, walk_object, Item,
 };
-use crate::serializer::Limits;
+use crate::serializer::{Encoding, Limits};
 use ahash::{AHashMap, AHashSet};
 use std::mem::size_of;
 use std::rc::Rc;
@@ -98,6 +98,12 @@ pub(super) fn decode(
     limits: Limits,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<DynamicGraph, DecodeError> {
+    if let Some(normal) = crate::serializer::compact::normalize(input, &limits)? {
+        let mut graph = decode(&normal.bytes, limits, progress).map_err(|error| normal.locate(error))?;
+        graph.checksum = normal.checksum;
+        graph.encoding = Encoding::Compact;
+        return Ok(graph);
+    }
     let version = read_stream_header(&mut Reader::new(input))?;
     let body = stream_body(input)?;
     let checksum = version >= 2
@@ -159,7 +165,8 @@ pub(super) fn decode(
         }
     }
     tracker.finished(None);
-    Ok(DynamicGraph { version, checksum, objects: parser.objects, table: stored_table, fingerprints })
+    let encoding = Encoding::Normal;
+    Ok(DynamicGraph { version, checksum, objects: parser.objects, table: stored_table, fingerprints, encoding })
 }
 
 impl Parser<'_> {

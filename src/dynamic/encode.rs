@@ -88,7 +88,7 @@ pub(super) fn encode(graph: &DynamicGraph) -> Result<Vec<u8>, EncodeError> {
             hasher
         });
         let length = out.len() as u64;
-        write_trailer(&mut out, next as u32, length, checksum);
+        write_trailer(&mut out, next as u32, length, checksum, false);
     }
     Ok(out)
 }

@@ -8,7 +8,9 @@ use crate::rtti::Reflectable;
 use crate::schema::table::TableIndex;
 use crate::schema::Schema;
 use crate::serializer::format::{SCHEMA_MARK, VERSION};
-use crate::serializer::{AsRoot, DecodeError, DecodeReport, EncodeError, Limits, MemorySerializer, ProgressFn};
+use crate::serializer::{
+    AsRoot, DecodeError, DecodeReport, EncodeError, Encoding, Limits, MemorySerializer, ProgressFn,
+};
 use ahash::AHashMap;
 use std::hash::{Hash, Hasher};
 
@@ -50,6 +52,8 @@ pub struct DynamicGraph {
     /// The fingerprint table the graph was read with, in its order, instead of a schema table
     /// (a stream written with `SchemaTable::Fingerprints`).
     pub(super) fingerprints: Option<Vec<(u32, u64)>>,
+    /// How [`to_bytes`](Self::to_bytes) writes the objects: as the stream the graph was read from.
+    pub(super) encoding: Encoding,
 }
 
 /// One entry of a stored schema table, kept as its bytes (length word included).
@@ -89,6 +93,7 @@ impl DynamicGraph {
             objects: vec![DynamicRef::new(root)],
             table: Some(Vec::new()),
             fingerprints: None,
+            encoding: Encoding::Normal,
         }
     }
 
@@ -172,7 +177,11 @@ impl DynamicGraph {
 
     /// Writes the graph. A graph read from a stream and not changed gives that stream's bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
-        encode::encode(self)
+        let bytes = encode::encode(self)?;
+        match self.encoding {
+            Encoding::Normal => Ok(bytes),
+            Encoding::Compact => crate::serializer::compact::to_compact(&bytes).map_err(EncodeError::NotCompact),
+        }
     }
 
     /// The root object (instance 1).
@@ -239,7 +248,38 @@ impl DynamicGraph {
         table: Option<Vec<StoredEntry>>,
         fingerprints: Option<Vec<(u32, u64)>>,
     ) -> Self {
-        DynamicGraph { version, checksum, objects, table, fingerprints }
+        DynamicGraph { version, checksum, objects, table, fingerprints, encoding: Encoding::Normal }
+    }
+
+    /// How [`to_bytes`](Self::to_bytes) writes the graph: as the stream it was read from
+    /// ([`Encoding::Compact`] for a compact stream), [`Encoding::Normal`] for a new graph.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Writes the graph in `encoding` from now on. A compact stream holds only objects some
+    /// pointer reaches, in the encoder's order, each with every field its schema entry lists: a
+    /// graph edited otherwise (an object [`add`](Self::add)ed that nothing points to, a field
+    /// removed) writes only in the normal encoding ([`EncodeError::NotCompact`]).
+    ///
+    /// ```
+    /// # use reflectable::dynamic::DynamicGraph;
+    /// # use reflectable::serializer::Encoding;
+    /// # use reflectable::Reflectable;
+    /// # #[derive(Reflectable, Default)]
+    /// # #[rtti(id = 9902)]
+    /// # struct Note { #[rtti(id = 1)] text: String }
+    /// let bytes = reflectable::to_vec(&Note { text: "hello".into() }).unwrap();
+    /// let mut graph = DynamicGraph::from_bytes(&bytes).unwrap();
+    /// graph.set_encoding(Encoding::Compact);
+    /// let compact = graph.to_bytes().unwrap();
+    /// assert!(compact.len() < bytes.len());
+    /// let again = DynamicGraph::from_bytes(&compact).unwrap();
+    /// assert_eq!(again.encoding(), Encoding::Compact);
+    /// assert_eq!(again.to_bytes().unwrap(), compact);
+    /// ```
+    pub fn set_encoding(&mut self, encoding: Encoding) {
+        self.encoding = encoding;
     }
 
     /// The fingerprint table the graph was read with (type ID, fingerprint), in the stream's
@@ -295,6 +335,7 @@ impl PartialEq for DynamicGraph {
             || self.checksum != other.checksum
             || self.table != other.table
             || self.fingerprints != other.fingerprints
+            || self.encoding != other.encoding
             || self.objects.len() != other.objects.len()
         {
             return false;
@@ -338,6 +379,7 @@ impl Clone for DynamicGraph {
             objects: copies,
             table: self.table.clone(),
             fingerprints: self.fingerprints.clone(),
+            encoding: self.encoding,
         }
     }
 }
@@ -348,6 +390,7 @@ impl Hash for DynamicGraph {
         self.version.hash(state);
         self.checksum.hash(state);
         self.table.hash(state);
+        self.encoding.hash(state);
         let numbering = self.numbering();
         let pointer = |target: &DynamicRef| numbering.get(&target.addr()).map_or(target.addr() as u64, |&at| at as u64);
         for object in &self.objects {

@@ -181,7 +181,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         }
         let objects = self.next_id - 1;
         let length = self.written + self.out.len() as u64;
-        write_trailer(&mut self.out, objects, length, self.checksum.take());
+        write_trailer(&mut self.out, objects, length, self.checksum.take(), false);
         if let Some(sink) = self.sink.as_mut() {
             sink(&self.out)?;
             self.written += self.out.len() as u64;

@@ -92,6 +92,12 @@ pub enum DecodeErrorKind {
     /// The structure is inconsistent.
     #[error("corrupt stream: {0}")]
     Corrupt(&'static str),
+    /// A normal stream holds something its compact form cannot express
+    /// ([`compact::to_compact`](super::compact::to_compact)): a section without every field its
+    /// schema entry lists, in order (data kept from another writer on some objects of a type and
+    /// not others), objects out of the encoder's order, or a stream without a schema table.
+    #[error("not expressible in compact form: {0}")]
+    NotCompact(&'static str),
     /// The first object must be the root, instance 1, and every top-level object needs an
     /// instance ID (0 marks an embedded object).
     #[error("object has instance ID {found}, expected {expected}")]
@@ -205,6 +211,7 @@ impl PartialEq for DecodeErrorKind {
             }
             (Plain(a), Plain(b)) => a == b,
             (Corrupt(a), Corrupt(b)) => a == b,
+            (NotCompact(a), NotCompact(b)) => a == b,
             (InstanceOutOfSequence { expected: a, found: b }, InstanceOutOfSequence { expected: c, found: d }) => {
                 (a, b) == (c, d)
             }
@@ -419,6 +426,12 @@ pub enum EncodeError {
         /// The type whose object holds the kept data.
         type_name: &'static str,
     },
+    /// The graph cannot be written in compact form
+    /// ([`Encoding::Compact`](super::Encoding::Compact)): the reason is the decode error that
+    /// turning its normal form compact gave (`DecodeErrorKind::NotCompact`). The normal encoding
+    /// writes it.
+    #[error("the graph cannot be written in compact form: {0}")]
+    NotCompact(#[source] DecodeError),
     /// A dynamic graph read from a stream that lists its types' fingerprints
     /// ([`DynamicGraph::fingerprints`](crate::dynamic::DynamicGraph::fingerprints)) holds an
     /// object of a type the list lacks and that carries no schema: there is no fingerprint to

@@ -6,9 +6,12 @@ pub use crate::field::{WireKind, WireShape};
 
 /// First four bytes of every stream.
 pub const MAGIC: [u8; 4] = *b"RFLB";
-/// Format version written after the magic. Version 2 added the trailer, version 3 the schema
-/// table.
+/// Format version of the normal encoding, written after the magic. Version 2 added the trailer,
+/// version 3 the schema table.
 pub const VERSION: u32 = 3;
+/// Format version of a compact stream (`FORMAT.md`, "Compact streams"): version 3's schema table
+/// and trailer around objects written without headers. Its trailer sets [`TRAILER_COMPACT`].
+pub const COMPACT_VERSION: u32 = 4;
 /// The first version whose streams end with a schema table before the trailer.
 pub const SCHEMA_VERSION: u32 = 3;
 /// The oldest version a decoder still reads (version 1 streams have no trailer).
@@ -46,6 +49,22 @@ pub const EMPTY_SCHEMA_TABLE: [u8; 12] = {
 pub const TRAILER_SIZE: usize = 24;
 /// Trailer flag bit 0: the checksum word holds the CRC-32 of every byte before it.
 pub const TRAILER_CHECKSUM: u32 = 1 << 0;
+/// Trailer flag bit 1: the objects are in compact form. Set on every version 4 stream and on no
+/// other.
+pub const TRAILER_COMPACT: u32 = 1 << 1;
+
+/// Compact type reference of an empty embedded slot.
+pub const REF_EMPTY: u32 = 0;
+/// Compact type reference of a list (`0xFFFF_FF01`).
+pub const REF_LIST: u32 = 1;
+/// Compact type reference of a map (`0xFFFF_FF02`).
+pub const REF_MAP: u32 = 2;
+/// Compact type reference of an external reference (`0xFFFF_FF03`, top-level only).
+pub const REF_EXTERNAL: u32 = 3;
+/// Compact type reference of the schema table's first entry; entry `i` is `REF_FIRST_ENTRY + i`.
+pub const REF_FIRST_ENTRY: u32 = 4;
+/// Longest field data a compact section leaves out when it is all zero bytes.
+pub const MAX_ELIDED: usize = 256;
 
 /// Size of a type header: a meta word and a type ID.
 pub const TYPE_HEADER_SIZE: usize = 8;

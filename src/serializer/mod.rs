@@ -40,6 +40,7 @@
 //! ```
 
 mod atomic_write;
+pub mod compact;
 mod decoder;
 mod encoder;
 pub(crate) mod error;
@@ -108,6 +109,24 @@ pub enum SchemaTable {
     Omitted,
 }
 
+/// How a stream's objects are written ([`BinarySerializer::encoding`]). Every decoder reads both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Encoding {
+    /// Type and field headers on every section and field, fixed-size integers (`FORMAT.md`):
+    /// written in one streaming pass, read at the speed of the generated codecs. The default.
+    #[default]
+    Normal,
+    /// Compact form (`FORMAT.md`, "Compact streams", version 4): no headers where the schema
+    /// table says what comes, varints, bools as bits, fields that are all zeros left out. Often
+    /// half the size or less, for files kept or sent; the schema table stays, so old and new
+    /// readers evolve it as they do a normal stream. It is made from the normal form after the
+    /// whole graph is written (so a save holds it in memory), and read back by way of it (see
+    /// [`compact`]); a graph holding data kept from another writer on some objects of a type
+    /// and not others cannot be written so ([`EncodeError::NotCompact`]). Needs the full schema
+    /// table.
+    Compact,
+}
+
 /// `true` is [`SchemaTable::Full`], `false` [`SchemaTable::Omitted`].
 impl From<bool> for SchemaTable {
     fn from(full: bool) -> Self {
@@ -135,6 +154,7 @@ pub struct BinarySerializer<'r> {
     relink: Option<Relink<'r>>,
     progress: Option<ProgressFn<'r>>,
     generated_codecs: bool,
+    encoding: Encoding,
 }
 
 impl Default for BinarySerializer<'static> {
@@ -165,6 +185,7 @@ impl<'r> BinarySerializer<'r> {
             relink: None,
             progress: None,
             generated_codecs: generated_codecs_by_default(),
+            encoding: Encoding::Normal,
         }
     }
 
@@ -321,9 +342,44 @@ impl<'r> BinarySerializer<'r> {
         self
     }
 
+    /// How streams are encoded: [`Encoding::Normal`] (the default) or [`Encoding::Compact`].
+    /// Decoding reads either, whatever this says.
+    ///
+    /// ```
+    /// use reflectable::serializer::{BinarySerializer, Encoding, MemorySerializer};
+    /// use reflectable::Reflectable;
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9832)]
+    /// struct Score {
+    ///     #[rtti(id = 1)]
+    ///     points: u64,
+    ///     #[rtti(id = 2)]
+    ///     bonus: u64,
+    /// }
+    ///
+    /// let compact = MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact));
+    /// let bytes = compact.encode(&Score { points: 300, bonus: 0 }).unwrap();
+    /// let normal = MemorySerializer::new().encode(&Score { points: 300, bonus: 0 }).unwrap();
+    /// assert!(bytes.len() < normal.len());
+    /// let back: Score = MemorySerializer::new().decode_as(&bytes).unwrap();
+    /// assert_eq!((back.points, back.bonus), (300, 0));
+    /// ```
+    pub fn encoding(mut self, encoding: Encoding) -> Self {
+        self.encoding = encoding;
+        self
+    }
+
     /// Encodes the graph from `root` into a new vector; `context` reaches the serialization hooks.
     pub fn encode_to_vec(&self, root: Root<'_>, context: &mut dyn Any) -> Result<Vec<u8>, EncodeError> {
-        Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root).map(|(bytes, _)| bytes)
+        let bytes = Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root).map(|(bytes, _)| bytes)?;
+        match self.encoding {
+            Encoding::Normal => Ok(bytes),
+            Encoding::Compact if self.schema_table != SchemaTable::Full => Err(EncodeError::NotCompact(
+                DecodeError::new(DecodeErrorKind::NotCompact("a stream without its full schema table"), None),
+            )),
+            Encoding::Compact => compact::to_compact(&bytes).map_err(EncodeError::NotCompact),
+        }
     }
 
     /// Streams the graph into `writer`, buffering at most about the flush threshold plus the
@@ -334,6 +390,11 @@ impl<'r> BinarySerializer<'r> {
         writer: &mut dyn io::Write,
         context: &mut dyn Any,
     ) -> Result<u64, EncodeError> {
+        if self.encoding == Encoding::Compact {
+            let bytes = self.encode_to_vec(root, context)?;
+            writer.write_all(&bytes)?;
+            return Ok(bytes.len() as u64);
+        }
         let mut sink = |chunk: &[u8]| writer.write_all(chunk);
         let buffer = Vec::with_capacity(self.flush_threshold.min(1 << 20));
         Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self, context).run(root).map(|(_, n)| n)
@@ -367,7 +428,14 @@ impl<'r> BinarySerializer<'r> {
             }
             Ok(())
         };
-        let total = Encoder::new(Vec::new(), Some(&mut sink), threshold, self, context).run(root)?.1;
+        let total = match self.encoding {
+            Encoding::Normal => Encoder::new(Vec::new(), Some(&mut sink), threshold, self, context).run(root)?.1,
+            Encoding::Compact => {
+                let bytes = self.encode_to_vec(root, context)?;
+                sink(&bytes)?;
+                bytes.len() as u64
+            }
+        };
         if filled > 0 {
             flush(&buffer[..filled])?;
         }
@@ -399,7 +467,7 @@ impl<'r> BinarySerializer<'r> {
         bytes: &[u8],
         context: &mut dyn Any,
     ) -> Result<(Box<dyn Reflectable>, DecodeReport), DecodeError> {
-        self.decoder(bytes, context)?.decode_boxed(None)
+        self.decode_with(bytes, context, |decoder| decoder.decode_boxed(None))
     }
 
     /// [`decode_as`](Self::decode_as), with a report of what the decode skipped, converted or
@@ -410,7 +478,7 @@ impl<'r> BinarySerializer<'r> {
         context: &mut dyn Any,
     ) -> Result<(T, DecodeReport), DecodeError> {
         let expected = Declared::Type(T::rtti_static);
-        let (root, report) = self.decoder(bytes, context)?.decode_boxed(Some(expected))?;
+        let (root, report) = self.decode_with(bytes, context, |decoder| decoder.decode_boxed(Some(expected)))?;
         let root = downcast_box::<T>(root).map(|root| *root).map_err(|root| {
             let found = root.rtti().name().to_owned();
             DecodeError::new(DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found }, None)
@@ -427,8 +495,23 @@ impl<'r> BinarySerializer<'r> {
     ) -> Result<(H, DecodeReport), DecodeError> {
         let accepts = |root: &SharedObject| root.cast_in::<H>(self.registry).is_some();
         let expected = <H::Pointee as AsReflectable>::declared();
-        let (root, report) = self.decoder(bytes, context)?.decode_shared(H::FAMILY, expected, &accepts)?;
+        let (root, report) =
+            self.decode_with(bytes, context, |decoder| decoder.decode_shared(H::FAMILY, expected, &accepts))?;
         Ok((root.cast_in::<H>(self.registry).expect("the root was checked"), report))
+    }
+
+    /// Runs `decode` on a decoder over `bytes`, or over their normal twin when they are a compact
+    /// stream (whose errors then point into `bytes`).
+    fn decode_with<T>(
+        &self,
+        bytes: &[u8],
+        context: &mut dyn Any,
+        decode: impl FnOnce(Decoder<'_, '_>) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        match compact::normalize(bytes, &self.limits)? {
+            None => decode(self.decoder(bytes, context)?),
+            Some(normal) => self.decoder(&normal.bytes, context).and_then(decode).map_err(|error| normal.locate(error)),
+        }
     }
 
     fn decoder<'d, 'c>(&'d self, bytes: &'d [u8], context: &'c mut dyn Any) -> Result<Decoder<'d, 'c>, DecodeError> {

@@ -5,9 +5,9 @@
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, FINGERPRINT_MARK, MAGIC, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION,
-    SCHEMA_VERSION, STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, VERSION,
-    WORD_SIZE,
+    FieldHeader, Trailer, TypeHeader, WireKind, COMPACT_VERSION, FINGERPRINT_MARK, MAGIC, NULL_TYPE_ID, OBJECT_BIT,
+    OLDEST_VERSION, SCHEMA_VERSION, STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_COMPACT, TRAILER_SIZE,
+    TYPE_HEADER_SIZE, VARIANT_TAG, WORD_SIZE,
 };
 use super::Limits;
 use crate::plain::Reader;
@@ -28,7 +28,7 @@ pub(crate) fn read_stream_header(reader: &mut Reader<'_>) -> Result<u32, DecodeE
     }
     reader.skip(MAGIC.len())?;
     let version = reader.read_u32()?;
-    if !(OLDEST_VERSION..=VERSION).contains(&version) {
+    if !(OLDEST_VERSION..=COMPACT_VERSION).contains(&version) {
         return Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion { version }, MAGIC.len()));
     }
     Ok(version)
@@ -45,6 +45,11 @@ pub(crate) struct Body<'a> {
     pub schema: Option<(usize, usize)>,
     /// Where the fingerprint table is instead (version 3, `SchemaTable::Fingerprints`).
     pub fingerprints: Option<(usize, usize)>,
+    /// The objects are in compact form (version 4): the `compact` module turns them into normal
+    /// ones before anything else reads them.
+    pub compact: bool,
+    /// The trailer carries a checksum.
+    pub checksum: bool,
 }
 
 /// Checks the stream header and, for version 2, the trailer: it must be there (a stream cut short
@@ -52,7 +57,9 @@ pub(crate) struct Body<'a> {
 pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     let version = read_stream_header(&mut Reader::new(input))?;
     if version == 1 {
-        return Ok(Body { data: input, objects: None, schema: None, fingerprints: None });
+        let body =
+            Body { data: input, objects: None, schema: None, fingerprints: None, compact: false, checksum: false };
+        return Ok(body);
     }
     let end = input.len().checked_sub(TRAILER_SIZE).filter(|&end| end >= STREAM_HEADER_SIZE);
     let trailer = end.and_then(|end| Trailer::from_bytes(input[end..].try_into().expect("TRAILER_SIZE bytes")));
@@ -63,8 +70,15 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
         let kind = DecodeErrorKind::LengthMismatch { recorded: trailer.length, actual: input.len() };
         return Err(DecodeError::new(kind, end));
     }
-    if trailer.flags & !TRAILER_CHECKSUM != 0 {
+    // Version 4 is exactly the compact streams: the flag says so twice, so that a decoder that
+    // reads the trailer before the version still refuses them.
+    let compact = version == COMPACT_VERSION;
+    let allowed = if compact { TRAILER_CHECKSUM | TRAILER_COMPACT } else { TRAILER_CHECKSUM };
+    if trailer.flags & !allowed != 0 {
         return Err(corrupt(end + 4, "unknown trailer flags set"));
+    }
+    if compact && trailer.flags & TRAILER_COMPACT == 0 {
+        return Err(corrupt(end + 4, "a version 4 stream without the compact flag"));
     }
     if trailer.flags & TRAILER_CHECKSUM == 0 && trailer.checksum != 0 {
         return Err(corrupt(end + Trailer::CHECKSUM_OFFSET, "a checksum without the checksum flag"));
@@ -77,8 +91,10 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
             return Err(DecodeError::new(kind, covered));
         }
     }
+    let checksum = trailer.flags & TRAILER_CHECKSUM != 0;
     if version < SCHEMA_VERSION {
-        return Ok(Body { data: &input[..end], objects: Some(trailer.objects), schema: None, fingerprints: None });
+        let data = &input[..end];
+        return Ok(Body { data, objects: Some(trailer.objects), schema: None, fingerprints: None, compact, checksum });
     }
     // The table ends with its own length, so it is found from the trailer backwards.
     let missing = || corrupt(end, "a version 3 stream without its schema table");
@@ -91,7 +107,14 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     // The table's mark says which of the two it is; any other mark is the schema table's reader's
     // to refuse.
     let at = Some((start, end));
-    let body = Body { data: &input[..start], objects: Some(trailer.objects), schema: None, fingerprints: None };
+    let body = Body {
+        data: &input[..start],
+        objects: Some(trailer.objects),
+        schema: None,
+        fingerprints: None,
+        compact,
+        checksum,
+    };
     if input[start..start + WORD_SIZE] == FINGERPRINT_MARK.to_le_bytes() {
         Ok(Body { fingerprints: at, ..body })
     } else {
@@ -101,8 +124,15 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
 
 /// Appends the trailer of a stream that holds `objects` top-level objects and, before the
 /// trailer, `length` bytes; `checksum` has hashed those bytes when the stream carries a checksum.
-pub(crate) fn write_trailer(out: &mut Vec<u8>, objects: u32, length: u64, checksum: Option<crc32fast::Hasher>) {
-    let flags = if checksum.is_some() { TRAILER_CHECKSUM } else { 0 };
+/// `compact`: the objects are in compact form (version 4).
+pub(crate) fn write_trailer(
+    out: &mut Vec<u8>,
+    objects: u32,
+    length: u64,
+    checksum: Option<crc32fast::Hasher>,
+    compact: bool,
+) {
+    let flags = if checksum.is_some() { TRAILER_CHECKSUM } else { 0 } | if compact { TRAILER_COMPACT } else { 0 };
     let mut trailer = Trailer { flags, objects, length: length + TRAILER_SIZE as u64, checksum: 0 };
     if let Some(mut hasher) = checksum {
         hasher.update(&trailer.to_bytes()[..Trailer::CHECKSUM_OFFSET]);

@@ -14,7 +14,7 @@
 //! objects the result holds and how long its chains are; `teardown.rs` lets go of what a failed
 //! decode built and of orphans; `hooks.rs` runs the deserialization hooks.
 
-use super::error::{DecodeError, DecodeErrorKind};
+use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, TYPE_HEADER_SIZE};
 use super::index::{capacity, index, index_rest, root_entry, IndexEntry};
 use super::progress::{ProgressFn, Tracker};
@@ -152,6 +152,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
         // the root is decoded (then from the root's end, not over the root again).
         let budget = limits.allocation_budget(data.len());
         let body = stream_body(data)?;
+        if body.compact {
+            // Public entry points hand compact streams to `compact::normalize` first.
+            return Err(corrupt(4, "a compact stream read without its normal form"));
+        }
         let progress = Tracker::new(None, (body.objects.map(u64::from), Some(data.len() as u64)));
         let types = match (body.schema, body.fingerprints) {
             (Some((start, end)), _) => StreamTypes::new(TableIndex::read(data, start, end)?, registry)?,

@@ -1,0 +1,289 @@
+//! A normal stream to its compact form.
+
+use super::layout::{Class, FieldLayout, Layouts};
+use super::order::Order;
+use super::plain::elem_to_compact;
+use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
+use crate::plain::{varint, Reader, DYNAMIC_SIZE_PREFIX};
+use crate::schema::table::TableIndex;
+use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::serializer::format::{
+    FieldHeader, TypeHeader, COMPACT_VERSION, FIELD_TERMINATOR, MAX_ELIDED, OBJECT_BIT, REF_EMPTY, REF_EXTERNAL,
+    REF_FIRST_ENTRY, REF_LIST, REF_MAP, STREAM_HEADER_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID, WORD_SIZE,
+};
+use crate::serializer::wire::{
+    check_depth, embedded_header, field_count, stream_body, type_header, write_stream_header, write_trailer,
+};
+use crate::serializer::Limits;
+
+/// The compact form of the normal stream `normal` (`FORMAT.md`, "Compact streams"): the same
+/// graph, schema table and checksum flag, objects without headers. A compact stream comes back
+/// unchanged. The stream must have a schema table (version 3), its objects in the order the
+/// encoder writes them, and each section every field its entry lists, in order:
+/// [`DecodeErrorKind::NotCompact`] otherwise (data kept from another writer on some objects of a
+/// type and not on others is the one case the encoder meets). A malformed stream is refused as
+/// a decoder would refuse it.
+pub fn to_compact(normal: &[u8]) -> Result<Vec<u8>, DecodeError> {
+    let body = stream_body(normal)?;
+    if body.compact {
+        return Ok(normal.to_vec());
+    }
+    let Some((start, end)) = body.schema else {
+        return Err(not_compact(4, "a stream without a schema table"));
+    };
+    let layouts = Layouts::new(&TableIndex::read(normal, start, end)?)?;
+    let mut writer =
+        Writer { layouts: &layouts, order: Order::new(), out: Vec::with_capacity(normal.len() / 2), depth: 0 };
+    write_stream_header(&mut writer.out, COMPACT_VERSION);
+    let mut reader = Reader::new(body.data);
+    reader.skip(STREAM_HEADER_SIZE)?;
+    while !reader.is_empty() {
+        writer.top_level(&mut reader)?;
+    }
+    let mut out = writer.out;
+    out.extend_from_slice(&normal[start..end]);
+    let checksum = body.checksum.then(|| {
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&out);
+        hasher
+    });
+    let length = out.len() as u64;
+    write_trailer(&mut out, body.objects.unwrap_or(0), length, checksum, true);
+    Ok(out)
+}
+
+#[cold]
+fn not_compact(offset: usize, what: &'static str) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::NotCompact(what), offset)
+}
+
+struct Writer<'l> {
+    layouts: &'l Layouts,
+    order: Order,
+    out: Vec<u8>,
+    depth: usize,
+}
+
+impl Writer<'_> {
+    fn top_level(&mut self, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let at = reader.offset();
+        let header = type_header(reader)?;
+        if header.base || header.instance == 0 {
+            return Err(corrupt(at, "a top-level object must start with its own section and an instance ID"));
+        }
+        let expected = self.order.next_object().ok_or_else(|| not_compact(at, "an object no pointer leads to"))?;
+        if header.instance != expected {
+            return Err(not_compact(at, "objects out of the order the encoder writes them in"));
+        }
+        if header.type_id == EXTERNAL_TYPE_ID {
+            varint::write_u64(u64::from(REF_EXTERNAL), &mut self.out);
+            self.headed(reader, false)?;
+        } else {
+            let position = self.position(at, header.type_id)?;
+            varint::write_u64((REF_FIRST_ENTRY as usize + position) as u64, &mut self.out);
+            self.object(reader, position, header.instance)?;
+        }
+        self.order.object_done();
+        Ok(())
+    }
+
+    fn position(&self, at: usize, type_id: u32) -> Result<usize, DecodeError> {
+        self.layouts.position(type_id).ok_or_else(|| not_compact(at, "an object of a type the schema table lacks"))
+    }
+
+    /// An object's sections (its type's, then its bases' as the table chains them), then the
+    /// terminator of an embedded one (`instance` 0).
+    fn object(&mut self, reader: &mut Reader<'_>, position: usize, instance: u32) -> Result<(), DecodeError> {
+        let mut next = Some(position);
+        let mut first = true;
+        while let Some(at_type) = next {
+            let layout = &self.layouts.types[at_type];
+            if !first {
+                let at = reader.offset();
+                let header = type_header(reader)?;
+                let expected = TypeHeader { instance, base: true, type_id: layout.type_id };
+                if header != expected {
+                    return Err(not_compact(at, "base sections other than the schema table's chain"));
+                }
+            }
+            self.section(reader, at_type)?;
+            first = false;
+            next = layout.base;
+        }
+        let at = reader.offset();
+        match (instance, reader.peek_u32()) {
+            (0, Some(FIELD_TERMINATOR)) => Ok(reader.skip(WORD_SIZE)?),
+            (0, _) => Err(not_compact(at, "an embedded object with fields or sections its schema entry does not list")),
+            (_, None) => Ok(()),
+            (_, Some(word)) if word & OBJECT_BIT != 0 && !TypeHeader::unpack(word, 0).base => Ok(()),
+            _ => Err(not_compact(at, "an object with fields or sections its schema entry does not list")),
+        }
+    }
+
+    /// One section: an enum's variant, the presence bits, the data of every field present.
+    fn section(&mut self, reader: &mut Reader<'_>, position: usize) -> Result<(), DecodeError> {
+        let layouts = self.layouts;
+        let layout = &layouts.types[position];
+        let fields: &[FieldLayout] = if layout.is_enum {
+            let at = reader.offset();
+            let tag = FieldHeader { id: VARIANT_TAG_FIELD_ID, shape: VARIANT_TAG }.pack();
+            if reader.peek_u32() != Some(tag) {
+                return Err(corrupt(at, "an enum's section must start with its variant tag"));
+            }
+            reader.skip(WORD_SIZE)?;
+            let variant = reader.read_u32()?;
+            varint::write_u64(u64::from(variant), &mut self.out);
+            layout.variant(variant).ok_or_else(|| not_compact(at, "a variant the schema table does not list"))?
+        } else {
+            &layout.fields
+        };
+        let presence = self.out.len();
+        self.out.resize(presence + fields.len().div_ceil(8), 0);
+        for (index, field) in fields.iter().enumerate() {
+            let at = reader.offset();
+            if reader.peek_u32() != Some(field.header.pack()) {
+                return Err(not_compact(at, "a section without every field its schema entry lists, in order"));
+            }
+            reader.skip(WORD_SIZE)?;
+            let present = if field.class == Class::Bool && !field.header.shape.array {
+                bool_byte(reader)?
+            } else {
+                let start = self.out.len();
+                self.field_data(reader, field.header, &field.class)?;
+                let data = &self.out[start..];
+                let elided = data.len() <= MAX_ELIDED && data.iter().all(|&byte| byte == 0);
+                if elided {
+                    self.out.truncate(start);
+                }
+                !elided
+            };
+            if present {
+                self.out[presence + index / 8] |= 1 << (index % 8);
+            }
+        }
+        Ok(())
+    }
+
+    /// A field's data after its header: the count of an array, then each element.
+    fn field_data(&mut self, reader: &mut Reader<'_>, header: FieldHeader, class: &Class) -> Result<(), DecodeError> {
+        let count = field_count(reader, &header, &Limits::default())?;
+        if header.shape.array {
+            varint::write_u64(count as u64, &mut self.out);
+        }
+        match class {
+            Class::Bool => {
+                for chunk in reader.take(count)?.chunks(8) {
+                    let mut bits = 0u8;
+                    for (bit, &byte) in chunk.iter().enumerate() {
+                        bits |= u8::from(bool_value(reader.offset(), byte)?) << bit;
+                    }
+                    self.out.push(bits);
+                }
+            }
+            Class::Varint(leaf) => {
+                for _ in 0..count {
+                    leaf.to_compact(reader, &mut self.out)?;
+                }
+            }
+            Class::Fixed(size) => self.out.extend_from_slice(reader.take(count * usize::from(*size))?),
+            Class::Walked(sig) => {
+                for _ in 0..count {
+                    elem_to_compact(sig, reader, &mut self.out)?;
+                }
+            }
+            Class::Framed => {
+                for _ in 0..count {
+                    let at = reader.offset();
+                    let size = reader.read_u32()? as usize;
+                    let len = size
+                        .checked_sub(DYNAMIC_SIZE_PREFIX)
+                        .ok_or_else(|| corrupt(at, "a dynamic element's size is less than its prefix"))?;
+                    varint::write_u64(len as u64, &mut self.out);
+                    self.out.extend_from_slice(reader.take(len)?);
+                }
+            }
+            Class::Pointer => {
+                for _ in 0..count {
+                    let at = reader.offset();
+                    let id = reader.read_u32()?;
+                    self.order.pointer(id).map_err(|what| not_compact(at, what))?;
+                    varint::write_u64(u64::from(id), &mut self.out);
+                }
+            }
+            Class::Embedded => {
+                for _ in 0..count {
+                    self.embedded(reader)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn embedded(&mut self, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        self.depth += 1;
+        check_depth(reader, self.depth, &Limits::default())?;
+        let at = reader.offset();
+        let reference = match embedded_header(reader)? {
+            None => {
+                self.out.push(REF_EMPTY as u8);
+                None
+            }
+            Some(LIST_TYPE_ID) => Some(REF_LIST),
+            Some(MAP_TYPE_ID) => Some(REF_MAP),
+            Some(type_id) => {
+                let position = self.position(at, type_id)?;
+                varint::write_u64((REF_FIRST_ENTRY as usize + position) as u64, &mut self.out);
+                self.object(reader, position, 0)?;
+                None
+            }
+        };
+        if let Some(reference) = reference {
+            self.out.push(reference as u8);
+            self.headed(reader, true)?;
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// The body of a list, a map or an external reference, which have no schema entry: each
+    /// field's header word as a varint, then its data; a 0 ends it.
+    fn headed(&mut self, reader: &mut Reader<'_>, embedded: bool) -> Result<(), DecodeError> {
+        loop {
+            let at = reader.offset();
+            let word = match reader.peek_u32() {
+                Some(word) if word & OBJECT_BIT == 0 => word,
+                _ if embedded => return Err(corrupt(at, "embedded object without a terminator")),
+                Some(word) if TypeHeader::unpack(word, 0).base => {
+                    return Err(not_compact(at, "an external reference with base sections"))
+                }
+                _ => break,
+            };
+            reader.skip(WORD_SIZE)?;
+            match FieldHeader::unpack(word).map_err(|what| corrupt(at, what))? {
+                None if embedded => break,
+                None => return Err(corrupt(at, "terminator outside an embedded object")),
+                Some(_) if word == 0 => return Err(not_compact(at, "a field header word of 0 in a built-in object")),
+                Some(header) => {
+                    varint::write_u64(u64::from(word), &mut self.out);
+                    self.field_data(reader, header, &Class::of_header(header))?;
+                }
+            }
+        }
+        self.out.push(0);
+        Ok(())
+    }
+}
+
+/// A single `bool`'s byte: its presence bit.
+fn bool_byte(reader: &mut Reader<'_>) -> Result<bool, DecodeError> {
+    let at = reader.offset();
+    bool_value(at, reader.take(1)?[0])
+}
+
+fn bool_value(at: usize, byte: u8) -> Result<bool, DecodeError> {
+    match byte {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(not_compact(at, "a bool that is neither 0 nor 1")),
+    }
+}

@@ -1,0 +1,320 @@
+//! A compact stream to its normal twin: what every decoder reads.
+
+use super::layout::{Class, FieldLayout, Layouts};
+use super::order::Order;
+use super::plain::elem_to_normal;
+use super::{Output, EXPANSION_BASE, MAX_EXPANSION};
+use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
+use crate::plain::{varint, Reader};
+use crate::schema::table::TableIndex;
+use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::serializer::format::{
+    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_ELIDED, MAX_INSTANCE_ID, NULL_TYPE_ID, OBJECT_BIT, REF_EMPTY,
+    REF_EXTERNAL, REF_LIST, REF_MAP, STREAM_HEADER_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID, VERSION,
+};
+use crate::serializer::wire::{check_depth, stream_body, write_stream_header, write_trailer};
+use crate::serializer::Limits;
+
+/// What a field left out of a section is read from: its data was all zero bytes, at most
+/// [`MAX_ELIDED`] of them.
+static ZEROS: [u8; MAX_ELIDED] = [0; MAX_ELIDED];
+
+/// The normal form of the compact stream `compact` (`FORMAT.md`, "Compact streams"), exactly the
+/// stream it was made from by [`to_compact`](super::to_compact); a normal stream comes back
+/// unchanged. A malformed compact stream is an error at its offset, and one whose normal form
+/// would exceed [`MAX_EXPANSION`] times its length (plus [`EXPANSION_BASE`]) is
+/// `AllocationLimit`.
+pub fn to_normal(compact: &[u8]) -> Result<Vec<u8>, DecodeError> {
+    match Normal::read(compact, &Limits::default(), true)? {
+        Some(normal) => Ok(normal.bytes),
+        None => Ok(compact.to_vec()),
+    }
+}
+
+/// The normal twin of a compact stream, for decoding, or `None` for a normal stream (decoded
+/// as it is). `limits.max_allocation`, when set, caps the twin's length instead of the default
+/// expansion.
+pub(crate) fn normalize(input: &[u8], limits: &Limits) -> Result<Option<Normal>, DecodeError> {
+    Normal::read(input, limits, false)
+}
+
+/// A compact stream's normal twin, and where its parts came from.
+pub(crate) struct Normal {
+    pub(crate) bytes: Vec<u8>,
+    /// Whether the compact stream carried a checksum (the twin made for decoding has none).
+    pub(crate) checksum: bool,
+    /// `(normal offset, compact offset)` at the start of every object and field, in order.
+    offsets: Vec<(u32, u32)>,
+}
+
+impl Normal {
+    fn read(input: &[u8], limits: &Limits, checksum: bool) -> Result<Option<Self>, DecodeError> {
+        let body = stream_body(input)?;
+        if !body.compact {
+            return Ok(None);
+        }
+        let Some((start, end)) = body.schema else {
+            return Err(corrupt(4, "a compact stream without a schema table"));
+        };
+        let layouts = Layouts::new(&TableIndex::read(input, start, end)?)?;
+        let cap = limits
+            .max_allocation
+            .unwrap_or_else(|| input.len().saturating_mul(MAX_EXPANSION).saturating_add(EXPANSION_BASE));
+        let mut reader = Reader::new(body.data);
+        reader.skip(STREAM_HEADER_SIZE)?;
+        let mut writer = Writer {
+            layouts: &layouts,
+            order: Order::new(),
+            out: Output::new(input.len().saturating_mul(2), cap),
+            offsets: Vec::new(),
+            track: !checksum,
+            depth: 0,
+            max_depth: limits.max_depth,
+        };
+        write_stream_header(&mut writer.out.bytes, VERSION);
+        while !reader.is_empty() {
+            writer.top_level(&mut reader)?;
+        }
+        let Writer { mut out, offsets, .. } = writer;
+        out.extend(&input[start..end]);
+        out.check(end)?;
+        let mut bytes = out.bytes;
+        let hasher = (checksum && body.checksum).then(|| {
+            let mut hasher = crc32fast::Hasher::new();
+            hasher.update(&bytes);
+            hasher
+        });
+        let length = bytes.len() as u64;
+        write_trailer(&mut bytes, body.objects.unwrap_or(0), length, hasher, false);
+        Ok(Some(Normal { bytes, checksum: body.checksum, offsets }))
+    }
+
+    /// `error`, from reading the normal twin, with its offset moved to the compact stream: the
+    /// start of the object or field it is in.
+    pub(crate) fn locate(&self, error: DecodeError) -> DecodeError {
+        let Some(offset) = error.offset() else { return error };
+        let index = self.offsets.partition_point(|&(normal, _)| normal as usize <= offset);
+        match index.checked_sub(1).map(|index| self.offsets[index]) {
+            Some((_, compact)) => error.at(compact as usize),
+            None => error,
+        }
+    }
+}
+
+struct Writer<'l> {
+    layouts: &'l Layouts,
+    order: Order,
+    out: Output,
+    offsets: Vec<(u32, u32)>,
+    /// Whether to record offsets (only a decode reports errors through them).
+    track: bool,
+    depth: usize,
+    max_depth: usize,
+}
+
+impl Writer<'_> {
+    #[inline]
+    fn mark(&mut self, reader: &Reader<'_>) {
+        if self.track {
+            self.offsets.push((self.out.len() as u32, reader.offset() as u32));
+        }
+    }
+
+    fn top_level(&mut self, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        self.mark(reader);
+        let at = reader.offset();
+        let reference = varint::read_u64(reader, 32)? as u32;
+        let instance = self.order.next_object().ok_or_else(|| corrupt(at, "an object no pointer leads to"))?;
+        if reference == REF_EXTERNAL {
+            TypeHeader { instance, base: false, type_id: EXTERNAL_TYPE_ID }.write(&mut self.out.bytes);
+            self.headed(reader, false)?;
+        } else {
+            let (position, layout) =
+                self.layouts.by_ref(reference).ok_or_else(|| corrupt(at, "a top-level object's type reference"))?;
+            TypeHeader { instance, base: false, type_id: layout.type_id }.write(&mut self.out.bytes);
+            self.object(reader, position, instance)?;
+        }
+        self.order.object_done();
+        self.out.check(reader.offset())
+    }
+
+    /// An object's sections, as the table chains them, then an embedded one's terminator.
+    fn object(&mut self, reader: &mut Reader<'_>, position: usize, instance: u32) -> Result<(), DecodeError> {
+        let layouts = self.layouts;
+        let mut next = Some(position);
+        let mut first = true;
+        while let Some(at_type) = next {
+            let layout = &layouts.types[at_type];
+            if !first {
+                TypeHeader { instance, base: true, type_id: layout.type_id }.write(&mut self.out.bytes);
+            }
+            self.section(reader, at_type)?;
+            first = false;
+            next = layout.base;
+        }
+        if instance == 0 {
+            self.out.word(FIELD_TERMINATOR);
+        }
+        Ok(())
+    }
+
+    fn section(&mut self, reader: &mut Reader<'_>, position: usize) -> Result<(), DecodeError> {
+        let layouts = self.layouts;
+        let layout = &layouts.types[position];
+        let fields: &[FieldLayout] = if layout.is_enum {
+            let at = reader.offset();
+            let variant = varint::read_u64(reader, 32)? as u32;
+            self.out.word(FieldHeader { id: VARIANT_TAG_FIELD_ID, shape: VARIANT_TAG }.pack());
+            self.out.word(variant);
+            layout.variant(variant).ok_or_else(|| corrupt(at, "a variant the schema table does not list"))?
+        } else {
+            &layout.fields
+        };
+        let presence_at = reader.offset();
+        let presence = reader.take(fields.len().div_ceil(8))?;
+        if fields.len() % 8 != 0 && presence.last().is_some_and(|&last| last >> (fields.len() % 8) != 0) {
+            return Err(corrupt(presence_at, "presence bits set past a section's fields"));
+        }
+        for (index, field) in fields.iter().enumerate() {
+            self.mark(reader);
+            let present = presence[index / 8] & (1 << (index % 8)) != 0;
+            self.out.word(field.header.pack());
+            if field.class == Class::Bool && !field.header.shape.array {
+                self.out.extend(&[u8::from(present)]);
+            } else if present {
+                let start = reader.offset();
+                let before = reader.rest();
+                self.field_data(reader, field.header, &field.class)?;
+                let data = &before[..before.len() - reader.remaining()];
+                if data.len() <= MAX_ELIDED && data.iter().all(|&byte| byte == 0) {
+                    return Err(corrupt(start, "a field marked present holds only zero bytes"));
+                }
+            } else {
+                let mut zeros = Reader::new(&ZEROS).with_zero_sized_left(0);
+                self.field_data(&mut zeros, field.header, &field.class).map_err(|error| match error.kind() {
+                    DecodeErrorKind::AllocationLimit { .. } => error.at(presence_at),
+                    _ => corrupt(presence_at, "a field left out of a section needs more than 256 zero bytes"),
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A field's data: an array's count, then each element, as normal bytes.
+    fn field_data(&mut self, reader: &mut Reader<'_>, header: FieldHeader, class: &Class) -> Result<(), DecodeError> {
+        let count = if header.shape.array {
+            let count = match class {
+                Class::Bool => {
+                    let at = reader.offset();
+                    let count = varint::read_u64(reader, 32)? as usize;
+                    if count.div_ceil(8) > reader.remaining() {
+                        return Err(corrupt(at, "more bools than bytes left"));
+                    }
+                    count
+                }
+                _ => reader.read_compact_count(class.min_size())?,
+            };
+            self.out.word(count as u32);
+            count
+        } else {
+            1
+        };
+        match class {
+            Class::Bool => {
+                let at = reader.offset();
+                let bits = reader.take(count.div_ceil(8))?;
+                if count % 8 != 0 && bits.last().is_some_and(|&last| last >> (count % 8) != 0) {
+                    return Err(corrupt(at, "bits set past a bool array's end"));
+                }
+                for index in 0..count {
+                    self.out.extend(&[(bits[index / 8] >> (index % 8)) & 1]);
+                }
+            }
+            Class::Varint(leaf) => {
+                for _ in 0..count {
+                    leaf.to_normal(reader, &mut self.out)?;
+                }
+            }
+            Class::Fixed(size) => self.out.extend(reader.take(count * usize::from(*size))?),
+            Class::Walked(sig) => {
+                for _ in 0..count {
+                    elem_to_normal(sig, reader, &mut self.out)?;
+                }
+            }
+            Class::Framed => {
+                for _ in 0..count {
+                    let len = reader.read_compact_count(1)?;
+                    let at = self.out.reserve_word();
+                    self.out.extend(reader.take(len)?);
+                    self.out.patch_size(at, reader.offset())?;
+                }
+            }
+            Class::Pointer => {
+                for _ in 0..count {
+                    let at = reader.offset();
+                    let id = varint::read_u64(reader, 32)? as u32;
+                    if id > MAX_INSTANCE_ID {
+                        return Err(corrupt(at, "an instance ID beyond 30 bits"));
+                    }
+                    self.order.pointer(id).map_err(|what| corrupt(at, what))?;
+                    self.out.word(id);
+                }
+            }
+            Class::Embedded => {
+                for _ in 0..count {
+                    self.embedded(reader)?;
+                }
+            }
+        }
+        self.out.check(reader.offset())
+    }
+
+    fn embedded(&mut self, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        self.depth += 1;
+        check_depth(reader, self.depth, &Limits { max_depth: self.max_depth, ..Limits::default() })?;
+        let at = reader.offset();
+        let reference = varint::read_u64(reader, 32)? as u32;
+        let header = |type_id| TypeHeader { instance: 0, base: false, type_id };
+        match reference {
+            REF_EMPTY => header(NULL_TYPE_ID).write(&mut self.out.bytes),
+            REF_LIST | REF_MAP => {
+                header(if reference == REF_LIST { LIST_TYPE_ID } else { MAP_TYPE_ID }).write(&mut self.out.bytes);
+                self.headed(reader, true)?;
+            }
+            _ => {
+                let (position, layout) =
+                    self.layouts.by_ref(reference).ok_or_else(|| corrupt(at, "an embedded object's type reference"))?;
+                header(layout.type_id).write(&mut self.out.bytes);
+                self.object(reader, position, 0)?;
+            }
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// A list's, map's or external reference's fields, each after its header word; a 0 ends
+    /// them.
+    fn headed(&mut self, reader: &mut Reader<'_>, embedded: bool) -> Result<(), DecodeError> {
+        loop {
+            self.mark(reader);
+            let at = reader.offset();
+            let word = varint::read_u64(reader, 32)? as u32;
+            if word == 0 {
+                break;
+            }
+            let header = match word & OBJECT_BIT {
+                0 => FieldHeader::unpack(word),
+                _ => Ok(None),
+            };
+            let Ok(Some(header)) = header else {
+                return Err(corrupt(at, "a field header word that is not one"));
+            };
+            self.out.word(word);
+            self.field_data(reader, header, &Class::of_header(header))?;
+        }
+        if embedded {
+            self.out.word(FIELD_TERMINATOR);
+        }
+        Ok(())
+    }
+}
