@@ -17,7 +17,7 @@ use reflectable::dynamic::DynamicGraph;
 use reflectable::serializer::compact::{to_compact, to_normal};
 use reflectable::serializer::format::TRAILER_SIZE;
 use reflectable::serializer::{BinarySerializer, DecodeErrorKind, EncodeError, Encoding, Limits, MemorySerializer};
-use reflectable::{Reflectable, UnknownFields};
+use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -67,4 +67,192 @@ fn zero_fields_are_left_out() {
     assert_eq!(&bytes[8..13], [0x04, 0x08, 0x05, 0x00, 0xC8]);
     assert_eq!(reflectable::from_slice::<Door>(&bytes).unwrap(), Door::default());
     let _ = (Frame::default(), Lock::default());
+}
+
+/// Every sample stream (every field kind, enums, lists, maps, cycles, `Weak`s, a level) turns
+/// compact and back to exactly its bytes, and decodes to the same graph either way.
+#[test]
+fn samples_transcode_exactly_and_decode_alike() {
+    let serializer = MemorySerializer::new();
+    for normal in fuzz_model::sample_encodings() {
+        let Ok(bytes) = to_compact(&normal) else {
+            // Only the fingerprint-table sample has no schema table to go by.
+            assert!(reflectable::schema::stored_schema(&normal).is_err());
+            continue;
+        };
+        assert!(bytes.len() < normal.len(), "{} bytes against {}", bytes.len(), normal.len());
+        assert_eq!(to_normal(&bytes).unwrap(), normal);
+        assert_eq!(to_compact(&bytes).unwrap(), bytes, "a compact stream stays as it is");
+        assert_eq!(to_normal(&normal).unwrap(), normal, "a normal stream stays as it is");
+        let again = |input: &[u8]| {
+            let (root, report) = serializer.core().decode_with_report(input, &mut ()).unwrap();
+            let written = serializer.encode(&*root).unwrap();
+            reflectable::rtti::break_cycles(&*root);
+            (written, report.to_string())
+        };
+        assert_eq!(again(&bytes), again(&normal));
+        let graph = DynamicGraph::from_bytes(&bytes).unwrap();
+        assert_eq!(graph.encoding(), Encoding::Compact);
+        assert_eq!(graph.to_bytes().unwrap(), bytes, "a dynamic graph writes a compact stream back as it was");
+    }
+}
+
+/// A level graph: smaller, and back with its sharing (`Rc::ptr_eq`) and every value.
+#[test]
+fn a_level_keeps_its_identity() {
+    let (original, _) = level::build_level(400, 7);
+    let normal = reflectable::to_vec(&original).unwrap();
+    let bytes = compact().encode(&original).unwrap();
+    assert!(bytes.len() * 10 < normal.len() * 7, "{} bytes against {}", bytes.len(), normal.len());
+    let decoded: level::Level = reflectable::from_slice(&bytes).unwrap();
+    level::compare_levels(&original, &decoded).unwrap();
+    let objects = level::scene_objects(&decoded);
+    let shared = objects.iter().any(|object| Rc::strong_count(object) > 1);
+    assert!(shared, "the level shares objects");
+    assert_eq!(reflectable::to_vec(&decoded).unwrap(), normal);
+    level::break_cycles(&original);
+    level::break_cycles(&decoded);
+}
+
+/// Random graphs, with sharing, cycles and `Weak`s: compact and back is the identity, and the
+/// decoded graph is the one the normal stream gives.
+#[test]
+fn random_graphs_transcode_exactly() {
+    fn property(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>) -> TestResult {
+        if values.is_empty() {
+            return TestResult::discard();
+        }
+        let nodes = random_graph::build(&values, &edges);
+        let normal = reflectable::to_vec(&nodes[0]).unwrap();
+        let bytes = compact().encode(&nodes[0]).unwrap();
+        random_graph::unlink(&nodes);
+        let written = |input: &[u8]| {
+            let decoded: Rc<RefCell<random_graph::Node>> = reflectable::from_slice_shared(input).unwrap();
+            let written = reflectable::to_vec(&decoded).unwrap();
+            random_graph::unlink(&random_graph::reachable(&decoded));
+            written
+        };
+        TestResult::from_bool(to_normal(&bytes).unwrap() == normal && written(&bytes) == written(&normal))
+    }
+    QuickCheck::new().quickcheck(property as fn(_, _) -> TestResult);
+}
+
+/// Every prefix of a compact stream, and every single-byte change, is refused or read without
+/// a panic (the fuzz model decodes each every way); a cut one is always refused.
+#[test]
+fn damaged_compact_streams_never_crash() {
+    let bytes = compact().encode(&door()).unwrap();
+    for cut in 0..bytes.len() {
+        assert!(reflectable::from_slice::<Door>(&bytes[..cut]).is_err());
+        fuzz_model::exercise(&bytes[..cut]);
+    }
+    // The objects end where the table starts; every change there is past the checksum-free
+    // trailer's notice, so each reaches the transcoder.
+    for at in 8..25 {
+        for flip in [0x01, 0x80, 0xFF] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= flip;
+            fuzz_model::exercise(&damaged);
+        }
+    }
+}
+
+fn kind_of(bytes: &[u8]) -> (String, Option<usize>) {
+    let error = reflectable::from_slice::<Door>(bytes).unwrap_err();
+    (error.kind().to_string(), error.offset())
+}
+
+/// Hostile compact objects: each refused with its reason at its offset.
+#[test]
+fn hostile_compact_objects_are_refused_where_they_fail() {
+    let good = compact().encode(&door()).unwrap();
+    let objects = 8..25;
+    let with = |patch: &dyn Fn(&mut Vec<u8>)| {
+        let mut objects_only = good[objects.clone()].to_vec();
+        patch(&mut objects_only);
+        let mut bytes = good[..8].to_vec();
+        bytes.extend_from_slice(&objects_only);
+        bytes.extend_from_slice(&good[25..good.len() - TRAILER_SIZE]);
+        let length = (bytes.len() + TRAILER_SIZE) as u64;
+        bytes.extend_from_slice(&good[good.len() - TRAILER_SIZE..good.len() - 12]);
+        bytes.extend_from_slice(&length.to_le_bytes());
+        bytes.extend_from_slice(&[0; 4]);
+        bytes
+    };
+    let corrupt = |what: &'static str, at: usize| (DecodeErrorKind::Corrupt(what).to_string(), Some(at));
+    // An overlong varint: the width 80 written as `D0 00`.
+    let overlong = with(&|o| o.splice(11..12, [0xD0, 0x00]).for_each(drop));
+    assert_eq!(kind_of(&overlong).1, Some(19), "{:?}", kind_of(&overlong));
+    // A presence bit past Door's five fields.
+    assert_eq!(kind_of(&with(&|o| o[1] = 0x3F)), corrupt("presence bits set past a section's fields", 9));
+    // A field marked present that holds zeros: the width 0, written.
+    assert_eq!(kind_of(&with(&|o| o[11] = 0)), corrupt("a field marked present holds only zero bytes", 19));
+    // A type reference past the table.
+    assert_eq!(kind_of(&with(&|o| o[9] = 0x07)), corrupt("an embedded object's type reference", 17));
+    assert_eq!(kind_of(&with(&|o| o[0] = 0x01)), corrupt("a top-level object's type reference", 8));
+    // A pointer to instance 3, when the next new one is 2.
+    assert_eq!(
+        kind_of(&with(&|o| o[12] = 0x03)),
+        corrupt("a pointer to an object not met before must name the next instance ID", 20)
+    );
+    // The lock written twice: nothing leads to a third object.
+    assert_eq!(kind_of(&with(&|o| o.extend_from_slice(&[0x06, 0x00]))), corrupt("an object no pointer leads to", 25));
+}
+
+/// Errors found in the normal twin point into the compact stream: here a name that is not
+/// UTF-8, at its field's start.
+#[test]
+fn errors_point_into_the_compact_stream() {
+    let mut bytes = compact().encode(&door()).unwrap();
+    bytes[11] = 0xFF;
+    let error = reflectable::from_slice::<Door>(&bytes).unwrap_err();
+    assert!(matches!(error.kind(), DecodeErrorKind::Plain(_)), "{error}");
+    assert_eq!(error.offset(), Some(10), "{error}");
+}
+
+/// A compact stream may stand for a far larger normal one (a bit for a field of zeros); its
+/// normal twin is capped at 8x its length plus 64 KiB, or by `max_allocation`.
+#[test]
+fn expansion_is_bounded() {
+    #[derive(Reflectable, Default, Debug)]
+    #[rtti(id = 9961)]
+    struct Wide {
+        #[rtti(id = 1)]
+        a: [u64; 31],
+        #[rtti(id = 2)]
+        b: [u64; 31],
+        #[rtti(id = 3)]
+        c: [u64; 31],
+        #[rtti(id = 4)]
+        d: [u64; 31],
+    }
+    #[derive(Reflectable, Default, Debug)]
+    #[rtti(id = 9962)]
+    struct Many {
+        #[rtti(id = 1, embedded)]
+        all: Vec<Wide>,
+    }
+    let many = Many { all: (0..2000).map(|_| Wide::default()).collect() };
+    let bytes = compact().encode(&many).unwrap();
+    let normal = reflectable::to_vec(&many).unwrap();
+    assert!(normal.len() > 8 * bytes.len() + (1 << 16), "{} against {}", normal.len(), bytes.len());
+    let error = reflectable::from_slice::<Many>(&bytes).unwrap_err();
+    assert!(matches!(error.kind(), DecodeErrorKind::AllocationLimit { .. }), "{error}");
+    let roomy = BinarySerializer::new().limits(Limits { max_allocation: Some(1 << 30), ..Limits::default() });
+    let back: Many = roomy.decode_as(&bytes, &mut ()).unwrap();
+    assert_eq!(back.all.len(), 2000);
+}
+
+/// What the compact form cannot say is refused, never written wrong: a stream without a schema
+/// table, and a dynamic graph with an object nothing points to.
+#[test]
+fn what_compact_cannot_express_is_refused() {
+    let omitted = MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact).schema_table(false));
+    assert!(matches!(omitted.encode(&door()), Err(EncodeError::NotCompact(_))));
+    let mut graph = DynamicGraph::from_bytes(&reflectable::to_vec(&door()).unwrap()).unwrap();
+    let stray = graph.objects()[1].borrow().clone();
+    graph.add(stray);
+    graph.set_encoding(Encoding::Compact);
+    let error = graph.to_bytes().unwrap_err();
+    assert!(matches!(&error, EncodeError::NotCompact(inner) if matches!(inner.kind(), DecodeErrorKind::NotCompact(_))));
 }

@@ -83,6 +83,18 @@ impl PlainError {
             | PlainError::TrailingBytes { offset, .. } => *offset,
         }
     }
+
+    /// The offset, to move it (an error found in a compact stream's normal twin).
+    pub(crate) fn offset_mut(&mut self) -> &mut usize {
+        match self {
+            PlainError::UnexpectedEnd { offset, .. }
+            | PlainError::Invalid { offset, .. }
+            | PlainError::LengthTooLarge { offset, .. }
+            | PlainError::TooManyZeroSized { offset, .. }
+            | PlainError::TooDeep { offset, .. }
+            | PlainError::TrailingBytes { offset, .. } => offset,
+        }
+    }
 }
 
 /// How deep a [`Reader`] lets values of recursive plain types nest ([`Reader::nested`]). Each

@@ -301,6 +301,16 @@ impl DecodeError {
         self
     }
 
+    /// Moves the error to `offset`: from a compact stream's normal twin to the compact stream.
+    #[cold]
+    pub(crate) fn relocated(mut self, offset: usize) -> Self {
+        self.0.offset = Some(offset);
+        if let DecodeErrorKind::Plain(plain) = &mut self.0.kind {
+            *plain.offset_mut() = offset;
+        }
+        self
+    }
+
     /// Sets the offset if none is known yet.
     #[cold]
     pub(crate) fn at(mut self, offset: usize) -> Self {

@@ -95,7 +95,7 @@ impl Normal {
         let Some(offset) = error.offset() else { return error };
         let index = self.offsets.partition_point(|&(normal, _)| normal as usize <= offset);
         match index.checked_sub(1).map(|index| self.offsets[index]) {
-            Some((_, compact)) => error.at(compact as usize),
+            Some((_, compact)) => error.relocated(compact as usize),
             None => error,
         }
     }
