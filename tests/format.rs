@@ -297,9 +297,17 @@ fn wrong_magic_and_version_are_rejected() {
     let error = MemorySerializer::new().decode(b"JUNKJUNK").unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::BadMagic { found: b"JUNK".to_vec() });
     let mut bytes = door_bytes();
+    bytes[4] = 5;
+    let error = MemorySerializer::new().decode(&bytes).unwrap_err();
+    assert_eq!((error.offset(), error.kind()), (Some(4), &DecodeErrorKind::UnsupportedVersion { version: 5 }));
+    // Version 4 is the compact form, whose trailer says so too.
     bytes[4] = 4;
     let error = MemorySerializer::new().decode(&bytes).unwrap_err();
-    assert_eq!((error.offset(), error.kind()), (Some(4), &DecodeErrorKind::UnsupportedVersion { version: 4 }));
+    let flags_at = bytes.len() - TRAILER_SIZE + 4;
+    assert_eq!(
+        (error.offset(), error.kind()),
+        (Some(flags_at), &DecodeErrorKind::Corrupt("a version 4 stream without the compact flag"))
+    );
     let error = MemorySerializer::new().decode(&door_bytes()[..8]).unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::MissingTrailer);
     let empty = [&door_v2_bytes()[..8], &Trailer { flags: 0, objects: 0, length: 32, checksum: 0 }.to_bytes()].concat();
