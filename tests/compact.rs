@@ -46,6 +46,8 @@ fn the_worked_example_is_byte_exact() {
         0x02, // lock: instance 2
         0x06, 0x01, 0xB4, 0x24, // Lock (instance 2): presence 01, code 0x1234
     ];
+    // The plain block: no plain types of the program's own to describe.
+    expected.extend_from_slice(&[0xC8, b'P', b'L', b'N', 0, 0, 0, 0, 12, 0, 0, 0]);
     let table = table_of(&normal);
     assert_eq!(table.len(), 234);
     expected.extend_from_slice(table);
@@ -54,7 +56,7 @@ fn the_worked_example_is_byte_exact() {
     expected.extend_from_slice(&length.to_le_bytes());
     expected.extend_from_slice(&[0, 0, 0, 0]);
     assert_eq!(bytes, expected);
-    assert_eq!(bytes.len(), 283);
+    assert_eq!(bytes.len(), 295);
     assert_eq!(to_normal(&bytes).unwrap(), normal);
     assert_eq!(to_compact(&normal).unwrap(), bytes);
     assert_eq!(reflectable::from_slice::<Door>(&bytes).unwrap(), door());
@@ -64,7 +66,7 @@ fn the_worked_example_is_byte_exact() {
 #[test]
 fn zero_fields_are_left_out() {
     let bytes = compact().encode(&Door::default()).unwrap();
-    assert_eq!(&bytes[8..13], [0x04, 0x08, 0x05, 0x00, 0xC8]);
+    assert_eq!(&bytes[8..14], [0x04, 0x08, 0x05, 0x00, 0xC8, b'P']);
     assert_eq!(reflectable::from_slice::<Door>(&bytes).unwrap(), Door::default());
     let _ = (Frame::default(), Lock::default());
 }

@@ -102,6 +102,7 @@ pub(super) fn decode(
         let mut graph = decode(&normal.bytes, limits, progress).map_err(|error| normal.locate(error))?;
         graph.checksum = normal.checksum;
         graph.encoding = Encoding::Compact;
+        graph.plain_block = Some(normal.block.into());
         return Ok(graph);
     }
     let version = read_stream_header(&mut Reader::new(input))?;
@@ -166,7 +167,8 @@ pub(super) fn decode(
     }
     tracker.finished(None);
     let encoding = Encoding::Normal;
-    Ok(DynamicGraph { version, checksum, objects: parser.objects, table: stored_table, fingerprints, encoding })
+    let objects = parser.objects;
+    Ok(DynamicGraph { version, checksum, objects, table: stored_table, fingerprints, encoding, plain_block: None })
 }
 
 impl Parser<'_> {

@@ -54,6 +54,9 @@ pub struct DynamicGraph {
     pub(super) fingerprints: Option<Vec<(u32, u64)>>,
     /// How [`to_bytes`](Self::to_bytes) writes the objects: as the stream the graph was read from.
     pub(super) encoding: Encoding,
+    /// The plain block of the compact stream the graph was read from: written back with it, so
+    /// the same bytes come back without the program's types.
+    pub(super) plain_block: Option<Box<[u8]>>,
 }
 
 /// One entry of a stored schema table, kept as its bytes (length word included).
@@ -94,6 +97,7 @@ impl DynamicGraph {
             table: Some(Vec::new()),
             fingerprints: None,
             encoding: Encoding::Normal,
+            plain_block: None,
         }
     }
 
@@ -180,7 +184,8 @@ impl DynamicGraph {
         let bytes = encode::encode(self)?;
         match self.encoding {
             Encoding::Normal => Ok(bytes),
-            Encoding::Compact => crate::serializer::compact::to_compact(&bytes).map_err(EncodeError::NotCompact),
+            Encoding::Compact => crate::serializer::compact::to_compact_with(&bytes, self.plain_block.as_deref())
+                .map_err(EncodeError::NotCompact),
         }
     }
 
@@ -248,7 +253,7 @@ impl DynamicGraph {
         table: Option<Vec<StoredEntry>>,
         fingerprints: Option<Vec<(u32, u64)>>,
     ) -> Self {
-        DynamicGraph { version, checksum, objects, table, fingerprints, encoding: Encoding::Normal }
+        DynamicGraph { version, checksum, objects, table, fingerprints, encoding: Encoding::Normal, plain_block: None }
     }
 
     /// How [`to_bytes`](Self::to_bytes) writes the graph: as the stream it was read from
@@ -336,6 +341,7 @@ impl PartialEq for DynamicGraph {
             || self.table != other.table
             || self.fingerprints != other.fingerprints
             || self.encoding != other.encoding
+            || self.plain_block != other.plain_block
             || self.objects.len() != other.objects.len()
         {
             return false;
@@ -380,6 +386,7 @@ impl Clone for DynamicGraph {
             table: self.table.clone(),
             fingerprints: self.fingerprints.clone(),
             encoding: self.encoding,
+            plain_block: self.plain_block.clone(),
         }
     }
 }
@@ -391,6 +398,7 @@ impl Hash for DynamicGraph {
         self.checksum.hash(state);
         self.table.hash(state);
         self.encoding.hash(state);
+        self.plain_block.hash(state);
         let numbering = self.numbering();
         let pointer = |target: &DynamicRef| numbering.get(&target.addr()).map_or(target.addr() as u64, |&at| at as u64);
         for object in &self.objects {

@@ -3,7 +3,8 @@
 //! out once per stream, from the table alone, so any reader (with the types or without them)
 //! walks the same bytes the same way.
 
-use super::plain::{format_size, VarintLeaf};
+use super::described::PlainTypes;
+use super::plain::VarintLeaf;
 use crate::plain::type_ids as id;
 use crate::schema::table::TableIndex;
 use crate::schema::FieldSchema;
@@ -43,7 +44,7 @@ impl Class {
     }
 
     /// The class of a field the table describes.
-    fn of_field(field: &FieldSchema) -> Class {
+    fn of_field(field: &FieldSchema, types: &PlainTypes) -> Class {
         let sig = field.signature.as_slice();
         match field.shape.kind {
             WireKind::Plain(Some(1)) if sig == [id::BOOL] => Class::Bool,
@@ -52,7 +53,7 @@ impl Class {
                 Some(leaf) if leaf.bits / 8 == u32::from(size) => Class::Varint(leaf),
                 _ => Class::Fixed(size),
             },
-            WireKind::Plain(None) if format_size(sig) == Some(None) => Class::Walked(sig.to_vec()),
+            WireKind::Plain(None) if types.size(sig) == Some(None) => Class::Walked(sig.to_vec()),
             WireKind::Plain(None) => Class::Framed,
             WireKind::Pointer => Class::Pointer,
             WireKind::Embedded => Class::Embedded,
@@ -103,8 +104,9 @@ pub(super) struct Layouts {
 
 impl Layouts {
     /// The layouts of every entry of `table`, checked: a base the table lacks, a chain of bases
-    /// that loops, and an enum with a base are corrupt.
-    pub(super) fn new(table: &TableIndex<'_>) -> Result<Self, DecodeError> {
+    /// that loops, and an enum with a base are corrupt. `types` are the plain types the stream
+    /// describes.
+    pub(super) fn new(table: &TableIndex<'_>, types: &PlainTypes) -> Result<Self, DecodeError> {
         let mut entries = table.entries().to_vec();
         entries.sort_unstable_by_key(|entry| entry.offset);
         let by_id: AHashMap<u32, usize> =
@@ -113,7 +115,7 @@ impl Layouts {
             list.iter()
                 .map(|field| FieldLayout {
                     header: FieldHeader { id: field.id, shape: field.shape },
-                    class: Class::of_field(field),
+                    class: Class::of_field(field, types),
                 })
                 .collect::<Vec<_>>()
         };

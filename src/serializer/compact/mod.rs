@@ -39,13 +39,16 @@
 //! assert_eq!(compact::to_compact(&normal).unwrap(), bytes);
 //! ```
 
+mod described;
 mod layout;
 mod order;
 mod plain;
 mod to_compact;
 mod to_normal;
 
+pub use described::PLAIN_MARK;
 pub use to_compact::to_compact;
+pub(crate) use to_compact::to_compact_with;
 pub(crate) use to_normal::normalize;
 pub use to_normal::to_normal;
 

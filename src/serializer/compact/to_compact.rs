@@ -1,8 +1,9 @@
 //! A normal stream to its compact form.
 
+use super::described::PlainTypes;
 use super::layout::{Class, FieldLayout, Layouts};
 use super::order::Order;
-use super::plain::elem_to_compact;
+use super::plain::Walker;
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::{varint, Reader, DYNAMIC_SIZE_PREFIX};
 use crate::schema::table::TableIndex;
@@ -23,7 +24,17 @@ use crate::serializer::Limits;
 /// [`DecodeErrorKind::NotCompact`] otherwise (data kept from another writer on some objects of a
 /// type and not on others is the one case the encoder meets). A malformed stream is refused as
 /// a decoder would refuse it.
+///
+/// The program's own plain types that fields hold (those `#[derive(PlainType)]` describes) are
+/// described in the stream's plain block and written as compact elements; values of other plain
+/// types keep their normal bytes behind a length.
 pub fn to_compact(normal: &[u8]) -> Result<Vec<u8>, DecodeError> {
+    to_compact_with(normal, None)
+}
+
+/// [`to_compact`], describing plain types by the plain block `block` (one a compact stream
+/// held) instead of by the program's descriptions.
+pub(crate) fn to_compact_with(normal: &[u8], block: Option<&[u8]>) -> Result<Vec<u8>, DecodeError> {
     let body = stream_body(normal)?;
     if body.compact {
         return Ok(normal.to_vec());
@@ -31,9 +42,25 @@ pub fn to_compact(normal: &[u8]) -> Result<Vec<u8>, DecodeError> {
     let Some((start, end)) = body.schema else {
         return Err(not_compact(4, "a stream without a schema table"));
     };
-    let layouts = Layouts::new(&TableIndex::read(normal, start, end)?)?;
-    let mut writer =
-        Writer { layouts: &layouts, order: Order::new(), out: Vec::with_capacity(normal.len() / 2), depth: 0 };
+    let table = TableIndex::read(normal, start, end)?;
+    let types = match block {
+        Some(block) => PlainTypes::read(block, 0, block.len())?,
+        None => {
+            let schema = table.schema()?;
+            let fields = schema.types.iter().flat_map(|schema| {
+                schema.fields.iter().chain(schema.variants.iter().flat_map(|variant| &variant.fields))
+            });
+            PlainTypes::of_program(fields.map(|field| field.signature.as_slice()))
+        }
+    };
+    let layouts = Layouts::new(&table, &types)?;
+    let mut writer = Writer {
+        layouts: &layouts,
+        walker: Walker::new(&types),
+        order: Order::new(),
+        out: Vec::with_capacity(normal.len() / 2),
+        depth: 0,
+    };
     write_stream_header(&mut writer.out, COMPACT_VERSION);
     let mut reader = Reader::new(body.data);
     reader.skip(STREAM_HEADER_SIZE)?;
@@ -41,6 +68,7 @@ pub fn to_compact(normal: &[u8]) -> Result<Vec<u8>, DecodeError> {
         writer.top_level(&mut reader)?;
     }
     let mut out = writer.out;
+    types.write(&mut out);
     out.extend_from_slice(&normal[start..end]);
     let checksum = body.checksum.then(|| {
         let mut hasher = crc32fast::Hasher::new();
@@ -59,6 +87,7 @@ fn not_compact(offset: usize, what: &'static str) -> DecodeError {
 
 struct Writer<'l> {
     layouts: &'l Layouts,
+    walker: Walker<'l>,
     order: Order,
     out: Vec<u8>,
     depth: usize,
@@ -188,7 +217,7 @@ impl Writer<'_> {
             Class::Fixed(size) => self.out.extend_from_slice(reader.take(count * usize::from(*size))?),
             Class::Walked(sig) => {
                 for _ in 0..count {
-                    elem_to_compact(sig, reader, &mut self.out)?;
+                    self.walker.elem_to_compact(sig, reader, &mut self.out)?;
                 }
             }
             Class::Framed => {

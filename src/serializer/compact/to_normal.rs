@@ -1,8 +1,9 @@
 //! A compact stream to its normal twin: what every decoder reads.
 
+use super::described::{PlainTypes, EMPTY_BLOCK};
 use super::layout::{Class, FieldLayout, Layouts};
 use super::order::Order;
-use super::plain::elem_to_normal;
+use super::plain::Walker;
 use super::{Output, EXPANSION_BASE, MAX_EXPANSION};
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::{varint, Reader};
@@ -43,6 +44,8 @@ pub(crate) struct Normal {
     pub(crate) bytes: Vec<u8>,
     /// Whether the compact stream carried a checksum (the twin made for decoding has none).
     pub(crate) checksum: bool,
+    /// The compact stream's plain block, which writing the graph back compact reuses.
+    pub(crate) block: Vec<u8>,
     /// `(normal offset, compact offset)` at the start of every object and field, in order.
     offsets: Vec<(u32, u32)>,
 }
@@ -56,14 +59,24 @@ impl Normal {
         let Some((start, end)) = body.schema else {
             return Err(corrupt(4, "a compact stream without a schema table"));
         };
-        let layouts = Layouts::new(&TableIndex::read(input, start, end)?)?;
+        // The plain block ends where the table starts, with its own length.
+        let length_at = start.checked_sub(4).filter(|&at| at >= STREAM_HEADER_SIZE);
+        let length = length_at.map(|at| u32::from_le_bytes(input[at..start].try_into().expect("a word")) as usize);
+        let block_start = length
+            .filter(|&length| length >= EMPTY_BLOCK)
+            .and_then(|length| start.checked_sub(length))
+            .filter(|&block| block >= STREAM_HEADER_SIZE)
+            .ok_or_else(|| corrupt(length_at.unwrap_or(start), "a compact stream's plain block does not fit"))?;
+        let types = PlainTypes::read(input, block_start, start)?;
+        let layouts = Layouts::new(&TableIndex::read(input, start, end)?, &types)?;
         let cap = limits
             .max_allocation
             .unwrap_or_else(|| input.len().saturating_mul(MAX_EXPANSION).saturating_add(EXPANSION_BASE));
-        let mut reader = Reader::new(body.data);
+        let mut reader = Reader::new(&body.data[..block_start]);
         reader.skip(STREAM_HEADER_SIZE)?;
         let mut writer = Writer {
             layouts: &layouts,
+            walker: Walker::new(&types),
             order: Order::new(),
             out: Output::new(input.len().saturating_mul(2), cap),
             offsets: Vec::new(),
@@ -86,7 +99,8 @@ impl Normal {
         });
         let length = bytes.len() as u64;
         write_trailer(&mut bytes, body.objects.unwrap_or(0), length, hasher, false);
-        Ok(Some(Normal { bytes, checksum: body.checksum, offsets }))
+        let block = input[block_start..start].to_vec();
+        Ok(Some(Normal { bytes, checksum: body.checksum, block, offsets }))
     }
 
     /// `error`, from reading the normal twin, with its offset moved to the compact stream: the
@@ -103,6 +117,7 @@ impl Normal {
 
 struct Writer<'l> {
     layouts: &'l Layouts,
+    walker: Walker<'l>,
     order: Order,
     out: Output,
     offsets: Vec<(u32, u32)>,
@@ -238,7 +253,7 @@ impl Writer<'_> {
             Class::Fixed(size) => self.out.extend(reader.take(count * usize::from(*size))?),
             Class::Walked(sig) => {
                 for _ in 0..count {
-                    elem_to_normal(sig, reader, &mut self.out)?;
+                    self.walker.elem_to_normal(sig, reader, &mut self.out)?;
                 }
             }
             Class::Framed => {
