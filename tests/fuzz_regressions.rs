@@ -115,6 +115,24 @@ fn decode_mutated_regressions_never_panic() {
 }
 
 #[test]
+fn decode_compact_regressions_never_panic() {
+    let samples = fuzz_model::compact_samples();
+    // Each sample's own objects, framed again (what the fuzzer starts from), and cut short.
+    for (which, sample) in samples.iter().enumerate() {
+        let objects = fuzz_model::compact_objects(sample);
+        let framed = fuzz_model::compact_framed(sample, objects, 1);
+        assert!(reflectable::serializer::compact::to_normal(&framed).is_ok());
+        for cut in [objects.len(), objects.len() / 2, 1] {
+            fuzz_model::exercise_compact(&[&[which as u8], &objects[..cut]].concat(), &samples);
+        }
+    }
+    for (path, bytes) in files(&root().join("tests/fuzz_regressions/decode_compact")) {
+        eprintln!("replaying {}", path.display());
+        fuzz_model::exercise_compact(&bytes, &samples);
+    }
+}
+
+#[test]
 fn plain_regressions_round_trip() {
     for (path, bytes) in files(&root().join("tests/fuzz_regressions/plain")) {
         eprintln!("replaying {}", path.display());

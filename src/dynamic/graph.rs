@@ -287,6 +287,16 @@ impl DynamicGraph {
         self.encoding = encoding;
     }
 
+    /// The plain block of the compact stream the graph was read from (`FORMAT.md`, "Compact
+    /// streams"), which writing it back compact reuses.
+    pub(crate) fn plain_block(&self) -> Option<&[u8]> {
+        self.plain_block.as_deref()
+    }
+
+    pub(crate) fn set_plain_block(&mut self, block: Option<Box<[u8]>>) {
+        self.plain_block = block;
+    }
+
     /// The fingerprint table the graph was read with (type ID, fingerprint), in the stream's
     /// order, when the stream listed its types' fingerprints instead of describing them
     /// ([`SchemaTable::Fingerprints`](crate::serializer::SchemaTable::Fingerprints)). Such a graph

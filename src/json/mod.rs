@@ -14,6 +14,9 @@
 //! - `types` is the stream's schema table: it names fields and types, and turns the document back
 //!   into the same bytes. A hand-written document may leave it out and name types the reading
 //!   program has.
+//! - A compact stream's document (`FORMAT.md`, "Compact streams") adds `"encoding": "compact"`,
+//!   and `plain_block`, the stream's description of the program's plain types (base64): the
+//!   document then converts back into the same compact bytes.
 //! - `objects` are the shared objects in instance order, the root first; each has its `$id`, and a
 //!   pointer to it is `{"$ref": id}` (or `null`), so sharing, `Weak`s and cycles survive. Objects
 //!   stored by value are nested where they are held.

@@ -14,6 +14,7 @@ use crate::field::{WireKind, WireShape};
 use crate::plain::type_ids as id;
 use crate::schema::{DeclaredSchema, FieldSchema, Schema, TypeSchema};
 use crate::serializer::format::{VARIANT_TAG_FIELD_ID, VERSION};
+use crate::serializer::Encoding;
 use crate::text::write_value;
 use ahash::AHashMap;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -119,13 +120,29 @@ pub(super) fn graph(document: &Value, known: Option<&Schema>) -> Result<DynamicG
         };
         types.into_iter().map(entry).collect::<Vec<_>>()
     });
-    Ok(DynamicGraph::from_parts(
+    let mut graph = DynamicGraph::from_parts(
         version,
         checksum,
         reader.handles,
         if version >= 3 && fingerprints.is_none() { table.or(Some(Vec::new())) } else { None },
         fingerprints,
-    ))
+    );
+    // A compact stream's document says so, with the plain block that described its plain types.
+    match document.get("encoding").map(|encoding| encoding.as_str()) {
+        None | Some(Some("normal")) => {}
+        Some(Some("compact")) => graph.set_encoding(Encoding::Compact),
+        Some(_) => return Err(invalid("encoding", "\"normal\" or \"compact\"")),
+    }
+    match document.get("plain_block") {
+        None | Some(Value::Null) => {}
+        Some(block) => {
+            let bytes = block.as_str().and_then(|block| BASE64.decode(block).ok());
+            let bytes = bytes.filter(|bytes| crate::serializer::compact::check_block(bytes).is_ok());
+            let bytes = bytes.ok_or_else(|| invalid("plain_block", "a compact stream's plain block, in base64"))?;
+            graph.set_plain_block(Some(bytes.into()));
+        }
+    }
+    Ok(graph)
 }
 
 /// The types a document's objects name, by ID and by name.

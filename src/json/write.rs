@@ -11,6 +11,7 @@ use crate::field::{WireKind, WireShape};
 use crate::plain::type_ids as id;
 use crate::schema::{DeclaredSchema, FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
+use crate::serializer::Encoding;
 use crate::text::{write_value, PlainValue};
 use ahash::{AHashMap, AHashSet};
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -39,10 +40,19 @@ impl<'g> Document<'g> {
 impl Serialize for Document<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let fingerprints = self.graph.fingerprints();
-        let mut document = serializer.serialize_map(Some(5 + usize::from(fingerprints.is_some())))?;
+        let compact = self.graph.encoding() == Encoding::Compact;
+        let block = self.graph.plain_block().filter(|_| compact);
+        let members = 5 + usize::from(fingerprints.is_some()) + usize::from(compact) + usize::from(block.is_some());
+        let mut document = serializer.serialize_map(Some(members))?;
         document.serialize_entry("format", super::FORM)?;
         document.serialize_entry("version", &self.graph.version())?;
         document.serialize_entry("checksum", &self.graph.has_checksum())?;
+        if compact {
+            document.serialize_entry("encoding", "compact")?;
+        }
+        if let Some(block) = block {
+            document.serialize_entry("plain_block", &BASE64.encode(block))?;
+        }
         // An entry that does not parse (no object uses it) keeps its bytes.
         let types = self.entries.as_ref().map(|entries| {
             let entry = |entry: &Result<TypeSchema, &[u8]>| match entry {

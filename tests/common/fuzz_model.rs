@@ -377,8 +377,64 @@ pub fn sample_encodings() -> Vec<Vec<u8>> {
     let first = sample_values().into_iter().next().expect("a sample");
     encodings.push(listed.encode(&*first).expect("samples encode"));
     break_cycles(&*first);
+    // Compact streams (version 4) of the first sample and of the level, for the compact
+    // transcoder and every decoder behind it.
+    for index in [0, 2] {
+        let compact = reflectable::serializer::compact::to_compact(&encodings[index]).expect("samples go compact");
+        encodings.push(compact);
+    }
     encodings.push(with_foreign_fingerprints(&encodings[0]));
     encodings
+}
+
+/// The compact samples among [`sample_encodings`]: what `decode_compact` frames its input with.
+pub fn compact_samples() -> Vec<Vec<u8>> {
+    sample_encodings().into_iter().filter(|bytes| bytes[4] == 4).collect()
+}
+
+/// `objects` as the objects of compact stream `sample`: its header, then `objects`, then its
+/// plain block, schema table and a trailer recording `count` objects and the true length. So
+/// arbitrary bytes reach the compact transcoder (and, when they transcode, every decoder)
+/// rather than stopping at the trailer.
+pub fn compact_framed(sample: &[u8], objects: &[u8], count: u32) -> Vec<u8> {
+    let block = STREAM_HEADER_SIZE + compact_objects(sample).len();
+    let end = sample.len() - TRAILER_SIZE;
+    let mut bytes = sample[..STREAM_HEADER_SIZE].to_vec();
+    bytes.extend_from_slice(objects);
+    bytes.extend_from_slice(&sample[block..end]);
+    let length = (bytes.len() + TRAILER_SIZE) as u64;
+    let trailer =
+        Trailer { flags: reflectable::serializer::format::TRAILER_COMPACT, objects: count, length, checksum: 0 };
+    bytes.extend_from_slice(&trailer.to_bytes());
+    bytes
+}
+
+/// The objects of compact stream `sample`: what lies between its header and its plain block.
+pub fn compact_objects(sample: &[u8]) -> &[u8] {
+    let word = |at: usize| u32::from_le_bytes(sample[at..at + 4].try_into().unwrap()) as usize;
+    let end = sample.len() - TRAILER_SIZE;
+    let table = end - word(end - 4);
+    let block = table - word(table - 4);
+    &sample[STREAM_HEADER_SIZE..block]
+}
+
+/// `decode_compact`: the first byte picks a compact sample, the rest are its objects
+/// ([`compact_framed`]). Decoded every way ([`exercise`], which also checks that a dynamic graph
+/// writes the compact stream back byte for byte); when the object count is what failed, again
+/// with the count the decoder found, so that the objects are read through.
+pub fn exercise_compact(data: &[u8], samples: &[Vec<u8>]) {
+    let Some((&which, objects)) = data.split_first() else { return };
+    let sample = &samples[which as usize % samples.len()];
+    let bytes = compact_framed(sample, objects, 1);
+    exercise(&bytes);
+    if let Err(error) = reflectable::serializer::compact::to_normal(&bytes) {
+        assert!(error.offset().is_some_and(|offset| offset <= bytes.len()), "{error}");
+    }
+    if let Err(error) = MemorySerializer::new().decode(&bytes) {
+        if let reflectable::serializer::DecodeErrorKind::ObjectCountMismatch { found, .. } = error.kind() {
+            exercise(&compact_framed(sample, objects, *found as u32));
+        }
+    }
 }
 
 /// A version 3 stream whose schema table gives every type another fingerprint (the first byte

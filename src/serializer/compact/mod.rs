@@ -50,6 +50,11 @@ pub use described::PLAIN_MARK;
 pub use to_compact::to_compact;
 pub(crate) use to_compact::to_compact_with;
 pub(crate) use to_normal::normalize;
+
+/// Checks that `block` is a well-formed plain block (a JSON document carries one in base64).
+pub(crate) fn check_block(block: &[u8]) -> Result<(), DecodeError> {
+    described::PlainTypes::read(block, 0, block.len()).map(drop)
+}
 pub use to_normal::to_normal;
 
 use super::error::{DecodeError, DecodeErrorKind};
