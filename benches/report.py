@@ -148,6 +148,28 @@ def main():
             lines.append(f"| {d} | {fmt_time(enc)} | {fmt_time(dec)} | {size} | {ratio(enc, p_enc)} "
                          f"| {ratio(dec, p_dec)} | {ratio(size, p_size)} |")
         lines.append("")
+    # Compact streams (`Encoding::Compact`): sizes against issue 14's targets (postcard's on log
+    # and minecraft_savedata, Fory's on the level graph), times against the normal encoding.
+    compact = []
+    for d in DATASETS:
+        size = sizes.get((d, "reflectable_compact"))
+        if size is None:
+            continue
+        target = "fory" if d.startswith("level_") else "postcard"
+        compact.append((d, size, sizes.get((d, "reflectable")), target, sizes.get((d, target)),
+                        estimate(d, "reflectable_compact", "encode"), estimate(d, "reflectable_compact", "decode"),
+                        estimate(d, "reflectable", "encode"), estimate(d, "reflectable", "decode")))
+    if compact:
+        lines += ["## Compact streams", "",
+                  "`Encoding::Compact` (FORMAT.md, \"Compact streams\"): the same graph and schema table, objects without "
+                  "headers. Size against the normal stream and against the size target's peer; times against the "
+                  "normal encoding (compact encodes the normal form and transcodes it; decodes the other way round).", "",
+                  "| dataset | size (bytes) | / normal | target peer | / target | encode | decode | encode / normal | decode / normal |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for d, size, normal, target, t_size, enc, dec, n_enc, n_dec in compact:
+            lines.append(f"| {d} | {size} | {ratio(size, normal)} | {target} | {ratio(size, t_size)} | {fmt_time(enc)} "
+                         f"| {fmt_time(dec)} | {ratio(enc, n_enc)} | {ratio(dec, n_dec)} |")
+        lines.append("")
     with open(OUT, "w") as f:
         f.write("\n".join(lines))
     print(f"wrote {OUT}")

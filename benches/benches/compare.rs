@@ -6,7 +6,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput};
 use prost::Message;
 use reflectable::dynamic::DynamicGraph;
 use reflectable::plain::{read_elem_compact, write_elem_compact, PlainType, Reader};
-use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, Encoding, Limits, MemorySerializer};
 use reflectable::Reflectable;
 use reflectable_bench::level_peers::{self, FLevel, FlatLevel, TLevel};
 use reflectable_bench::minecraft::{players, Players};
@@ -47,6 +47,25 @@ fn reflectable<T: Reflectable + PartialEq + std::fmt::Debug>(group: &mut Group<'
     group.bench_function("reflectable/encode", |b| b.iter(|| serializer.encode(black_box(value)).unwrap()));
     group.bench_function("reflectable/decode", |b| {
         decode_timed(b, dataset, || serializer.decode_as::<T>(black_box(&bytes)).unwrap())
+    });
+}
+
+/// The compact encoding (`Encoding::Compact`) of the same value: its size, and the time to encode
+/// and decode it (the normal encoding and transcoding both ways, as the crate does).
+/// `keep` wraps the decoded value for its drop (a level's cycles are broken by `Teardown`).
+fn compact_stream<T: Reflectable, W>(
+    group: &mut Group<'_>,
+    dataset: &str,
+    value: &T,
+    serializer: BinarySerializer<'_>,
+    keep: fn(T) -> W,
+) {
+    let serializer = MemorySerializer::with(serializer.encoding(Encoding::Compact));
+    let bytes = serializer.encode(value).unwrap();
+    record(dataset, "reflectable_compact", bytes.len());
+    group.bench_function("reflectable_compact/encode", |b| b.iter(|| serializer.encode(black_box(value)).unwrap()));
+    group.bench_function("reflectable_compact/decode", |b| {
+        decode_timed(b, dataset, || keep(serializer.decode_as::<T>(black_box(&bytes)).unwrap()))
     });
 }
 
@@ -189,6 +208,7 @@ where
     let size = MemorySerializer::new().encode(value).unwrap().len();
     let mut group = configure(c, name, size);
     reflectable(&mut group, name, value);
+    compact_stream(&mut group, name, value, BinarySerializer::new(), |value| value);
     postcard(&mut group, name, value);
     bitcode(&mut group, name, value);
     prost(&mut group, name, message);
@@ -290,6 +310,7 @@ fn level_graph(c: &mut Criterion) {
             b.iter(|| reflectable::diff::diff(black_box(&level), black_box(&edited)).unwrap())
         });
         level::break_cycles(&edited);
+        compact_stream(&mut group, &name, &level, BinarySerializer::new().limits(limits), Teardown);
         let tree = level_peers::tree(&level);
         fory_level(&mut group, &name, &level, &tree, stats.shared_objects);
         postcard(&mut group, &name, &tree);

@@ -14,7 +14,7 @@ pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "format version {}, {} bytes, {} objects{}",
-        graph.version(),
+        crate::load::version(graph),
         loaded.bytes.len(),
         graph.objects().len(),
         if graph.has_checksum() { ", with a checksum" } else { "" }

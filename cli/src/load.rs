@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reflectable::dynamic::DynamicGraph;
-use reflectable::serializer::{DecodeError, Limits, Progress};
+use reflectable::serializer::{DecodeError, Encoding, Limits, Progress};
 use std::fmt::Write;
 use std::io::Read;
 use std::path::Path;
@@ -90,6 +90,15 @@ fn describe_len(len: usize) -> String {
     format!("the file ({len} bytes)")
 }
 
+/// The graph's format version as the file has it: a compact stream (version 4) is read by way
+/// of its normal form, whose version the graph holds.
+pub fn version(graph: &DynamicGraph) -> String {
+    match graph.encoding() {
+        Encoding::Compact => "4 (compact)".to_owned(),
+        Encoding::Normal => graph.version().to_string(),
+    }
+}
+
 /// What `check` prints for a valid file.
 pub fn summary(loaded: &Loaded, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let graph = &loaded.graph;
@@ -101,7 +110,7 @@ pub fn summary(loaded: &Loaded, out: &mut dyn std::io::Write) -> std::io::Result
     writeln!(
         out,
         "ok: format version {}, {} bytes, {} objects, {types}{}",
-        graph.version(),
+        version(graph),
         loaded.bytes.len(),
         graph.objects().len(),
         if graph.has_checksum() { ", checksum verified" } else { "" }

@@ -4,6 +4,7 @@
 //!
 //! Install with `cargo install --path cli`; `reflectable --help` lists the commands.
 
+mod convert;
 mod diff;
 mod dump;
 mod graph;
@@ -13,6 +14,7 @@ mod schema;
 mod stats;
 
 use clap::{Parser, Subcommand};
+use reflectable::serializer::Encoding;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -63,6 +65,18 @@ enum Command {
         /// The newer file.
         new: PathBuf,
     },
+    /// The file in another encoding: compact (`FORMAT.md`, "Compact streams") or normal. The same
+    /// graph and schema table; converting back gives the same bytes.
+    Convert {
+        /// The file.
+        file: PathBuf,
+        /// The encoding to write.
+        #[arg(long, value_enum)]
+        encoding: EncodingArg,
+        /// The file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Checks the file: exits with 2 and says where, if it is not a valid stream.
     Check {
         /// The file.
@@ -79,6 +93,24 @@ enum Command {
         /// The file.
         file: PathBuf,
     },
+}
+
+/// The encodings `convert` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EncodingArg {
+    /// Type and field headers on every section and field (format version 3).
+    Normal,
+    /// Objects without headers, varints, bools as bits (format version 4).
+    Compact,
+}
+
+impl From<EncodingArg> for Encoding {
+    fn from(encoding: EncodingArg) -> Self {
+        match encoding {
+            EncodingArg::Normal => Encoding::Normal,
+            EncodingArg::Compact => Encoding::Compact,
+        }
+    }
 }
 
 /// Runs `print` on buffered standard output (a dump of a large file is millions of lines). A
@@ -135,6 +167,9 @@ fn main() -> ExitCode {
         Command::Diff { old, new } => with_graph(old, |old| {
             with_graph(new, |new| write_out(|out| Ok(diff::print(old, new, out)?)).map(|found| differs = found))
         }),
+        Command::Convert { file, encoding, output } => {
+            with_graph(file, |loaded| write_out(|out| convert::convert(loaded, (*encoding).into(), output, out)))
+        }
         Command::Check { file } => with_graph(file, |loaded| write_out(|out| Ok(load::summary(loaded, out)?))),
         Command::Stats { file } => with_graph(file, |loaded| write_out(|out| Ok(stats::print(loaded, out)?))),
         Command::Graph { file } => with_graph(file, |loaded| write_out(|out| Ok(graph::print(loaded, out)?))),

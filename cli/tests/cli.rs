@@ -208,6 +208,40 @@ fn json_and_from_json_convert_a_file_both_ways_exactly() {
     assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&files.level).unwrap());
 }
 
+#[test]
+fn convert_writes_compact_and_back_exactly() {
+    let files = Files::new("convert");
+    let compact = files.folder.join("level.compact.bin");
+    let output = Command::cargo_bin("reflectable")
+        .unwrap()
+        .args(["convert", "--encoding", "compact", "-o"])
+        .arg(&compact)
+        .arg(&files.level)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (normal, small) = (std::fs::read(&files.level).unwrap(), std::fs::read(&compact).unwrap());
+    assert!(small.len() * 4 < normal.len() * 3, "{} against {}", small.len(), normal.len());
+    let (ok, out, err) = run(&["check"], &compact);
+    assert!(ok && out.starts_with("ok: format version 4 (compact)"), "{out}{err}");
+    // Every command reads it; its dump is the normal file's but for the first line.
+    let (compact_dump, normal_dump) = (run(&["dump"], &compact).1, run(&["dump"], &files.level).1);
+    assert!(compact_dump.starts_with("format version 4 (compact), "), "{compact_dump}");
+    assert_eq!(compact_dump.split_once('\n').unwrap().1, normal_dump.split_once('\n').unwrap().1);
+    let back = files.folder.join("back.bin");
+    let output = Command::cargo_bin("reflectable")
+        .unwrap()
+        .args(["convert", "--encoding", "normal", "-o"])
+        .arg(&back)
+        .arg(&compact)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(std::fs::read(&back).unwrap(), normal, "the same bytes");
+    let output = Command::cargo_bin("reflectable").unwrap().args(["convert", "--encoding", "tiny"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
 /// One type as two versions of a program have it.
 mod v1 {
     #[derive(reflectable::Reflectable, Default)]
