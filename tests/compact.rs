@@ -258,3 +258,99 @@ fn what_compact_cannot_express_is_refused() {
     let error = graph.to_bytes().unwrap_err();
     assert!(matches!(&error, EncodeError::NotCompact(inner) if matches!(inner.kind(), DecodeErrorKind::NotCompact(_))));
 }
+
+#[derive(reflectable::PlainType, Clone, Debug, PartialEq, Default)]
+#[plain(id = 9965)]
+struct Item {
+    name: String,
+    count: u32,
+    tags: Vec<u16>,
+}
+
+#[derive(reflectable::PlainType, Clone, Debug, PartialEq, Default)]
+#[plain(id = 9966)]
+struct Tree {
+    label: String,
+    children: Vec<Tree>,
+}
+
+#[derive(Reflectable, Default, Debug, PartialEq)]
+#[rtti(id = 9967)]
+struct Chest {
+    #[rtti(id = 1)]
+    items: Vec<Item>,
+    #[rtti(id = 2)]
+    tree: Tree,
+}
+
+fn chest(depth: usize) -> Chest {
+    let items = (0..50).map(|n| Item { name: format!("item {n}"), count: n * 3, tags: vec![n as u16; 3] }).collect();
+    let mut tree = Tree { label: "leaf".into(), children: Vec::new() };
+    for level in 0..depth {
+        tree = Tree { label: format!("level {level}"), children: vec![tree, Tree::default()] };
+    }
+    Chest { items, tree }
+}
+
+/// The program's derived plain types are described in the plain block and walked: their
+/// integers become varints, their strings lose their size words.
+#[test]
+fn derived_plain_values_are_walked_compact() {
+    let value = chest(20);
+    let normal = reflectable::to_vec(&value).unwrap();
+    let bytes = compact().encode(&value).unwrap();
+    assert!(bytes.len() * 2 < normal.len(), "{} against {}", bytes.len(), normal.len());
+    // The tree is walked, not framed: its first label follows its length at once.
+    let label = bytes.windows(8).position(|window| window == b"level 19").unwrap_or(0);
+    assert!(label > 0 && bytes[label - 1] == 8, "the tree's label is a walked string");
+    assert_eq!(reflectable::from_slice::<Chest>(&bytes).unwrap(), value);
+    assert_eq!(to_normal(&bytes).unwrap(), normal);
+    // The block describes both types, each once.
+    let block_mark = bytes.windows(4).position(|window| window == b"\xC8PLN").unwrap();
+    assert_eq!(bytes[block_mark + 4..block_mark + 8], 2u32.to_le_bytes());
+    // Read without the types, written back the same.
+    let graph = DynamicGraph::from_bytes(&bytes).unwrap();
+    assert_eq!(graph.to_bytes().unwrap(), bytes);
+    let json = reflectable::json::from_bytes(&bytes).unwrap();
+    assert_eq!(reflectable::json::to_bytes(&json).unwrap(), bytes);
+}
+
+/// A derived plain type that holds itself nests at most 128 deep, as the typed readers allow.
+#[test]
+fn recursive_plain_values_nest_as_deep_as_the_typed_reader_allows() {
+    let deep = chest(200);
+    let error = compact().encode(&deep).unwrap_err();
+    assert!(matches!(&error, EncodeError::NotCompact(inner) if matches!(inner.kind(), DecodeErrorKind::Plain(_))));
+    let fine = chest(100);
+    let bytes = compact().encode(&fine).unwrap();
+    assert_eq!(reflectable::from_slice::<Chest>(&bytes).unwrap(), fine);
+}
+
+/// A malformed plain block is refused before any object is read.
+#[test]
+fn a_malformed_plain_block_is_refused() {
+    let bytes = compact().encode(&chest(2)).unwrap();
+    let mark = bytes.windows(4).position(|window| window == b"\xC8PLN").unwrap();
+    let refused = |patch: &dyn Fn(&mut Vec<u8>), what: &str| {
+        let mut damaged = bytes.clone();
+        patch(&mut damaged);
+        let error = reflectable::from_slice::<Chest>(&damaged).unwrap_err();
+        assert!(error.to_string().contains(what), "{error}");
+        assert!(error.offset().is_some_and(|offset| offset >= mark), "{error}");
+    };
+    refused(&|b| b[mark + 1] = b'X', "does not start with its mark");
+    // The first entry's type ID made a built-in one.
+    refused(&|b| b[mark + 8..mark + 12].copy_from_slice(&20u32.to_le_bytes()), "built-in type");
+    // The second entry given the first one's ID.
+    let second = {
+        let first_parts = u16::from_le_bytes([bytes[mark + 12], bytes[mark + 13]]);
+        let mut at = mark + 14;
+        for _ in 0..first_parts {
+            at += 1 + 4 * usize::from(bytes[at]);
+        }
+        at
+    };
+    refused(&|b| b.copy_within(mark + 8..mark + 12, second), "twice");
+    // A signature cut short: `Vec` with no element type.
+    refused(&|b| b[mark + 14] = 0, "");
+}

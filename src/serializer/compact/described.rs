@@ -165,7 +165,8 @@ impl PlainTypes {
         if let Some(size) = described.size.get() {
             return size;
         }
-        described.size.set(Some(None));
+        // Meanwhile, it counts as described and dynamic.
+        described.size.set(Some(Some(None)));
         let size = self.sum(described.parts.iter().map(Vec::as_slice));
         described.size.set(Some(size));
         size
