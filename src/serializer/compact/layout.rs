@@ -4,7 +4,7 @@
 //! walks the same bytes the same way.
 
 use super::described::PlainTypes;
-use super::plain::VarintLeaf;
+use super::plain::{NodeId, Plan, VarintLeaf};
 use crate::plain::type_ids as id;
 use crate::schema::table::TableIndex;
 use crate::schema::FieldSchema;
@@ -21,8 +21,9 @@ pub(super) enum Class {
     Varint(VarintLeaf),
     /// Any other static element: its normal bytes.
     Fixed(u8),
-    /// A dynamic element of a type the format defines: its compact element, by this signature.
-    Walked(Vec<u32>),
+    /// A dynamic element of a type the format defines or the plain block describes: its compact
+    /// element, walked by this node of the layouts' plan.
+    Walked(NodeId),
     /// A dynamic element of another type: a varint length, then its normal content.
     Framed,
     /// A pointer: the instance ID as a varint.
@@ -43,8 +44,8 @@ impl Class {
         }
     }
 
-    /// The class of a field the table describes.
-    fn of_field(field: &FieldSchema, types: &PlainTypes) -> Class {
+    /// The class of a field the table describes (a walked one's node compiled into `plan`).
+    fn of_field(field: &FieldSchema, types: &PlainTypes, plan: &mut Plan) -> Class {
         let sig = field.signature.as_slice();
         match field.shape.kind {
             WireKind::Plain(Some(1)) if sig == [id::BOOL] => Class::Bool,
@@ -53,7 +54,7 @@ impl Class {
                 Some(leaf) if leaf.bits / 8 == u32::from(size) => Class::Varint(leaf),
                 _ => Class::Fixed(size),
             },
-            WireKind::Plain(None) if types.size(sig) == Some(None) => Class::Walked(sig.to_vec()),
+            WireKind::Plain(None) if types.size(sig) == Some(None) => Class::Walked(plan.compile(types, sig)),
             WireKind::Plain(None) => Class::Framed,
             WireKind::Pointer => Class::Pointer,
             WireKind::Embedded => Class::Embedded,
@@ -99,6 +100,8 @@ impl TypeLayout {
 /// Every type of a stream's schema table, in table order (a compact type reference's order).
 pub(super) struct Layouts {
     pub types: Vec<TypeLayout>,
+    /// How the walked fields' elements are written.
+    pub plan: Plan,
     by_id: AHashMap<u32, usize>,
 }
 
@@ -111,11 +114,12 @@ impl Layouts {
         entries.sort_unstable_by_key(|entry| entry.offset);
         let by_id: AHashMap<u32, usize> =
             entries.iter().enumerate().map(|(index, entry)| (entry.type_id, index)).collect();
-        let fields = |list: &[FieldSchema]| {
+        let mut plan = Plan::default();
+        let mut fields = |list: &[FieldSchema]| {
             list.iter()
                 .map(|field| FieldLayout {
                     header: FieldHeader { id: field.id, shape: field.shape },
-                    class: Class::of_field(field, types),
+                    class: Class::of_field(field, types, &mut plan),
                 })
                 .collect::<Vec<_>>()
         };
@@ -134,7 +138,11 @@ impl Layouts {
                 base,
                 is_enum: schema.is_enum,
                 fields: fields(&schema.fields),
-                variants: schema.variants.iter().map(|variant| (variant.id, fields(&variant.fields))).collect(),
+                variants: schema
+                    .variants
+                    .iter()
+                    .map(|variant| (variant.id, fields(&variant.fields)))
+                    .collect::<Vec<_>>(),
             });
         }
         // Each chain is followed until it ends or reaches one known to end: linear in the table.
@@ -154,7 +162,7 @@ impl Layouts {
                 next = types[at].base;
             }
         }
-        Ok(Layouts { types, by_id })
+        Ok(Layouts { types, plan, by_id })
     }
 
     /// The table position of type `type_id`.

@@ -82,84 +82,131 @@ impl VarintLeaf {
     }
 }
 
-/// What a walked element is, by its signature.
-enum Walk<'s> {
+/// Index of a node in a [`Plan`].
+pub(super) type NodeId = u32;
+
+/// How one walked type is written, worked out once from its signature (and the plain block).
+enum Node {
     Varint(VarintLeaf),
-    Fixed(u32),
+    /// A static type: its normal bytes, this many.
+    Fixed(usize),
     /// Strings, paths and serde values: bytes, counted.
     Bytes,
-    Seq(&'s [u32]),
-    Map(&'s [u32], &'s [u32]),
-    Option(&'s [u32]),
+    /// Sequences; the fewest bytes one element takes in each form, for checking counts.
+    Seq {
+        elem: NodeId,
+        normal_min: usize,
+        compact_min: usize,
+    },
+    Map {
+        key: NodeId,
+        value: NodeId,
+        normal_min: usize,
+        compact_min: usize,
+    },
+    /// A dynamic `Option`.
+    Option(NodeId),
     /// A dynamic array: its length, then its element type.
-    Repeat(u32, &'s [u32]),
+    Repeat(u32, NodeId),
     /// A dynamic tuple: each part in turn.
-    Tuple(&'s [u32]),
+    Tuple(Vec<NodeId>),
     /// A dynamic type the plain block describes: its parts in turn.
-    Described(&'s [Vec<u32>]),
+    Described(Vec<NodeId>),
 }
 
-/// Walks elements of the types a stream's plain block and the format define.
-pub(super) struct Walker<'t> {
-    pub types: &'t PlainTypes,
+/// The walked types of a stream, compiled: a field's class names its node, so the walk does no
+/// signature parsing per element. Described types are compiled once each (so a type that holds
+/// itself is a loop in the plan, bounded by the walker's depth).
+#[derive(Default)]
+pub(super) struct Plan {
+    nodes: Vec<Node>,
+    described: ahash::AHashMap<u32, NodeId>,
+}
+
+impl Plan {
+    /// The node of `sig`, whose size `types` must define ([`PlainTypes::size`] is `Some`).
+    pub(super) fn compile(&mut self, types: &PlainTypes, sig: &[u32]) -> NodeId {
+        if let Some(leaf) = VarintLeaf::of(sig) {
+            return self.push(Node::Varint(leaf));
+        }
+        if let Some(Some(size)) = types.size(sig) {
+            return self.push(Node::Fixed(size as usize));
+        }
+        let Some((node, _, _)) = split_type(sig) else { return self.push(Node::Bytes) };
+        // The fewest bytes one element takes, normal and compact, to check counts against.
+        let mins = |plan: &Plan, types: &PlainTypes, elem: &[u32], id: NodeId| match plan.nodes[id as usize] {
+            Node::Fixed(size) => (size, size),
+            Node::Varint(leaf) => ((leaf.bits / 8) as usize, 1),
+            _ => (DYNAMIC_SIZE_PREFIX, usize::from(!types.may_be_empty(elem))),
+        };
+        match node {
+            Sig::Leaf(id::STRING | id::PATH_BUF | id::SERDE) => self.push(Node::Bytes),
+            Sig::Leaf(type_id) => {
+                if let Some(&known) = self.described.get(&type_id) {
+                    return known;
+                }
+                let at = self.push(Node::Described(Vec::new()));
+                self.described.insert(type_id, at);
+                let parts: Vec<NodeId> =
+                    types.parts(type_id).unwrap_or_default().iter().map(|part| self.compile(types, part)).collect();
+                self.nodes[at as usize] = Node::Described(parts);
+                at
+            }
+            Sig::Seq(_, elem) => {
+                let elem_id = self.compile(types, elem);
+                let (normal_min, compact_min) = mins(self, types, elem, elem_id);
+                self.push(Node::Seq { elem: elem_id, normal_min, compact_min })
+            }
+            Sig::Map(_, key, value) => {
+                let (key_id, value_id) = (self.compile(types, key), self.compile(types, value));
+                let (key_normal, key_compact) = mins(self, types, key, key_id);
+                let (value_normal, value_compact) = mins(self, types, value, value_id);
+                self.push(Node::Map {
+                    key: key_id,
+                    value: value_id,
+                    normal_min: key_normal + value_normal,
+                    compact_min: key_compact + value_compact,
+                })
+            }
+            Sig::Option(inner) => {
+                let inner = self.compile(types, inner);
+                self.push(Node::Option(inner))
+            }
+            Sig::Array(len, elem) => {
+                let elem = self.compile(types, elem);
+                self.push(Node::Repeat(len, elem))
+            }
+            Sig::Tuple(_, parts) => {
+                let parts = split_all(parts).into_iter().map(|part| self.compile(types, part)).collect();
+                self.push(Node::Tuple(parts))
+            }
+        }
+    }
+
+    fn push(&mut self, node: Node) -> NodeId {
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    fn fixed(&self, node: NodeId) -> Option<usize> {
+        match self.nodes[node as usize] {
+            Node::Fixed(size) => Some(size),
+            _ => None,
+        }
+    }
+}
+
+/// Walks elements by a [`Plan`], from one form to the other.
+pub(super) struct Walker<'p> {
+    plan: &'p Plan,
     /// Described types entered and not yet left: a type may hold itself, so this bounds the
     /// recursion a hostile stream can ask for.
     depth: usize,
 }
 
-impl<'t> Walker<'t> {
-    pub(super) fn new(types: &'t PlainTypes) -> Self {
-        Walker { types, depth: 0 }
-    }
-
-    fn walk<'s>(&self, sig: &'s [u32]) -> Result<Walk<'s>, DecodeError>
-    where
-        't: 's,
-    {
-        // The field's class was chosen from this signature, so it is always defined here.
-        let undefined = || corrupt(0, "a walked signature names a type the stream does not describe");
-        if let Some(leaf) = VarintLeaf::of(sig) {
-            return Ok(Walk::Varint(leaf));
-        }
-        if let Some(size) = self.types.size(sig).ok_or_else(undefined)? {
-            return Ok(Walk::Fixed(size));
-        }
-        let (node, _, _) = split_type(sig).ok_or_else(undefined)?;
-        Ok(match node {
-            Sig::Leaf(id::STRING | id::PATH_BUF | id::SERDE) => Walk::Bytes,
-            Sig::Leaf(type_id) => Walk::Described(self.types.parts(type_id).ok_or_else(undefined)?),
-            Sig::Seq(_, elem) => Walk::Seq(elem),
-            Sig::Map(_, key, value) => Walk::Map(key, value),
-            Sig::Option(inner) => Walk::Option(inner),
-            Sig::Array(len, elem) => Walk::Repeat(len, elem),
-            Sig::Tuple(_, parts) => Walk::Tuple(parts),
-        })
-    }
-
-    /// Static elements that keep their bytes: `count` of them are one copy.
-    fn fixed_elem(&self, sig: &[u32]) -> Option<usize> {
-        match (VarintLeaf::of(sig), self.types.size(sig)) {
-            (None, Some(Some(size))) => Some(size as usize),
-            _ => None,
-        }
-    }
-
-    /// Fewest bytes a compact element of `sig` takes, for checking counts: its size when it
-    /// keeps its bytes, 0 for one that may take none (both go against the zero-size allowance),
-    /// else 1.
-    fn compact_min(&self, sig: &[u32]) -> usize {
-        match self.fixed_elem(sig) {
-            Some(size) => size,
-            None if self.types.may_be_empty(sig) => 0,
-            None => 1,
-        }
-    }
-
-    fn normal_min(&self, sig: &[u32]) -> usize {
-        match self.types.size(sig) {
-            Some(Some(size)) => size as usize,
-            _ => DYNAMIC_SIZE_PREFIX,
-        }
+impl<'p> Walker<'p> {
+    pub(super) fn new(plan: &'p Plan) -> Self {
+        Walker { plan, depth: 0 }
     }
 
     /// Enters a described type's value, refused past [`MAX_PLAIN_DEPTH`] levels.
@@ -172,53 +219,54 @@ impl<'t> Walker<'t> {
         Ok(())
     }
 
-    /// `count` normal elements of `sig` to compact ones.
+    /// `count` normal elements of `node` to compact ones.
     fn elems_to_compact(
         &mut self,
-        sig: &[u32],
+        node: NodeId,
         count: usize,
         reader: &mut Reader<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), DecodeError> {
-        if let Some(size) = self.fixed_elem(sig) {
+        if let Some(size) = self.plan.fixed(node) {
             out.extend_from_slice(reader.take(count.saturating_mul(size))?);
             return Ok(());
         }
         for _ in 0..count {
-            self.elem_to_compact(sig, reader, out)?;
+            self.elem_to_compact(node, reader, out)?;
         }
         Ok(())
     }
 
-    /// `count` compact elements of `sig` to normal ones.
+    /// `count` compact elements of `node` to normal ones.
     fn elems_to_normal(
         &mut self,
-        sig: &[u32],
+        node: NodeId,
         count: usize,
         reader: &mut Reader<'_>,
         out: &mut Output,
     ) -> Result<(), DecodeError> {
-        if let Some(size) = self.fixed_elem(sig) {
+        if let Some(size) = self.plan.fixed(node) {
             out.extend(reader.take(count.saturating_mul(size))?);
             return out.check(reader.offset());
         }
         for _ in 0..count {
-            self.elem_to_normal(sig, reader, out)?;
+            self.elem_to_normal(node, reader, out)?;
         }
         Ok(())
     }
 
-    /// One normal element of `sig` (a dynamic one with its size prefix) to its compact element.
+    /// One normal element (a dynamic one with its size prefix) to its compact element.
     pub(super) fn elem_to_compact(
         &mut self,
-        sig: &[u32],
+        node: NodeId,
         reader: &mut Reader<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), DecodeError> {
-        match self.walk(sig)? {
-            Walk::Varint(leaf) => Ok(leaf.to_compact(reader, out)?),
-            Walk::Fixed(size) => {
-                out.extend_from_slice(reader.take(size as usize)?);
+        let plan = self.plan;
+        match &plan.nodes[node as usize] {
+            Node::Varint(leaf) => Ok(leaf.to_compact(reader, out)?),
+            Node::Fixed(size) => {
+                out.extend_from_slice(reader.take(*size)?);
                 Ok(())
             }
             shape => {
@@ -238,30 +286,30 @@ impl<'t> Walker<'t> {
 
     fn content_to_compact(
         &mut self,
-        shape: Walk<'_>,
+        shape: &Node,
         reader: &mut Reader<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), DecodeError> {
         match shape {
-            Walk::Bytes => {
+            Node::Bytes => {
                 let bytes = reader.take(reader.remaining())?;
                 varint::write_u64(bytes.len() as u64, out);
                 out.extend_from_slice(bytes);
             }
-            Walk::Seq(elem) => {
-                let count = reader.read_count(self.normal_min(elem))?;
+            &Node::Seq { elem, normal_min, .. } => {
+                let count = reader.read_count(normal_min)?;
                 varint::write_u64(count as u64, out);
                 self.elems_to_compact(elem, count, reader, out)?;
             }
-            Walk::Map(key, value) => {
-                let count = reader.read_count(self.normal_min(key) + self.normal_min(value))?;
+            &Node::Map { key, value, normal_min, .. } => {
+                let count = reader.read_count(normal_min)?;
                 varint::write_u64(count as u64, out);
                 for _ in 0..count {
                     self.elem_to_compact(key, reader, out)?;
                     self.elem_to_compact(value, reader, out)?;
                 }
             }
-            Walk::Option(inner) => {
+            &Node::Option(inner) => {
                 let at = reader.offset();
                 match reader.take(1)?[0] {
                     0 => out.push(0),
@@ -272,35 +320,36 @@ impl<'t> Walker<'t> {
                     _ => return Err(corrupt(at, "an option's tag is neither 0 nor 1")),
                 }
             }
-            Walk::Repeat(len, elem) => self.elems_to_compact(elem, len as usize, reader, out)?,
-            Walk::Tuple(parts) => {
-                for part in split_all(parts) {
+            &Node::Repeat(len, elem) => self.elems_to_compact(elem, len as usize, reader, out)?,
+            Node::Tuple(parts) => {
+                for &part in parts {
                     self.elem_to_compact(part, reader, out)?;
                 }
             }
-            Walk::Described(parts) => {
+            Node::Described(parts) => {
                 self.enter(reader)?;
-                for part in parts {
+                for &part in parts {
                     self.elem_to_compact(part, reader, out)?;
                 }
                 self.depth -= 1;
             }
-            Walk::Varint(_) | Walk::Fixed(_) => unreachable!("static elements have no content of their own"),
+            Node::Varint(_) | Node::Fixed(_) => unreachable!("static elements have no content of their own"),
         }
         Ok(())
     }
 
-    /// One compact element of `sig` to its normal element (a dynamic one with its size prefix).
+    /// One compact element to its normal element (a dynamic one with its size prefix).
     pub(super) fn elem_to_normal(
         &mut self,
-        sig: &[u32],
+        node: NodeId,
         reader: &mut Reader<'_>,
         out: &mut Output,
     ) -> Result<(), DecodeError> {
-        match self.walk(sig)? {
-            Walk::Varint(leaf) => Ok(leaf.to_normal(reader, out)?),
-            Walk::Fixed(size) => {
-                out.extend(reader.take(size as usize)?);
+        let plan = self.plan;
+        match &plan.nodes[node as usize] {
+            Node::Varint(leaf) => Ok(leaf.to_normal(reader, out)?),
+            Node::Fixed(size) => {
+                out.extend(reader.take(*size)?);
                 Ok(())
             }
             shape => {
@@ -313,29 +362,29 @@ impl<'t> Walker<'t> {
 
     fn content_to_normal(
         &mut self,
-        shape: Walk<'_>,
+        shape: &Node,
         reader: &mut Reader<'_>,
         out: &mut Output,
     ) -> Result<(), DecodeError> {
         match shape {
-            Walk::Bytes => {
+            Node::Bytes => {
                 let len = reader.read_compact_count(1)?;
                 out.extend(reader.take(len)?);
             }
-            Walk::Seq(elem) => {
-                let count = reader.read_compact_count(self.compact_min(elem))?;
+            &Node::Seq { elem, compact_min, .. } => {
+                let count = reader.read_compact_count(compact_min)?;
                 out.word(count as u32);
                 self.elems_to_normal(elem, count, reader, out)?;
             }
-            Walk::Map(key, value) => {
-                let count = reader.read_compact_count(self.compact_min(key) + self.compact_min(value))?;
+            &Node::Map { key, value, compact_min, .. } => {
+                let count = reader.read_compact_count(compact_min)?;
                 out.word(count as u32);
                 for _ in 0..count {
                     self.elem_to_normal(key, reader, out)?;
                     self.elem_to_normal(value, reader, out)?;
                 }
             }
-            Walk::Option(inner) => {
+            &Node::Option(inner) => {
                 let at = reader.offset();
                 match reader.take(1)?[0] {
                     0 => out.extend(&[0]),
@@ -346,20 +395,20 @@ impl<'t> Walker<'t> {
                     _ => return Err(corrupt(at, "an option's tag is neither 0 nor 1")),
                 }
             }
-            Walk::Repeat(len, elem) => self.elems_to_normal(elem, len as usize, reader, out)?,
-            Walk::Tuple(parts) => {
-                for part in split_all(parts) {
+            &Node::Repeat(len, elem) => self.elems_to_normal(elem, len as usize, reader, out)?,
+            Node::Tuple(parts) => {
+                for &part in parts {
                     self.elem_to_normal(part, reader, out)?;
                 }
             }
-            Walk::Described(parts) => {
+            Node::Described(parts) => {
                 self.enter(reader)?;
-                for part in parts {
+                for &part in parts {
                     self.elem_to_normal(part, reader, out)?;
                 }
                 self.depth -= 1;
             }
-            Walk::Varint(_) | Walk::Fixed(_) => unreachable!("static elements have no content of their own"),
+            Node::Varint(_) | Node::Fixed(_) => unreachable!("static elements have no content of their own"),
         }
         out.check(reader.offset())
     }

@@ -56,7 +56,7 @@ pub(crate) fn to_compact_with(normal: &[u8], block: Option<&[u8]>) -> Result<Vec
     let layouts = Layouts::new(&table, &types)?;
     let mut writer = Writer {
         layouts: &layouts,
-        walker: Walker::new(&types),
+        walker: Walker::new(&layouts.plan),
         order: Order::new(),
         out: Vec::with_capacity(normal.len() / 2),
         depth: 0,
@@ -215,9 +215,9 @@ impl Writer<'_> {
                 }
             }
             Class::Fixed(size) => self.out.extend_from_slice(reader.take(count * usize::from(*size))?),
-            Class::Walked(sig) => {
+            Class::Walked(node) => {
                 for _ in 0..count {
-                    self.walker.elem_to_compact(sig, reader, &mut self.out)?;
+                    self.walker.elem_to_compact(*node, reader, &mut self.out)?;
                 }
             }
             Class::Framed => {

@@ -76,7 +76,7 @@ impl Normal {
         reader.skip(STREAM_HEADER_SIZE)?;
         let mut writer = Writer {
             layouts: &layouts,
-            walker: Walker::new(&types),
+            walker: Walker::new(&layouts.plan),
             order: Order::new(),
             out: Output::new(input.len().saturating_mul(2), cap),
             offsets: Vec::new(),
@@ -251,9 +251,9 @@ impl Writer<'_> {
                 }
             }
             Class::Fixed(size) => self.out.extend(reader.take(count * usize::from(*size))?),
-            Class::Walked(sig) => {
+            Class::Walked(node) => {
                 for _ in 0..count {
-                    self.walker.elem_to_normal(sig, reader, &mut self.out)?;
+                    self.walker.elem_to_normal(*node, reader, &mut self.out)?;
                 }
             }
             Class::Framed => {
