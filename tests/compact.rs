@@ -354,3 +354,60 @@ fn a_malformed_plain_block_is_refused() {
     // A signature cut short: `Vec` with no element type.
     refused(&|b| b[mark + 14] = 0, "");
 }
+
+/// The no-schema variant: a fingerprint table in place of the schema table (FORMAT.md, "Compact
+/// streams"), for messages between programs built with the same types.
+#[test]
+fn the_no_schema_variant_reads_only_into_the_same_types() {
+    use reflectable::serializer::SchemaTable;
+    let message = MemorySerializer::with(
+        BinarySerializer::new().encoding(Encoding::Compact).schema_table(SchemaTable::Fingerprints),
+    );
+    let bytes = message.encode(&door()).unwrap();
+    let schema_bytes = compact().encode(&door()).unwrap();
+    // The same objects and plain block, then the 48-byte fingerprint table of FORMAT.md.
+    let mut expected = schema_bytes[..37].to_vec();
+    expected.extend_from_slice(&[0xC8, b'F', b'P', b'T', 3, 0, 0, 0]);
+    for (type_id, fingerprint) in
+        [(1000u32, 0xF23D4D3DF8ACC8BFu64), (1001, 0x45E93DDC7D2565C8), (1002, 0xBFB4D0E2DD4BD27C)]
+    {
+        expected.extend_from_slice(&type_id.to_le_bytes());
+        expected.extend_from_slice(&fingerprint.to_le_bytes());
+    }
+    expected.extend_from_slice(&[48, 0, 0, 0]);
+    expected.extend_from_slice(&[
+        0xC8, 0x45, 0x4E, 0x44, 0x02, 0, 0, 0, 0x02, 0, 0, 0, 109, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ]);
+    assert_eq!(bytes, expected);
+    assert_eq!(bytes.len(), 109);
+    assert_eq!(message.decode_as::<Door>(&bytes).unwrap(), door());
+    assert_eq!(reflectable::from_slice::<Door>(&bytes).unwrap(), door());
+    // Without the types there is nothing to walk the objects by.
+    let error = DynamicGraph::from_bytes(&bytes).unwrap_err();
+    assert_eq!((error.kind(), error.offset()), (&DecodeErrorKind::NoSchema, Some(37)));
+    assert!(matches!(to_normal(&bytes).unwrap_err().kind(), DecodeErrorKind::NoSchema));
+
+    // A reader whose `Lock` has another field is refused before anything is built.
+    mod other {
+        #[derive(reflectable::Reflectable, Default, Debug)]
+        #[rtti(id = 1002, name = "Lock", no_register)]
+        pub struct Lock {
+            #[rtti(id = 1)]
+            pub code: u32,
+            #[rtti(id = 2)]
+            pub spare: u32,
+        }
+    }
+    let mut registry = reflectable::Registry::new();
+    registry.register_type::<Door>().unwrap();
+    registry.register_type::<Frame>().unwrap();
+    registry.register_type::<other::Lock>().unwrap();
+    let error = MemorySerializer::with_registry(&registry).decode(&bytes).map(drop).unwrap_err();
+    match error.kind() {
+        DecodeErrorKind::FingerprintMismatch {
+            type_id: 1002, recorded: 0xBFB4D0E2DD4BD27C, running: Some(_), ..
+        } => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(error.offset(), Some(37 + 8 + 24));
+}

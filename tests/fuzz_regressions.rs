@@ -120,8 +120,10 @@ fn decode_compact_regressions_never_panic() {
     // Each sample's own objects, framed again (what the fuzzer starts from), and cut short.
     for (which, sample) in samples.iter().enumerate() {
         let objects = fuzz_model::compact_objects(sample);
-        let framed = fuzz_model::compact_framed(sample, objects, 1);
-        assert!(reflectable::serializer::compact::to_normal(&framed).is_ok());
+        let count = u32::from_le_bytes(sample[sample.len() - 16..sample.len() - 12].try_into().unwrap());
+        let framed = fuzz_model::compact_framed(sample, objects, count);
+        let root = reflectable::serializer::MemorySerializer::new().decode(&framed).expect("a framed sample decodes");
+        reflectable::rtti::break_cycles(&*root);
         for cut in [objects.len(), objects.len() / 2, 1] {
             fuzz_model::exercise_compact(&[&[which as u8], &objects[..cut]].concat(), &samples);
         }
@@ -150,7 +152,14 @@ fn json_regressions_read_back() {
     // normal suite too.
     for bytes in fuzz_model::sample_encodings() {
         fuzz_model::json_reads_back(&[[0].as_slice(), &bytes].concat());
-        let text = reflectable::json::from_bytes(&bytes).unwrap();
+        // A compact stream that lists fingerprints only needs the types to be walked.
+        let text = match reflectable::json::from_bytes(&bytes) {
+            Ok(text) => text,
+            Err(error) => {
+                assert!(error.to_string().contains("no schema table"), "{error}");
+                continue;
+            }
+        };
         fuzz_model::json_reads_back(&[[1].as_slice(), text.as_bytes()].concat());
     }
 }

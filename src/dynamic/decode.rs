@@ -98,7 +98,7 @@ pub(super) fn decode(
     limits: Limits,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<DynamicGraph, DecodeError> {
-    if let Some(normal) = crate::serializer::compact::normalize(input, &limits)? {
+    if let Some(normal) = crate::serializer::compact::normalize(input, &limits, None)? {
         let mut graph = decode(&normal.bytes, limits, progress).map_err(|error| normal.locate(error))?;
         graph.checksum = normal.checksum;
         graph.encoding = Encoding::Compact;

@@ -184,7 +184,7 @@ impl DynamicGraph {
         let bytes = encode::encode(self)?;
         match self.encoding {
             Encoding::Normal => Ok(bytes),
-            Encoding::Compact => crate::serializer::compact::to_compact_with(&bytes, self.plain_block.as_deref())
+            Encoding::Compact => crate::serializer::compact::to_compact_with(&bytes, self.plain_block.as_deref(), None)
                 .map_err(EncodeError::NotCompact),
         }
     }

@@ -122,8 +122,9 @@ pub enum Encoding {
     /// readers evolve it as they do a normal stream. It is made from the normal form after the
     /// whole graph is written (so a save holds it in memory), and read back by way of it (see
     /// [`compact`]); a graph holding data kept from another writer on some objects of a type
-    /// and not others cannot be written so ([`EncodeError::NotCompact`]). Needs the full schema
-    /// table.
+    /// and not others cannot be written so ([`EncodeError::NotCompact`]). Needs a table: the
+    /// schema table, or with [`SchemaTable::Fingerprints`] the no-schema variant, which only a
+    /// reader with the same types reads.
     Compact,
 }
 
@@ -375,10 +376,12 @@ impl<'r> BinarySerializer<'r> {
         let bytes = Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root).map(|(bytes, _)| bytes)?;
         match self.encoding {
             Encoding::Normal => Ok(bytes),
-            Encoding::Compact if self.schema_table != SchemaTable::Full => Err(EncodeError::NotCompact(
-                DecodeError::new(DecodeErrorKind::NotCompact("a stream without its full schema table"), None),
+            Encoding::Compact if self.schema_table == SchemaTable::Omitted => Err(EncodeError::NotCompact(
+                DecodeError::new(DecodeErrorKind::NotCompact("a stream without a schema or fingerprint table"), None),
             )),
-            Encoding::Compact => compact::to_compact(&bytes).map_err(EncodeError::NotCompact),
+            Encoding::Compact => {
+                compact::to_compact_with(&bytes, None, Some(self.registry)).map_err(EncodeError::NotCompact)
+            }
         }
     }
 
@@ -508,7 +511,7 @@ impl<'r> BinarySerializer<'r> {
         context: &mut dyn Any,
         decode: impl FnOnce(Decoder<'_, '_>) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
-        match compact::normalize(bytes, &self.limits)? {
+        match compact::normalize(bytes, &self.limits, Some(self.registry))? {
             None => decode(self.decoder(bytes, context)?),
             Some(normal) => self.decoder(&normal.bytes, context).and_then(decode).map_err(|error| normal.locate(error)),
         }

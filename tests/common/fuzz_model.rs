@@ -383,6 +383,15 @@ pub fn sample_encodings() -> Vec<Vec<u8>> {
         let compact = reflectable::serializer::compact::to_compact(&encodings[index]).expect("samples go compact");
         encodings.push(compact);
     }
+    // And the first one compact with a fingerprint table (the no-schema variant).
+    let message = MemorySerializer::with(
+        BinarySerializer::new()
+            .schema_table(SchemaTable::Fingerprints)
+            .encoding(reflectable::serializer::Encoding::Compact),
+    );
+    let first = sample_values().into_iter().next().expect("a sample");
+    encodings.push(message.encode(&*first).expect("samples encode"));
+    break_cycles(&*first);
     encodings.push(with_foreign_fingerprints(&encodings[0]));
     encodings
 }

@@ -43,6 +43,7 @@ mod described;
 mod layout;
 mod order;
 mod plain;
+mod running;
 mod to_compact;
 mod to_normal;
 

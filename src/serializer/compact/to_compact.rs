@@ -4,8 +4,11 @@ use super::described::PlainTypes;
 use super::layout::{Class, FieldLayout, Layouts};
 use super::order::Order;
 use super::plain::Walker;
+use super::running::running_table;
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::{varint, Reader, DYNAMIC_SIZE_PREFIX};
+use crate::rtti::Registry;
+use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::serializer::format::{
@@ -29,20 +32,32 @@ use crate::serializer::Limits;
 /// described in the stream's plain block and written as compact elements; values of other plain
 /// types keep their normal bytes behind a length.
 pub fn to_compact(normal: &[u8]) -> Result<Vec<u8>, DecodeError> {
-    to_compact_with(normal, None)
+    to_compact_with(normal, None, None)
 }
 
 /// [`to_compact`], describing plain types by the plain block `block` (one a compact stream
-/// held) instead of by the program's descriptions.
-pub(crate) fn to_compact_with(normal: &[u8], block: Option<&[u8]>) -> Result<Vec<u8>, DecodeError> {
+/// held) instead of by the program's descriptions, and, for a stream that lists its types'
+/// fingerprints instead of describing them, taking their layouts from `registry`.
+pub(crate) fn to_compact_with(
+    normal: &[u8],
+    block: Option<&[u8]>,
+    registry: Option<&Registry>,
+) -> Result<Vec<u8>, DecodeError> {
     let body = stream_body(normal)?;
     if body.compact {
         return Ok(normal.to_vec());
     }
-    let Some((start, end)) = body.schema else {
-        return Err(not_compact(4, "a stream without a schema table"));
+    let (start, end, running) = match (body.schema, body.fingerprints, registry) {
+        (Some((start, end)), _, _) => (start, end, None),
+        (None, Some((start, end)), Some(registry)) => {
+            (start, end, Some(running_table(&FingerprintTable::read(normal, start, end)?, registry)?))
+        }
+        _ => return Err(not_compact(4, "a stream without a schema table")),
     };
-    let table = TableIndex::read(normal, start, end)?;
+    let table = match &running {
+        Some(running) => TableIndex::read(running, 0, running.len())?,
+        None => TableIndex::read(normal, start, end)?,
+    };
     let types = match block {
         Some(block) => PlainTypes::read(block, 0, block.len())?,
         None => {

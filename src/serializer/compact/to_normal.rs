@@ -4,9 +4,12 @@ use super::described::{PlainTypes, EMPTY_BLOCK};
 use super::layout::{Class, FieldLayout, Layouts};
 use super::order::Order;
 use super::plain::Walker;
+use super::running::running_table;
 use super::{Output, EXPANSION_BASE, MAX_EXPANSION};
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::{varint, Reader};
+use crate::rtti::Registry;
+use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::serializer::format::{
@@ -25,8 +28,12 @@ static ZEROS: [u8; MAX_ELIDED] = [0; MAX_ELIDED];
 /// unchanged. A malformed compact stream is an error at its offset, and one whose normal form
 /// would exceed [`MAX_EXPANSION`] times its length (plus [`EXPANSION_BASE`]) is
 /// `AllocationLimit`.
+///
+/// A compact stream that lists its types' fingerprints instead of describing them needs the
+/// writer's types to be walked: it is `NoSchema` here, and decodes through a `BinarySerializer`
+/// whose registry has those types.
 pub fn to_normal(compact: &[u8]) -> Result<Vec<u8>, DecodeError> {
-    match Normal::read(compact, &Limits::default(), true)? {
+    match Normal::read(compact, &Limits::default(), true, None)? {
         Some(normal) => Ok(normal.bytes),
         None => Ok(compact.to_vec()),
     }
@@ -34,9 +41,13 @@ pub fn to_normal(compact: &[u8]) -> Result<Vec<u8>, DecodeError> {
 
 /// The normal twin of a compact stream, for decoding, or `None` for a normal stream (decoded
 /// as it is). `limits.max_allocation`, when set, caps the twin's length instead of the default
-/// expansion.
-pub(crate) fn normalize(input: &[u8], limits: &Limits) -> Result<Option<Normal>, DecodeError> {
-    Normal::read(input, limits, false)
+/// expansion. `registry` gives the layouts of a stream that lists its types' fingerprints.
+pub(crate) fn normalize(
+    input: &[u8],
+    limits: &Limits,
+    registry: Option<&Registry>,
+) -> Result<Option<Normal>, DecodeError> {
+    Normal::read(input, limits, false, registry)
 }
 
 /// A compact stream's normal twin, and where its parts came from.
@@ -51,13 +62,25 @@ pub(crate) struct Normal {
 }
 
 impl Normal {
-    fn read(input: &[u8], limits: &Limits, checksum: bool) -> Result<Option<Self>, DecodeError> {
+    fn read(
+        input: &[u8],
+        limits: &Limits,
+        checksum: bool,
+        registry: Option<&Registry>,
+    ) -> Result<Option<Self>, DecodeError> {
         let body = stream_body(input)?;
         if !body.compact {
             return Ok(None);
         }
-        let Some((start, end)) = body.schema else {
-            return Err(corrupt(4, "a compact stream without a schema table"));
+        // Without a schema table, the reader's own types give the layouts, once the listed
+        // fingerprints are checked against them.
+        let (start, end, running) = match (body.schema, body.fingerprints, registry) {
+            (Some((start, end)), _, _) => (start, end, None),
+            (None, Some((start, end)), Some(registry)) => {
+                (start, end, Some(running_table(&FingerprintTable::read(input, start, end)?, registry)?))
+            }
+            (None, Some((start, _)), None) => return Err(DecodeError::new(DecodeErrorKind::NoSchema, start)),
+            (None, None, _) => return Err(corrupt(4, "a compact stream without a schema table")),
         };
         // The plain block ends where the table starts, with its own length.
         let length_at = start.checked_sub(4).filter(|&at| at >= STREAM_HEADER_SIZE);
@@ -68,7 +91,11 @@ impl Normal {
             .filter(|&block| block >= STREAM_HEADER_SIZE)
             .ok_or_else(|| corrupt(length_at.unwrap_or(start), "a compact stream's plain block does not fit"))?;
         let types = PlainTypes::read(input, block_start, start)?;
-        let layouts = Layouts::new(&TableIndex::read(input, start, end)?, &types)?;
+        let table = match &running {
+            Some(running) => TableIndex::read(running, 0, running.len())?,
+            None => TableIndex::read(input, start, end)?,
+        };
+        let layouts = Layouts::new(&table, &types)?;
         let cap = limits
             .max_allocation
             .unwrap_or_else(|| input.len().saturating_mul(MAX_EXPANSION).saturating_add(EXPANSION_BASE));
