@@ -4,7 +4,8 @@
 //! a `DynamicGraph` instead of Rust types, and `compare` times both decodes (and the JSON twin,
 //! what `reflectable json` makes) in turn and measures
 //! the memory each decoded graph holds. `clone` repeats a deep clone through RTTI, `diff` a diff
-//! against a copy with 1% of its scene objects renamed.
+//! against a copy with 1% of its scene objects renamed. `transcode` repeats turning the encoded
+//! level compact and back (`serializer::compact`).
 
 #[path = "common/level.rs"]
 mod level;
@@ -46,9 +47,9 @@ fn main() {
         "encode" => (rounds, 0),
         "decode" => (1, rounds),
         "both" => (rounds, rounds),
-        "dynamic" | "compare" => (1, rounds),
+        "dynamic" | "compare" | "transcode" => (1, rounds),
         "clone" | "diff" => (0, 0),
-        other => panic!("mode is encode, decode, both, dynamic, compare, clone or diff, not {other}"),
+        other => panic!("mode is encode, decode, both, dynamic, compare, transcode, clone or diff, not {other}"),
     };
     let (level, _) = level::build_level(objects, 4);
     if mode == "clone" || mode == "diff" {
@@ -67,6 +68,21 @@ fn main() {
         for _ in 0..decode_rounds {
             drop(DynamicGraph::from_bytes(&bytes).expect("decode"));
         }
+        level::break_cycles(&level);
+        return;
+    }
+    if mode == "transcode" {
+        let (mut to_compact, mut to_normal) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..decode_rounds {
+            let started = Instant::now();
+            let compact = reflectable::serializer::compact::to_compact(&bytes).expect("compact");
+            to_compact += started.elapsed();
+            let started = Instant::now();
+            assert_eq!(reflectable::serializer::compact::to_normal(&compact).expect("normal"), bytes);
+            to_normal += started.elapsed();
+        }
+        let rounds = decode_rounds.max(1) as u32;
+        println!("{} bytes: to compact {:.2?}, to normal {:.2?}", bytes.len(), to_compact / rounds, to_normal / rounds);
         level::break_cycles(&level);
         return;
     }
