@@ -411,3 +411,94 @@ fn the_no_schema_variant_reads_only_into_the_same_types() {
     }
     assert_eq!(error.offset(), Some(37 + 8 + 24));
 }
+
+/// The plain block of `bytes` (a compact stream) replaced by `block`'s entries: `(type ID,
+/// parts)`.
+fn with_block(bytes: &[u8], objects: &[u8], entries: &[(u32, Vec<Vec<u32>>)]) -> Vec<u8> {
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let end = bytes.len() - TRAILER_SIZE;
+    let table = end - word(end - 4);
+    let mut out = bytes[..8].to_vec();
+    out.extend_from_slice(objects);
+    let block = out.len();
+    out.extend_from_slice(b"\xC8PLN");
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    for (type_id, parts) in entries {
+        out.extend_from_slice(&type_id.to_le_bytes());
+        out.extend_from_slice(&(parts.len() as u16).to_le_bytes());
+        for sig in parts {
+            out.push(sig.len() as u8);
+            sig.iter().for_each(|word| out.extend_from_slice(&word.to_le_bytes()));
+        }
+    }
+    let length = (out.len() - block + 4) as u32;
+    out.extend_from_slice(&length.to_le_bytes());
+    out.extend_from_slice(&bytes[table..end]);
+    let length = (out.len() + TRAILER_SIZE) as u64;
+    out.extend_from_slice(&[0xC8, 0x45, 0x4E, 0x44, 0x02, 0, 0, 0, 1, 0, 0, 0]);
+    out.extend_from_slice(&length.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out
+}
+
+/// Hostile plain blocks cannot make the transcoder recurse without bound: a type that is an
+/// option of an option ... of itself, and a chain of 100,000 types each holding the next.
+#[test]
+fn hostile_plain_blocks_nest_within_bounds() {
+    let bytes = compact().encode(&chest(1)).unwrap();
+    // Chest, with only `tree` (field 2) present: option tags all the way down.
+    let mut objects = vec![0x04, 0x02];
+    objects.extend(std::iter::repeat_n(0x01, 40_000));
+    let mut options = vec![36; 254];
+    options.push(9966);
+    let nested = with_block(&bytes, &objects, &[(9966, vec![options])]);
+    let chain: Vec<(u32, Vec<Vec<u32>>)> = (0..100_000u32)
+        .map(|n| (10_000 + n, vec![vec![if n == 99_999 { 20 } else { 10_001 + n }]]))
+        .chain([(9966, vec![vec![10_000]])])
+        .collect();
+    let chained = with_block(&bytes, &objects, &chain);
+    // A thread's default 2 MiB stack, as a program's worker threads have.
+    std::thread::spawn(move || {
+        for hostile in [nested, chained] {
+            assert!(reflectable::from_slice::<Chest>(&hostile).is_err());
+            assert!(to_normal(&hostile).is_err());
+            assert!(DynamicGraph::from_bytes(&hostile).is_err());
+        }
+    })
+    .join()
+    .unwrap();
+}
+
+/// A plain block too short to hold its own length is refused, not a panic (a JSON document
+/// carries one).
+#[test]
+fn a_json_document_with_a_hostile_plain_block_is_refused() {
+    let bytes = compact().encode(&chest(1)).unwrap();
+    let json = reflectable::json::from_bytes(&bytes).unwrap();
+    for block in ["", "AA==", "yFBMTgAAAAAMAAAA", "yFBMTgAAAAANAAAA"] {
+        let mut document: serde_json::Value = serde_json::from_str(&json).unwrap();
+        document["plain_block"] = serde_json::Value::String(block.into());
+        let result = reflectable::json::to_bytes(&document.to_string());
+        // Only the well-formed empty block (mark, no types, length 12) is taken.
+        assert_eq!(result.is_ok(), block == "yFBMTgAAAAAMAAAA", "{block}: {result:?}");
+    }
+}
+
+/// Elements whose compact form takes no bytes (an empty array of strings) count against the
+/// zero-size allowance, not the bytes left, so a long array of them transcodes back.
+#[test]
+fn elements_of_no_compact_bytes_transcode_back() {
+    #[derive(Reflectable, Default, Debug, PartialEq)]
+    #[rtti(id = 9968)]
+    struct Empties {
+        #[rtti(id = 1)]
+        none: Vec<[String; 0]>,
+        #[rtti(id = 2)]
+        pairs: Vec<([String; 0], Vec<u8>)>,
+    }
+    let value = Empties { none: vec![[]; 5000], pairs: vec![([], vec![1]); 3] };
+    let bytes = compact().encode(&value).unwrap();
+    assert!(bytes.len() < 400, "{}", bytes.len());
+    assert_eq!(reflectable::from_slice::<Empties>(&bytes).unwrap(), value);
+    assert_eq!(to_normal(&bytes).unwrap(), reflectable::to_vec(&value).unwrap());
+}

@@ -270,6 +270,11 @@ fn evolve(seed: u64) -> TestResult {
     let stored: BTreeMap<u16, Val> =
         writer_fields.iter().map(|&(id, kind)| (id, random_value(kind, &mut rng))).collect();
     let bytes = reflectable::to_vec(&Bag { rtti: writer, slots: stored.clone() }).expect("encodes");
+    // Half the time the stream is compact: the same rules apply to it.
+    let bytes = match seed & 2 {
+        0 => bytes,
+        _ => reflectable::serializer::compact::to_compact(&bytes).expect("goes compact"),
+    };
 
     let mut registry = Registry::new();
     registry.register(reader).expect("registers");

@@ -66,7 +66,7 @@ enum Command {
         new: PathBuf,
     },
     /// The file in another encoding: compact (`FORMAT.md`, "Compact streams") or normal. The same
-    /// graph and schema table; converting back gives the same bytes.
+    /// graph and schema table; a normal file made compact converts back to the same bytes.
     Convert {
         /// The file.
         file: PathBuf,

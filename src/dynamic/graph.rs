@@ -184,8 +184,13 @@ impl DynamicGraph {
         let bytes = encode::encode(self)?;
         match self.encoding {
             Encoding::Normal => Ok(bytes),
-            Encoding::Compact => crate::serializer::compact::to_compact_with(&bytes, self.plain_block.as_deref(), None)
-                .map_err(EncodeError::NotCompact),
+            Encoding::Compact => crate::serializer::compact::to_compact_with(
+                &bytes,
+                self.plain_block.as_deref(),
+                None,
+                &Limits::default(),
+            )
+            .map_err(EncodeError::NotCompact),
         }
     }
 

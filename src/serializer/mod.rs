@@ -379,9 +379,8 @@ impl<'r> BinarySerializer<'r> {
             Encoding::Compact if self.schema_table == SchemaTable::Omitted => Err(EncodeError::NotCompact(
                 DecodeError::new(DecodeErrorKind::NotCompact("a stream without a schema or fingerprint table"), None),
             )),
-            Encoding::Compact => {
-                compact::to_compact_with(&bytes, None, Some(self.registry)).map_err(EncodeError::NotCompact)
-            }
+            Encoding::Compact => compact::to_compact_with(&bytes, None, Some(self.registry), &self.limits)
+                .map_err(EncodeError::NotCompact),
         }
     }
 

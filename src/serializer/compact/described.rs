@@ -23,8 +23,6 @@ struct Described {
     parts: Vec<Vec<u32>>,
     /// Its size, once worked out: `Some(Some(n))` static, `Some(None)` dynamic.
     size: Cell<Option<Option<Option<u32>>>>,
-    /// Whether its compact element may be empty, once worked out.
-    empty: Cell<Option<bool>>,
 }
 
 /// The plain types a stream describes, by ID, in block order.
@@ -38,6 +36,11 @@ impl PlainTypes {
     /// The block at `input[start..end]`, checked: a mark, a count and length that agree, user
     /// type IDs each described once, well-formed signatures.
     pub(super) fn read(input: &[u8], start: usize, end: usize) -> Result<Self, DecodeError> {
+        let length_at = end.checked_sub(4).filter(|&at| at >= start + 8);
+        let length = length_at.map(|at| u32::from_le_bytes(input[at..end].try_into().expect("a word")) as usize);
+        if length != Some(end - start) {
+            return Err(corrupt(start, "a plain block whose length word is not its length"));
+        }
         let mut reader = Reader::new(&input[..end - 4]);
         reader.skip(start)?;
         if reader.read_u32()? != PLAIN_MARK {
@@ -87,6 +90,10 @@ impl PlainTypes {
                     Some(PlainLayout::Enum(_)) => vec![vec![id::U32]],
                     None => continue,
                 };
+                // A part's signature longer than a block entry holds leaves the type undescribed.
+                if parts.iter().any(|sig| sig.len() > usize::from(u8::MAX)) || parts.len() > usize::from(u16::MAX) {
+                    continue;
+                }
                 queue.extend(parts.iter().cloned());
                 types.insert(type_id, parts);
             }
@@ -96,7 +103,7 @@ impl PlainTypes {
 
     fn insert(&mut self, type_id: u32, parts: Vec<Vec<u32>>) {
         self.order.push(type_id);
-        self.types.insert(type_id, Described { parts, size: Cell::new(None), empty: Cell::new(None) });
+        self.types.insert(type_id, Described { parts, size: Cell::new(None) });
     }
 
     /// Appends the block.
@@ -124,32 +131,43 @@ impl PlainTypes {
 
     /// The size of `sig`'s type when every type in it is one the format defines or this block
     /// describes: `Some(Some(n))` static of `n` bytes, `Some(None)` dynamic; `None` otherwise.
+    /// Types nested more than [`MAX_NESTING`] deep (through signatures and descriptions) count
+    /// as undescribed, so that a hostile block cannot make this recurse without bound.
     pub(super) fn size(&self, sig: &[u32]) -> Option<Option<u32>> {
+        self.size_in(sig, 0)
+    }
+
+    fn size_in(&self, sig: &[u32], depth: usize) -> Option<Option<u32>> {
+        if depth > MAX_NESTING {
+            return None;
+        }
         let (node, _, _) = split_type(sig)?;
         Some(match node {
             Sig::Leaf(type_id) => match leaf_size(type_id) {
                 Some(size) => size,
-                None => self.described_size(type_id)?,
+                None => self.described_size(type_id, depth + 1)?,
             },
             Sig::Seq(_, elem) => {
-                self.size(elem)?;
+                self.size_in(elem, depth + 1)?;
                 None
             }
             Sig::Map(_, key, value) => {
-                self.size(key)?;
-                self.size(value)?;
+                self.size_in(key, depth + 1)?;
+                self.size_in(value, depth + 1)?;
                 None
             }
-            Sig::Option(inner) => self.size(inner)?.and_then(|n| (n < 255).then_some(n + 1)),
-            Sig::Array(len, elem) => self.size(elem)?.and_then(|n| n.checked_mul(len).filter(|&total| total <= 255)),
-            Sig::Tuple(_, parts) => self.sum(crate::schema::describe::split_all(parts).into_iter())?,
+            Sig::Option(inner) => self.size_in(inner, depth + 1)?.and_then(|n| (n < 255).then_some(n + 1)),
+            Sig::Array(len, elem) => {
+                self.size_in(elem, depth + 1)?.and_then(|n| n.checked_mul(len).filter(|&total| total <= 255))
+            }
+            Sig::Tuple(_, parts) => self.sum(crate::schema::describe::split_all(parts).into_iter(), depth + 1)?,
         })
     }
 
-    fn sum<'s>(&self, parts: impl Iterator<Item = &'s [u32]>) -> Option<Option<u32>> {
+    fn sum<'s>(&self, parts: impl Iterator<Item = &'s [u32]>, depth: usize) -> Option<Option<u32>> {
         let mut total = Some(0u32);
         for part in parts {
-            total = match (total, self.size(part)?) {
+            total = match (total, self.size_in(part, depth)?) {
                 (Some(sum), Some(n)) => Some(sum.saturating_add(n)).filter(|&n| n <= 255),
                 _ => None,
             };
@@ -160,45 +178,35 @@ impl PlainTypes {
     /// A described type's size, worked out once. A type met again while its own size is being
     /// worked out (one that holds itself through a sequence) counts as dynamic there, so that
     /// every block, even a hostile one, gives one answer.
-    fn described_size(&self, type_id: u32) -> Option<Option<u32>> {
+    fn described_size(&self, type_id: u32, depth: usize) -> Option<Option<u32>> {
         let described = self.types.get(&type_id)?;
         if let Some(size) = described.size.get() {
             return size;
         }
         // Meanwhile, it counts as described and dynamic.
         described.size.set(Some(Some(None)));
-        let size = self.sum(described.parts.iter().map(Vec::as_slice));
+        let size = self.sum(described.parts.iter().map(Vec::as_slice), depth);
         described.size.set(Some(size));
         size
     }
 }
 
+/// How deeply signatures and descriptions may nest (each sequence, map, option, array, tuple and
+/// described type one level) before a type counts as undescribed: far beyond what programs
+/// declare, and within any thread's stack.
+pub(super) const MAX_NESTING: usize = 256;
+
 impl PlainTypes {
-    /// Whether a value of `sig`'s type may have an empty compact element: a static type of size
-    /// 0, or a dynamic one made only of such (a tuple of empty arrays, a derived struct holding
-    /// only such). Counts of them go against the zero-size allowance. Worked out once per
-    /// described type; one that holds itself counts as taking bytes there.
-    pub(super) fn may_be_empty(&self, sig: &[u32]) -> bool {
-        if let Some(Some(size)) = self.size(sig) {
-            return size == 0;
-        }
-        match split_type(sig) {
-            Some((Sig::Array(len, elem), _, _)) => len == 0 || self.may_be_empty(elem),
-            Some((Sig::Tuple(_, parts), _, _)) => {
-                crate::schema::describe::split_all(parts).iter().all(|part| self.may_be_empty(part))
-            }
-            Some((Sig::Leaf(type_id), _, _)) => {
-                let Some(described) = self.types.get(&type_id) else { return false };
-                if let Some(empty) = described.empty.get() {
-                    return empty;
-                }
-                described.empty.set(Some(false));
-                let empty = described.parts.iter().all(|part| self.may_be_empty(part));
-                described.empty.set(Some(empty));
-                empty
-            }
-            _ => false,
-        }
+    /// The size of a leaf type: the format's, else a described type's as worked out already
+    /// (`None`: neither defines it).
+    pub(super) fn leaf_size(&self, type_id: u32) -> Option<Option<u32>> {
+        leaf_size(type_id).or_else(|| self.described_size_of(type_id)?)
+    }
+
+    /// A described type's size as [`size`](Self::size) worked it out (`None` if it never did,
+    /// or the block does not describe the type).
+    pub(super) fn described_size_of(&self, type_id: u32) -> Option<Option<Option<u32>>> {
+        self.types.get(&type_id).map(|described| described.size.get().flatten())
     }
 }
 

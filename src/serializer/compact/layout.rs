@@ -5,11 +5,12 @@
 
 use super::described::PlainTypes;
 use super::plain::{NodeId, Plan, VarintLeaf};
+use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::type_ids as id;
 use crate::schema::table::TableIndex;
 use crate::schema::FieldSchema;
 use crate::serializer::error::{corrupt, DecodeError};
-use crate::serializer::format::{FieldHeader, WireKind, REF_FIRST_ENTRY};
+use crate::serializer::format::{FieldHeader, WireKind, NULL_TYPE_ID, REF_FIRST_ENTRY};
 use ahash::AHashMap;
 
 /// How one element of a field is written in compact form.
@@ -54,7 +55,10 @@ impl Class {
                 Some(leaf) if leaf.bits / 8 == u32::from(size) => Class::Varint(leaf),
                 _ => Class::Fixed(size),
             },
-            WireKind::Plain(None) if types.size(sig) == Some(None) => Class::Walked(plan.compile(types, sig)),
+            // Only a hostile block nests past what compiling allows: such a field is framed.
+            WireKind::Plain(None) if types.size(sig) == Some(None) => {
+                plan.compile(types, sig).map_or(Class::Framed, Class::Walked)
+            }
             WireKind::Plain(None) => Class::Framed,
             WireKind::Pointer => Class::Pointer,
             WireKind::Embedded => Class::Embedded,
@@ -63,9 +67,10 @@ impl Class {
 
     /// Fewest compact bytes one element takes, to check counts against (a `bool` takes a bit,
     /// counted by the caller; 0 goes against the zero-size allowance).
-    pub(super) fn min_size(&self) -> usize {
+    pub(super) fn min_size(&self, plan: &Plan) -> usize {
         match self {
             Class::Fixed(size) => usize::from(*size),
+            Class::Walked(node) => plan.compact_min(*node),
             _ => 1,
         }
     }
@@ -86,14 +91,15 @@ pub(super) struct TypeLayout {
     pub base: Option<usize>,
     pub is_enum: bool,
     pub fields: Vec<FieldLayout>,
-    /// An enum's variants: ID and fields.
+    /// An enum's variants: ID and fields, by ID (the table lists each once).
     pub variants: Vec<(u32, Vec<FieldLayout>)>,
 }
 
 impl TypeLayout {
     /// The fields of variant `variant`.
     pub(super) fn variant(&self, variant: u32) -> Option<&[FieldLayout]> {
-        self.variants.iter().find(|(id, _)| *id == variant).map(|(_, fields)| fields.as_slice())
+        let at = self.variants.binary_search_by_key(&variant, |(id, _)| *id).ok()?;
+        Some(&self.variants[at].1)
     }
 }
 
@@ -125,6 +131,10 @@ impl Layouts {
         };
         let mut types = Vec::with_capacity(entries.len());
         for entry in &entries {
+            // Built-in types have no entry: their references are their own (a list's, a map's).
+            if matches!(entry.type_id, NULL_TYPE_ID | LIST_TYPE_ID | MAP_TYPE_ID | EXTERNAL_TYPE_ID) {
+                return Err(corrupt(entry.offset, "a schema table entry for a built-in type"));
+            }
             let schema = table.parse(entry)?;
             let base = match schema.base {
                 None => None,
@@ -138,11 +148,12 @@ impl Layouts {
                 base,
                 is_enum: schema.is_enum,
                 fields: fields(&schema.fields),
-                variants: schema
-                    .variants
-                    .iter()
-                    .map(|variant| (variant.id, fields(&variant.fields)))
-                    .collect::<Vec<_>>(),
+                variants: {
+                    let mut variants: Vec<_> =
+                        schema.variants.iter().map(|variant| (variant.id, fields(&variant.fields))).collect();
+                    variants.sort_unstable_by_key(|(id, _)| *id);
+                    variants
+                },
             });
         }
         // Each chain is followed until it ends or reaches one known to end: linear in the table.

@@ -9,8 +9,8 @@
 //! reads and writes them. A compact stream is turned into its normal twin before decoding (every
 //! decoder, with its evolution rules, limits and reports, then reads it as it reads any stream),
 //! and the encoder writes the normal form and turns it compact. Decoding a compact stream thus
-//! costs its transcoding on top, and memory for its normal twin, which the allocation budget
-//! counts (`SECURITY.md`).
+//! costs its transcoding on top, and memory for its normal twin, whose length is capped
+//! (`SECURITY.md`, "Compact streams").
 //!
 //! ```
 //! use reflectable::serializer::{compact, BinarySerializer, Encoding, MemorySerializer};
@@ -48,6 +48,7 @@ mod to_compact;
 mod to_normal;
 
 pub use described::PLAIN_MARK;
+pub use plain::MAX_WALK_NESTING;
 pub use to_compact::to_compact;
 pub(crate) use to_compact::to_compact_with;
 pub(crate) use to_normal::normalize;

@@ -7,7 +7,7 @@
 //! them apart, with or without the program. Fields holding other plain types (hand-written
 //! codecs) keep their normal bytes behind a varint length (`Class::Framed`).
 
-use super::described::PlainTypes;
+use super::described::{PlainTypes, MAX_NESTING};
 use super::Output;
 use crate::plain::{type_ids as id, varint, PlainError, Reader, DYNAMIC_SIZE_PREFIX, MAX_PLAIN_DEPTH};
 use crate::schema::describe::{split_all, split_type, Sig};
@@ -116,75 +116,139 @@ enum Node {
 
 /// The walked types of a stream, compiled: a field's class names its node, so the walk does no
 /// signature parsing per element. Described types are compiled once each (so a type that holds
-/// itself is a loop in the plan, bounded by the walker's depth).
+/// itself is a loop in the plan, bounded by the walker's depth). Compiling is linear in the
+/// signatures and descriptions it reads.
 #[derive(Default)]
 pub(super) struct Plan {
     nodes: Vec<Node>,
+    /// Whether each node's compact element may take no bytes (an empty array, a tuple or
+    /// described type of such): counts of them go against the zero-size allowance.
+    empty: Vec<bool>,
     described: ahash::AHashMap<u32, NodeId>,
 }
 
 impl Plan {
-    /// The node of `sig`, whose size `types` must define ([`PlainTypes::size`] is `Some`).
-    pub(super) fn compile(&mut self, types: &PlainTypes, sig: &[u32]) -> NodeId {
+    /// The node of `sig`, whose size `types` defines ([`PlainTypes::size`] is `Some`); `None`
+    /// when it nests more than [`MAX_NESTING`] deep (which only a hostile block can make it do:
+    /// sizes worked out once per described type can add up past that bound).
+    pub(super) fn compile(&mut self, types: &PlainTypes, sig: &[u32]) -> Option<NodeId> {
+        self.compile_in(types, sig, 0)
+    }
+
+    fn compile_in(&mut self, types: &PlainTypes, sig: &[u32], depth: usize) -> Option<NodeId> {
+        if depth > MAX_NESTING {
+            return None;
+        }
         if let Some(leaf) = VarintLeaf::of(sig) {
-            return self.push(Node::Varint(leaf));
+            return Some(self.push(Node::Varint(leaf), false));
         }
-        if let Some(Some(size)) = types.size(sig) {
-            return self.push(Node::Fixed(size as usize));
-        }
-        let Some((node, _, _)) = split_type(sig) else { return self.push(Node::Bytes) };
-        // The fewest bytes one element takes, normal and compact, to check counts against.
-        let mins = |plan: &Plan, types: &PlainTypes, elem: &[u32], id: NodeId| match plan.nodes[id as usize] {
-            Node::Fixed(size) => (size, size),
-            Node::Varint(leaf) => ((leaf.bits / 8) as usize, 1),
-            _ => (DYNAMIC_SIZE_PREFIX, usize::from(!types.may_be_empty(elem))),
-        };
-        match node {
-            Sig::Leaf(id::STRING | id::PATH_BUF | id::SERDE) => self.push(Node::Bytes),
-            Sig::Leaf(type_id) => {
-                if let Some(&known) = self.described.get(&type_id) {
-                    return known;
-                }
-                let at = self.push(Node::Described(Vec::new()));
-                self.described.insert(type_id, at);
-                let parts: Vec<NodeId> =
-                    types.parts(type_id).unwrap_or_default().iter().map(|part| self.compile(types, part)).collect();
-                self.nodes[at as usize] = Node::Described(parts);
-                at
-            }
+        let (node, _, _) = split_type(sig)?;
+        let depth = depth + 1;
+        // Each node's size follows from its parts' (as `PlainTypes::size` works it out), so
+        // compiling reads every signature once.
+        let id = match node {
+            Sig::Leaf(id::STRING | id::PATH_BUF | id::SERDE) => self.push(Node::Bytes, false),
+            Sig::Leaf(type_id) => match types.leaf_size(type_id)? {
+                Some(size) => self.push(Node::Fixed(size as usize), size == 0),
+                None => return self.described(types, type_id, depth),
+            },
             Sig::Seq(_, elem) => {
-                let elem_id = self.compile(types, elem);
-                let (normal_min, compact_min) = mins(self, types, elem, elem_id);
-                self.push(Node::Seq { elem: elem_id, normal_min, compact_min })
+                let elem = self.compile_in(types, elem, depth)?;
+                let (normal_min, compact_min) = self.mins(elem);
+                self.push(Node::Seq { elem, normal_min, compact_min }, false)
             }
             Sig::Map(_, key, value) => {
-                let (key_id, value_id) = (self.compile(types, key), self.compile(types, value));
-                let (key_normal, key_compact) = mins(self, types, key, key_id);
-                let (value_normal, value_compact) = mins(self, types, value, value_id);
-                self.push(Node::Map {
-                    key: key_id,
-                    value: value_id,
-                    normal_min: key_normal + value_normal,
-                    compact_min: key_compact + value_compact,
-                })
+                let (key, value) = (self.compile_in(types, key, depth)?, self.compile_in(types, value, depth)?);
+                let ((key_normal, key_compact), (value_normal, value_compact)) = (self.mins(key), self.mins(value));
+                let (normal_min, compact_min) = (key_normal + value_normal, key_compact + value_compact);
+                self.push(Node::Map { key, value, normal_min, compact_min }, false)
             }
             Sig::Option(inner) => {
-                let inner = self.compile(types, inner);
-                self.push(Node::Option(inner))
+                let inner = self.compile_in(types, inner, depth)?;
+                match self.static_size(inner) {
+                    Some(size) if size < 255 => self.push(Node::Fixed(size + 1), false),
+                    _ => self.push(Node::Option(inner), false),
+                }
             }
             Sig::Array(len, elem) => {
-                let elem = self.compile(types, elem);
-                self.push(Node::Repeat(len, elem))
+                let elem = self.compile_in(types, elem, depth)?;
+                match self.static_size(elem).and_then(|size| size.checked_mul(len as usize)) {
+                    Some(total) if total <= 255 => self.push(Node::Fixed(total), total == 0),
+                    _ => {
+                        let empty = len == 0 || self.empty[elem as usize];
+                        self.push(Node::Repeat(len, elem), empty)
+                    }
+                }
             }
             Sig::Tuple(_, parts) => {
-                let parts = split_all(parts).into_iter().map(|part| self.compile(types, part)).collect();
-                self.push(Node::Tuple(parts))
+                let parts = split_all(parts)
+                    .into_iter()
+                    .map(|part| self.compile_in(types, part, depth))
+                    .collect::<Option<Vec<NodeId>>>()?;
+                let sizes: Option<usize> = parts.iter().map(|&part| self.static_size(part)).sum();
+                match sizes {
+                    Some(total) if total <= 255 => self.push(Node::Fixed(total), total == 0),
+                    _ => {
+                        let empty = parts.iter().all(|&part| self.empty[part as usize]);
+                        self.push(Node::Tuple(parts), empty)
+                    }
+                }
             }
+        };
+        Some(id)
+    }
+
+    /// The node of a described type, compiled once: static ones keep their bytes, dynamic ones
+    /// are their parts. Until its parts are compiled, a type met inside itself counts as dynamic
+    /// and taking bytes, as its size does.
+    fn described(&mut self, types: &PlainTypes, type_id: u32, depth: usize) -> Option<NodeId> {
+        if let Some(&known) = self.described.get(&type_id) {
+            return Some(known);
+        }
+        if let Some(Some(size)) = types.described_size_of(type_id)? {
+            let id = self.push(Node::Fixed(size as usize), size == 0);
+            self.described.insert(type_id, id);
+            return Some(id);
+        }
+        let at = self.push(Node::Described(Vec::new()), false);
+        self.described.insert(type_id, at);
+        let parts = types
+            .parts(type_id)?
+            .iter()
+            .map(|part| self.compile_in(types, part, depth))
+            .collect::<Option<Vec<NodeId>>>()?;
+        self.empty[at as usize] = parts.iter().all(|&part| self.empty[part as usize]);
+        self.nodes[at as usize] = Node::Described(parts);
+        Some(at)
+    }
+
+    /// A node's static size: its bytes, or a varint's normal width.
+    fn static_size(&self, node: NodeId) -> Option<usize> {
+        match self.nodes[node as usize] {
+            Node::Fixed(size) => Some(size),
+            Node::Varint(leaf) => Some((leaf.bits / 8) as usize),
+            _ => None,
         }
     }
 
-    fn push(&mut self, node: Node) -> NodeId {
+    /// The fewest bytes one element of `node` takes, normal and compact, to check counts against.
+    fn mins(&self, node: NodeId) -> (usize, usize) {
+        match self.nodes[node as usize] {
+            Node::Fixed(size) => (size, size),
+            Node::Varint(leaf) => ((leaf.bits / 8) as usize, 1),
+            _ => (DYNAMIC_SIZE_PREFIX, usize::from(!self.empty[node as usize])),
+        }
+    }
+
+    /// The fewest compact bytes one element of `node` takes (0: it counts against the zero-size
+    /// allowance).
+    pub(super) fn compact_min(&self, node: NodeId) -> usize {
+        self.mins(node).1
+    }
+
+    fn push(&mut self, node: Node, empty: bool) -> NodeId {
         self.nodes.push(node);
+        self.empty.push(empty);
         (self.nodes.len() - 1) as NodeId
     }
 
@@ -200,13 +264,29 @@ impl Plan {
 pub(super) struct Walker<'p> {
     plan: &'p Plan,
     /// Described types entered and not yet left: a type may hold itself, so this bounds the
-    /// recursion a hostile stream can ask for.
+    /// recursion a hostile stream can ask for, as the typed readers bound it.
     depth: usize,
+    /// Dynamic values of any kind entered and not yet left: each is a few frames of recursion.
+    nesting: usize,
 }
+
+/// How deeply dynamic values may nest in one walked element (each sequence, map, option, array,
+/// tuple and described value one level): room for [`MAX_PLAIN_DEPTH`] described levels of a few
+/// containers each, and a bound on the walker's stack.
+pub const MAX_WALK_NESTING: usize = 4 * MAX_PLAIN_DEPTH;
 
 impl<'p> Walker<'p> {
     pub(super) fn new(plan: &'p Plan) -> Self {
-        Walker { plan, depth: 0 }
+        Walker { plan, depth: 0, nesting: 0 }
+    }
+
+    /// Enters a dynamic value, refused past [`MAX_WALK_NESTING`] levels.
+    fn nest(&mut self, reader: &Reader<'_>) -> Result<(), DecodeError> {
+        self.nesting += 1;
+        if self.nesting > MAX_WALK_NESTING {
+            return Err(PlainError::TooDeep { offset: reader.offset(), limit: MAX_WALK_NESTING }.into());
+        }
+        Ok(())
     }
 
     /// Enters a described type's value, refused past [`MAX_PLAIN_DEPTH`] levels.
@@ -276,7 +356,9 @@ impl<'p> Walker<'p> {
                     .checked_sub(DYNAMIC_SIZE_PREFIX)
                     .ok_or_else(|| corrupt(at, "a dynamic element's size is less than its prefix"))?;
                 let mut content = reader.sub_reader(len)?;
+                self.nest(reader)?;
                 self.content_to_compact(shape, &mut content, out)?;
+                self.nesting -= 1;
                 content.expect_end()?;
                 reader.rejoin(&content);
                 Ok(())
@@ -354,7 +436,9 @@ impl<'p> Walker<'p> {
             }
             shape => {
                 let at = out.reserve_word();
+                self.nest(reader)?;
                 self.content_to_normal(shape, reader, out)?;
+                self.nesting -= 1;
                 out.patch_size(at, reader.offset())
             }
         }

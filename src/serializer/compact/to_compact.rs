@@ -32,16 +32,18 @@ use crate::serializer::Limits;
 /// described in the stream's plain block and written as compact elements; values of other plain
 /// types keep their normal bytes behind a length.
 pub fn to_compact(normal: &[u8]) -> Result<Vec<u8>, DecodeError> {
-    to_compact_with(normal, None, None)
+    to_compact_with(normal, None, None, &Limits::default())
 }
 
 /// [`to_compact`], describing plain types by the plain block `block` (one a compact stream
 /// held) instead of by the program's descriptions, and, for a stream that lists its types'
-/// fingerprints instead of describing them, taking their layouts from `registry`.
+/// fingerprints instead of describing them, taking their layouts from `registry`. `limits`
+/// bound nesting and arrays as the encoder's did.
 pub(crate) fn to_compact_with(
     normal: &[u8],
     block: Option<&[u8]>,
     registry: Option<&Registry>,
+    limits: &Limits,
 ) -> Result<Vec<u8>, DecodeError> {
     let body = stream_body(normal)?;
     if body.compact {
@@ -75,6 +77,7 @@ pub(crate) fn to_compact_with(
         order: Order::new(),
         out: Vec::with_capacity(normal.len() / 2),
         depth: 0,
+        limits,
     };
     write_stream_header(&mut writer.out, COMPACT_VERSION);
     let mut reader = Reader::new(body.data);
@@ -106,6 +109,7 @@ struct Writer<'l> {
     order: Order,
     out: Vec<u8>,
     depth: usize,
+    limits: &'l Limits,
 }
 
 impl Writer<'_> {
@@ -210,7 +214,7 @@ impl Writer<'_> {
 
     /// A field's data after its header: the count of an array, then each element.
     fn field_data(&mut self, reader: &mut Reader<'_>, header: FieldHeader, class: &Class) -> Result<(), DecodeError> {
-        let count = field_count(reader, &header, &Limits::default())?;
+        let count = field_count(reader, &header, self.limits)?;
         if header.shape.array {
             varint::write_u64(count as u64, &mut self.out);
         }
@@ -265,7 +269,7 @@ impl Writer<'_> {
 
     fn embedded(&mut self, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
         self.depth += 1;
-        check_depth(reader, self.depth, &Limits::default())?;
+        check_depth(reader, self.depth, self.limits)?;
         let at = reader.offset();
         let reference = match embedded_header(reader)? {
             None => {

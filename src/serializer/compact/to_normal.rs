@@ -13,8 +13,9 @@ use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::serializer::format::{
-    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_ELIDED, MAX_INSTANCE_ID, NULL_TYPE_ID, OBJECT_BIT, REF_EMPTY,
-    REF_EXTERNAL, REF_LIST, REF_MAP, STREAM_HEADER_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID, VERSION,
+    FieldHeader, TypeHeader, COMPACT_VERSION, FIELD_TERMINATOR, MAGIC, MAX_ELIDED, MAX_INSTANCE_ID, NULL_TYPE_ID,
+    OBJECT_BIT, REF_EMPTY, REF_EXTERNAL, REF_LIST, REF_MAP, STREAM_HEADER_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID,
+    VERSION,
 };
 use crate::serializer::wire::{check_depth, stream_body, write_stream_header, write_trailer};
 use crate::serializer::Limits;
@@ -68,6 +69,11 @@ impl Normal {
         checksum: bool,
         registry: Option<&Registry>,
     ) -> Result<Option<Self>, DecodeError> {
+        // Only version 4 is compact: other streams are left to their decoder, which checks their
+        // trailer (and checksum) once.
+        if input.get(..4) != Some(&MAGIC[..]) || input.get(4..8) != Some(&COMPACT_VERSION.to_le_bytes()[..]) {
+            return Ok(None);
+        }
         let body = stream_body(input)?;
         if !body.compact {
             return Ok(None);
@@ -107,7 +113,8 @@ impl Normal {
             order: Order::new(),
             out: Output::new(input.len().saturating_mul(2), cap),
             offsets: Vec::new(),
-            track: !checksum,
+            // Offsets are kept as `u32`s: past 4 GiB, errors keep their twin's offsets.
+            track: !checksum && input.len() <= u32::MAX as usize,
             depth: 0,
             max_depth: limits.max_depth,
         };
@@ -115,6 +122,7 @@ impl Normal {
         while !reader.is_empty() {
             writer.top_level(&mut reader)?;
         }
+        writer.mark(start);
         let Writer { mut out, offsets, .. } = writer;
         out.extend(&input[start..end]);
         out.check(end)?;
@@ -156,14 +164,15 @@ struct Writer<'l> {
 
 impl Writer<'_> {
     #[inline]
-    fn mark(&mut self, reader: &Reader<'_>) {
+    /// Records that the twin's next byte comes from compact offset `at`.
+    fn mark(&mut self, at: usize) {
         if self.track {
-            self.offsets.push((self.out.len() as u32, reader.offset() as u32));
+            self.offsets.push((self.out.len() as u32, at as u32));
         }
     }
 
     fn top_level(&mut self, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
-        self.mark(reader);
+        self.mark(reader.offset());
         let at = reader.offset();
         let reference = varint::read_u64(reader, 32)? as u32;
         let instance = self.order.next_object().ok_or_else(|| corrupt(at, "an object no pointer leads to"))?;
@@ -188,6 +197,7 @@ impl Writer<'_> {
         while let Some(at_type) = next {
             let layout = &layouts.types[at_type];
             if !first {
+                self.out.check(reader.offset())?;
                 TypeHeader { instance, base: true, type_id: layout.type_id }.write(&mut self.out.bytes);
             }
             self.section(reader, at_type)?;
@@ -218,12 +228,15 @@ impl Writer<'_> {
             return Err(corrupt(presence_at, "presence bits set past a section's fields"));
         }
         for (index, field) in fields.iter().enumerate() {
-            self.mark(reader);
+            // Every field adds to the twin, even one of no bytes here: the cap is checked for each.
+            self.out.check(reader.offset())?;
             let present = presence[index / 8] & (1 << (index % 8)) != 0;
             self.out.word(field.header.pack());
             if field.class == Class::Bool && !field.header.shape.array {
                 self.out.extend(&[u8::from(present)]);
             } else if present {
+                // Present data takes input bytes, so the marks stay within the input's size.
+                self.mark(reader.offset());
                 let start = reader.offset();
                 let before = reader.rest();
                 self.field_data(reader, field.header, &field.class)?;
@@ -254,7 +267,7 @@ impl Writer<'_> {
                     }
                     count
                 }
-                _ => reader.read_compact_count(class.min_size())?,
+                _ => reader.read_compact_count(class.min_size(&self.layouts.plan))?,
             };
             self.out.word(count as u32);
             count
@@ -312,6 +325,7 @@ impl Writer<'_> {
     }
 
     fn embedded(&mut self, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        self.out.check(reader.offset())?;
         self.depth += 1;
         check_depth(reader, self.depth, &Limits { max_depth: self.max_depth, ..Limits::default() })?;
         let at = reader.offset();
@@ -338,7 +352,7 @@ impl Writer<'_> {
     /// them.
     fn headed(&mut self, reader: &mut Reader<'_>, embedded: bool) -> Result<(), DecodeError> {
         loop {
-            self.mark(reader);
+            self.mark(reader.offset());
             let at = reader.offset();
             let word = varint::read_u64(reader, 32)? as u32;
             if word == 0 {
