@@ -42,28 +42,16 @@ fn sum(parts: &[&[u32]]) -> Result<Option<u32>, TextError> {
     Ok(inline_or_dynamic(Some(total)))
 }
 
+/// The size of a leaf: the format's own types, then the program's derived plain types (glam's
+/// lanes are the format's).
 fn leaf_size(type_id: u32) -> Option<Option<u32>> {
-    Some(match type_id {
-        id::U8 | id::I8 | id::BOOL => Some(1),
-        id::U16 | id::I16 => Some(2),
-        id::U32 | id::I32 | id::F32 | id::CHAR | id::IPV4_ADDR => Some(4),
-        id::U64 | id::I64 | id::F64 | id::USIZE | id::ISIZE => Some(8),
-        id::U128 | id::I128 | id::IPV6_ADDR => Some(16),
-        id::DURATION | id::SYSTEM_TIME => Some(12),
-        id::IP_ADDR => Some(17),
-        id::SOCKET_ADDR => Some(27),
-        id::STRING | id::PATH_BUF | id::SERDE => None,
-        _ => match (lanes(type_id), derived(type_id)) {
-            (Some(lanes), _) => Some(lanes.count as u32 * leaf_size(lanes.lane)??),
-            (None, Some(PlainLayout::Enum(_))) => Some(4),
-            (None, Some(PlainLayout::Struct(fields))) => {
-                sum(&fields.iter().map(|(_, sig)| sig.as_slice()).collect::<Vec<_>>()).ok()?
-            }
-            (None, Some(PlainLayout::Tuple(fields))) => {
-                sum(&fields.iter().map(Vec::as_slice).collect::<Vec<_>>()).ok()?
-            }
-            (None, None) => return None,
-        },
+    if let Some(size) = super::described::builtin_leaf_size(type_id) {
+        return Some(size);
+    }
+    Some(match derived(type_id)? {
+        PlainLayout::Enum(_) => Some(4),
+        PlainLayout::Struct(fields) => sum(&fields.iter().map(|(_, sig)| sig.as_slice()).collect::<Vec<_>>()).ok()?,
+        PlainLayout::Tuple(fields) => sum(&fields.iter().map(Vec::as_slice).collect::<Vec<_>>()).ok()?,
     })
 }
 

@@ -48,6 +48,26 @@ pub(crate) fn derived(type_id: u32) -> Option<&'static PlainLayout> {
     DESCRIBED.get(&type_id)?.as_ref()
 }
 
+/// The size of a leaf type the format defines (`FORMAT.md`, "Plain content"): `Some(Some(n))`
+/// static, `Some(None)` dynamic (strings, paths, serde values); `None` for a program's own type.
+pub(crate) fn builtin_leaf_size(type_id: u32) -> Option<Option<u32>> {
+    Some(match type_id {
+        id::U8 | id::I8 | id::BOOL => Some(1),
+        id::U16 | id::I16 => Some(2),
+        id::U32 | id::I32 | id::F32 | id::CHAR | id::IPV4_ADDR => Some(4),
+        id::U64 | id::I64 | id::F64 | id::USIZE | id::ISIZE => Some(8),
+        id::U128 | id::I128 | id::IPV6_ADDR => Some(16),
+        id::DURATION | id::SYSTEM_TIME => Some(12),
+        id::IP_ADDR => Some(17),
+        id::SOCKET_ADDR => Some(27),
+        id::STRING | id::PATH_BUF | id::SERDE => None,
+        _ => {
+            let lanes = lanes(type_id)?;
+            Some(lanes.count as u32 * builtin_leaf_size(lanes.lane)??)
+        }
+    })
+}
+
 /// A built-in leaf that is a fixed row of numbers: glam's vectors and quaternions (named lanes)
 /// and matrices and affines (their columns, flattened).
 pub(crate) struct Lanes {

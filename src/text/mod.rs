@@ -52,7 +52,7 @@ pub use codec::{MAX_SHOWN_DEPTH, MAX_ZERO_SIZED_SHOWN};
 pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
     memo::scope(sig, || codec::write_value(sig, value, out))
 }
-pub(crate) use described::{derived, lanes};
+pub(crate) use described::{builtin_leaf_size, derived, lanes};
 
 /// Plain elements as stored (`count` of them, each in element form) taken apart by their type's
 /// `signature` into one value, or a list of them when `array`; `static_size` is what the field

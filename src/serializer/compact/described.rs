@@ -9,7 +9,7 @@
 use crate::plain::{type_ids as id, Reader, FIRST_USER_PLAIN_TYPE_ID};
 use crate::schema::describe::{is_well_formed, split_type, Sig};
 use crate::serializer::error::{corrupt, DecodeError};
-use crate::text::{derived, lanes, PlainLayout};
+use crate::text::{builtin_leaf_size as leaf_size, derived, PlainLayout};
 use ahash::AHashMap;
 use std::cell::Cell;
 
@@ -231,23 +231,4 @@ fn user_ids(sig: &[u32]) -> Vec<u32> {
     let mut found = Vec::new();
     visit(sig, &mut found);
     found
-}
-
-/// The size of a leaf the format defines; `None` for any other ID.
-fn leaf_size(type_id: u32) -> Option<Option<u32>> {
-    Some(match type_id {
-        id::U8 | id::I8 | id::BOOL => Some(1),
-        id::U16 | id::I16 => Some(2),
-        id::U32 | id::I32 | id::F32 | id::CHAR | id::IPV4_ADDR => Some(4),
-        id::U64 | id::I64 | id::F64 | id::USIZE | id::ISIZE => Some(8),
-        id::U128 | id::I128 | id::IPV6_ADDR => Some(16),
-        id::DURATION | id::SYSTEM_TIME => Some(12),
-        id::IP_ADDR => Some(17),
-        id::SOCKET_ADDR => Some(27),
-        id::STRING | id::PATH_BUF | id::SERDE => None,
-        _ => {
-            let lanes = lanes(type_id)?;
-            Some(lanes.count as u32 * leaf_size(lanes.lane)??)
-        }
-    })
 }
