@@ -15,9 +15,7 @@ use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use crate::schema::TypeSchema;
 use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::serializer::format::{
-    FieldHeader, Trailer, TRAILER_CHECKSUM, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG_FIELD_ID, WORD_SIZE,
-};
+use crate::serializer::format::{FieldHeader, TYPE_HEADER_SIZE, VARIANT_TAG_FIELD_ID, WORD_SIZE};
 use crate::serializer::progress::{ProgressFn, Tracker};
 use crate::serializer::wire::{
     check_depth, embedded_header, field_count, read_stream_header, stream_body, variant_tag, walk_object, Item,
@@ -107,9 +105,7 @@ pub(super) fn decode(
     }
     let version = read_stream_header(&mut Reader::new(input))?;
     let body = stream_body(input)?;
-    let checksum = version >= 2
-        && Trailer::from_bytes(input[input.len() - TRAILER_SIZE..].try_into().expect("a trailer"))
-            .is_some_and(|trailer| trailer.flags & TRAILER_CHECKSUM != 0);
+    let checksum = body.checksum;
     let table = body.schema.map(|(start, end)| TableIndex::read(input, start, end)).transpose()?;
     // Without the types at hand, a fingerprint table is checked for form only, and kept.
     let fingerprints = match body.fingerprints {
