@@ -76,8 +76,11 @@ impl Decoder<'_, '_> {
     ) -> Result<usize, DecodeError> {
         let count = field_count(reader, header, &self.limits)?;
         if header.shape.array {
+            // Elements are charged at their size in memory: nothing for zero-sized ones, whose
+            // count the zero-size allowance bounds instead. (A charge relative to the input would
+            // refuse the re-encoding, shorter than its input, of a stream that decoded.)
             let scratch = if header.shape.kind == WireKind::Pointer { 12 } else { 0 };
-            self.charge(reader.offset(), count.saturating_mul(field.elem_size().max(1) + scratch))?;
+            self.charge(reader.offset(), count.saturating_mul(field.elem_size() + scratch))?;
         }
         Ok(count)
     }

@@ -168,7 +168,8 @@ impl Decoder<'_, '_> {
             return skip_field(reader, header, self.depth, &self.limits);
         };
         let count = field_count(reader, header, &self.limits)?;
-        self.charge(reader.offset(), count.saturating_mul(field.elem_size().max(1)))?;
+        // At their size in memory, as `count` charges them (nothing for zero-sized elements).
+        self.charge(reader.offset(), count.saturating_mul(field.elem_size()))?;
         let mut converted = Vec::new();
         for _ in 0..count {
             let (offset, before) = (reader.offset(), converted.len());
