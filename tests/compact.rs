@@ -259,6 +259,31 @@ fn what_compact_cannot_express_is_refused() {
     assert!(matches!(&error, EncodeError::NotCompact(inner) if matches!(inner.kind(), DecodeErrorKind::NotCompact(_))));
 }
 
+/// A bool of a normal stream that is neither 0 nor 1 is refused at its own byte, also inside an
+/// array; and `to_normal` checks a normal stream's header and trailer before handing it back.
+#[test]
+fn transcoding_errors_name_their_byte() {
+    #[derive(Reflectable, Default, Debug)]
+    #[rtti(id = 9963)]
+    struct Flags {
+        #[rtti(id = 1)]
+        flags: Vec<bool>,
+    }
+    let mut bytes =
+        reflectable::to_vec(&Flags { flags: vec![true, false, true, true, false, true, true, true, false] }).unwrap();
+    let array = [9, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0];
+    let at = bytes.windows(array.len()).position(|window| window == array).expect("the array's bytes") + 4 + 8;
+    bytes[at] = 2;
+    let error = to_compact(&bytes).unwrap_err();
+    assert!(matches!(error.kind(), DecodeErrorKind::NotCompact(_)), "{error}");
+    assert_eq!(error.offset(), Some(at), "{error}");
+
+    let normal = reflectable::to_vec(&door()).unwrap();
+    assert_eq!(to_normal(&normal).unwrap(), normal);
+    assert!(to_normal(&normal[..normal.len() - 1]).is_err(), "a cut stream is refused");
+    assert!(to_normal(b"not a stream at all").is_err());
+}
+
 #[derive(reflectable::PlainType, Clone, Debug, PartialEq, Default)]
 #[plain(id = 9965)]
 struct Item {

@@ -416,3 +416,31 @@ fn a_streaming_save_of_a_tree_adds_memory_that_does_not_grow_with_it() {
         "16x the nodes took {large_peak} bytes at the peak, against {small_peak}"
     );
 }
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 440_020)]
+struct Wide {
+    #[rtti(id = 1)]
+    numbers: Vec<u128>,
+}
+
+/// A compact stream's normal twin is capped at every write (SECURITY.md, "Compact streams"): one
+/// field of 200,000 one-byte varints stands for 3.2 MB of `u128`s, but the twin's capacity never
+/// passes the cap (8x the stream plus 64 KiB) before it is refused. The peak is twice the cap:
+/// growing a vector holds its old and its new buffer for a moment. (Checked only after the field,
+/// the twin grew to 3.2 MB in a 3.2 MB buffer, by way of a 1.6 MB one: 2.9x the cap.)
+#[test]
+fn a_compact_twin_never_holds_more_than_its_cap() {
+    use reflectable::serializer::compact::{to_normal, EXPANSION_BASE, MAX_EXPANSION};
+    use reflectable::serializer::{BinarySerializer, Encoding};
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let wide = Wide { numbers: vec![1; 200_000] };
+    let compact = MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact)).encode(&wide).unwrap();
+    let cap = MAX_EXPANSION * compact.len() + EXPANSION_BASE;
+    assert!(16 * wide.numbers.len() > cap + cap / 2, "the field alone must pass the cap well");
+    let (result, peak, left) = measure(|| to_normal(&compact).map(drop).map_err(|e| e.into_kind()));
+    assert!(matches!(result, Err(DecodeErrorKind::AllocationLimit { limit }) if limit == cap), "{result:?}");
+    // The twin's last growth, plus the offsets kept for errors and the layouts.
+    assert!(peak <= 2 * cap + 16 * 1024, "peak {peak} bytes against a cap of {cap}");
+    assert_eq!(left, 0, "{left} bytes leaked");
+}

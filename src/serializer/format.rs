@@ -147,7 +147,7 @@ impl TypeHeader {
 /// [`TRAILER_CHECKSUM`] is set (0 otherwise).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Trailer {
-    /// Flag bits; only [`TRAILER_CHECKSUM`] is defined, the others must be 0.
+    /// Flag bits: [`TRAILER_CHECKSUM`] and [`TRAILER_COMPACT`]; the others must be 0.
     pub flags: u32,
     /// Number of top-level objects.
     pub objects: u32,

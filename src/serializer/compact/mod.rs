@@ -60,28 +60,60 @@ pub(crate) fn check_block(block: &[u8]) -> Result<(), DecodeError> {
 pub use to_normal::to_normal;
 
 use super::error::{DecodeError, DecodeErrorKind};
+use super::format::TypeHeader;
 use crate::plain::DYNAMIC_SIZE_PREFIX;
 
 /// The normal bytes [`to_normal`] writes, bounded: a compact stream may stand for a normal one
-/// many times its size (a bit for a field that is all zeros), so its growth is capped.
+/// many times its size (a bit for a field that is all zeros), so its growth is capped. The cap
+/// is kept at every write, not only where [`check`](Self::check) is called: a write that would
+/// pass it is dropped and the twin marked over (the next `check` reports it), and the vector
+/// never grows its capacity past the cap. So one field of a hostile stream (a long array of
+/// one-byte varints for 16-byte numbers) cannot run the twin past the cap before a check.
 pub(super) struct Output {
     bytes: Vec<u8>,
     cap: usize,
+    /// A write was dropped because it would have passed the cap.
+    over: bool,
 }
 
 impl Output {
     fn new(capacity: usize, cap: usize) -> Self {
-        Output { bytes: Vec::with_capacity(capacity.min(cap)), cap }
+        Output { bytes: Vec::with_capacity(capacity.min(cap)), cap, over: false }
     }
 
     #[inline]
     pub(super) fn extend(&mut self, bytes: &[u8]) {
+        // The capacity never exceeds the cap, so every write that would pass the cap comes here.
+        if bytes.len() > self.bytes.capacity() - self.bytes.len() && !self.grow(bytes.len()) {
+            return;
+        }
         self.bytes.extend_from_slice(bytes);
+    }
+
+    /// Makes room for `additional` more bytes, doubling as a vector does but never past the cap;
+    /// `false` (and the twin marked over) when they do not fit under it.
+    #[cold]
+    fn grow(&mut self, additional: usize) -> bool {
+        let needed = self.bytes.len().saturating_add(additional);
+        if needed > self.cap {
+            self.over = true;
+            return false;
+        }
+        let target = self.bytes.capacity().saturating_mul(2).clamp(needed, self.cap);
+        self.bytes.reserve_exact(target - self.bytes.len());
+        true
     }
 
     #[inline]
     pub(super) fn word(&mut self, word: u32) {
-        self.bytes.extend_from_slice(&word.to_le_bytes());
+        self.extend(&word.to_le_bytes());
+    }
+
+    /// An object's or section's type header.
+    #[inline]
+    pub(super) fn type_header(&mut self, header: TypeHeader) {
+        self.word(header.meta());
+        self.word(header.type_id);
     }
 
     #[inline]
@@ -100,6 +132,8 @@ impl Output {
     /// `offset` is where the compact input stands, for the error.
     #[inline]
     pub(super) fn patch_size(&mut self, at: usize, offset: usize) -> Result<(), DecodeError> {
+        // Writes since `at` may have been dropped: the size would be wrong.
+        self.check(offset)?;
         let size = u32::try_from(self.bytes.len() - at).map_err(|_| self.too_large(offset))?;
         self.bytes[at..at + DYNAMIC_SIZE_PREFIX].copy_from_slice(&size.to_le_bytes());
         self.check(offset)
@@ -108,7 +142,7 @@ impl Output {
     /// Refuses output past the cap.
     #[inline]
     pub(super) fn check(&self, offset: usize) -> Result<(), DecodeError> {
-        if self.bytes.len() > self.cap {
+        if self.over || self.bytes.len() > self.cap {
             return Err(self.too_large(offset));
         }
         Ok(())

@@ -220,10 +220,11 @@ impl Writer<'_> {
         }
         match class {
             Class::Bool => {
-                for chunk in reader.take(count)?.chunks(8) {
+                let at = reader.offset();
+                for (index, chunk) in reader.take(count)?.chunks(8).enumerate() {
                     let mut bits = 0u8;
                     for (bit, &byte) in chunk.iter().enumerate() {
-                        bits |= u8::from(bool_value(reader.offset(), byte)?) << bit;
+                        bits |= u8::from(bool_value(at + index * 8 + bit, byte)?) << bit;
                     }
                     self.out.push(bits);
                 }

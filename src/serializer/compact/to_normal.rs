@@ -26,7 +26,8 @@ static ZEROS: [u8; MAX_ELIDED] = [0; MAX_ELIDED];
 
 /// The normal form of the compact stream `compact` (`FORMAT.md`, "Compact streams"), exactly the
 /// stream it was made from by [`to_compact`](super::to_compact); a normal stream comes back
-/// unchanged. A malformed compact stream is an error at its offset, and one whose normal form
+/// unchanged, once its header and trailer are checked. A malformed compact stream is an error at
+/// its offset, and one whose normal form
 /// would exceed [`MAX_EXPANSION`] times its length (plus [`EXPANSION_BASE`]) is
 /// `AllocationLimit`.
 ///
@@ -36,7 +37,7 @@ static ZEROS: [u8; MAX_ELIDED] = [0; MAX_ELIDED];
 pub fn to_normal(compact: &[u8]) -> Result<Vec<u8>, DecodeError> {
     match Normal::read(compact, &Limits::default(), true, None)? {
         Some(normal) => Ok(normal.bytes),
-        None => Ok(compact.to_vec()),
+        None => stream_body(compact).map(|_| compact.to_vec()),
     }
 }
 
@@ -177,12 +178,12 @@ impl Writer<'_> {
         let reference = varint::read_u64(reader, 32)? as u32;
         let instance = self.order.next_object().ok_or_else(|| corrupt(at, "an object no pointer leads to"))?;
         if reference == REF_EXTERNAL {
-            TypeHeader { instance, base: false, type_id: EXTERNAL_TYPE_ID }.write(&mut self.out.bytes);
+            self.out.type_header(TypeHeader { instance, base: false, type_id: EXTERNAL_TYPE_ID });
             self.headed(reader, false)?;
         } else {
             let (position, layout) =
                 self.layouts.by_ref(reference).ok_or_else(|| corrupt(at, "a top-level object's type reference"))?;
-            TypeHeader { instance, base: false, type_id: layout.type_id }.write(&mut self.out.bytes);
+            self.out.type_header(TypeHeader { instance, base: false, type_id: layout.type_id });
             self.object(reader, position, instance)?;
         }
         self.order.object_done();
@@ -198,7 +199,7 @@ impl Writer<'_> {
             let layout = &layouts.types[at_type];
             if !first {
                 self.out.check(reader.offset())?;
-                TypeHeader { instance, base: true, type_id: layout.type_id }.write(&mut self.out.bytes);
+                self.out.type_header(TypeHeader { instance, base: true, type_id: layout.type_id });
             }
             self.section(reader, at_type)?;
             first = false;
@@ -332,15 +333,15 @@ impl Writer<'_> {
         let reference = varint::read_u64(reader, 32)? as u32;
         let header = |type_id| TypeHeader { instance: 0, base: false, type_id };
         match reference {
-            REF_EMPTY => header(NULL_TYPE_ID).write(&mut self.out.bytes),
+            REF_EMPTY => self.out.type_header(header(NULL_TYPE_ID)),
             REF_LIST | REF_MAP => {
-                header(if reference == REF_LIST { LIST_TYPE_ID } else { MAP_TYPE_ID }).write(&mut self.out.bytes);
+                self.out.type_header(header(if reference == REF_LIST { LIST_TYPE_ID } else { MAP_TYPE_ID }));
                 self.headed(reader, true)?;
             }
             _ => {
                 let (position, layout) =
                     self.layouts.by_ref(reference).ok_or_else(|| corrupt(at, "an embedded object's type reference"))?;
-                header(layout.type_id).write(&mut self.out.bytes);
+                self.out.type_header(header(layout.type_id));
                 self.object(reader, position, 0)?;
             }
         }
