@@ -27,9 +27,8 @@ static ZEROS: [u8; MAX_ELIDED] = [0; MAX_ELIDED];
 /// The normal form of the compact stream `compact` (`FORMAT.md`, "Compact streams"), exactly the
 /// stream it was made from by [`to_compact`](super::to_compact); a normal stream comes back
 /// unchanged, once its header and trailer are checked. A malformed compact stream is an error at
-/// its offset, and one whose normal form
-/// would exceed [`MAX_EXPANSION`] times its length (plus [`EXPANSION_BASE`]) is
-/// `AllocationLimit`.
+/// its offset, and one whose normal form would exceed [`MAX_EXPANSION`] times its length (plus
+/// [`EXPANSION_BASE`]) is `AllocationLimit`.
 ///
 /// A compact stream that lists its types' fingerprints instead of describing them needs the
 /// writer's types to be walked: it is `NoSchema` here, and decodes through a `BinarySerializer`
