@@ -134,6 +134,15 @@ pub(super) fn fill_gaps(
 
 /// The ranges of `count` elements in `bytes` (static size, or each with its size prefix).
 pub(crate) fn split(bytes: &[u8], count: usize, static_size: Option<u32>) -> Option<Vec<Range<usize>>> {
+    // No more ranges than the bytes can hold: `count` may come from a patch.
+    let most = match static_size {
+        Some(0) => count,
+        Some(size) => bytes.len() / size as usize,
+        None => bytes.len() / DYNAMIC_SIZE_PREFIX,
+    };
+    if count > most {
+        return None;
+    }
     let mut out = Vec::with_capacity(count);
     let mut at = 0;
     for _ in 0..count {

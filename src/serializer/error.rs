@@ -184,6 +184,15 @@ pub enum DecodeErrorKind {
     /// [`DecodeErrorKind::Plain`], whichever way it was read.)
     #[error(transparent)]
     Field(FieldError),
+    /// A [`Patch`](crate::diff::Patch) whose counts, indices or references do not fit the patch
+    /// itself: the member at fault (its path, as the patch's JSON form names it), and why.
+    #[error("not a valid patch at `{at}`: {why}")]
+    MalformedPatch {
+        /// The member's path in the patch (`objects[3].body.plain[0].count`).
+        at: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// Reading the input failed.
     #[error("I/O error: {0}")]
     Io(#[source] io::Error),
@@ -230,6 +239,7 @@ impl PartialEq for DecodeErrorKind {
                 (a, b) == (c, d)
             }
             (Field(a), Field(b)) => a == b,
+            (MalformedPatch { at: a, why: b }, MalformedPatch { at: c, why: d }) => (a, b) == (c, d),
             (Io(a), Io(b)) => a.kind() == b.kind(),
             _ => false,
         }

@@ -7,8 +7,9 @@ use crate::clone::Cloner;
 use crate::diff::align::split;
 use crate::diff::patch::{EmbeddedEdit, PlainEdit, PointerEdit, NONE};
 use crate::field::{Declared, ElemShape, RttiField, SharedObject};
-use crate::plain::Reader;
+use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Reflectable, Registry};
+use std::ops::Range;
 
 impl Applier<'_> {
     pub(super) fn plain(&mut self, index: usize, owner: &mut dyn Reflectable, field: &RttiField, edit: &PlainEdit) {
@@ -240,7 +241,8 @@ fn fresh_value(field: &RttiField, type_id: u32, registry: &Registry) -> Option<B
 }
 
 /// A plain array rebuilt from runs over its old elements (in order, each used once at most) and
-/// new ones (each used once): no larger than the old value and the patch's together.
+/// new ones (each used once): no larger than the old value and the patch's together. Neither
+/// count is trusted until the bytes bear it out.
 fn spliced(
     old: &[u8],
     old_count: usize,
@@ -249,31 +251,68 @@ fn spliced(
     runs: &[(u32, u32)],
     static_size: Option<u32>,
 ) -> Result<(usize, Vec<u8>), String> {
-    let old_elements = split(old, old_count, static_size).ok_or("the field's value does not split into elements")?;
-    let new_elements = split(new, new_count, static_size).ok_or("the patch's elements do not split")?;
+    let old_elements =
+        Elements::of(old, old_count, static_size).ok_or("the field's value does not split into elements")?;
+    let new_elements = Elements::of(new, new_count, static_size).ok_or_else(|| {
+        format!("the patch's {} bytes are not {new_count} elements of the field's plain type", new.len())
+    })?;
     let (mut out, mut count, mut next_new, mut next_old) = (Vec::new(), 0usize, 0usize, 0usize);
     for &(start, len) in runs {
         let len = len as usize;
-        let (source, ranges) = if start == NONE {
+        let bytes = if start == NONE {
             let end = next_new.checked_add(len).filter(|&end| end <= new_elements.len());
             let end = end.ok_or("runs past the patch's elements")?;
-            let ranges = &new_elements[next_new..end];
+            let bytes = &new[new_elements.bytes(next_new..end)];
             next_new = end;
-            (new, ranges)
+            bytes
         } else {
             let start = start as usize;
             let end = start.checked_add(len).filter(|&end| start >= next_old && end <= old_elements.len());
-            let end = end.ok_or("runs out of order or past the old elements")?;
+            let end = end.ok_or_else(|| format!("runs out of order or past the {old_count} old elements"))?;
             next_old = end;
-            (old, &old_elements[start..end])
+            &old[old_elements.bytes(start..end)]
         };
-        for range in ranges {
-            out.extend_from_slice(&source[range.clone()]);
-        }
+        out.extend_from_slice(bytes);
         count += len;
     }
     if next_new != new_elements.len() {
         return Err("the patch's elements are not all used".into());
     }
     Ok((count, out))
+}
+
+/// Where the elements of a plain array's stored bytes are: by arithmetic for a static size,
+/// else split by their size prefixes (never more ranges than the bytes can hold).
+enum Elements {
+    Static { size: usize, count: usize },
+    Dynamic(Vec<Range<usize>>),
+}
+
+impl Elements {
+    fn of(bytes: &[u8], count: usize, static_size: Option<u32>) -> Option<Self> {
+        match static_size {
+            Some(0) => {
+                (bytes.is_empty() && count <= ZERO_SIZED_ALLOWANCE).then_some(Elements::Static { size: 0, count })
+            }
+            Some(size) => (count.checked_mul(size as usize) == Some(bytes.len()))
+                .then_some(Elements::Static { size: size as usize, count }),
+            None => split(bytes, count, None).map(Elements::Dynamic),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Elements::Static { count, .. } => *count,
+            Elements::Dynamic(ranges) => ranges.len(),
+        }
+    }
+
+    /// The bytes of elements `elements` (in range): one span, as elements lie end to end.
+    fn bytes(&self, elements: Range<usize>) -> Range<usize> {
+        match self {
+            Elements::Static { size, .. } => elements.start * size..elements.end * size,
+            Elements::Dynamic(_) if elements.is_empty() => 0..0,
+            Elements::Dynamic(ranges) => ranges[elements.start].start..ranges[elements.end - 1].end,
+        }
+    }
 }

@@ -12,9 +12,10 @@ mod unheld;
 
 pub use report::{ApplyProblem, ApplyProblemKind, ApplyReport};
 
-use super::patch::{ObjectBody, Origin, Patch};
+use super::patch::{Malformed, ObjectBody, Origin, Patch};
 use crate::field::{RttiField, SharedHandle, SharedObject};
 use crate::rtti::{Reflectable, Registry, RttiType};
+use ahash::AHashSet;
 
 /// Applies `patch` to the graph under `target` (an object the caller owns); see [`diff`](super::diff).
 /// Objects the patch creates are made with the global registry's types (or the types their
@@ -25,8 +26,8 @@ pub fn apply(target: &mut dyn Reflectable, patch: &Patch) -> ApplyReport {
 
 /// [`apply`], creating objects and casting trait objects with `registry`.
 pub fn apply_with(target: &mut dyn Reflectable, patch: &Patch, registry: &Registry) -> ApplyReport {
-    if patch.objects.is_empty() {
-        return ApplyReport::default();
+    if let Some(report) = refused(patch) {
+        return report;
     }
     let mut run = Applier::new(patch, registry);
     run.locate(Some(&*target), None);
@@ -45,8 +46,8 @@ pub fn apply_to_handle<H: SharedHandle>(target: &H, patch: &Patch) -> ApplyRepor
 
 /// [`apply_to_handle`] for a type-erased handle, with `registry`.
 pub fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -> ApplyReport {
-    if patch.objects.is_empty() {
-        return ApplyReport::default();
+    if let Some(report) = refused(patch) {
+        return report;
     }
     let mut run = Applier::new(patch, registry);
     run.locate(None, Some(target.clone()));
@@ -54,6 +55,19 @@ pub fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -
     run.apply_shared_bodies();
     run.release_unheld();
     run.report
+}
+
+/// The report of a patch that changes nothing, or that breaks its own rules and is not applied
+/// at all: [`Patch::from_bytes`] and [`Patch::from_json`] refuse such a patch, but one can
+/// also be loaded as a field of any type, unchecked.
+fn refused(patch: &Patch) -> Option<ApplyReport> {
+    if patch.objects.is_empty() {
+        return Some(ApplyReport::default());
+    }
+    let Malformed { at, why } = patch.check().err()?;
+    let mut report = ApplyReport::default();
+    report.push(|| ApplyProblem { object: 0, field: None, kind: ApplyProblemKind::Malformed { at, why } });
+    Some(report)
 }
 
 struct Applier<'p> {
@@ -65,6 +79,8 @@ struct Applier<'p> {
     built: Vec<bool>,
     report: ApplyReport,
     scratch: Vec<u8>,
+    /// Created immutable edits being built or done (see `build_immutable`).
+    on_stack: Vec<bool>,
 }
 
 impl<'p> Applier<'p> {
@@ -77,15 +93,20 @@ impl<'p> Applier<'p> {
             built: vec![false; count],
             report: ApplyReport::default(),
             scratch: Vec::new(),
+            on_stack: Vec::new(),
         }
     }
 
     fn problem(&mut self, object: usize, field: Option<String>, kind: ApplyProblemKind) {
-        self.report.problems.push(ApplyProblem { object, field, kind });
+        self.report.push(|| ApplyProblem { object, field, kind });
     }
 
     /// Finds every found object in the graph as it is before any change.
+    /// An allocation two edits find (by different paths through shared objects) is edited by
+    /// the first only: each object is changed once, so a patch's work stays bounded by its size
+    /// and the graph's.
     fn locate(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<SharedObject>) {
+        let mut seen: AHashSet<usize> = shared_root.iter().map(SharedObject::addr).collect();
         self.handles[0] = shared_root;
         for (index, edit) in self.patch.objects.iter().enumerate() {
             let from = match edit.origin {
@@ -113,6 +134,10 @@ impl<'p> Applier<'p> {
                 (None, _, _) => Err(format!("edit {from}'s object was not found")),
             };
             match found {
+                Ok(handle) if !seen.insert(handle.addr()) => {
+                    let why = "another edit of the patch found the same object".to_owned();
+                    self.problem(index, None, ApplyProblemKind::NotFound(why));
+                }
                 Ok(handle) => self.handles[index] = Some(handle),
                 Err(why) => self.problem(index, None, ApplyProblemKind::NotFound(why)),
             }
@@ -145,7 +170,10 @@ impl<'p> Applier<'p> {
     /// explicit stack; a cycle among them cannot exist in memory and is reported).
     fn build_immutable(&mut self, index: usize) {
         let mut stack = vec![(index, false)];
-        let mut on_stack = vec![false; self.patch.objects.len()];
+        // Shared by every call: one per call would make a patch of many created objects
+        // quadratic.
+        let mut on_stack = std::mem::take(&mut self.on_stack);
+        on_stack.resize(self.patch.objects.len(), false);
         on_stack[index] = true;
         while let Some(frame) = stack.last_mut() {
             let current = frame.0;
@@ -179,6 +207,7 @@ impl<'p> Applier<'p> {
             self.built[current] = true;
             self.handles[current] = rtti.make_shared(family, object).ok();
         }
+        self.on_stack = on_stack;
     }
 
     /// Applies the bodies of the shared objects: the root (when shared), found ones and created

@@ -6,7 +6,13 @@ use std::fmt;
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct ApplyReport {
     pub(super) problems: Vec<ApplyProblem>,
+    /// Problems past [`MAX_PROBLEMS`], counted only: a hostile patch can name as many failing
+    /// edits as it has bytes, and the report must stay small beside it.
+    pub(super) omitted: usize,
 }
+
+/// Most problems a report lists one by one.
+pub(super) const MAX_PROBLEMS: usize = 256;
 
 /// One thing a patch could not do: which object edit (0 is the root), which field, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +44,15 @@ pub enum ApplyProblemKind {
     FieldMismatch(String),
     /// An element index past the array's end, or a value that does not decode.
     BadValue(String),
+    /// The patch breaks its own rules (a count its bytes do not hold, an element used twice, a
+    /// reference to no edit of it): nothing of it was applied. Where in the patch (its JSON
+    /// form's path), and why.
+    Malformed {
+        /// The member's path in the patch.
+        at: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// An object the patch creates is of a type nothing here can make.
     CannotCreate(u32),
     /// The object lives in an immutable allocation (`Rc<T>`, `Arc<T>`) and cannot be changed.
@@ -56,6 +71,7 @@ impl fmt::Display for ApplyProblemKind {
             ApplyProblemKind::Gone => f.write_str("the type has no such field"),
             ApplyProblemKind::FieldMismatch(why) => write!(f, "the field does not fit: {why}"),
             ApplyProblemKind::BadValue(why) => write!(f, "bad value: {why}"),
+            ApplyProblemKind::Malformed { at, why } => write!(f, "not a valid patch at `{at}`: {why}"),
             ApplyProblemKind::CannotCreate(id) => write!(f, "no type with ID {id} can be created here"),
             ApplyProblemKind::Immutable => {
                 f.write_str("the object is immutable (`Rc<T>`/`Arc<T>`) and cannot be changed")
@@ -80,9 +96,21 @@ impl ApplyReport {
     pub fn is_complete(&self) -> bool {
         self.problems.is_empty()
     }
-    /// What could not be applied.
+    /// What could not be applied: the first 256 problems (see [`omitted`](Self::omitted)).
     pub fn problems(&self) -> &[ApplyProblem] {
         &self.problems
+    }
+    /// How many problems there were beyond those [`problems`](Self::problems) lists.
+    pub fn omitted(&self) -> usize {
+        self.omitted
+    }
+    /// Records a problem, or counts it past [`MAX_PROBLEMS`].
+    pub(super) fn push(&mut self, problem: impl FnOnce() -> ApplyProblem) {
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push(problem());
+        } else {
+            self.omitted += 1;
+        }
     }
 }
 
@@ -96,6 +124,9 @@ impl fmt::Display for ApplyReport {
                 f.write_str("; ")?;
             }
             problem.fmt(f)?;
+        }
+        if self.omitted > 0 {
+            write!(f, "; and {} more", self.omitted)?;
         }
         Ok(())
     }

@@ -10,6 +10,10 @@
 //! place (elements by index) or rebuilt: the new array lists, for each element, the old element
 //! it keeps or the new one it holds, which expresses insertions, removals and moves.
 
+mod check;
+
+pub(crate) use check::Malformed;
+
 use crate::field::Family;
 use crate::json::{JsonError, JsonReader};
 use crate::rtti::RttiTypeBuilder;
@@ -146,8 +150,17 @@ impl Patch {
 
     /// A patch saved by [`to_bytes`](Self::to_bytes), with the report of anything the decode
     /// dropped (a patch written by a newer build with fields this one lacks).
+    ///
+    /// The bytes are as untrusted as any file: the decode has the stream decoder's limits, and
+    /// a patch whose counts, indices or references do not fit the patch itself is refused with
+    /// [`DecodeErrorKind::MalformedPatch`](crate::serializer::DecodeErrorKind::MalformedPatch),
+    /// naming the member at fault.
     pub fn from_bytes(bytes: &[u8]) -> Result<(Patch, DecodeReport), DecodeError> {
-        MemorySerializer::new().decode_as_with_report(bytes)
+        let (patch, report): (Patch, _) = MemorySerializer::new().decode_as_with_report(bytes)?;
+        patch.check().map_err(|Malformed { at, why }| {
+            DecodeError::new(crate::serializer::DecodeErrorKind::MalformedPatch { at, why }, None)
+        })?;
+        Ok((patch, report))
     }
 
     /// The patch as JSON (the crate's JSON form of a graph, see [`crate::json`]).
@@ -155,9 +168,13 @@ impl Patch {
         crate::json::to_string(self)
     }
 
-    /// A patch from its JSON form, with the decode's report.
+    /// A patch from its JSON form, with the decode's report; checked as
+    /// [`from_bytes`](Self::from_bytes) checks one, a malformed patch refused with the path of
+    /// the member at fault.
     pub fn from_json(text: &str) -> Result<(Patch, DecodeReport), JsonError> {
-        JsonReader::new().read_as(text)
+        let (patch, report): (Patch, _) = JsonReader::new().read_as(text)?;
+        patch.check().map_err(|Malformed { at, why }| JsonError::Invalid { path: at, message: why })?;
+        Ok((patch, report))
     }
 }
 
