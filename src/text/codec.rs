@@ -335,7 +335,7 @@ fn socket_text(address: SocketAddr) -> String {
 }
 
 /// Reads what [`socket_text`] writes.
-fn parse_socket(text: &str) -> Option<SocketAddr> {
+pub(super) fn parse_socket(text: &str) -> Option<SocketAddr> {
     match text.split_once(", flowinfo ") {
         None => text.parse().ok(),
         Some((address, flowinfo)) => match address.parse().ok()? {

@@ -2,7 +2,7 @@
 //! what an editor's text box sets, for every plain type, with no code per type.
 
 use super::codec::read_field;
-use super::{parse, write_value, PlainValue, TextError};
+use super::{excerpt, parse, value_column, write_value, PlainValue, TextError};
 use crate::field::{FieldAccess, PlainAccess, RttiField, WireKind};
 use crate::plain::{Reader, DYNAMIC_SIZE_PREFIX};
 use crate::rtti::Reflectable;
@@ -67,7 +67,7 @@ impl RttiField {
         let elements: &[PlainValue] = match (self.is_array(), value) {
             (true, PlainValue::Seq(values)) => values,
             (true, _) => {
-                return Err(TextError::Mismatch { expected: "a list of elements".into(), found: value.to_string() })
+                return Err(TextError::Mismatch { expected: "a list of elements".into(), found: excerpt(value) })
             }
             (false, _) => std::slice::from_ref(value),
         };
@@ -80,10 +80,15 @@ impl RttiField {
         Ok(())
     }
 
-    /// Stores the value `text` spells, read as the field's type (see [`parse`]).
+    /// Stores the value `text` spells, read as the field's type (see [`parse`]). A text the
+    /// field refuses is a [`TextError::Syntax`] naming the column where it goes wrong (where the
+    /// value starts when the value as a whole does not fit, such as a list of another length
+    /// than the field's fixed one) and quoting at most a short excerpt of it. Integers out of
+    /// their type's range and finite decimals too large for a float are refused, not
+    /// truncated or made infinite; `inf`, `-inf` and `NaN` are read as written.
     pub fn set_from_text(&self, owner: &mut dyn Reflectable, text: &str) -> Result<(), TextError> {
         let value = parse(&self.value_signature()?, text)?;
-        self.set_plain_value(owner, &value)
+        self.set_plain_value(owner, &value).map_err(|error| error.at_column(value_column(text)))
     }
 
     /// The type of the field's whole value, as [`plain_value`](Self::plain_value) gives it: the

@@ -120,12 +120,17 @@ pub use value::PlainValue;
 use crate::field::FieldError;
 use crate::plain::PlainError;
 use crate::schema::describe_signature;
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
 
 /// A value could not be shown, read or stored.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TextError {
-    /// The text is not a value of the type: where (1-based, in characters), and why.
+    /// The text is not a value of the type: where (1-based, in characters), and why. Every
+    /// refusal of a text is one of these (also when the value as a whole does not fit: then
+    /// the column is where the value starts), and its message quotes at most a short excerpt
+    /// of the text, however long the text is.
     #[error("column {column}: {message}")]
     Syntax {
         /// Where the problem starts.
@@ -133,17 +138,18 @@ pub enum TextError {
         /// What is wrong.
         message: String,
     },
-    /// A value of another shape than the type's (a list for a number, a number too large).
+    /// A [`PlainValue`] of another shape than the type's (a list for a number, a number too
+    /// large). A text of such a value is refused as a [`TextError::Syntax`] instead.
     #[error("expected {expected}, found {found}")]
     Mismatch {
         /// The type, in words.
         expected: String,
-        /// The value given.
+        /// The value given, cut to a short excerpt when it is long.
         found: String,
     },
     /// The type is one this program cannot take apart (a codec's, another program's plain
     /// type): its values are shown and set as bytes.
-    #[error("cannot take apart values of {}", describe_signature(signature))]
+    #[error("cannot take apart values of {}", type_name(signature))]
     Undescribed {
         /// The type's signature.
         signature: Vec<u32>,
@@ -188,8 +194,96 @@ impl From<PlainError> for TextError {
 }
 
 impl TextError {
+    /// A value of another shape than `signature`'s, quoted as an [`excerpt`].
     #[cold]
     pub(crate) fn mismatch(signature: &[u32], value: &PlainValue) -> Self {
-        TextError::Mismatch { expected: describe_signature(signature), found: value.to_string() }
+        TextError::Mismatch { expected: type_name(signature), found: excerpt(value) }
     }
+
+    /// The error placed at `column` of the text the value was read from, when it is about the
+    /// value (a shape the type cannot hold, a length the field does not have, bytes of the wrong
+    /// size) and is not placed already: every refusal of a text says where. Errors about the
+    /// call (no such path, not a plain field, the wrong owner, a borrowed pointee) stay as they
+    /// are: no column of the text is wrong.
+    #[cold]
+    pub(crate) fn at_column(self, column: usize) -> Self {
+        let about_the_value = match &self {
+            TextError::Syntax { .. } | TextError::NoPath { .. } | TextError::NotPlain { .. } => false,
+            TextError::Mismatch { .. } | TextError::Undescribed { .. } | TextError::Corrupt(_) => true,
+            TextError::TooDeep { .. } => true,
+            TextError::Field(error) => matches!(
+                error,
+                FieldError::FixedLength { .. }
+                    | FieldError::NoDefault
+                    | FieldError::NotNullable
+                    | FieldError::Plain(_)
+                    | FieldError::SizeMismatch { .. }
+            ),
+        };
+        match about_the_value {
+            true => TextError::Syntax { column, message: cut(&self.to_string(), MAX_MESSAGE).into_owned() },
+            false => self,
+        }
+    }
+}
+
+/// The column (1-based, in characters) where the value in `text` starts: past leading spaces.
+pub(crate) fn value_column(text: &str) -> usize {
+    text[..text.len() - text.trim_start().len()].chars().count() + 1
+}
+
+/// How many characters of a text or value an error quotes at most.
+pub(crate) const EXCERPT: usize = 40;
+
+/// How many characters a type's name or a list of names takes in an error at most.
+pub(crate) const NAME_EXCERPT: usize = 60;
+
+/// How many characters the message of an error placed by [`TextError::at_column`] has at most.
+const MAX_MESSAGE: usize = 160;
+
+/// `text`, or its first characters and `…` when it has more than `limit`: what an error quotes
+/// of a text, never all of it however long it is.
+pub(crate) fn cut(text: &str, limit: usize) -> Cow<'_, str> {
+    match text.chars().nth(limit) {
+        None => Cow::Borrowed(text),
+        Some(_) => {
+            let end = text.char_indices().nth(limit.saturating_sub(1)).map_or(0, |(at, _)| at);
+            Cow::Owned(format!("{}…", &text[..end]))
+        }
+    }
+}
+
+/// The text of `value`, cut at [`EXCERPT`] characters as [`cut`] does, written only that far:
+/// a value of millions of elements is not written out to be quoted.
+pub(crate) fn excerpt(value: &impl fmt::Display) -> String {
+    struct Bounded {
+        out: String,
+        left: usize,
+        over: bool,
+    }
+    impl fmt::Write for Bounded {
+        fn write_str(&mut self, text: &str) -> fmt::Result {
+            for c in text.chars() {
+                if self.left == 0 {
+                    self.over = true;
+                    return Err(fmt::Error);
+                }
+                self.out.push(c);
+                self.left -= 1;
+            }
+            Ok(())
+        }
+    }
+    let mut bounded = Bounded { out: String::new(), left: EXCERPT, over: false };
+    let _ = write!(bounded, "{value}");
+    if bounded.over {
+        bounded.out.pop();
+        bounded.out.push('…');
+    }
+    bounded.out
+}
+
+/// The name of the type `signature` describes, cut at [`NAME_EXCERPT`] characters.
+pub(crate) fn type_name(signature: &[u32]) -> String {
+    cut(&describe_signature(signature), NAME_EXCERPT).into_owned()
 }

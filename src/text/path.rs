@@ -5,7 +5,7 @@
 //! setting one value as text, what an editor's property rows and a console command need.
 
 use super::codec::parts_of;
-use super::{parse, PlainValue, TextError};
+use super::{parse, value_column, PlainValue, TextError};
 use crate::field::{FieldAccess, RttiField};
 use crate::rtti::{FieldPath, PathStep, Reflectable, RttiType};
 use crate::schema::describe::{split_type, Sig};
@@ -239,7 +239,7 @@ fn set(object: &mut dyn Reflectable, steps: &[PathStep], text: &str) -> Result<(
             let signature = field.value_signature()?;
             let (part_signature, slot) = step_into(&signature, &mut value, rest)?;
             *slot = parse(&part_signature, text)?;
-            field.set_plain_value(section, &value)
+            field.set_plain_value(section, &value).map_err(|error| error.at_column(value_column(text)))
         }
         FieldAccess::Embedded(_) => {
             let (element_index, rest) = element(field, rest)?;
