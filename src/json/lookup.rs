@@ -4,37 +4,39 @@
 
 use crate::schema::FieldSchema;
 use ahash::AHashMap;
+use std::rc::Rc;
 
 /// Fields up to this many are searched in place; more get an index.
 const SCAN: usize = 16;
 
-pub(super) struct FieldLookup<'s> {
-    fields: &'s [FieldSchema],
-    index: Option<Index<'s>>,
+/// Made once per type (and variant) a document's objects name, and kept for all of them.
+pub(super) struct FieldLookup {
+    fields: Rc<[FieldSchema]>,
+    index: Option<Index>,
 }
 
-struct Index<'s> {
+struct Index {
     by_id: AHashMap<u16, usize>,
     /// `None` for a name two fields share.
-    by_name: AHashMap<&'s str, Option<usize>>,
+    by_name: AHashMap<Box<str>, Option<usize>>,
 }
 
-impl<'s> FieldLookup<'s> {
-    pub(super) fn new(fields: &'s [FieldSchema]) -> Self {
+impl FieldLookup {
+    pub(super) fn new(fields: &[FieldSchema]) -> Self {
         let index = (fields.len() > SCAN).then(|| {
             let mut by_id = AHashMap::with_capacity(fields.len());
-            let mut by_name: AHashMap<&str, Option<usize>> = AHashMap::with_capacity(fields.len());
+            let mut by_name: AHashMap<Box<str>, Option<usize>> = AHashMap::with_capacity(fields.len());
             for (at, field) in fields.iter().enumerate() {
                 by_id.entry(field.id).or_insert(at);
-                by_name.entry(field.name.as_str()).and_modify(|at| *at = None).or_insert(Some(at));
+                by_name.entry(field.name.as_str().into()).and_modify(|at| *at = None).or_insert(Some(at));
             }
             Index { by_id, by_name }
         });
-        FieldLookup { fields, index }
+        FieldLookup { fields: fields.into(), index }
     }
 
     /// The field with `id` (the first, should a schema list one twice).
-    pub(super) fn by_id(&self, id: u16) -> Option<&'s FieldSchema> {
+    pub(super) fn by_id(&self, id: u16) -> Option<&FieldSchema> {
         match &self.index {
             Some(index) => index.by_id.get(&id).map(|&at| &self.fields[at]),
             None => self.fields.iter().find(|field| field.id == id),
@@ -42,7 +44,7 @@ impl<'s> FieldLookup<'s> {
     }
 
     /// The one field named `name`; `None` when none or several are.
-    pub(super) fn by_name(&self, name: &str) -> Option<&'s FieldSchema> {
+    pub(super) fn by_name(&self, name: &str) -> Option<&FieldSchema> {
         match &self.index {
             Some(index) => index.by_name.get(name).copied().flatten().map(|at| &self.fields[at]),
             None => {

@@ -82,7 +82,6 @@ mod write;
 use crate::dynamic::{DynamicError, DynamicGraph};
 use crate::field::SharedHandle;
 use crate::rtti::{Reflectable, Registry};
-use crate::schema::{Schema, TypeSchema};
 use crate::serializer::{AsRoot, DecodeError, DecodeReport, EncodeError, MemorySerializer};
 use serde_json::Value;
 
@@ -163,9 +162,23 @@ pub fn from_bytes(bytes: &[u8]) -> Result<String, JsonError> {
 }
 
 /// The binary stream of a document that lists its types (as every document this module writes
-/// does): the bytes the document was made from.
+/// does): the bytes the document was made from. A document is refused unless the stream it gives
+/// is one the decoder reads ([`DynamicGraph::from_bytes`], what `reflectable check` uses).
 pub fn to_bytes(text: &str) -> Result<Vec<u8>, JsonError> {
-    Ok(parse_graph(text, None)?.to_bytes()?)
+    let bytes = stream_of(text, None)?;
+    DynamicGraph::from_bytes(&bytes).map_err(refused)?;
+    Ok(bytes)
+}
+
+/// The stream a document describes, with the graph read from it let go of before the stream is
+/// checked (so the two are never held at once).
+fn stream_of(text: &str, registry: Option<&Registry>) -> Result<Vec<u8>, JsonError> {
+    Ok(read::graph(text, registry)?.to_bytes()?)
+}
+
+/// A document whose stream the decoder refuses: the decoder's error says where in the stream.
+fn refused(error: DecodeError) -> JsonError {
+    invalid("", format!("the document describes a stream the decoder refuses: {error}"))
 }
 
 /// Reads documents into graphs, typed or dynamic, resolving types the document does not list
@@ -196,44 +209,27 @@ impl<'r> JsonReader<'r> {
         JsonReader { registry, serializer }
     }
 
-    /// The document as a dynamic graph.
+    /// The document as a dynamic graph: the graph the decoder reads from the stream the
+    /// document describes (so it always writes a stream the decoder reads).
     pub fn read_dynamic(&self, text: &str) -> Result<DynamicGraph, JsonError> {
-        let value = parse(text)?;
-        let lists_types = value.get("types").is_some_and(|types| !types.is_null());
-        let known = (!lists_types).then(|| Schema::new(self.registry.types().map(TypeSchema::of).collect()));
-        read::graph(&value, known.as_ref())
+        DynamicGraph::from_bytes(&stream_of(text, Some(self.registry))?).map_err(refused)
     }
 
     /// The document as a Rust object graph with root `T`, and what the decoder dropped.
     pub fn read_as<T: Reflectable>(&self, text: &str) -> Result<(T, DecodeReport), JsonError> {
-        let bytes = self.read_dynamic(text)?.to_bytes()?;
+        let bytes = stream_of(text, Some(self.registry))?;
         Ok(self.serializer.decode_as_with_report(&bytes)?)
     }
 
     /// The document as a Rust object graph whose root is held by a shared handle `H`.
     pub fn read_shared<H: SharedHandle>(&self, text: &str) -> Result<(H, DecodeReport), JsonError> {
-        let bytes = self.read_dynamic(text)?.to_bytes()?;
+        let bytes = stream_of(text, Some(self.registry))?;
         Ok(self.serializer.decode_shared_with_report(&bytes)?)
     }
 }
 
-/// Parses JSON text, placing syntax errors.
-fn parse(text: &str) -> Result<Value, JsonError> {
-    serde_json::from_str(text).map_err(|error| {
-        let mut message = error.to_string();
-        // The place is in the error's own fields.
-        if let Some(at) = message.rfind(" at line ") {
-            message.truncate(at);
-        }
-        JsonError::Syntax { line: error.line(), column: error.column(), message }
-    })
-}
-
-fn parse_graph(text: &str, known: Option<&Schema>) -> Result<DynamicGraph, JsonError> {
-    read::graph(&parse(text)?, known)
-}
-
-/// Parses a document into a dynamic graph (types only from the document).
+/// Parses a document into a dynamic graph (types only from the document), checked as
+/// [`to_bytes`] checks it.
 pub fn graph_from_str(text: &str) -> Result<DynamicGraph, JsonError> {
-    parse_graph(text, None)
+    DynamicGraph::from_bytes(&stream_of(text, None)?).map_err(refused)
 }

@@ -6,12 +6,11 @@
 //! JavaScript lose no precision).
 
 use crate::plain::type_ids as id;
-use crate::schema::describe::{split_all, split_type, Sig};
+use crate::schema::describe::{split_type, Sig};
 use crate::text::{derived, lanes, PlainLayout, PlainValue};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use serde_json::{Map, Number, Value};
-use std::borrow::Cow;
 
 /// `value`, of type `sig`, as JSON.
 pub(super) fn to_json(sig: &[u32], value: &PlainValue) -> Value {
@@ -61,135 +60,6 @@ pub(super) fn to_json(sig: &[u32], value: &PlainValue) -> Value {
         }
         (_, PlainValue::Map(entries)) => map_to_json(&[], &[], entries),
         (_, PlainValue::Opt(Some(value))) => to_json(&[], value),
-    }
-}
-
-/// A JSON value of type `sig`, as a [`PlainValue`] the text codec writes (and checks).
-pub(super) fn from_json(sig: &[u32], value: &Value) -> Result<PlainValue, String> {
-    let (node, _, _) = split_type(sig).ok_or("a value of a type this file does not describe")?;
-    match node {
-        Sig::Leaf(leaf) => leaf_from_json(leaf, value),
-        Sig::Seq(_, elem) => match value {
-            Value::String(text) if is_u8(elem) => {
-                let bytes = BASE64.decode(text).map_err(|error| format!("bad base64: {error}"))?;
-                Ok(PlainValue::Seq(bytes.into_iter().map(|byte| PlainValue::UInt(byte.into())).collect()))
-            }
-            _ => seq_from_json(value, |_| elem),
-        },
-        Sig::Array(_, elem) => seq_from_json(value, |_| elem),
-        Sig::Tuple(_, parts) => {
-            let parts = split_all(parts);
-            seq_from_json(value, |at| parts.get(at).copied().unwrap_or(&[]))
-        }
-        Sig::Map(_, key, value_sig) => {
-            let entries = match value {
-                Value::Object(object) => object
-                    .iter()
-                    .map(|(name, value)| Ok((key_from_str(key, name)?, from_json(value_sig, value)?)))
-                    .collect::<Result<_, String>>()?,
-                Value::Array(pairs) => pairs
-                    .iter()
-                    .map(|pair| match pair.as_array().map(Vec::as_slice) {
-                        Some([k, v]) => Ok((from_json(key, k)?, from_json(value_sig, v)?)),
-                        _ => Err(format!("expected a [key, value] pair, found {pair}")),
-                    })
-                    .collect::<Result<_, String>>()?,
-                other => return Err(format!("expected a map (an object or a list of pairs), found {other}")),
-            };
-            Ok(PlainValue::Map(entries))
-        }
-        Sig::Option(inner) => match (value, split_type(inner)) {
-            (Value::Null, _) => Ok(PlainValue::Opt(None)),
-            (Value::Array(wrapped), Some((Sig::Option(_), _, _))) if wrapped.len() == 1 => {
-                Ok(PlainValue::Opt(Some(Box::new(from_json(inner, &wrapped[0])?))))
-            }
-            (_, Some((Sig::Option(_), _, _))) => Err(format!("expected null or [value], found {value}")),
-            _ => Ok(PlainValue::Opt(Some(Box::new(from_json(inner, value)?)))),
-        },
-    }
-}
-
-fn leaf_from_json(leaf: u32, value: &Value) -> Result<PlainValue, String> {
-    let expected = |what: &str| format!("expected {what}, found {value}");
-    Ok(match leaf {
-        id::U8 | id::U16 | id::U32 | id::U64 | id::U128 | id::USIZE => PlainValue::UInt(match value {
-            Value::Number(number) => number.as_u64().ok_or_else(|| expected("an unsigned integer"))?.into(),
-            Value::String(text) => text.parse().map_err(|_| expected("an unsigned integer"))?,
-            _ => return Err(expected("an unsigned integer")),
-        }),
-        id::I8 | id::I16 | id::I32 | id::I64 | id::I128 | id::ISIZE => PlainValue::Int(match value {
-            Value::Number(number) => number.as_i64().ok_or_else(|| expected("an integer"))?.into(),
-            Value::String(text) => text.parse().map_err(|_| expected("an integer"))?,
-            _ => return Err(expected("an integer")),
-        }),
-        id::F32 => PlainValue::F32(float_from_json(value).ok_or_else(|| expected("a number"))? as f32),
-        id::F64 => PlainValue::F64(float_from_json(value).ok_or_else(|| expected("a number"))?),
-        id::BOOL => PlainValue::Bool(value.as_bool().ok_or_else(|| expected("true or false"))?),
-        id::CHAR => {
-            let mut chars = value.as_str().ok_or_else(|| expected("a character"))?.chars();
-            match (chars.next(), chars.next()) {
-                (Some(char), None) => PlainValue::Char(char),
-                _ => return Err(expected("one character")),
-            }
-        }
-        id::STRING | id::PATH_BUF | id::IPV4_ADDR | id::IPV6_ADDR | id::IP_ADDR | id::SOCKET_ADDR => {
-            PlainValue::Str(value.as_str().ok_or_else(|| expected("a string"))?.to_owned())
-        }
-        id::DURATION | id::SYSTEM_TIME => {
-            struct_from_json(value, &[("secs", vec![wide_part(leaf)]), ("nanos", vec![id::U32])])?
-        }
-        _ => match (lanes(leaf), derived(leaf)) {
-            (Some(lanes), _) => match lanes.names {
-                Some(names) => {
-                    let parts: Vec<_> = names.iter().map(|&name| (name, vec![lanes.lane])).collect();
-                    struct_from_json(value, &parts)?
-                }
-                None => seq_from_json(value, |_| std::slice::from_ref(&lanes.lane))?,
-            },
-            (None, Some(PlainLayout::Struct(fields))) => {
-                let parts: Vec<_> = fields.iter().map(|(name, sig)| (*name, sig.clone())).collect();
-                struct_from_json(value, &parts)?
-            }
-            (None, Some(PlainLayout::Tuple(fields))) => {
-                seq_from_json(value, |at| fields.get(at).map_or(&[], Vec::as_slice))?
-            }
-            (None, Some(PlainLayout::Enum(_))) => match value {
-                Value::String(name) => PlainValue::Variant(Cow::Owned(name.clone())),
-                Value::Number(number) => PlainValue::UInt(number.as_u64().ok_or_else(|| expected("a variant"))?.into()),
-                _ => return Err(expected("a variant's name")),
-            },
-            (None, None) => {
-                let text = value.as_str().ok_or_else(|| expected("base64 bytes"))?;
-                PlainValue::Raw(BASE64.decode(text).map_err(|error| format!("bad base64: {error}"))?)
-            }
-        },
-    })
-}
-
-fn seq_from_json<'s>(value: &Value, sig: impl Fn(usize) -> &'s [u32]) -> Result<PlainValue, String> {
-    let values = value.as_array().ok_or_else(|| format!("expected a list, found {value}"))?;
-    Ok(PlainValue::Seq(
-        values.iter().enumerate().map(|(at, value)| from_json(sig(at), value)).collect::<Result<_, _>>()?,
-    ))
-}
-
-fn struct_from_json(value: &Value, parts: &[(&'static str, Vec<u32>)]) -> Result<PlainValue, String> {
-    let object = value.as_object().ok_or_else(|| format!("expected an object, found {value}"))?;
-    if let Some(extra) = object.keys().find(|key| !parts.iter().any(|(name, _)| name == key)) {
-        return Err(format!("no part `{extra}`"));
-    }
-    let parts = parts.iter().map(|(name, sig)| {
-        let value = object.get(*name).ok_or_else(|| format!("part `{name}` is missing"))?;
-        Ok((Cow::Borrowed(*name), from_json(sig, value)?))
-    });
-    Ok(PlainValue::Struct(parts.collect::<Result<_, String>>()?))
-}
-
-/// A map key written as an object's member name.
-fn key_from_str(key: &[u32], name: &str) -> Result<PlainValue, String> {
-    match split_type(key) {
-        Some((Sig::Leaf(id::STRING | id::PATH_BUF), _, _)) => Ok(PlainValue::Str(name.to_owned())),
-        _ => from_json(key, &Value::String(name.to_owned())),
     }
 }
 
@@ -260,18 +130,5 @@ fn float(value: f64) -> Value {
         None if value.is_nan() => Value::String("NaN".into()),
         None if value > 0.0 => Value::String("Infinity".into()),
         None => Value::String("-Infinity".into()),
-    }
-}
-
-fn float_from_json(value: &Value) -> Option<f64> {
-    match value {
-        Value::Number(number) => number.as_f64(),
-        Value::String(text) => match text.as_str() {
-            "NaN" => Some(f64::NAN),
-            "Infinity" => Some(f64::INFINITY),
-            "-Infinity" => Some(f64::NEG_INFINITY),
-            _ => None,
-        },
-        _ => None,
     }
 }

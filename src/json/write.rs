@@ -2,7 +2,8 @@
 //! through serde: a level of 100,000 objects is written without building its tree first.
 
 use super::lookup::FieldLookup;
-use super::plain::{from_json, to_json};
+use super::plain::to_json;
+use super::read::PlainSeed;
 use super::schema::{type_to_json, wire_code};
 use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use crate::dynamic::InstanceIndex;
@@ -12,10 +13,11 @@ use crate::plain::type_ids as id;
 use crate::schema::{DeclaredSchema, FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
 use crate::serializer::Encoding;
-use crate::text::{write_value, PlainValue};
+use crate::text::PlainValue;
 use ahash::{AHashMap, AHashSet};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
+use serde::de::DeserializeSeed;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 use smallvec::SmallVec;
@@ -464,7 +466,8 @@ fn plain(described: &FieldSchema, field: &DynamicField) -> Option<Value> {
     };
     let mut rewritten = Vec::with_capacity(bytes.bytes().len());
     for element in &json {
-        write_value(signature, &from_json(signature, element).ok()?, &mut rewritten).ok()?;
+        // Read back as the reader reads it.
+        PlainSeed { sig: signature, out: &mut rewritten }.deserialize(element).ok()?;
     }
     if rewritten != bytes.bytes() {
         return None;

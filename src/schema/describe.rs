@@ -129,7 +129,11 @@ fn seq_name(type_id: u32) -> &'static str {
 /// assert_eq!(reflectable::schema::describe_signature(&signature), "Option<[f32; 3]>");
 /// ```
 pub fn describe_signature(sig: &[u32]) -> String {
-    match split_type(sig).filter(|_| sig.len() <= MAX_SIGNATURE_LEN) {
+    // The length first: splitting recurses once per word.
+    if sig.len() > MAX_SIGNATURE_LEN {
+        return format!("malformed signature of {} words", sig.len());
+    }
+    match split_type(sig) {
         Some((node, _, [])) => describe(node),
         _ => format!("malformed signature {sig:?}"),
     }

@@ -54,6 +54,12 @@ pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) ->
 }
 pub(crate) use described::{builtin_leaf_size, derived, lanes};
 
+/// Runs `f` with the facts of `sig`'s nodes remembered (see `memo`): what a reader of many
+/// values of one signature wraps them in.
+pub(crate) fn remembering<R>(sig: &[u32], f: impl FnOnce() -> R) -> R {
+    memo::scope(sig, f)
+}
+
 /// Plain elements as stored (`count` of them, each in element form) taken apart by their type's
 /// `signature` into one value, or a list of them when `array`; `static_size` is what the field
 /// header records (it delimits elements of types this program cannot take apart, which come as
