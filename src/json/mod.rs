@@ -30,8 +30,16 @@
 //!   write back the same bytes (a NaN's payload), and any field the stream does not describe, keeps
 //!   its stored form: `{"$wire": "plain:4", "$count": 1, "$bytes": "AAAAAA=="}`.
 //!
+//! - A program's own derived plain types (`#[derive(PlainType)]`) are shown by their parts,
+//!   `{"x": 1, "y": 2}`, when the program that writes the document has them. Only a program with
+//!   those types reads such a value back; one without them (the `reflectable` tool, another build)
+//!   refuses it, saying so, and reads the field's stored form instead, which is what it writes
+//!   itself for values it cannot take apart.
+//!
 //! So a binary stream and its JSON convert into each other without loss, and JSON reaches typed
-//! objects through the binary decoder, with its tolerance and its report.
+//! objects through the binary decoder, with its tolerance and its report. Reading is bounded and
+//! strict (`SECURITY.md`): no member may be given twice or where it would be ignored, a value must
+//! fit its field exactly, and a document is accepted only when the stream it describes decodes.
 //!
 //! ```
 //! use reflectable::json;
