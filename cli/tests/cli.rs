@@ -345,3 +345,46 @@ fn a_large_file_is_read_in_chunks_and_checked() {
     assert!(!ok, "a valid level followed by zeros is not one stream");
     assert!(err.starts_with(&format!("error: the file ({} bytes)", 40 << 20)), "{err}");
 }
+
+/// The JSON this program writes for its own derived plain type shows the value's parts; the tool,
+/// which lacks the type, refuses that value saying which program reads it, and reads the field's
+/// stored form, the form it writes itself (issue 38, point 4).
+#[test]
+fn from_json_says_which_program_reads_a_derived_plain_value() {
+    #[derive(reflectable::PlainType, Clone, Copy, Default, Debug, PartialEq)]
+    #[plain(id = 7_700_951)]
+    struct Span {
+        start: u32,
+        end: u32,
+    }
+    #[derive(reflectable::Reflectable, Default)]
+    #[rtti(id = 7_700_950)]
+    struct Track {
+        #[rtti(id = 1)]
+        span: Span,
+    }
+    let files = Files::new("derived-plain");
+    let track = Track { span: Span { start: 3, end: 9 } };
+    let text = reflectable::json::to_string(&track).unwrap();
+    assert!(text.contains("\"start\": 3"), "the library shows the parts: {text}");
+    let parts = files.with("parts.json", text.as_bytes());
+    let out = files.folder.join("track.bin");
+    let output =
+        Command::cargo_bin("reflectable").unwrap().arg("from-json").arg(&parts).arg("-o").arg(&out).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("cannot take apart") && err.contains("$bytes"), "{err}");
+    assert!(err.contains("objects[0].span"), "the member is named: {err}");
+
+    // The tool's own JSON of the same file keeps the stored form, and converts back exactly.
+    let bytes = reflectable::to_vec(&track).unwrap();
+    let binary = files.with("track-in.bin", &bytes);
+    let (ok, stored, err) = run(&["json"], &binary);
+    assert!(ok, "{err}");
+    assert!(stored.contains("\"$bytes\""), "{stored}");
+    let stored = files.with("stored.json", stored.as_bytes());
+    let output =
+        Command::cargo_bin("reflectable").unwrap().arg("from-json").arg(&stored).arg("-o").arg(&out).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(std::fs::read(&out).unwrap(), bytes);
+}

@@ -458,7 +458,6 @@ impl<'de> Visitor<'de> for LeafVisitor {
             }
             _ => match (lanes(leaf), derived(leaf)) {
                 (None, Some(PlainLayout::Enum(_))) => Ok(PlainValue::Variant(Cow::Owned(text.to_owned()))),
-                (None, None) if struct_parts(leaf).is_none() => Err(E::custom(not_taken_apart(leaf))),
                 _ => Err(refuse()),
             },
         }
@@ -502,7 +501,34 @@ impl<'de> Visitor<'de> for LeafVisitor {
 
 impl LeafVisitor {
     fn refuse<E: de::Error>(&self, unexpected: Unexpected<'_>) -> E {
-        expected(&self.to_string(), unexpected)
+        match self.taken_apart() {
+            true => expected(&self.to_string(), unexpected),
+            false => E::custom(not_taken_apart(self.leaf)),
+        }
+    }
+
+    /// Whether this program knows the leaf's parts (or it has none).
+    fn taken_apart(&self) -> bool {
+        let leaf = self.leaf;
+        is_unsigned(leaf)
+            || is_signed(leaf)
+            || matches!(
+                leaf,
+                id::F32
+                    | id::F64
+                    | id::BOOL
+                    | id::CHAR
+                    | id::STRING
+                    | id::PATH_BUF
+                    | id::IPV4_ADDR
+                    | id::IPV6_ADDR
+                    | id::IP_ADDR
+                    | id::SOCKET_ADDR
+                    | id::SERDE
+            )
+            || lanes(leaf).is_some()
+            || derived(leaf).is_some()
+            || struct_parts(leaf).is_some()
     }
 
     /// A float as its field's type: a finite number too large for an `f32` is refused, not
