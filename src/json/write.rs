@@ -13,7 +13,6 @@ use crate::plain::type_ids as id;
 use crate::schema::{DeclaredSchema, FieldSchema, TypeSchema};
 use crate::serializer::format::VARIANT_TAG_FIELD_ID;
 use crate::serializer::Encoding;
-use crate::text::PlainValue;
 use ahash::{AHashMap, AHashSet};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
@@ -409,7 +408,11 @@ impl Writer {
             return None;
         }
         let key_field = FieldSchema { signature: keys_sig.clone(), ..FieldSchema::default() };
-        let Value::Array(keys) = plain(&key_field, keys)? else { return None };
+        // `u8` keys would be one base64 string: such a map is written as an object.
+        if keys_sig.as_slice() == [id::U8] {
+            return None;
+        }
+        let keys = plain(&key_field, keys)?.values()?;
         let values: Vec<Value> = match values.value() {
             DynamicValue::Embedded(objects) => objects
                 .iter()
@@ -450,30 +453,84 @@ pub(super) fn map_key_size(signature: &[u32]) -> Option<Option<u8>> {
 
 /// A plain field's value by its stored type, when that JSON reads back to exactly the stored
 /// bytes (`None` otherwise: a type this program cannot take apart, or bytes only their own codec
-/// holds, such as a NaN's payload, keep their stored form).
-fn plain(described: &FieldSchema, field: &DynamicField) -> Option<Value> {
+/// holds, such as a NaN's payload, keep their stored form). Checked and then written one element
+/// at a time: a field of a million elements never becomes a million values at once.
+fn plain<'a>(described: &'a FieldSchema, field: &'a DynamicField) -> Option<PlainJson<'a>> {
     let DynamicValue::Plain(bytes) = field.value() else { return None };
     let WireKind::Plain(static_size) = field.shape().kind else { return None };
-    let signature = &described.signature;
-    let array = field.shape().array;
-    let value = crate::text::read_field(signature, static_size, bytes.count(), array, bytes.bytes()).ok()?;
-    let json = match (&value, array) {
-        // An array of bytes is one base64 string (exact by construction).
-        (_, true) if signature.as_slice() == [id::U8] => return Some(Value::String(BASE64.encode(bytes.bytes()))),
-        (PlainValue::Seq(elements), true) => elements.iter().map(|element| to_json(signature, element)).collect(),
-        (_, true) => return None,
-        (_, false) => vec![to_json(signature, &value)],
+    let json = PlainJson {
+        signature: &described.signature,
+        static_size,
+        array: field.shape().array,
+        count: bytes.count(),
+        bytes: bytes.bytes(),
     };
-    let mut rewritten = Vec::with_capacity(bytes.bytes().len());
-    for element in &json {
-        // Read back as the reader reads it.
-        PlainSeed { sig: signature, out: &mut rewritten }.deserialize(element).ok()?;
+    if json.array && json.signature == [id::U8] {
+        return Some(json); // an array of bytes is one base64 string, exact by construction
     }
-    if rewritten != bytes.bytes() {
-        return None;
+    let exact = crate::text::remembering(json.signature, || {
+        let mut rewritten = Vec::new();
+        json.elements().all(|element| {
+            let Some(value) = element.and_then(|element| json.value(element)) else { return false };
+            rewritten.clear();
+            // Read back as the reader reads it.
+            PlainSeed { sig: json.signature, out: &mut rewritten }.deserialize(&value).is_ok()
+                && Some(rewritten.as_slice()) == element
+        })
+    });
+    exact.then_some(json)
+}
+
+/// A plain field's elements, written as JSON (see [`plain`]).
+struct PlainJson<'a> {
+    signature: &'a [u32],
+    static_size: Option<u8>,
+    array: bool,
+    count: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> PlainJson<'a> {
+    /// Each element's stored bytes (`None` for bytes that are not `count` whole elements).
+    fn elements(&self) -> impl Iterator<Item = Option<&'a [u8]>> + '_ {
+        let mut reader = crate::plain::Reader::new(self.bytes);
+        let (bytes, static_size) = (self.bytes, self.static_size.map(u32::from));
+        (0..self.count).map(move |_| {
+            let start = reader.offset();
+            crate::plain::skip_elem(&mut reader, static_size).ok()?;
+            Some(&bytes[start..reader.offset()])
+        })
     }
-    Some(match array {
-        true => Value::Array(json),
-        false => json.into_iter().next().expect("one value"),
-    })
+
+    /// One element as JSON.
+    fn value(&self, element: &[u8]) -> Option<Value> {
+        let value = crate::text::read_field(self.signature, self.static_size, 1, false, element).ok()?;
+        Some(to_json(self.signature, &value))
+    }
+
+    /// Every element as JSON (a map's keys, which the map's form needs all at once).
+    fn values(&self) -> Option<Vec<Value>> {
+        self.elements().map(|element| self.value(element?)).collect()
+    }
+}
+
+impl Serialize for PlainJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        if self.array && self.signature == [id::U8] {
+            return BASE64.encode(self.bytes).serialize(serializer);
+        }
+        let value = |element: Option<&[u8]>| element.and_then(|element| self.value(element));
+        let missing = || S::Error::custom("a plain value changed while it was written");
+        if !self.array {
+            return value(self.elements().next().flatten()).ok_or_else(missing)?.serialize(serializer);
+        }
+        crate::text::remembering(self.signature, || {
+            let mut seq = serializer.serialize_seq(Some(self.count))?;
+            for element in self.elements() {
+                seq.serialize_element(&value(element).ok_or_else(missing)?)?;
+            }
+            seq.end()
+        })
+    }
 }
