@@ -142,11 +142,41 @@ fn plain_regressions_round_trip() {
     }
 }
 
+/// Writes `seeds` to `folder` (replacing the seed files it held) when asked to, and returns the
+/// committed ones, which must be the same files by name.
+fn seed_folder(folder: &Path, seeds: &[(String, Vec<u8>)]) -> Vec<(PathBuf, Vec<u8>)> {
+    if std::env::var_os("REFLECTABLE_WRITE_FUZZ_SEEDS").is_some() {
+        std::fs::create_dir_all(folder).unwrap();
+        for (path, _) in files(folder) {
+            std::fs::remove_file(path).unwrap();
+        }
+        for (name, bytes) in seeds {
+            std::fs::write(folder.join(name), bytes).unwrap();
+        }
+    }
+    let committed = files(folder);
+    let names: Vec<String> =
+        committed.iter().map(|(path, _)| path.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let mut expected: Vec<String> = seeds.iter().map(|(name, _)| name.clone()).collect();
+    expected.sort();
+    assert_eq!(names, expected, "{} is out of date", folder.display());
+    committed
+}
+
 #[test]
-fn json_regressions_read_back() {
-    for (path, bytes) in files(&root().join("tests/fuzz_regressions/json")) {
+fn json_seeds_and_regressions_read_back() {
+    // HashMap fields make the level's text differ run to run: the committed seeds must still read.
+    let seeds = seed_folder(&root().join("fuzz/seeds/json"), &fuzz_model::json_seeds());
+    let reader = reflectable::json::JsonReader::new();
+    for (path, bytes) in &seeds {
+        let text = std::str::from_utf8(&bytes[1..]);
+        if bytes[0] == 1 && !path.to_string_lossy().contains("untyped") {
+            reader.read_dynamic(text.expect("a text seed is UTF-8")).expect("a text seed reads");
+        }
+    }
+    for (path, bytes) in seeds.iter().chain(&files(&root().join("tests/fuzz_regressions/json"))) {
         eprintln!("replaying {}", path.display());
-        fuzz_model::json_reads_back(&bytes);
+        fuzz_model::json_reads_back(bytes);
     }
     // Every sample stream both ways (its bytes, and its JSON as text), so the routine runs in the
     // normal suite too.
@@ -164,33 +194,186 @@ fn json_regressions_read_back() {
     }
 }
 
+/// The text seeds read as the types they were written from, with or without their schema table:
+/// the typed import paths (maps, enums, nested lists, shared pointers) are where the fuzzer
+/// starts.
 #[test]
-fn patch_seeds_and_regressions_apply() {
-    let folder = root().join("fuzz/seeds/patch");
-    if std::env::var_os("REFLECTABLE_WRITE_FUZZ_SEEDS").is_some() {
-        std::fs::create_dir_all(&folder).unwrap();
-        for (index, bytes) in fuzz_patch::sample_patches().iter().enumerate() {
-            std::fs::write(folder.join(format!("patch-{index}.bin")), bytes).unwrap();
+fn json_text_seeds_read_as_their_types() {
+    let reader = reflectable::json::JsonReader::new();
+    let mut read = 0;
+    for (name, bytes) in fuzz_model::json_seeds() {
+        let text = std::str::from_utf8(&bytes[1..]);
+        let text = if name.ends_with(".json") { text.unwrap() } else { continue };
+        if name == "text-0.json" {
+            let (machine, report) = reader.read_as::<fuzz_model::Machine>(text).unwrap();
+            assert!(report.is_empty(), "{name}: {report}");
+            assert_eq!(machine.signal_map.len(), 4, "{name}");
+            reflectable::rtti::break_cycles(&machine);
+            read += 1;
+        } else if name.ends_with("-1.json") {
+            // The level's types are all registered: it reads without its schema table too.
+            let (level, report) = reader.read_as::<level::Level>(text).unwrap();
+            assert!(report.is_empty(), "{name}: {report}");
+            assert_eq!(level::scene_objects(&level).len(), 12, "{name}");
+            reflectable::rtti::break_cycles(&level);
+            read += 1;
         }
     }
-    let seeds = files(&folder);
-    assert_eq!(seeds.len(), fuzz_patch::sample_patches().len(), "fuzz/seeds/patch is out of date");
-    for (path, bytes) in seeds.into_iter().chain(files(&root().join("tests/fuzz_regressions/patch"))) {
+    assert_eq!(read, 3);
+}
+
+/// What the `json` target's mutator makes of the seeds: JSON still (or, now and then, text past
+/// what a parser takes), every one read without a panic.
+#[test]
+fn mutated_json_seeds_read_back() {
+    let mut rng = level::Rng::new(17);
+    let (mut mutated, mut parsed) = (0, 0);
+    for (_, seed) in fuzz_model::json_seeds() {
+        let mut input = seed.clone();
+        for round in 0..12 {
+            let Some(next) = fuzz_model::mutate_json_input(&input, rng.next()) else { continue };
+            mutated += 1;
+            parsed += usize::from(serde_json::from_slice::<serde_json::Value>(&next[1..]).is_ok());
+            fuzz_model::json_reads_back(&next);
+            // Now and then from the seed again, else the edits pile up.
+            input = if round % 4 == 3 { seed.clone() } else { next };
+        }
+    }
+    eprintln!("{parsed} of {mutated} mutated inputs parse");
+    assert!(mutated > 60 && parsed > mutated / 2, "{parsed} of {mutated} parse");
+}
+
+#[test]
+fn patch_seeds_and_regressions_apply() {
+    let named = |seeds: Vec<Vec<u8>>, extension: &str| -> Vec<(String, Vec<u8>)> {
+        seeds.into_iter().enumerate().map(|(index, bytes)| (format!("patch-{index}.{extension}"), bytes)).collect()
+    };
+    let bytes = seed_folder(&root().join("fuzz/seeds/patch"), &named(fuzz_patch::sample_patch_bytes(), "bin"));
+    let json = seed_folder(&root().join("fuzz/seeds/patch_json"), &named(fuzz_patch::sample_patch_json(), "json"));
+    for (path, bytes) in &bytes {
+        eprintln!("replaying {}", path.display());
+        reflectable::diff::Patch::from_bytes(bytes).expect("a seed reads");
+        fuzz_patch::patch_bytes_apply(bytes);
+    }
+    for (path, text) in &json {
+        eprintln!("replaying {}", path.display());
+        reflectable::diff::Patch::from_json(std::str::from_utf8(text).unwrap()).expect("a seed reads");
+        fuzz_patch::patch_json_applies(text);
+    }
+    // Either form, as the fuzzers found them (or, behind a mode byte, the one target both had).
+    for (path, bytes) in files(&root().join("tests/fuzz_regressions/patch")) {
         eprintln!("replaying {}", path.display());
         fuzz_patch::patch_applies(&bytes);
     }
     // Damaged seeds, deterministically, so the normal suite covers the routine too.
     let mut rng = level::Rng::new(7);
     for seed in fuzz_patch::sample_patches() {
-        for _ in 0..40 {
+        for _ in 0..10 {
             let mut bytes = seed.clone();
             for _ in 0..1 + rng.below(4) {
-                let at = 1 + rng.below(bytes.len() - 1);
+                let at = rng.below(bytes.len());
                 bytes[at] = rng.next() as u8;
             }
             fuzz_patch::patch_applies(&bytes);
         }
     }
+}
+
+/// The sheet's seeds hold what the fuzzers must reach: element runs over old elements (the
+/// splice), rebuilt arrays of objects and of pointers, a variant switch, created objects of
+/// both families, pointers to them (references to other edits).
+#[test]
+fn patch_seeds_reach_the_splice_and_the_references() {
+    use serde_json::Value;
+    use std::collections::BTreeSet;
+    fn walk(value: &Value, found: &mut BTreeSet<&'static str>) {
+        match value {
+            Value::Array(items) => items.iter().for_each(|item| walk(item, found)),
+            Value::Object(members) => {
+                let listed = |key: &str| members.get(key).and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+                let rebuilt = members.get("rebuild") == Some(&Value::Bool(true)) && listed("elements");
+                match members.get("$type").and_then(Value::as_str) {
+                    Some("PatchPlain") if listed("runs") => {
+                        found.insert("runs");
+                    }
+                    Some("PatchEmbedded") if rebuilt => {
+                        found.insert("rebuilt objects");
+                    }
+                    Some("PatchPointers") => {
+                        if rebuilt {
+                            found.insert("rebuilt pointers");
+                        }
+                        let pairs = members["elements"].as_array().into_iter().flatten();
+                        if pairs.filter_map(|pair| pair[1].as_u64()).any(|target| target > 1) {
+                            found.insert("references");
+                        }
+                    }
+                    Some("PatchBody") if !members["variant"].is_null() => {
+                        found.insert("variant");
+                    }
+                    Some("PatchObject") => match (members["origin"][0].as_u64(), members["origin"][2].as_u64()) {
+                        (Some(2), Some(0)) => {
+                            found.insert("created immutable");
+                        }
+                        (Some(2), Some(_)) => {
+                            found.insert("created mutable");
+                        }
+                        _ => {}
+                    },
+                    _ => {}
+                }
+                members.values().for_each(|item| walk(item, found));
+            }
+            _ => {}
+        }
+    }
+    let mut found = BTreeSet::new();
+    for text in fuzz_patch::sample_patch_json() {
+        walk(&serde_json::from_slice(&text).unwrap(), &mut found);
+    }
+    let expected = [
+        "created immutable",
+        "created mutable",
+        "rebuilt objects",
+        "rebuilt pointers",
+        "references",
+        "runs",
+        "variant",
+    ];
+    assert_eq!(found.into_iter().collect::<Vec<_>>(), expected);
+}
+
+/// What the `patch` and `patch_json` mutators make of the seeds: patches still (many of them
+/// read), applied without a panic.
+#[test]
+fn mutated_patch_seeds_apply() {
+    let mut rng = level::Rng::new(23);
+    let (mut mutated, mut read) = (0, 0);
+    for seed in fuzz_patch::sample_patch_bytes() {
+        let mut input = seed.clone();
+        for round in 0..16 {
+            let Some(next) = fuzz_patch::mutate_patch(&input, rng.next()) else { continue };
+            mutated += 1;
+            read += usize::from(reflectable::diff::Patch::from_bytes(&next).is_ok());
+            fuzz_patch::patch_bytes_apply(&next);
+            input = if round % 4 == 3 { seed.clone() } else { next };
+        }
+    }
+    eprintln!("{read} of {mutated} mutated patches read");
+    assert!(mutated > 100 && read > mutated / 4, "{read} of {mutated} patches read");
+    let (mut mutated, mut read) = (0, 0);
+    for seed in fuzz_patch::sample_patch_json() {
+        let mut input = seed.clone();
+        for round in 0..8 {
+            let Some(next) = fuzz_patch::mutate_patch_json(&input, rng.next()) else { continue };
+            mutated += 1;
+            read += usize::from(reflectable::diff::Patch::from_json(&String::from_utf8_lossy(&next)).is_ok());
+            fuzz_patch::patch_json_applies(&next);
+            input = if round % 4 == 3 { seed.clone() } else { next };
+        }
+    }
+    eprintln!("{read} of {mutated} mutated documents read");
+    assert!(mutated > 50 && read > mutated / 20, "{read} of {mutated} documents read");
 }
 
 #[test]

@@ -822,8 +822,9 @@ pub fn text_reads_back(data: &[u8]) {
 }
 
 /// The JSON form, both ways (the first byte picks): a stream that reads converts to JSON and back
-/// to exactly its bytes; arbitrary text read as a document, dynamic or as the example level,
-/// gives a graph that writes, or an error, never a panic.
+/// to exactly its bytes; arbitrary text read as a document, dynamic or as the example level or
+/// the sample machine (maps, enums, nested lists, shared pointers), gives a graph that writes,
+/// or an error, never a panic.
 pub fn json_reads_back(data: &[u8]) {
     use reflectable::dynamic::DynamicGraph;
     use reflectable::json;
@@ -845,5 +846,383 @@ pub fn json_reads_back(data: &[u8]) {
     }
     if let Ok((level, _)) = reader.read_as::<level::Level>(&text) {
         break_cycles(&level);
+    }
+    if let Ok((machine, _)) = reader.read_as::<Machine>(&text) {
+        let _ = reflectable::to_vec(&machine);
+        break_cycles(&machine);
+    }
+}
+
+/// The `json` target's seeds, named: every sample stream ([`sample_encodings`], the decode seeds)
+/// behind the stream mode byte (`sample-*.bin.stream`), and the sample values' JSON text behind
+/// the text mode byte, printed compact (the fuzzer's inputs are short), with its schema table
+/// (`text-*.json`) and without, as a hand-written document naming the program's types would be
+/// (`untyped-*.json`).
+pub fn json_seeds() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for (index, bytes) in sample_encodings().into_iter().enumerate() {
+        out.push((format!("sample-{index}.bin.stream"), [[0].as_slice(), &bytes].concat()));
+    }
+    for (index, value) in sample_values().into_iter().enumerate() {
+        let text = reflectable::json::to_string(&*value).expect("samples have a JSON form");
+        break_cycles(&*value);
+        let mut document: serde_json::Value = serde_json::from_str(&text).expect("their JSON parses");
+        let typed = serde_json::to_vec(&document).expect("JSON prints");
+        document.as_object_mut().expect("a document").remove("types");
+        let untyped = serde_json::to_vec(&document).expect("JSON prints");
+        out.push((format!("text-{index}.json"), [[1].as_slice(), &typed].concat()));
+        out.push((format!("untyped-{index}.json"), [[1].as_slice(), &untyped].concat()));
+    }
+    out
+}
+
+/// A structure-aware mutation of a `json` target input: JSON text ([`mutate_json`] behind its
+/// mode byte); a stream sometimes turned into its JSON text (so streams the fuzzer finds become
+/// documents to mutate). `None` otherwise (the fuzzer mutates those byte by byte).
+pub fn mutate_json_input(data: &[u8], seed: u64) -> Option<Vec<u8>> {
+    let (&mode, rest) = data.split_first()?;
+    if mode % 2 == 0 {
+        if level::Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1).below(8) != 0 {
+            return None;
+        }
+        let text = reflectable::json::from_bytes(rest).ok()?;
+        return Some([[1].as_slice(), text.as_bytes()].concat());
+    }
+    let text = mutate_json(std::str::from_utf8(rest).ok()?, seed)?;
+    Some([[mode].as_slice(), text.as_bytes()].concat())
+}
+
+/// What a node of a JSON document is, and the member it is the value of.
+struct JsonNode {
+    key: Option<String>,
+    kind: JsonKind,
+    /// Inside the document's `objects` (not its schema table or header).
+    object: bool,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum JsonKind {
+    Number,
+    String,
+    Array,
+    Object,
+    Other,
+}
+
+/// The document's nodes in pre-order (the order [`json_node`] counts them in).
+fn json_nodes(value: &serde_json::Value, key: Option<&str>, object: bool, out: &mut Vec<JsonNode>) {
+    use serde_json::Value;
+    let kind = match value {
+        Value::Number(_) => JsonKind::Number,
+        Value::String(_) => JsonKind::String,
+        Value::Array(_) => JsonKind::Array,
+        Value::Object(_) => JsonKind::Object,
+        _ => JsonKind::Other,
+    };
+    out.push(JsonNode { key: key.map(str::to_owned), kind, object });
+    let top = out.len() == 1;
+    match value {
+        Value::Array(items) => items.iter().for_each(|item| json_nodes(item, None, object, out)),
+        Value::Object(members) => {
+            for (key, item) in members {
+                json_nodes(item, Some(key), object || top && key == "objects", out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Node `n` of the document, in pre-order.
+fn json_node(value: &mut serde_json::Value, n: usize) -> Option<&mut serde_json::Value> {
+    fn walk<'a>(value: &'a mut serde_json::Value, n: &mut usize) -> Option<&'a mut serde_json::Value> {
+        if *n == 0 {
+            return Some(value);
+        }
+        *n -= 1;
+        match value {
+            serde_json::Value::Array(items) => items.iter_mut().find_map(|item| walk(item, n)),
+            serde_json::Value::Object(members) => members.values_mut().find_map(|item| walk(item, n)),
+            _ => None,
+        }
+    }
+    walk(value, &mut { n })
+}
+
+/// How many nodes `value` has.
+fn json_size(value: &serde_json::Value) -> usize {
+    1 + match value {
+        serde_json::Value::Array(items) => items.iter().map(json_size).sum(),
+        serde_json::Value::Object(members) => members.values().map(json_size).sum(),
+        _ => 0,
+    }
+}
+
+/// What the printer does besides printing: repeat one member of one object (JSON the parser
+/// keeps only the last of), print one node as raw text (numbers past what `serde_json` holds).
+#[derive(Default)]
+struct JsonPrint {
+    duplicate: Option<(usize, usize)>,
+    raw: Option<(usize, String)>,
+}
+
+impl JsonPrint {
+    fn print(&self, value: &serde_json::Value) -> String {
+        let mut out = String::new();
+        self.write(value, &mut 0, &mut out);
+        out
+    }
+
+    fn write(&self, value: &serde_json::Value, at: &mut usize, out: &mut String) {
+        use serde_json::Value;
+        let me = *at;
+        *at += 1;
+        if let Some((_, raw)) = self.raw.as_ref().filter(|(n, _)| *n == me) {
+            out.push_str(raw);
+            *at += json_size(value) - 1;
+            return;
+        }
+        match value {
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.write(item, at, out);
+                }
+                out.push(']');
+            }
+            Value::Object(members) => {
+                out.push('{');
+                for (i, (key, item)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let key = serde_json::to_string(key).expect("a key prints");
+                    out.push_str(&key);
+                    out.push(':');
+                    self.write(item, at, out);
+                    if self.duplicate == Some((me, i)) {
+                        out.push(',');
+                        out.push_str(&key);
+                        out.push(':');
+                        out.push_str(&serde_json::to_string(item).expect("a value prints"));
+                    }
+                }
+                out.push('}');
+            }
+            scalar => out.push_str(&serde_json::to_string(scalar).expect("a value prints")),
+        }
+    }
+}
+
+/// A structure-aware mutation of JSON text: parsed (`None` if it does not parse), one to three
+/// changes among numbers (boundaries, one off, `$ref`s to other objects or none, counts),
+/// `$type`/`$variant` names swapped or made up, a member duplicated or an unknown one added or
+/// one removed, a node nested deeper, array elements duplicated, removed or swapped, a subtree
+/// copied over another, base64 bytes edited, numbers past 64 bits; printed compact.
+pub fn mutate_json(text: &str, seed: u64) -> Option<String> {
+    use base64::Engine;
+    use serde_json::{json, Value};
+    let mut document: Value = serde_json::from_str(text).ok()?;
+    let mut rng = level::Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    rng.next();
+    let mut print = JsonPrint::default();
+    for _ in 0..1 + rng.below(3) {
+        let mut nodes = Vec::new();
+        json_nodes(&document, None, false, &mut nodes);
+        // Mostly the objects: a schema table changed reads as nothing much.
+        let objects_only = rng.below(8) != 0 && nodes.iter().any(|node| node.object);
+        let names: Vec<String> = {
+            let mut names = Vec::new();
+            collect_names(&document, &mut names);
+            names
+        };
+        let ids: Vec<u64> = {
+            let mut ids = Vec::new();
+            collect_ids(&document, &mut ids);
+            ids
+        };
+        let pick = |rng: &mut level::Rng, want: &dyn Fn(&JsonNode) -> bool| {
+            let matching: Vec<usize> =
+                (0..nodes.len()).filter(|&n| (nodes[n].object || !objects_only) && want(&nodes[n])).collect();
+            (!matching.is_empty()).then(|| matching[rng.below(matching.len())])
+        };
+        let is_ref = |node: &JsonNode| matches!(node.key.as_deref(), Some("$ref" | "$id"));
+        match rng.below(14) {
+            // Numbers, most of all: counts, indices, IDs, references.
+            0..=3 => {
+                let Some(n) = pick(&mut rng, &|node| node.kind == JsonKind::Number) else { continue };
+                let new = if is_ref(&nodes[n]) && !ids.is_empty() && rng.bool() {
+                    json!(ids[rng.below(ids.len())])
+                } else {
+                    let old = json_node(&mut document, n).and_then(|v| v.as_i64()).unwrap_or(0);
+                    match rng.below(12) {
+                        0 => json!(0),
+                        1 => json!(1),
+                        2 => json!(old.wrapping_sub(1)),
+                        3 => json!(old.wrapping_add(1)),
+                        4 => json!(u32::MAX),
+                        5 => json!(u64::from(u32::MAX) + 1),
+                        6 => json!(-1),
+                        7 => json!(u64::MAX),
+                        8 => json!(i64::MIN),
+                        9 => json!(old.wrapping_mul(2)),
+                        10 => json!(0.5),
+                        _ => json!(1u64 << rng.below(64)),
+                    }
+                };
+                *json_node(&mut document, n)? = new;
+            }
+            // A `$ref` where a value was, or a `$ref`'s value a string.
+            4 => {
+                let Some(n) = pick(&mut rng, &|node| node.key.is_some()) else { continue };
+                let target = ids.get(rng.below(ids.len().max(1))).copied().unwrap_or(1);
+                *json_node(&mut document, n)? = match rng.below(3) {
+                    0 => json!({ "$ref": target }),
+                    1 => json!({ "$ref": target.to_string() }),
+                    _ => json!({ "$ref": target, "$id": target }),
+                };
+            }
+            // Type and variant names: another the document has, one it lacks, an ID.
+            5 => {
+                let keys = |node: &JsonNode| matches!(node.key.as_deref(), Some("$type" | "$variant" | "name"));
+                let Some(n) = pick(&mut rng, &keys) else { continue };
+                *json_node(&mut document, n)? = match rng.below(4) {
+                    0 | 1 if !names.is_empty() => json!(names[rng.below(names.len())]),
+                    2 => json!("Unknown"),
+                    _ => json!(rng.below(1 << 20)),
+                };
+            }
+            // A member repeated (printed twice).
+            6 => {
+                let Some(n) = pick(&mut rng, &|node| node.kind == JsonKind::Object) else { continue };
+                let members = json_node(&mut document, n)?.as_object()?.len();
+                if members > 0 {
+                    print.duplicate = Some((n, rng.below(members)));
+                }
+            }
+            // An unknown member, or one the format reserves, added.
+            7 => {
+                let Some(n) = pick(&mut rng, &|node| node.kind == JsonKind::Object) else { continue };
+                let key = ["unknown", "$unknown", "$wire", "$ref", "$id", "$bases", "$count", "$bytes", "$variant"]
+                    [rng.below(9)];
+                let value = match rng.below(4) {
+                    0 => json!(null),
+                    1 => json!(rng.below(4)),
+                    2 => json!("plain:4"),
+                    _ => json!({}),
+                };
+                json_node(&mut document, n)?.as_object_mut()?.insert(key.to_owned(), value);
+            }
+            // A node nested deeper: in arrays, or as a member of an object.
+            8 => {
+                let Some(n) = pick(&mut rng, &|_| true) else { continue };
+                let node = json_node(&mut document, n)?;
+                let mut value = node.take();
+                let most = if rng.below(8) == 0 { 40 } else { 3 };
+                for _ in 0..1 + rng.below(most) {
+                    value = if rng.bool() { json!([value]) } else { json!({ "$type": "Tile", "value": value }) };
+                }
+                *node = value;
+            }
+            // Array elements duplicated, removed, swapped.
+            9 => {
+                let Some(n) = pick(&mut rng, &|node| node.kind == JsonKind::Array) else { continue };
+                let items = json_node(&mut document, n)?.as_array_mut()?;
+                let len = items.len();
+                match rng.below(3) {
+                    0 if len > 0 => {
+                        let item = items[rng.below(len)].clone();
+                        items.insert(rng.below(len + 1), item);
+                    }
+                    1 if len > 0 => {
+                        items.remove(rng.below(len));
+                    }
+                    _ if len > 1 => items.swap(rng.below(len), rng.below(len)),
+                    _ => items.push(json!(0)),
+                }
+            }
+            // A subtree copied over another.
+            10 => {
+                let (Some(from), Some(to)) = (pick(&mut rng, &|_| true), pick(&mut rng, &|_| true)) else { continue };
+                let from = json_node(&mut document, from)?.clone();
+                *json_node(&mut document, to)? = from;
+            }
+            // A member removed, or a value made null, a bool, empty.
+            11 => {
+                let Some(n) = pick(&mut rng, &|node| node.kind == JsonKind::Object) else { continue };
+                let object = json_node(&mut document, n)?.as_object_mut()?;
+                if !object.is_empty() {
+                    let key = object.keys().nth(rng.below(object.len()))?.clone();
+                    if rng.bool() {
+                        object.shift_remove(&key);
+                    } else {
+                        let value = [json!(null), json!(true), json!(""), json!([]), json!({})][rng.below(5)].clone();
+                        object.insert(key, value);
+                    }
+                }
+            }
+            // Base64 bytes (element bytes, stored forms) edited.
+            12 => {
+                let Some(n) = pick(&mut rng, &|node| node.kind == JsonKind::String) else { continue };
+                let node = json_node(&mut document, n)?;
+                let engine = base64::engine::general_purpose::STANDARD;
+                let Some(mut bytes) = node.as_str().and_then(|s| engine.decode(s).ok()) else { continue };
+                match rng.below(3) {
+                    0 if bytes.len() >= 4 => {
+                        let at = rng.below(bytes.len() - 3);
+                        let word = [0, 1, u32::MAX, 0x7FFF_FFFF, bytes.len() as u32][rng.below(5)];
+                        bytes[at..at + 4].copy_from_slice(&word.to_le_bytes());
+                    }
+                    1 => bytes = bytes.repeat(2),
+                    _ => bytes.truncate(rng.below(bytes.len() + 1)),
+                }
+                *node = json!(engine.encode(bytes));
+            }
+            // A number no 64-bit integer holds, or not quite a number.
+            _ => {
+                let Some(n) = pick(&mut rng, &|node| node.kind == JsonKind::Number) else { continue };
+                let raw =
+                    ["18446744073709551616", "-9223372036854775809", "1e999", "-0", "1.0", "4294967296e0", "0.0e-5"]
+                        [rng.below(7)];
+                print.raw = Some((n, raw.to_owned()));
+            }
+        }
+    }
+    Some(print.print(&document))
+}
+
+/// The type and variant names a document uses or describes.
+fn collect_names(value: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => items.iter().for_each(|item| collect_names(item, out)),
+        Value::Object(members) => {
+            for (key, item) in members {
+                if let ("$type" | "$variant" | "name", Value::String(name)) = (key.as_str(), item) {
+                    if out.len() < 256 && !out.contains(name) {
+                        out.push(name.clone());
+                    }
+                }
+                collect_names(item, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The `$id`s of a document's objects.
+fn collect_ids(value: &serde_json::Value, out: &mut Vec<u64>) {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => items.iter().for_each(|item| collect_ids(item, out)),
+        Value::Object(members) => {
+            if let Some(id) = members.get("$id").and_then(Value::as_u64) {
+                out.push(id);
+            }
+            members.values().for_each(|item| collect_ids(item, out));
+        }
+        _ => {}
     }
 }
