@@ -247,8 +247,13 @@ struct Stored<'t> {
     count: Option<u32>,
     #[serde(rename = "$bytes", borrow)]
     bytes: Option<Cow<'t, str>>,
-    #[serde(rename = "$value", borrow)]
+    /// Present even as `null` (an empty single field): an `Option` would take that for absent.
+    #[serde(rename = "$value", borrow, default, deserialize_with = "present")]
     value: Option<&'t RawValue>,
+}
+
+fn present<'t, D: Deserializer<'t>>(d: D) -> Result<Option<&'t RawValue>, D::Error> {
+    <&'t RawValue>::deserialize(d).map(Some)
 }
 
 const STORED_MEMBERS: [&str; 4] = ["$wire", "$count", "$bytes", "$value"];
@@ -411,13 +416,9 @@ impl<'t> Reader<'t> {
             Some(id) => lookup.by_id(id),
             None => lookup.by_name(&key),
         };
+        // (A stream may hold a field twice, which the writer names by name and then by ID: only
+        // a member name given twice is refused, by the section.)
         self.path.push(Step::Member(key.clone()));
-        // The same field by name and by ID is given twice.
-        if let (Some(described), false) = (described, key.contains('#')) {
-            if !section.fields_given.insert(described.id) {
-                return Err(self.fail(raw, format!("field {} is given twice", described.id)));
-            }
-        }
         let field = if first_key(raw).is_some_and(|key| STORED_MEMBERS.contains(&key)) {
             self.stored_field(described, numbered, raw)?
         } else {
@@ -628,9 +629,8 @@ struct Section<'t> {
     fields: Vec<DynamicField>,
     /// Fields met before the section's type (or an enum's variant) was known, to read then.
     waiting: Vec<(Cow<'t, str>, &'t RawValue)>,
-    /// Member names met, and fields given by name or plain ID: each at most once.
+    /// Member names met: each at most once.
     names: AHashSet<Cow<'t, str>>,
-    fields_given: AHashSet<u16>,
     lookup: Option<Rc<FieldLookup>>,
 }
 
@@ -672,7 +672,6 @@ impl<'t> Visitor<'t> for SectionVisitor<'_, 't> {
             fields: Vec::new(),
             waiting: Vec::new(),
             names: AHashSet::new(),
-            fields_given: AHashSet::new(),
             lookup: None,
         };
         let mut bases = None;
