@@ -26,7 +26,7 @@ pub fn apply(target: &mut dyn Reflectable, patch: &Patch) -> ApplyReport {
 
 /// [`apply`], creating objects and casting trait objects with `registry`.
 pub fn apply_with(target: &mut dyn Reflectable, patch: &Patch, registry: &Registry) -> ApplyReport {
-    if let Some(report) = refused(patch) {
+    if let Some(report) = refused(patch, registry) {
         return report;
     }
     let mut run = Applier::new(patch, registry);
@@ -46,7 +46,7 @@ pub fn apply_to_handle<H: SharedHandle>(target: &H, patch: &Patch) -> ApplyRepor
 
 /// [`apply_to_handle`] for a type-erased handle, with `registry`.
 pub fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -> ApplyReport {
-    if let Some(report) = refused(patch) {
+    if let Some(report) = refused(patch, registry) {
         return report;
     }
     let mut run = Applier::new(patch, registry);
@@ -60,14 +60,60 @@ pub fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -
 /// The report of a patch that changes nothing, or that breaks its own rules and is not applied
 /// at all: [`Patch::from_bytes`] and [`Patch::from_json`] refuse such a patch, but one can
 /// also be loaded as a field of any type, unchecked.
-fn refused(patch: &Patch) -> Option<ApplyReport> {
+fn refused(patch: &Patch, registry: &Registry) -> Option<ApplyReport> {
     if patch.objects.is_empty() {
         return Some(ApplyReport::default());
     }
-    let Malformed { at, why } = patch.check().err()?;
+    let Malformed { at, why } = patch.check().err().or_else(|| too_long_a_chain(patch, registry))?;
     let mut report = ApplyReport::default();
     report.push(|| ApplyProblem { object: 0, field: None, kind: ApplyProblemKind::Malformed { at, why } });
     Some(report)
+}
+
+/// A patch whose own strong links (between the objects it edits and creates) make a chain longer
+/// than [`Limits::max_pointer_chain`](crate::serializer::Limits): Rust drops such a chain by
+/// recursion, one frame or more per link, so applying it would leave a graph whose drop can
+/// overflow the stack, which the decoder refuses to build from a stream too. A pointer field this
+/// program does not know (or cannot tell weak from strong) counts as strong.
+fn too_long_a_chain(patch: &Patch, registry: &Registry) -> Option<Malformed> {
+    let limit = crate::serializer::Limits::default().max_pointer_chain;
+    if patch.objects.len() <= limit {
+        return None;
+    }
+    let mut edges = crate::serializer::StrongEdges::default();
+    for (index, edit) in patch.objects.iter().enumerate() {
+        strong_links(&edit.body, registry, &mut |to| edges.push(index, to));
+    }
+    let longest = edges.graph(patch.objects.len()).longest_chain();
+    (longest > limit).then(|| Malformed {
+        at: "objects".into(),
+        why: format!(
+            "it links a chain of {longest} objects by strong pointers, past the {limit} a drop can follow safely"
+        ),
+    })
+}
+
+/// The edits a body (and the bodies nested in it) points at through strong pointers.
+fn strong_links(body: &ObjectBody, registry: &Registry, link: &mut impl FnMut(usize)) {
+    for edit in &body.pointers {
+        let field = registry.get(edit.section).and_then(|rtti| {
+            rtti.field(edit.field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(edit.field)))
+        });
+        if field.and_then(RttiField::as_pointer).is_some_and(|pointers| pointers.is_weak()) {
+            continue;
+        }
+        for &(old, target) in &edit.elements {
+            // A rebuilt array's kept element keeps its old target, which is not the patch's link.
+            if target != 0 && (!edit.rebuild || old == super::patch::NONE) {
+                link(target as usize - 1);
+            }
+        }
+    }
+    for edit in &body.embedded {
+        for element in edit.elements.iter().filter_map(|element| element.body.as_ref()) {
+            strong_links(element, registry, link);
+        }
+    }
 }
 
 struct Applier<'p> {

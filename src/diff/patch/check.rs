@@ -43,6 +43,8 @@ impl Patch {
     pub(crate) fn check(&self) -> Result<(), Malformed> {
         let count = self.objects.len();
         let mut found = AHashSet::new();
+        // Elements of no size cost no bytes: one allowance for the whole patch, as for a stream.
+        let mut zero_sized = 0usize;
         for (index, edit) in self.objects.iter().enumerate() {
             let at = format_args!("objects[{index}]");
             match edit.origin {
@@ -65,14 +67,14 @@ impl Patch {
                 }
                 Origin::Created { .. } => {}
             }
-            check_body(&edit.body, count, &format!("{at}.body"))?;
+            check_body(&edit.body, count, &mut zero_sized, &format!("{at}.body"))?;
         }
         Ok(())
     }
 }
 
 /// Checks one body and the bodies nested in it (their depth is the decoder's to bound).
-fn check_body(body: &ObjectBody, objects: usize, at: &str) -> Result<(), Malformed> {
+fn check_body(body: &ObjectBody, objects: usize, zero_sized: &mut usize, at: &str) -> Result<(), Malformed> {
     let mut fields = AHashSet::new();
     let mut once = |section: u32, field: u16, at: &dyn Fn() -> String| {
         if fields.insert((section, field)) {
@@ -86,9 +88,17 @@ fn check_body(body: &ObjectBody, objects: usize, at: &str) -> Result<(), Malform
         let count = edit.count as usize;
         // Each element takes at least a byte, except those of a type of no size, of which a
         // value holds no bytes at all.
-        let fits = count <= edit.bytes.len() || edit.bytes.is_empty() && count <= ZERO_SIZED_ALLOWANCE;
+        let fits = if edit.bytes.is_empty() && count > 0 {
+            *zero_sized += count;
+            *zero_sized <= ZERO_SIZED_ALLOWANCE
+        } else {
+            count <= edit.bytes.len()
+        };
         if !fits {
-            let why = format!("{count} elements in {} bytes", edit.bytes.len());
+            let why = match edit.bytes.is_empty() {
+                true => format!("{count} elements of no size, past the patch's {ZERO_SIZED_ALLOWANCE}"),
+                false => format!("{count} elements in {} bytes", edit.bytes.len()),
+            };
             return Err(malformed(format_args!("{at}.plain[{n}].count"), why));
         }
         if edit.runs.is_empty() {
@@ -133,7 +143,7 @@ fn check_body(body: &ObjectBody, objects: usize, at: &str) -> Result<(), Malform
                 }
             }
             if let Some(body) = &element.body {
-                check_body(body, objects, &format!("{at}.body"))?;
+                check_body(body, objects, zero_sized, &format!("{at}.body"))?;
             }
         }
     }

@@ -40,7 +40,7 @@ mod immutable;
 mod losses;
 mod retyped;
 mod scope;
-mod strong_edges;
+pub(crate) mod strong_edges;
 mod teardown;
 
 use crate::rtti::lifecycle::{finish_hooks, has_end_hooks, start_hooks};

@@ -10,27 +10,28 @@
 //!   frees one object and never a whole chain at once.
 
 /// Strong pointers stored while decoding: `(from, to)` instance indices (0 is the root). A
-/// pointer inside an object embedded by value counts as its top-level object's.
+/// pointer inside an object embedded by value counts as its top-level object's. (`diff::apply`
+/// asks the same of the links a patch makes, by edit index.)
 #[derive(Default)]
-pub(super) struct StrongEdges {
+pub(crate) struct StrongEdges {
     edges: Vec<(u32, u32)>,
 }
 
 /// The edges as adjacency lists in two arrays: the targets of `n` are
 /// `targets[starts[n]..starts[n + 1]]`. Built once per decode, for every question below.
-pub(super) struct StrongGraph {
+pub(crate) struct StrongGraph {
     starts: Vec<u32>,
     targets: Vec<u32>,
 }
 
 impl StrongEdges {
-    pub(super) fn push(&mut self, from: usize, to: usize) {
+    pub(crate) fn push(&mut self, from: usize, to: usize) {
         // Instance indices come from the stream's index, which holds fewer than 2^30 entries.
         self.edges.push((from as u32, to as u32));
     }
 
     /// The edges among `count` instances as a graph (a counting sort by source).
-    pub(super) fn graph(&self, count: usize) -> StrongGraph {
+    pub(crate) fn graph(&self, count: usize) -> StrongGraph {
         let mut starts = vec![0u32; count + 1];
         for &(from, _) in &self.edges {
             starts[from as usize + 1] += 1;
@@ -76,7 +77,7 @@ impl StrongGraph {
     }
 
     /// The longest chain of strong pointers, in objects (see [`StrongGraph::search`]).
-    pub(super) fn longest_chain(&self) -> usize {
+    pub(crate) fn longest_chain(&self) -> usize {
         self.search(|_| {})
     }
 
