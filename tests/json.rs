@@ -315,3 +315,84 @@ fn extreme_floats_convert_exactly() {
         assert_eq!(json::to_bytes(&json::from_bytes(&bytes).unwrap()).unwrap(), bytes, "{wide:e}");
     }
 }
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 730_101)]
+struct Deep {
+    #[rtti(id = 1, embedded)]
+    kids: Vec<Deep>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 730_102)]
+struct Marks {
+    #[rtti(id = 1)]
+    marks: Vec<[u8; 0]>,
+    #[rtti(id = 2)]
+    small: u8,
+}
+
+/// Objects nested by value as deep as the decoder takes them (128) come back from JSON; one level
+/// more is refused by the reader, with its path, not by the encoder after it.
+#[test]
+fn json_nests_objects_as_deep_as_the_decoder() {
+    fn deep(levels: usize) -> Deep {
+        (1..levels).fold(Deep::default(), |inner, _| Deep { kids: vec![inner] })
+    }
+    let bytes = reflectable::to_vec(&deep(128)).unwrap();
+    let text = json::from_bytes(&bytes).unwrap();
+    assert_eq!(json::to_bytes(&text).unwrap(), bytes);
+    let deeper = text.replacen("\"kids\": []", "\"kids\": [{\"$type\": \"Deep\", \"kids\": []}]", 1);
+    match json::to_bytes(&deeper) {
+        Err(JsonError::Invalid { path, message }) => {
+            assert!(message.contains("nested more than 128"), "{message}");
+            assert!(path.starts_with("objects[0].kids[0]"), "{path}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A member the reader would have to ignore, or could take two ways, is refused: an ID key in a
+/// spelling the writer never gives, a compact stream's plain block on a normal one, a checksum
+/// or a schema table a version's stream cannot hold.
+#[test]
+fn json_refuses_what_it_would_ignore_or_read_two_ways() {
+    let text = json::to_string(&Marks { marks: Vec::new(), small: 4 }).unwrap();
+    for key in ["2#zz", "2#", "2#1", "2#02", "02", "+2"] {
+        let spelled = text.replacen("\"small\": 4", &format!("\"{key}\": 4"), 1);
+        let error = json::to_bytes(&spelled).expect_err(key);
+        assert!(
+            error.to_string().contains("not a field's ID") || error.to_string().contains("no field"),
+            "{key}: {error}"
+        );
+    }
+    let with_block = text.replacen("\"checksum\": false,", "\"checksum\": false, \"plain_block\": \"AAAAAA==\",", 1);
+    assert!(json::to_bytes(&with_block).unwrap_err().to_string().contains("plain_block"));
+    let old = |version: u32, extra: &str| {
+        format!(r#"{{"version": {version}, {extra} "objects": [{{"$id": 1, "$type": 730102}}]}}"#)
+    };
+    assert!(json::to_bytes(&old(1, r#""checksum": true,"#)).unwrap_err().to_string().contains("checksum"));
+    assert!(json::to_bytes(&old(2, r#""types": [],"#)).unwrap_err().to_string().contains("types"));
+}
+
+/// A refusal inside a value is placed at its line and byte column, as serde places syntax errors
+/// (at the value's last byte), whatever characters come before it on the line.
+#[test]
+fn json_refusals_are_placed_in_bytes_after_wide_characters() {
+    let text = r#"{"objects": [{"$id": 1, "$type": 730102, "marks": [], "small": "ééé", "x": 1}]}"#;
+    let error = JsonReader::new().read_dynamic(text).unwrap_err().to_string();
+    let column = text.find("\"ééé\"").unwrap() + "\"ééé\"".len();
+    assert!(error.contains(&format!("line 1, column {column})")), "{error} (expected byte column {column})");
+}
+
+/// Elements of no size cost a stream nothing and JSON a value each: past the text module's cap
+/// a field keeps its stored form, small and quick, and still converts back exactly.
+#[test]
+fn json_of_many_elements_of_no_size_stays_small() {
+    let bytes = reflectable::to_vec(&Marks { marks: vec![[]; 1 << 22], small: 1 }).unwrap();
+    let started = std::time::Instant::now();
+    let text = json::from_bytes(&bytes).unwrap();
+    assert!(text.len() < 4096 && text.contains("\"$count\": 4194304"), "{} bytes", text.len());
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert_eq!(json::to_bytes(&text).unwrap(), bytes);
+}

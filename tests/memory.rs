@@ -444,3 +444,54 @@ fn a_compact_twin_never_holds_more_than_its_cap() {
     assert!(peak <= 2 * cap + 16 * 1024, "peak {peak} bytes against a cap of {cap}");
     assert_eq!(left, 0, "{left} bytes leaked");
 }
+
+/// JSON documents of shapes the mutations of `tests/hostile_surfaces.rs` rarely make stay within
+/// the reader's budget too, accepted or refused: a long list of empty type entries (it was
+/// read whole before the first was found wanting), members before a late `$type`, objects that
+/// are only an `$id`, many small type entries, many small objects.
+#[test]
+fn degenerate_json_documents_stay_within_ten_times_their_size() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let many = |count: usize, each: &dyn Fn(usize) -> String| (0..count).map(each).collect::<Vec<_>>().join(",");
+    let holder = r#"{"id": 10, "name": "T", "fields": [{"id": 1, "name": "p", "wire": "pointer[]", "declared": 10}]}"#;
+    let cases = [
+        ("empty type entries", format!(r#"{{"types": [{}], "objects": []}}"#, many(400_000, &|_| "{}".into()))),
+        (
+            "members before a late $type",
+            format!(
+                r#"{{"types": [{holder}], "objects": [{{"$id": 1, {}, "$type": 10}}]}}"#,
+                many(131_072, &|n| format!(r#""m{n}": 0"#))
+            ),
+        ),
+        (
+            "objects that are only an $id",
+            format!(r#"{{"objects": [{}]}}"#, many(131_072, &|n| format!(r#"{{"$id": {n}}}"#))),
+        ),
+        (
+            "small type entries",
+            format!(
+                r#"{{"types": [{}], "objects": [{{"$id": 1, "$type": 1}}]}}"#,
+                many(100_000, &|n| format!(r#"{{"id": {}, "name": ""}}"#, n + 1))
+            ),
+        ),
+        (
+            "small objects",
+            format!(
+                r#"{{"types": [{holder}], "objects": [{}]}}"#,
+                many(131_072, &|n| format!(r#"{{"$id": {n}, "$type": 10, "p": []}}"#))
+            ),
+        ),
+    ];
+    let _ = reflectable::json::graph_from_str(&cases[4].1); // first uses of lazy statics
+    for (what, text) in cases {
+        let (accepted, peak, left) = measure(|| reflectable::json::graph_from_str(&text).map(drop).is_ok());
+        let budget = 10 * text.len() + (1 << 20);
+        println!(
+            "{what}: {} bytes, accepted {accepted}, peak {peak} ({:.1}x)",
+            text.len(),
+            peak as f64 / text.len() as f64
+        );
+        assert!(peak <= budget, "{what}: peak {peak} bytes for {} bytes of JSON", text.len());
+        assert_eq!(left, 0, "{what}: {left} bytes left");
+    }
+}

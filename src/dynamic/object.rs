@@ -77,6 +77,12 @@ impl DynamicObject {
         DynamicObject { sections: vec![DynamicSection::new(type_id, schema)] }
     }
 
+    /// An object with no sections yet, standing for one a reader has still to fill (a JSON
+    /// document's `$ref` to an object further on). Nothing may look at it before it is filled.
+    pub(crate) fn placeholder() -> Self {
+        DynamicObject { sections: Vec::new() }
+    }
+
     pub(crate) fn from_sections(sections: Vec<DynamicSection>) -> Self {
         debug_assert!(!sections.is_empty());
         DynamicObject { sections }

@@ -468,6 +468,11 @@ fn plain<'a>(described: &'a FieldSchema, field: &'a DynamicField) -> Option<Plai
     if json.array && json.signature == [id::U8] {
         return Some(json); // an array of bytes is one base64 string, exact by construction
     }
+    // Elements of no size cost the stream nothing and the JSON a value each: past the text
+    // module's cap they keep their stored form, as a whole value read at once would.
+    if static_size == Some(0) && json.count > crate::text::MAX_ZERO_SIZED_SHOWN {
+        return None;
+    }
     let exact = crate::text::remembering(json.signature, || {
         let mut rewritten = Vec::new();
         json.elements().all(|element| {

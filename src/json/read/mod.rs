@@ -44,10 +44,10 @@ use std::fmt;
 use std::rc::Rc;
 use types::{FingerprintEntry, TypeEntry};
 
-/// Most objects nested by value inside one another: deeper JSON is refused, not a stack
-/// overflow. (Each value is read by a parser of its own, so the JSON parser's own nesting limit
-/// does not add up across them; this one does.)
-const MAX_NESTING: usize = 100;
+/// Most objects nested by value inside one another, as the decoder's default `max_depth`: deeper
+/// JSON is refused, not a stack overflow. (Each value is read by a parser of its own, so the JSON
+/// parser's own nesting limit does not add up across them; this one does.)
+const MAX_NESTING: usize = 128;
 
 /// The document's own members.
 #[derive(Deserialize)]
@@ -56,7 +56,8 @@ struct Document<'t> {
     format: Option<Cow<'t, str>>,
     version: Option<u64>,
     checksum: Option<bool>,
-    types: Option<Vec<TypeEntry>>,
+    #[serde(borrow)]
+    types: Option<&'t RawValue>,
     fingerprints: Option<Vec<FingerprintEntry>>,
     #[serde(borrow)]
     objects: Option<&'t RawValue>,
@@ -79,13 +80,16 @@ pub(super) fn graph(text: &str, registry: Option<&Registry>) -> Result<DynamicGr
             .ok_or_else(|| Located::at("version", format!("{version} is not a format version this program reads")))?,
     };
     let checksum = document.checksum.unwrap_or(false);
-    let stored: Option<Vec<Result<TypeSchema, StoredEntry>>> = match document.types {
+    // What the stream of an older version cannot hold would be dropped: refused instead.
+    if version < 2 && checksum {
+        return Err(Located::at("checksum", format!("a version {version} stream has no checksum")).into());
+    }
+    if version < 3 && document.types.is_some() {
+        return Err(Located::at("types", format!("a version {version} stream has no schema table")).into());
+    }
+    let stored = match document.types {
         None => None,
-        Some(types) => Some(
-            (types.into_iter().enumerate())
-                .map(|(n, entry)| entry.parse(&format!("types[{n}]")))
-                .collect::<Result<_, _>>()?,
-        ),
+        Some(types) => Some(types_of(text, types)?),
     };
     let fingerprints: Option<Vec<(u32, u64)>> = match &document.fingerprints {
         None => None,
@@ -103,12 +107,12 @@ pub(super) fn graph(text: &str, registry: Option<&Registry>) -> Result<DynamicGr
         (None, Some(registry)) => Some(Schema::new(registry.types().map(TypeSchema::of).collect())),
         _ => None,
     };
-    let parsed: Vec<TypeSchema> = stored.iter().flatten().filter_map(|entry| entry.as_ref().ok().cloned()).collect();
+    let parsed = stored.iter().flatten().filter_map(|entry| entry.as_ref().ok());
     let objects = document.objects.ok_or_else(|| Located::at("objects", "a document holds a list of `objects`"))?;
-    let mut reader = Reader::new(text, Types::new(&parsed, known.as_ref()));
+    let mut reader = Reader::new(text, Types::new(parsed, known.as_ref()));
     let handles = reader.objects(objects).map_err(|Failed| reader.failure())?;
     let table = stored.map(|types| {
-        let entry = |entry| match entry {
+        let entry = |entry: Result<Rc<TypeSchema>, StoredEntry>| match entry {
             Ok(schema) => StoredEntry::of(&schema),
             Err(raw) => raw,
         };
@@ -124,12 +128,71 @@ pub(super) fn graph(text: &str, registry: Option<&Registry>) -> Result<DynamicGr
         Some(_) => return Err(Located::at("encoding", "\"normal\" or \"compact\"").into()),
     }
     if let Some(block) = document.plain_block {
+        if graph.encoding() != Encoding::Compact {
+            return Err(Located::at("plain_block", "only a compact stream (\"encoding\": \"compact\") has one").into());
+        }
         let bytes = BASE64.decode(block.as_bytes()).ok();
         let bytes = bytes.filter(|bytes| crate::serializer::compact::check_block(bytes).is_ok());
         let bytes = bytes.ok_or_else(|| Located::at("plain_block", "a compact stream's plain block, in base64"))?;
         graph.set_plain_block(Some(bytes.into()));
     }
     Ok(graph)
+}
+
+/// `"types"`, entry by entry: each a type (shared by the reader and the stored table) or the
+/// bytes of an entry no object uses, never the whole list of entries in between.
+fn types_of(text: &str, raw: &RawValue) -> Result<Vec<Result<Rc<TypeSchema>, StoredEntry>>, JsonError> {
+    struct Entries<'f> {
+        failure: &'f mut Option<Located>,
+    }
+    impl<'de> Visitor<'de> for Entries<'_> {
+        type Value = Vec<Result<Rc<TypeSchema>, StoredEntry>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of types")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut entries = Vec::new();
+            while let Some(entry) = seq.next_element::<TypeEntry>()? {
+                match entry.parse(&format!("types[{}]", entries.len())) {
+                    Ok(entry) => entries.push(entry.map(Rc::new)),
+                    Err(located) => {
+                        *self.failure = Some(located);
+                        return Err(de::Error::custom(""));
+                    }
+                }
+            }
+            Ok(entries)
+        }
+    }
+    let mut failure = None;
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    let read = de.deserialize_seq(Entries { failure: &mut failure }).and_then(|entries| de.end().map(|()| entries));
+    read.map_err(|error| match failure {
+        Some(located) => located.into(),
+        None => {
+            let offset = offset_in(text, raw.get(), &error);
+            Located { path: "types".into(), message: message_of(&error), place: Some(place(text, offset)) }.into()
+        }
+    })
+}
+
+/// The byte offset in `text` of a serde error met reading `part`, a slice of it: serde counts
+/// lines and columns (in bytes) within `part`.
+fn offset_in(text: &str, part: &str, error: &serde_json::Error) -> usize {
+    let mut offset = 0;
+    for _ in 1..error.line() {
+        offset += part[offset..].find('\n').map_or(part.len() - offset, |at| at + 1);
+    }
+    offset = (offset + error.column().saturating_sub(1)).min(part.len());
+    part.as_ptr() as usize - text.as_ptr() as usize + offset
+}
+
+/// The line and column (1-based; the column in bytes, as serde's) of byte `offset` of `text`.
+fn place(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rfind('\n').map_or(before.len(), |at| before.len() - at - 1) + 1;
+    (line, column)
 }
 
 /// A refusal: the member's path, why, and where the text says so (line and column, 1-based).
@@ -213,6 +276,26 @@ impl<'t> Deserialize<'t> for Key<'t> {
     }
 }
 
+/// The field ID a member names: `7`, or `7#n` (n from 2) for a field a stream repeats, in the
+/// spelling the writer gives them (no sign, no leading zeros).
+fn numbered_key(key: &str) -> Option<u16> {
+    let canonical =
+        |digits: &str| digits == "0" || !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit());
+    let (id, repeat) = match key.split_once('#') {
+        Some((id, n)) => (id, Some(n)),
+        None => (key, None),
+    };
+    if id.is_empty() || !canonical(id) {
+        return None;
+    }
+    if let Some(n) = repeat {
+        if n.is_empty() || !canonical(n) || n.parse::<u32>().map_or(true, |n| n < 2) {
+            return None;
+        }
+    }
+    id.parse().ok()
+}
+
 /// The first member name of an object's text, when it is one: enough to tell a stored form or
 /// a reference from an object without reading it.
 fn first_key(raw: &RawValue) -> Option<&str> {
@@ -275,7 +358,7 @@ impl Drop for Reader<'_> {
     /// none keeps another alive. (A read that succeeded has handed them to its graph.)
     fn drop(&mut self) {
         for handle in &self.handles {
-            *handle.borrow_mut() = DynamicObject::new(0, None);
+            *handle.borrow_mut() = DynamicObject::placeholder();
         }
     }
 }
@@ -310,18 +393,10 @@ impl<'t> Reader<'t> {
     fn fail(&mut self, raw: &RawValue, message: impl Into<String>) -> Failed {
         if self.failure.is_none() {
             let offset = raw.get().as_ptr() as usize - self.text.as_ptr() as usize;
-            let place = Some(self.place(offset));
+            let place = Some(place(self.text, offset));
             self.failure = Some(Located { path: self.path(), message: message.into(), place });
         }
         Failed
-    }
-
-    /// The line and column (1-based) of byte `offset` of the text.
-    fn place(&self, offset: usize) -> (usize, usize) {
-        let before = &self.text[..offset.min(self.text.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rfind('\n').map_or(before.len(), |at| before.len() - at - 1) + 1;
-        (line, column)
     }
 
     /// Reads `raw` with `read`, which may call back into the reader. A serde error is recorded
@@ -339,15 +414,7 @@ impl<'t> Reader<'t> {
         let result = read(self, &mut de).and_then(|value| de.end().map(|()| value));
         result.map_err(|error| {
             if self.failure.is_none() {
-                // The error's line and column are within `text`: back to a byte offset there.
-                let mut offset = 0;
-                for _ in 1..error.line() {
-                    offset += text[offset..].find('\n').map_or(text.len() - offset, |at| at + 1);
-                }
-                let column = text[offset..].char_indices().nth(error.column().saturating_sub(1));
-                offset += column.map_or(text.len() - offset, |(at, _)| at);
-                let base = text.as_ptr() as usize - self.text.as_ptr() as usize;
-                let place = Some(self.place(base + offset));
+                let place = Some(place(self.text, offset_in(self.text, text, &error)));
                 self.failure = Some(Located { path: self.path(), message: message_of(&error), place });
             }
             Failed
@@ -376,7 +443,7 @@ impl<'t> Reader<'t> {
                 self.path.push(Step::Index(at));
                 return Err(self.fail(raw, format!("`$id` {id} is used twice")));
             }
-            self.handles.push(DynamicRef::new(DynamicObject::new(0, None)));
+            self.handles.push(DynamicRef::new(DynamicObject::placeholder()));
         }
         self.parse(raw, |reader, de| de.deserialize_seq(ObjectsVisitor { reader }))?;
         self.path.pop();
@@ -409,8 +476,14 @@ impl<'t> Reader<'t> {
 
     /// One member of a section that names a field, its value `raw`.
     fn field(&mut self, section: &mut Section<'t>, key: Cow<'t, str>, raw: &'t RawValue) -> Result<(), Failed> {
-        // A member is a field's name, or its ID (`7`, `7#2` for a field a stream repeats).
-        let numbered = key.split('#').next().and_then(|id| id.parse::<u16>().ok());
+        // A member is a field's name, or its ID (`7`, `7#2` for a field a stream repeats), written
+        // as the writer writes them: one spelling per member.
+        let numbered = numbered_key(&key);
+        if numbered.is_none() && key.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(
+                self.fail(raw, format!("`{}` is not a field's ID (`7`, or `7#2` for a repeat)", cut(&key, EXCERPT)))
+            );
+        }
         let lookup = section.lookup(&mut self.types);
         let described = match numbered {
             Some(id) => lookup.by_id(id),
@@ -627,20 +700,15 @@ struct Section<'t> {
     /// `$variant`, until `$type` says whose it is.
     variant_raw: Option<&'t RawValue>,
     fields: Vec<DynamicField>,
-    /// Fields met before the section's type (or an enum's variant) was known, to read then.
-    waiting: Vec<(Cow<'t, str>, &'t RawValue)>,
     /// Member names met: each at most once.
     names: AHashSet<Cow<'t, str>>,
     lookup: Option<Rc<FieldLookup>>,
 }
 
 impl Section<'_> {
-    /// Whether a field can be read now: its type (and an enum's variant) known, nothing waiting
-    /// before it.
+    /// Whether a field can be read now: its type (and an enum's variant) known.
     fn ready(&self) -> bool {
-        self.type_id.is_some()
-            && self.waiting.is_empty()
-            && (self.variant.is_some() || !self.schema.as_ref().is_some_and(|schema| schema.is_enum))
+        self.type_id.is_some() && (self.variant.is_some() || !self.schema.as_ref().is_some_and(|schema| schema.is_enum))
     }
 
     fn lookup(&mut self, types: &mut Types) -> Rc<FieldLookup> {
@@ -670,12 +738,19 @@ impl<'t> Visitor<'t> for SectionVisitor<'_, 't> {
             variant: None,
             variant_raw: None,
             fields: Vec::new(),
-            waiting: Vec::new(),
             names: AHashSet::new(),
             lookup: None,
         };
         let mut bases = None;
+        // Fields met before the type (or an enum's variant) is known are skipped, and the object
+        // read again for them once it is: nothing of them is held meanwhile.
+        let mut deferred = false;
         while let Some(Key(key)) = map.next_key::<Key<'t>>()? {
+            if !key.starts_with('$') && (deferred || !section.ready()) {
+                deferred = true;
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
             let raw: &'t RawValue = map.next_value()?;
             if !section.names.insert(key.clone()) {
                 return Err(unwind(reader.fail(raw, format!("`{}` is given twice", cut(&key, EXCERPT)))));
@@ -699,8 +774,7 @@ impl<'t> Visitor<'t> for SectionVisitor<'_, 't> {
                     let why = format!("`{}` is no member of an object here", cut(name, EXCERPT));
                     return Err(unwind(reader.fail(raw, why)));
                 }
-                _ if section.ready() => reader.field(&mut section, key, raw).map_err(unwind)?,
-                _ => section.waiting.push((key, raw)),
+                _ => reader.field(&mut section, key, raw).map_err(unwind)?,
             }
         }
         let Some(type_id) = section.type_id else {
@@ -709,8 +783,10 @@ impl<'t> Visitor<'t> for SectionVisitor<'_, 't> {
         if let Some(variant) = section.variant_raw.take() {
             section.variant = Some(reader.variant(&section, variant).map_err(unwind)?);
         }
-        for (key, raw) in std::mem::take(&mut section.waiting) {
-            reader.field(&mut section, key, raw).map_err(unwind)?;
+        if deferred {
+            let raw = self.raw;
+            let fields = DeferredFields { reader: &mut *reader, section: &mut section };
+            reader_parse(fields, raw).map_err(unwind)?;
         }
         let mut fields = section.fields;
         if let Some(variant) = section.variant {
@@ -721,6 +797,41 @@ impl<'t> Visitor<'t> for SectionVisitor<'_, 't> {
         let mut own = DynamicSection::new(type_id, section.schema);
         *own.fields_mut() = fields;
         Ok((own, bases))
+    }
+}
+
+/// The second reading of an object whose fields came before its type: the fields, in order.
+struct DeferredFields<'r, 't, 's> {
+    reader: &'r mut Reader<'t>,
+    section: &'s mut Section<'t>,
+}
+
+/// Reads `raw` again for its fields.
+fn reader_parse<'t>(fields: DeferredFields<'_, 't, '_>, raw: &'t RawValue) -> Result<(), Failed> {
+    let DeferredFields { reader, section } = fields;
+    reader.parse(raw, |reader, de| de.deserialize_map(DeferredFields { reader, section }))
+}
+
+impl<'t> Visitor<'t> for DeferredFields<'_, 't, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'t>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(Key(key)) = map.next_key::<Key<'t>>()? {
+            if key.starts_with('$') {
+                map.next_value::<IgnoredAny>()?; // read the first time
+                continue;
+            }
+            let raw: &'t RawValue = map.next_value()?;
+            if !self.section.names.insert(key.clone()) {
+                return Err(unwind(self.reader.fail(raw, format!("`{}` is given twice", cut(&key, EXCERPT)))));
+            }
+            self.reader.field(self.section, key, raw).map_err(unwind)?;
+        }
+        Ok(())
     }
 }
 
@@ -1067,20 +1178,20 @@ struct Types {
 }
 
 impl Types {
-    fn new(stored: &[TypeSchema], known: Option<&Schema>) -> Self {
+    fn new<'s>(stored: impl Iterator<Item = &'s Rc<TypeSchema>>, known: Option<&Schema>) -> Self {
         let mut types = Types {
             by_id: AHashMap::new(),
             by_name: AHashMap::new(),
             variants: AHashMap::new(),
             lookups: AHashMap::new(),
         };
-        let known = known.map_or(&[][..], |known| known.types.as_slice());
+        let known = known.map_or(&[][..], |known| known.types.as_slice()).iter().map(|schema| Rc::new(schema.clone()));
         // The document's own types first: a known type of the same ID does not replace them.
-        for schema in stored.iter().chain(known) {
+        for schema in stored.cloned().chain(known) {
             if types.by_id.contains_key(&schema.id) {
                 continue;
             }
-            types.by_id.insert(schema.id, Rc::new(schema.clone()));
+            types.by_id.insert(schema.id, schema.clone());
             for variant in &schema.variants {
                 let key = (schema.id, variant.name.clone());
                 types.variants.entry(key).and_modify(|id| *id = None).or_insert(Some(variant.id));
