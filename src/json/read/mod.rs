@@ -3,9 +3,9 @@
 //! document and 1 MiB more, accepted or refused).
 //!
 //! Members are read where they stand. An object's fields need its type, so the fields of an
-//! object whose `$type` (or an enum's `$variant`) comes after them wait as slices of the text
-//! until it is known; a field's value is looked at (is it a stored form, a map's entries?) before
-//! it is read, again as a slice of the text. Pointers name objects by `$id`, which a first pass
+//! object whose `$type` (or an enum's `$variant`) comes after them are skipped, and the object
+//! read again once its type is known; a field's value is looked at (is it a stored form, a map's
+//! entries?) before it is read, as a slice of the text. Pointers name objects by `$id`, which a first pass
 //! over the `objects` collects, so a reference may come before its object.
 //!
 //! Whatever the document says twice, or says where it would be ignored (a duplicate member, an
