@@ -255,7 +255,7 @@ enum Step<'t> {
 }
 
 /// A member name, borrowed from the text unless it has escapes.
-struct Key<'t>(Cow<'t, str>);
+pub(super) struct Key<'t>(pub(super) Cow<'t, str>);
 
 impl<'t> Deserialize<'t> for Key<'t> {
     fn deserialize<D: Deserializer<'t>>(d: D) -> Result<Self, D::Error> {

@@ -9,6 +9,7 @@
 //! their range; everything around them (sequences, maps, options, tuples, derived structs) is
 //! written here, in the order the normal form lays it out (`FORMAT.md`, "Plain content").
 
+use super::Key;
 use crate::plain::type_ids as id;
 use crate::plain::DYNAMIC_SIZE_PREFIX;
 use crate::schema::describe::{split_all, split_type, Sig};
@@ -159,7 +160,7 @@ impl<'de> Visitor<'de> for ContainerVisitor<'_, '_> {
         let at = start_count(out);
         // Where each key's bytes are, to refuse a member name given twice.
         let mut keys: Vec<(u32, u32)> = Vec::new();
-        while let Some(name) = map.next_key::<Cow<'de, str>>()? {
+        while let Some(Key(name)) = map.next_key::<Key<'de>>()? {
             let start = out.len();
             write_key(key_sig, &name, out)?;
             keys.push((start as u32, (out.len() - start) as u32));
@@ -198,6 +199,28 @@ fn exactly<'de, 's, A: SeqAccess<'de>>(
         return Err(de::Error::custom(format!("more than {len} elements")));
     }
     Ok(())
+}
+
+/// The parts of a struct written as an object, in any order: each named part once (`read` reads
+/// the value of part `at`), no other, none missing. In the order of `names`.
+fn by_name<'de, A: MapAccess<'de>, T>(
+    map: &mut A,
+    names: &[&str],
+    mut read: impl FnMut(&mut A, usize) -> Result<T, A::Error>,
+) -> Result<Vec<T>, A::Error> {
+    let mut values: Vec<Option<T>> = names.iter().map(|_| None).collect();
+    while let Some(Key(name)) = map.next_key::<Key<'de>>()? {
+        let Some(at) = names.iter().position(|part| *part == name) else {
+            return Err(de::Error::custom(format!("no part `{}`", cut(&name, EXCERPT))));
+        };
+        if values[at].is_some() {
+            return Err(de::Error::custom(format!("part `{name}` is given twice")));
+        }
+        values[at] = Some(read(map, at)?);
+    }
+    (names.iter().zip(values))
+        .map(|(name, value)| value.ok_or_else(|| de::Error::custom(format!("part `{name}` is missing"))))
+        .collect()
 }
 
 /// A `[key, value]` pair of a map written as a list.
@@ -313,22 +336,13 @@ impl<'de> Visitor<'de> for DerivedVisitor<'_> {
             return Err(de::Error::invalid_type(Unexpected::Map, &self));
         };
         // Each part into its own bytes, then all in the declared order.
-        let mut written: Vec<Option<Vec<u8>>> = vec![None; parts.len()];
-        while let Some(name) = map.next_key::<Cow<'de, str>>()? {
-            let Some(at) = parts.iter().position(|(part, _)| *part == name) else {
-                return Err(de::Error::custom(format!("no part `{}`", cut(&name, EXCERPT))));
-            };
-            if written[at].is_some() {
-                return Err(de::Error::custom(format!("part `{name}` is given twice")));
-            }
+        let names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
+        let written = by_name(&mut map, &names, |map, at| {
             let mut bytes = Vec::new();
             map.next_value_seed(PlainSeed { sig: &parts[at].1, out: &mut bytes })?;
-            written[at] = Some(bytes);
-        }
-        for ((name, _), bytes) in parts.iter().zip(written) {
-            let bytes = bytes.ok_or_else(|| de::Error::custom(format!("part `{name}` is missing")))?;
-            self.out.extend_from_slice(&bytes);
-        }
+            Ok(bytes)
+        })?;
+        written.iter().for_each(|bytes| self.out.extend_from_slice(bytes));
         Ok(())
     }
 }
@@ -337,12 +351,6 @@ impl<'de> Visitor<'de> for DerivedVisitor<'_> {
 /// or a small struct of leaves (a `Duration`, a glam vector).
 struct LeafVisitor {
     leaf: u32,
-}
-
-impl LeafSeed {
-    fn read<'de, A: SeqAccess<'de>>(leaf: u32, seq: &mut A) -> Result<Option<PlainValue>, A::Error> {
-        seq.next_element_seed(LeafSeed { leaf })
-    }
 }
 
 struct LeafSeed {
@@ -468,7 +476,7 @@ impl<'de> Visitor<'de> for LeafVisitor {
             return Err(self.refuse(Unexpected::Seq));
         };
         let mut values = Vec::with_capacity(lanes.count);
-        while let Some(value) = LeafSeed::read(lanes.lane, &mut seq)? {
+        while let Some(value) = seq.next_element_seed(LeafSeed { leaf: lanes.lane })? {
             if values.len() == lanes.count {
                 return Err(de::Error::custom(format!("more than {} lanes", lanes.count)));
             }
@@ -481,21 +489,9 @@ impl<'de> Visitor<'de> for LeafVisitor {
         let Some(parts) = struct_parts(self.leaf) else {
             return Err(self.refuse(Unexpected::Map));
         };
-        let mut values: Vec<Option<PlainValue>> = vec![None; parts.len()];
-        while let Some(name) = map.next_key::<Cow<'de, str>>()? {
-            let Some(at) = parts.iter().position(|(part, _)| *part == name) else {
-                return Err(de::Error::custom(format!("no part `{}`", cut(&name, EXCERPT))));
-            };
-            if values[at].is_some() {
-                return Err(de::Error::custom(format!("part `{name}` is given twice")));
-            }
-            values[at] = Some(map.next_value_seed(LeafSeed { leaf: parts[at].1 })?);
-        }
-        let parts = parts.iter().zip(values).map(|(&(name, _), value)| match value {
-            Some(value) => Ok((Cow::Borrowed(name), value)),
-            None => Err(de::Error::custom(format!("part `{name}` is missing"))),
-        });
-        Ok(PlainValue::Struct(parts.collect::<Result<_, A::Error>>()?))
+        let names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
+        let values = by_name(&mut map, &names, |map, at| map.next_value_seed(LeafSeed { leaf: parts[at].1 }))?;
+        Ok(PlainValue::Struct(names.into_iter().map(Cow::Borrowed).zip(values).collect()))
     }
 }
 
