@@ -622,10 +622,12 @@ fn a_variant_migration_to_an_immutable_pointer_loads_the_chain() {
 #[test]
 fn a_long_chain_through_variant_migrations_does_not_overflow_the_stack() {
     let on_a_small_stack = std::thread::Builder::new().stack_size(2 << 20).spawn(|| {
-        let limit = Limits::default().max_pointer_chain;
         for tag in [2, 9] {
             let error = serializer().decode(&chain(100_000, tag)).unwrap_err();
-            assert_eq!(error.kind(), &DecodeErrorKind::PointerChainTooLong { length: 100_001, limit }, "tag {tag}");
+            assert!(
+                matches!(error.kind(), &DecodeErrorKind::DropTooDeep { length: 100_001, stack, limit } if stack > limit),
+                "tag {tag}: {error}"
+            );
         }
         // Within the chain limit, a migrated chain loads, far deeper than `max_depth`.
         let root: ChainRoot = decode_as(&chain(1_000, 9)).unwrap();
@@ -698,9 +700,11 @@ fn a_field_migration_to_an_immutable_pointer_loads_the_chain() {
 #[test]
 fn a_long_chain_through_field_migrations_is_too_deep() {
     let on_a_small_stack = std::thread::Builder::new().stack_size(2 << 20).spawn(|| {
-        let limit = Limits::default().max_pointer_chain;
         let error = serializer().decode(&node_chain(100_000, false)).unwrap_err();
-        assert_eq!(error.kind(), &DecodeErrorKind::PointerChainTooLong { length: 100_001, limit });
+        assert!(
+            matches!(error.kind(), &DecodeErrorKind::DropTooDeep { length: 100_001, stack, limit } if stack > limit),
+            "{error}"
+        );
         // Each migrated field is an embedded object decoded inside its owner's body.
         let error = serializer().decode(&node_chain(100_000, true)).unwrap_err();
         assert_eq!(error.kind(), &DecodeErrorKind::TooDeep { limit: 128 });

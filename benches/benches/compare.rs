@@ -6,7 +6,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput};
 use prost::Message;
 use reflectable::dynamic::DynamicGraph;
 use reflectable::plain::{read_elem_compact, write_elem_compact, PlainType, Reader};
-use reflectable::serializer::{BinarySerializer, Encoding, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, Encoding, MemorySerializer};
 use reflectable::Reflectable;
 use reflectable_bench::level_peers::{self, FLevel, FlatLevel, TLevel};
 use reflectable_bench::minecraft::{players, Players};
@@ -251,10 +251,8 @@ fn datasets(c: &mut Criterion) {
 /// sizes: the cost must grow linearly. Fory keeps the sharing; the other peers get the level as a
 /// tree with the shared data duplicated (`level_peers`).
 fn level_graph(c: &mut Criterion) {
-    // Levels of 100k objects and more hold strong pointer chains longer than the default limit
-    // (4,096) allows: a program loading such levels raises it, as here.
-    let limits = Limits { max_pointer_chain: usize::MAX, ..Limits::default() };
-    let serializer = MemorySerializer::with(BinarySerializer::new().limits(limits));
+    // Default settings: every level size loads with them (issue 40).
+    let serializer = MemorySerializer::with(BinarySerializer::new());
     for objects in [1_000, 10_000, 100_000, 1_000_000] {
         if !selected(&format!("level_{objects}")) {
             continue;

@@ -197,6 +197,15 @@ impl RttiType {
         self.generated.map(|code| code.pointers)
     }
 
+    /// Whether [`fields`](RttiType::fields) (and each variant's) are in the order the Rust type
+    /// declares them, which is the order its drop lets go of them: true of a derived type (the
+    /// derive adds them in that order, and generated code covers exactly them), unknown of one
+    /// made with the builder.
+    #[inline]
+    pub(crate) fn fields_in_declaration_order(&self) -> bool {
+        self.generated.is_some()
+    }
+
     pub(crate) fn set_generated(&mut self, codec: Option<GeneratedCode>) {
         self.generated = codec;
     }

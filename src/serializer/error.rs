@@ -156,14 +156,20 @@ pub enum DecodeErrorKind {
         /// The budget.
         limit: usize,
     },
-    /// The decoded graph holds a chain of strong pointers longer than
-    /// [`Limits::max_pointer_chain`](super::Limits::max_pointer_chain): dropping it could overflow
-    /// the stack.
-    #[error("a chain of {length} objects linked by strong pointers, over the limit of {limit}")]
-    PointerChainTooLong {
-        /// The chain's length in objects.
+    /// Dropping the decoded graph would recurse through a chain of `length` objects, each
+    /// freeing the next, and take more stack than
+    /// [`Limits::drop_stack_limit`](super::Limits::drop_stack_limit) allows: it could overflow
+    /// the stack of whoever drops it.
+    #[error(
+        "dropping the graph would free a chain of {length} objects by recursion, needing about {stack} bytes of stack, \
+         over the {limit} allowed"
+    )]
+    DropTooDeep {
+        /// Objects on the deepest chain the drop would recurse through.
         length: usize,
-        /// The limit.
+        /// The stack that chain needs, in bytes (an estimate with a margin).
+        stack: usize,
+        /// The stack allowed, in bytes.
         limit: usize,
     },
     /// The root object's type is not registered, or is abstract.
@@ -231,8 +237,8 @@ impl PartialEq for DecodeErrorKind {
             (TooManyObjects { limit: a }, TooManyObjects { limit: b }) => a == b,
             (ArrayTooLong { len: a, limit: b }, ArrayTooLong { len: c, limit: d }) => (a, b) == (c, d),
             (AllocationLimit { limit: a }, AllocationLimit { limit: b }) => a == b,
-            (PointerChainTooLong { length: a, limit: b }, PointerChainTooLong { length: c, limit: d }) => {
-                (a, b) == (c, d)
+            (DropTooDeep { length: a, stack: b, limit: c }, DropTooDeep { length: d, stack: e, limit: f }) => {
+                (a, b, c) == (d, e, f)
             }
             (UnknownRootType { type_id: a }, UnknownRootType { type_id: b }) => a == b,
             (RootTypeMismatch { expected: a, found: b }, RootTypeMismatch { expected: c, found: d }) => {

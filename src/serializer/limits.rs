@@ -16,14 +16,25 @@ pub struct Limits {
     /// Most bytes the decoder may allocate for objects and array storage; `None` allows
     /// [`ALLOCATION_PER_INPUT_BYTE`] times the input size plus [`ALLOCATION_BASE`].
     pub max_allocation: Option<usize>,
-    /// Most objects on one chain of strong pointers (`a.next -> b`, `b.next -> c`, ...) in the
-    /// decoded graph. Rust drops such a chain recursively, one stack frame or more per link, so
-    /// a longer one could overflow the stack of the thread that drops the graph. The default,
-    /// 4096, drops safely on a 2 MiB thread stack (the smallest default Rust gives a thread) even
-    /// in debug builds; raise it for data with long chains if your threads have the stack for
-    /// it. Chains through `Weak` pointers do not count; a cycle counts once around.
-    pub max_pointer_chain: usize,
+    /// Most bytes of stack the drop of the decoded graph may take. Rust drops an object inside
+    /// the drop of the pointer that held the last reference to it, so a chain of such links
+    /// (`a.next -> b`, `b.next -> c`, ...) is dropped by recursion, and one long enough would
+    /// overflow the stack of whoever drops the graph. The decoder plays the drop through on the
+    /// pointers it stored (a link to an object something else still holds stops it) and refuses
+    /// a graph that would need more ([`DecodeErrorKind::DropTooDeep`](super::DecodeErrorKind::DropTooDeep)).
+    /// `None` (the default) allows what the decoding thread has left
+    /// ([`Limits::drop_stack_limit`]): a graph is dropped on the thread that loaded it, or one
+    /// with as much stack. Set `Some(usize::MAX)` for a program that drops its graphs with care
+    /// (or on a larger stack); `Weak` pointers never count.
+    pub max_drop_stack: Option<usize>,
 }
+
+/// Stack kept back from the drop budget for the code between the decoder's caller and the drop.
+pub const DROP_STACK_RESERVE: usize = 64 << 10;
+
+/// The stack a thread is assumed to have where the platform does not say: Windows gives its main
+/// thread 1 MiB, the least of the platforms Rust supports with threads.
+const UNKNOWN_STACK: usize = 1 << 20;
 
 /// Default allocation budget per input byte.
 pub const ALLOCATION_PER_INPUT_BYTE: usize = 32;
@@ -37,12 +48,22 @@ impl Default for Limits {
             max_objects: 1 << 26,
             max_array_len: 1 << 28,
             max_allocation: None,
-            max_pointer_chain: 4096,
+            max_drop_stack: None,
         }
     }
 }
 
 impl Limits {
+    /// The stack the drop of a decoded graph may take: [`Limits::max_drop_stack`], or what the
+    /// calling thread has left (as the platform reports it: `pthread_getattr_np` on Linux, the
+    /// thread's stack limits on Windows and macOS; 1 MiB where it does not say) less
+    /// [`DROP_STACK_RESERVE`]. The decoder asks from inside its own calls, deeper than where its
+    /// caller will drop the result.
+    pub fn drop_stack_limit(&self) -> usize {
+        self.max_drop_stack
+            .unwrap_or_else(|| stacker::remaining_stack().unwrap_or(UNKNOWN_STACK).saturating_sub(DROP_STACK_RESERVE))
+    }
+
     /// The allocation budget for an input of `input_len` bytes.
     pub fn allocation_budget(&self, input_len: usize) -> usize {
         self.max_allocation

@@ -42,6 +42,7 @@
 mod atomic_write;
 pub mod compact;
 mod decoder;
+pub(crate) use decoder::drop_depth::links_within;
 pub(crate) use decoder::strong_edges::StrongEdges;
 mod encoder;
 pub(crate) mod error;

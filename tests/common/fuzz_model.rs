@@ -554,8 +554,13 @@ pub fn dynamic_writes_back(bytes: &[u8]) {
             }
         }
     }
-    let tight =
-        Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), max_pointer_chain: 2 };
+    let tight = Limits {
+        max_depth: 4,
+        max_objects: 8,
+        max_array_len: 16,
+        max_allocation: Some(4096),
+        max_drop_stack: Some(512),
+    };
     let _ = reflectable::dynamic::DynamicGraph::from_bytes_with_limits(bytes, tight);
 }
 
@@ -637,8 +642,13 @@ fn decode_every_way(bytes: &[u8]) {
         clear_shared(&SharedObject::new(root));
     }
     let _ = serializer.decode_shared::<Rc<Spring>>(bytes);
-    let tight =
-        Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), max_pointer_chain: 2 };
+    let tight = Limits {
+        max_depth: 4,
+        max_objects: 8,
+        max_array_len: 16,
+        max_allocation: Some(4096),
+        max_drop_stack: Some(512),
+    };
     if let Ok(root) = BinarySerializer::new().limits(tight).decode(bytes, &mut ()) {
         break_cycles(&*root);
     }

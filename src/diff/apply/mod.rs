@@ -71,12 +71,14 @@ fn refused(patch: &Patch, registry: &Registry) -> Option<ApplyReport> {
 }
 
 /// A patch whose own strong links (between the objects it edits and creates) make a chain longer
-/// than [`Limits::max_pointer_chain`](crate::serializer::Limits): Rust drops such a chain by
-/// recursion, one frame or more per link, so applying it would leave a graph whose drop can
-/// overflow the stack, which the decoder refuses to build from a stream too. A pointer field this
-/// program does not know (or cannot tell weak from strong) counts as strong.
+/// than the calling thread's stack could drop
+/// ([`Limits::drop_stack_limit`](crate::serializer::Limits::drop_stack_limit), at a costly link's
+/// stack each): Rust drops such a chain by recursion, one frame or more per link, so applying it
+/// could leave a graph whose drop overflows the stack, which the decoder refuses to build from a
+/// stream too. The patch's links alone are counted, in any order; a pointer field this program
+/// does not know (or cannot tell weak from strong) counts as strong.
 fn too_long_a_chain(patch: &Patch, registry: &Registry) -> Option<Malformed> {
-    let limit = crate::serializer::Limits::default().max_pointer_chain;
+    let limit = crate::serializer::links_within(crate::serializer::Limits::default().drop_stack_limit());
     if patch.objects.len() <= limit {
         return None;
     }

@@ -3,6 +3,7 @@
 //! descriptor walk ([`Decoder::known_field`], through the field's erased access) and a derived
 //! type's generated code (`generated.rs`, through its members): only the final store differs.
 
+use super::strong_edges::Link;
 use super::{field_failure, Decoder, State};
 use crate::field::{Declared, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::Reader;
@@ -57,7 +58,8 @@ impl Decoder<'_, '_> {
             FieldAccess::Pointer(access) => {
                 let family = access.family();
                 let weak = access.is_weak();
-                let ids = self.pointer_ids(reader, count, family, weak, &|| Some(access.declared()))?;
+                let array = header.shape.array;
+                let ids = self.pointer_ids(reader, count, array, family, weak, &|| Some(access.declared()))?;
                 let stored = self.with_targets(&ids, |targets, registry| access.store(object, targets, registry));
                 self.pointers_stored(reader, field, type_name, &ids, stored)
             }
@@ -138,13 +140,15 @@ impl Decoder<'_, '_> {
         Ok(())
     }
 
-    /// Reads a pointer field's `count` instance IDs and builds (or finds) their targets, in the
-    /// family of the field's elements (`weak` ones); `declared` names the type the field
-    /// declares, asked for only when the registry lacks a stored type.
+    /// Reads a pointer field's `count` instance IDs (an `array` field's or a single one's) and
+    /// builds (or finds) their targets, in the family of the field's elements (`weak` ones);
+    /// `declared` names the type the field declares, asked for only when the registry lacks a
+    /// stored type.
     pub(super) fn pointer_ids(
         &mut self,
         reader: &mut Reader<'_>,
         count: usize,
+        array: bool,
         family: Family,
         weak: bool,
         declared: &dyn Fn() -> Option<Declared>,
@@ -168,7 +172,8 @@ impl Decoder<'_, '_> {
                 } else if matches!(self.states[id as usize - 1], State::Ready(_)) {
                     // A pointer that stays null (a missing type, the root by value, an immutable
                     // cycle's back edge) holds nothing.
-                    self.strong_edges.push(self.current, id as usize - 1);
+                    let link = Link::at(self.place, self.depth - self.body_depth, array);
+                    self.strong_edges.push_at(self.current, id as usize - 1, link);
                 }
             }
             ids.ids.push(id);

@@ -104,6 +104,10 @@ impl<'r> FieldReader<'_, 'r, '_, '_> {
         ) -> Result<(), DecodeError>,
     ) -> Result<bool, DecodeError> {
         let Some((field, header)) = self.expect(index) else { return Ok(false) };
+        let decoder = &mut *self.decoder;
+        if decoder.depth == decoder.body_depth {
+            decoder.place = decoder.place_known.then_some(index);
+        }
         read(self.decoder, self.reader, field, &header)
             .map_err(|error| error.within(self.rtti.name(), Some(field.name())))?;
         Ok(true)
@@ -161,7 +165,7 @@ impl<'r> FieldReader<'_, 'r, '_, '_> {
             let count = decoder.count(reader, field, header)?;
             let family = <Handle<S::Elem> as SharedHandle>::FAMILY;
             let declared = || Some(<<Handle<S::Elem> as SharedHandle>::Pointee as AsReflectable>::declared());
-            let ids = decoder.pointer_ids(reader, count, family, S::Elem::WEAK, &declared)?;
+            let ids = decoder.pointer_ids(reader, count, header.shape.array, family, S::Elem::WEAK, &declared)?;
             let stored = decoder.with_targets(&ids, |targets, registry| {
                 let (elems, refused) = pointer_elems::<S::Elem>(header.shape.array, targets, registry);
                 elems.store::<C, S>(container).map(|()| refused)

@@ -11,8 +11,9 @@
 //! (`evolution.rs`) is compared with the running ones once; stored fields that are not read as
 //! they are go through `retyped.rs` (conversions, migrations, skips), and whatever the decode
 //! drops is recorded by `losses.rs`. The stored strong pointers (`strong_edges.rs`) tell which
-//! objects the result holds and how long its chains are; `teardown.rs` lets go of what a failed
-//! decode built and of orphans; `hooks.rs` runs the deserialization hooks.
+//! objects the result holds and how deep its drop would recurse (`drop_depth.rs`); `teardown.rs`
+//! lets go of what a failed decode built and of orphans, and refuses a graph whose drop would
+//! overflow the stack.
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{FieldHeader, TYPE_HEADER_SIZE};
@@ -31,6 +32,7 @@ use crate::schema::table::TableIndex;
 use std::any::Any;
 use std::collections::VecDeque;
 
+pub(crate) mod drop_depth;
 mod embedded;
 mod evolution;
 mod external;
@@ -97,6 +99,14 @@ pub(crate) struct Decoder<'d, 'c> {
     strong_graph: Option<StrongGraph>,
     /// Instance index of the top-level object being filled (owner of the pointers read).
     current: usize,
+    /// `depth` at the start of that object's body: pointers deeper are inside values it holds by
+    /// value.
+    body_depth: usize,
+    /// Whether the section being read is the object's own and its type's fields are described in
+    /// declaration order (the order a drop lets go of them).
+    place_known: bool,
+    /// The declared position of the top-level field being read, when `place_known`.
+    place: Option<usize>,
     /// Whether `entries` holds every top-level object (at first it holds the root only).
     indexed: bool,
     /// Where the root ended, once it is decoded.
@@ -186,6 +196,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
             strong_edges: StrongEdges::default(),
             strong_graph: None,
             current: 0,
+            body_depth: 0,
+            place_known: false,
+            place: None,
             hooks_ran: false,
             expected_root: None,
             immutable_nesting: 0,
@@ -348,7 +361,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.object_body(&mut *root, 0)?;
         self.finish()?;
         self.hooks_ran |= finish_hooks(&mut *root, self.context);
+        self.check_drop(Some(&*root))?;
         self.sweep_orphans(Some(&*root), None);
+        self.let_go();
         Ok(root)
     }
 
@@ -375,7 +390,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 self.to_finish.push(root.clone());
             }
             self.finish()?;
+            self.check_drop(None)?;
             self.sweep_orphans(None, Some(&root));
+            self.let_go();
             Ok(root)
         } else {
             // Immutable roots are decoded before sharing, like any immutable object.
@@ -385,7 +402,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
             match &self.states[0] {
                 State::Ready(shared) => {
                     let shared = shared.clone();
+                    self.check_drop(None)?;
                     self.sweep_orphans(None, Some(&shared));
+                    self.let_go();
                     Ok(shared)
                 }
                 _ => Err(DecodeError::new(
@@ -414,7 +433,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             let ran = shared.write(|object| finish_hooks(object, context))?;
             self.hooks_ran |= ran;
         }
-        self.check_chains()
+        Ok(())
     }
 
     /// Decodes top-level object `index` into `object` (a fresh instance of its type).
@@ -423,9 +442,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let mut reader = Reader::new(self.data).with_zero_sized_left(self.zero_sized_left);
         reader.skip(self.entries[index].offset)?;
         let header = type_header(&mut reader)?;
-        let outer = std::mem::replace(&mut self.current, index);
+        let outer = (self.current, self.body_depth, self.place_known, self.place);
+        (self.current, self.body_depth) = (index, self.depth);
         let result = self.object_sections(&mut reader, object, header.instance, false);
-        self.current = outer;
+        (self.current, self.body_depth, self.place_known, self.place) = outer;
         if index == 0 {
             self.root_end = Some(reader.offset());
         }
@@ -447,6 +467,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
         // The first type header is read already.
         let start = reader.offset() - TYPE_HEADER_SIZE;
         let mut scope = FieldScope::of(own).with_layout(self.types.layout(own).map_err(|error| error.at(start))?);
+        if !embedded {
+            self.place_known = own.fields_in_declaration_order();
+        }
         self.generated_fields(reader, object, &mut scope)?;
         let mut section = Some((0, scope));
         walk_object(reader, instance, embedded, |reader, item| match item {
@@ -456,6 +479,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
                         let at = reader.offset() - TYPE_HEADER_SIZE;
                         let layout = self.types.layout(scope.rtti).map_err(|error| error.at(at))?;
                         let mut scope = scope.with_layout(layout);
+                        if !embedded {
+                            // Where a base's fields are dropped among the object's own is not known.
+                            self.place_known = false;
+                        }
                         let target =
                             RttiType::section_mut(object, index).expect("the index comes from the object's chain");
                         self.generated_fields(reader, target, &mut scope)?;
@@ -501,7 +528,14 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 None => Ok(()),
             };
         }
-        if let Some(field) = scope.field_for(header) {
+        let found = scope.field_for(header);
+        if self.depth == self.body_depth {
+            // A field read through a plan (a stream of another version) may land in a field of
+            // another position: its pointers count as dropped in no known order.
+            let known = found.is_some() && self.place_known && scope.reads_as_is();
+            self.place = known.then(|| scope.found_position());
+        }
+        if let Some(field) = found {
             if scope.reads_as_is() {
                 return self
                     .known_field(reader, field, header, object)

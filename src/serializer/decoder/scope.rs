@@ -135,6 +135,13 @@ impl FieldScope {
         self.fields?.by_id(id)
     }
 
+    /// The declared position, among the section's (or the variant's) fields, of the field
+    /// [`FieldScope::field_for`] found last.
+    #[inline(always)]
+    pub(crate) fn found_position(&self) -> usize {
+        self.next - 1
+    }
+
     /// The running field stored header `header` is for, when its wire shape is that field's:
     /// the field expected next, or else the one with its ID.
     #[inline(always)]

@@ -4,62 +4,163 @@
 //! - which objects the result holds strongly ([`StrongGraph::reachable_from_root`]): an object
 //!   first reached through a `Weak` may end up held by nothing strong (an orphan), and orphans in
 //!   a cycle would leak;
-//! - how long the longest chain of strong pointers is ([`StrongGraph::longest_chain`]): dropping a graph
-//!   recurses once per link, so a chain too long for the stack would crash whoever drops it;
+//! - how deep the drop of the result recurses (`drop_depth.rs`), from where each pointer sits
+//!   in its object ([`Link`]);
+//! - how long the longest chain of strong pointers is ([`StrongGraph::longest_chain`]), a bound
+//!   on any drop whatever its order;
 //! - an order to drop the decoder's own handles in, parents before children, so that each drop
 //!   frees one object and never a whole chain at once.
 
-/// Strong pointers stored while decoding: `(from, to)` instance indices (0 is the root). A
-/// pointer inside an object embedded by value counts as its top-level object's. (`diff::apply`
-/// asks the same of the links a patch makes, by edit index.)
+/// Strong pointers stored while decoding: `from -> to` instance indices (0 is the root), each
+/// with where it sits in `from` ([`Link`]). A pointer inside an object embedded by value counts
+/// as its top-level object's. (`diff::apply` asks the same of the links a patch makes, by edit
+/// index.)
 #[derive(Default)]
 pub(crate) struct StrongEdges {
-    edges: Vec<(u32, u32)>,
+    edges: Vec<(u32, u32, Link)>,
+}
+
+/// Where a strong pointer sits in its top-level object, which is what decides when Rust's drop
+/// of that object lets go of it, and how much stack that drop holds meanwhile: the top-level
+/// field it belongs to (by declaration position), how many values embedded by value (structs,
+/// lists, maps) it is inside, and whether it is an element of an array. A drop lets go of a
+/// struct's fields in declaration order and of an array's elements in index order; a field
+/// inside an embedded value (a map's values, say) is let go of in an order the stream cannot
+/// tell, and so is every field of a type whose declaration order is unknown ([`Link::anywhere`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Link(u32);
+
+impl Link {
+    const POSITION: u32 = 0xFFFF;
+    const NESTING_SHIFT: u32 = 16;
+    const ARRAY: u32 = 1 << 24;
+    const ANYWHERE: u32 = 1 << 25;
+
+    /// A pointer of top-level field `position` (its declared place, when the type's declaration
+    /// order is known), `nesting` embedded values deep, an array element or not.
+    pub(crate) fn at(position: Option<usize>, nesting: usize, array: bool) -> Link {
+        let place = match position {
+            Some(position) if position <= Self::POSITION as usize => position as u32,
+            _ => Self::ANYWHERE,
+        };
+        let nesting = (nesting.min(255) as u32) << Self::NESTING_SHIFT;
+        Link(place | nesting | if array { Self::ARRAY } else { 0 })
+    }
+
+    /// A pointer whose place is unknown: a single one, not nested.
+    pub(crate) fn anywhere() -> Link {
+        Link(Self::ANYWHERE)
+    }
+
+    /// `true` when the drop order among this object's pointers is not known at all.
+    pub(crate) fn is_anywhere(self) -> bool {
+        self.0 & Self::ANYWHERE != 0
+    }
+
+    /// Embedded values this pointer is inside.
+    pub(crate) fn nesting(self) -> usize {
+        ((self.0 >> Self::NESTING_SHIFT) & 0xFF) as usize
+    }
+
+    /// `true` for an element of an array (a `Vec`, a map's values, ...).
+    pub(crate) fn is_array_element(self) -> bool {
+        self.0 & Self::ARRAY != 0
+    }
+
+    /// The group the pointer is let go of in: pointers of one field directly (in their order),
+    /// or everything inside one field's embedded values (in no known order). Groups go in
+    /// declaration order.
+    pub(crate) fn group(self) -> u32 {
+        ((self.0 & Self::POSITION) << 1) | u32::from(self.nesting() > 0)
+    }
+
+    /// `true` when the pointers of this link's group are let go of in their stored order.
+    pub(crate) fn in_order(self) -> bool {
+        self.nesting() == 0 && !self.is_anywhere()
+    }
 }
 
 /// The edges as adjacency lists in two arrays: the targets of `n` are
-/// `targets[starts[n]..starts[n + 1]]`. Built once per decode, for every question below.
+/// `targets[starts[n]..starts[n + 1]]`, with their links beside them in `links`, in the order a
+/// drop meets them where that is known. Built once per decode, for every question below.
 pub(crate) struct StrongGraph {
     starts: Vec<u32>,
     targets: Vec<u32>,
+    links: Vec<Link>,
 }
 
 impl StrongEdges {
+    /// A pointer from `from` to `to` whose place in `from` is not known.
     pub(crate) fn push(&mut self, from: usize, to: usize) {
-        // Instance indices come from the stream's index, which holds fewer than 2^30 entries.
-        self.edges.push((from as u32, to as u32));
+        self.push_at(from, to, Link::anywhere());
     }
 
-    /// The edges among `count` instances as a graph (a counting sort by source).
+    /// A pointer from `from` to `to`, at `link` in `from`.
+    #[inline]
+    pub(crate) fn push_at(&mut self, from: usize, to: usize, link: Link) {
+        // Instance indices come from the stream's index, which holds fewer than 2^30 entries.
+        self.edges.push((from as u32, to as u32, link));
+    }
+
+    /// How many edges there are.
+    pub(crate) fn len(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// A link as deep and as much an array element as the deepest stored (`None`: no edges).
+    pub(crate) fn worst_link(&self) -> Option<Link> {
+        let (nesting, array) = self.edges.iter().fold(None, |worst: Option<(usize, bool)>, (_, _, link)| {
+            let (nesting, array) = worst.unwrap_or_default();
+            Some((nesting.max(link.nesting()), array || link.is_array_element()))
+        })?;
+        Some(Link::at(None, nesting, array))
+    }
+
+    /// The edges among `count` instances as a graph (a counting sort by source, then each
+    /// source's edges in drop order: by group, stably, so a field's elements keep their order).
     pub(crate) fn graph(&self, count: usize) -> StrongGraph {
         let mut starts = vec![0u32; count + 1];
-        for &(from, _) in &self.edges {
+        for &(from, _, _) in &self.edges {
             starts[from as usize + 1] += 1;
         }
         for i in 0..count {
             starts[i + 1] += starts[i];
         }
         let mut next = starts.clone();
-        let mut targets = vec![0u32; self.edges.len()];
-        for &(from, to) in &self.edges {
-            targets[next[from as usize] as usize] = to;
+        let mut slots = vec![(0u32, Link(0)); self.edges.len()];
+        for &(from, to, link) in &self.edges {
+            slots[next[from as usize] as usize] = (to, link);
             next[from as usize] += 1;
         }
-        StrongGraph { starts, targets }
+        for node in 0..count {
+            let own = &mut slots[starts[node] as usize..starts[node + 1] as usize];
+            // A stream written by the running type holds its fields in declaration order already.
+            if !own.is_sorted_by_key(|(_, link)| link.group()) {
+                own.sort_by_key(|(_, link)| link.group());
+            }
+        }
+        let (targets, links) = slots.into_iter().unzip();
+        StrongGraph { starts, targets, links }
     }
 }
 
 impl StrongGraph {
-    fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.starts.len() - 1
     }
 
-    fn targets(&self, node: u32) -> &[u32] {
+    /// The objects `node` points at, in drop order where known.
+    pub(crate) fn targets(&self, node: u32) -> &[u32] {
         &self.targets[self.starts[node as usize] as usize..self.starts[node as usize + 1] as usize]
     }
 
+    /// Where each of [`StrongGraph::targets`] sits in `node`.
+    pub(crate) fn links(&self, node: u32) -> &[Link] {
+        &self.links[self.starts[node as usize] as usize..self.starts[node as usize + 1] as usize]
+    }
+
     /// For each instance, whether the root reaches it through strong pointers.
-    pub(super) fn reachable_from_root(&self) -> Vec<bool> {
+    pub(crate) fn reachable_from_root(&self) -> Vec<bool> {
         let mut reached = vec![false; self.count()];
         let mut stack = Vec::new();
         if self.count() > 0 {

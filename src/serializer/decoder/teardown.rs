@@ -1,8 +1,9 @@
 //! What the decoder lets go of: the objects of a failed decode (pointers cleared, then dropped
 //! parents first so no drop frees a whole chain), the orphans of a successful one, and a graph
-//! whose chain of strong pointers is too long to drop.
+//! whose drop would recurse deeper than the stack allows (`drop_depth.rs`).
 
-use super::strong_edges::StrongGraph;
+use super::drop_depth::link_stack;
+use super::strong_edges::{Link, StrongEdges, StrongGraph};
 use super::{Decoder, State};
 use crate::field::SharedObject;
 use crate::rtti::{graph, Reflectable};
@@ -19,6 +20,19 @@ impl Decoder<'_, '_> {
     /// stream built, even one over [`Limits::max_pointer_chain`]).
     pub(super) fn release(&mut self) {
         self.release_except(&Default::default());
+        self.drop_parents_first();
+    }
+
+    /// After success: lets go of the decoder's own handles parents first when some object may
+    /// be held by nothing else (an orphan reached through a `Weak`: immutable ones keep their
+    /// pointers, and a chain of them freed from its far end would recurse).
+    pub(super) fn let_go(&mut self) {
+        if self.weak_built {
+            self.drop_parents_first();
+        }
+    }
+
+    fn drop_parents_first(&mut self) {
         if self.states.len() > SHORT_CHAIN {
             let order = self.strong_graph().parents_first();
             let mut states: Vec<Option<State>> = std::mem::take(&mut self.states).into_iter().map(Some).collect();
@@ -59,18 +73,84 @@ impl Decoder<'_, '_> {
         }
     }
 
-    /// Refuses a graph whose longest chain of strong pointers is longer than
-    /// [`Limits::max_pointer_chain`]: dropping it would recurse once per link. A graph with no
-    /// more objects than the limit cannot hold such a chain, and is not searched.
-    pub(super) fn check_chains(&mut self) -> Result<(), DecodeError> {
-        let limit = self.limits.max_pointer_chain;
-        if self.states.len() <= limit {
+    /// Refuses a graph whose drop would take more stack than
+    /// [`Limits::drop_stack_limit`](crate::serializer::Limits::drop_stack_limit) allows, played
+    /// through on the stored pointers (`drop_depth.rs`). Those are the graph's own unless
+    /// something else changed it: a hook, a migration, a refused or overwritten pointer (told by
+    /// the objects' reference counts); then the pointers are gathered from the objects
+    /// themselves, in no known order. `root` is the root by value (a shared root is instance 0).
+    pub(super) fn check_drop(&mut self, root: Option<&dyn Reflectable>) -> Result<(), DecodeError> {
+        let worst = self.strong_edges.worst_link();
+        let Some(worst) = worst else { return Ok(()) };
+        let needed_at_most = (self.strong_edges.len() + 1).saturating_mul(link_stack(worst));
+        let limit = self.limits.drop_stack_limit();
+        if needed_at_most <= limit {
             return Ok(());
         }
-        let longest = self.strong_graph().longest_chain();
-        if longest > limit {
-            return Err(DecodeError::new(DecodeErrorKind::PointerChainTooLong { length: longest, limit }, None));
+        let weak_built = self.weak_built;
+        let walked;
+        let graph = if self.hooks_ran || self.orphans_possible || !self.counts_match() {
+            walked = self.walked_graph(root, worst);
+            &walked
+        } else {
+            self.strong_graph()
+        };
+        let live = weak_built.then(|| graph.reachable_from_root());
+        let deepest = graph.drop_depth(0, live.as_deref());
+        if deepest.stack > limit {
+            let kind = DecodeErrorKind::DropTooDeep { length: deepest.objects, stack: deepest.stack, limit };
+            return Err(DecodeError::new(kind, None));
         }
         Ok(())
+    }
+
+    /// Whether every built object is held by the decoder and by the stored pointers to it, and
+    /// nothing else.
+    fn counts_match(&mut self) -> bool {
+        let count = self.states.len();
+        let mut holders = vec![1usize; count];
+        let graph = self.strong_graph();
+        for node in 0..count as u32 {
+            for &target in graph.targets(node) {
+                holders[target as usize] += 1;
+            }
+        }
+        self.states.iter().zip(holders).skip(1).all(|(state, holders)| match state {
+            State::Ready(shared) => shared.strong_count() == holders,
+            _ => true,
+        })
+    }
+
+    /// The strong pointers of the built objects as they are, every one at `worst`'s cost and in
+    /// no known order.
+    fn walked_graph(&self, root: Option<&dyn Reflectable>, worst: Link) -> StrongGraph {
+        let index: ahash::AHashMap<usize, usize> = self
+            .states
+            .iter()
+            .enumerate()
+            .filter_map(|(index, state)| match state {
+                State::Ready(shared) => Some((shared.addr(), index)),
+                _ => None,
+            })
+            .collect();
+        let anywhere = Link::at(None, worst.nesting(), worst.is_array_element());
+        let mut edges = StrongEdges::default();
+        let mut gather = |from: usize, object: &dyn Reflectable| {
+            // A field that cannot be read holds nothing the drop could follow further.
+            let _ = graph::strong_targets(object, &mut |addr| {
+                if let Some(&to) = index.get(&addr) {
+                    edges.push_at(from, to, anywhere);
+                }
+            });
+        };
+        if let Some(root) = root {
+            gather(0, root);
+        }
+        for (from, state) in self.states.iter().enumerate() {
+            if let State::Ready(shared) = state {
+                let _ = shared.read(|object| gather(from, object));
+            }
+        }
+        edges.graph(self.states.len())
     }
 }
