@@ -97,6 +97,8 @@ pub(crate) struct Decoder<'d, 'c> {
     strong_edges: StrongEdges,
     /// `strong_edges` as a graph, once decoding is done and a question needs it.
     strong_graph: Option<StrongGraph>,
+    /// Which instances the root holds through the stored strong pointers, once asked.
+    reached: Option<Vec<bool>>,
     /// Instance index of the top-level object being filled (owner of the pointers read).
     current: usize,
     /// `depth` at the start of that object's body: pointers deeper are inside values it holds by
@@ -195,6 +197,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             weak_built: false,
             strong_edges: StrongEdges::default(),
             strong_graph: None,
+            reached: None,
             current: 0,
             body_depth: 0,
             place_known: false,
@@ -362,8 +365,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.finish()?;
         self.hooks_ran |= finish_hooks(&mut *root, self.context);
         self.check_drop(Some(&*root))?;
-        self.sweep_orphans(Some(&*root), None);
-        self.let_go();
+        let orphans = self.sweep_orphans(Some(&*root), None);
+        self.let_go(orphans);
         Ok(root)
     }
 
@@ -391,8 +394,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
             }
             self.finish()?;
             self.check_drop(None)?;
-            self.sweep_orphans(None, Some(&root));
-            self.let_go();
+            let orphans = self.sweep_orphans(None, Some(&root));
+            self.let_go(orphans);
             Ok(root)
         } else {
             // Immutable roots are decoded before sharing, like any immutable object.
@@ -403,8 +406,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 State::Ready(shared) => {
                     let shared = shared.clone();
                     self.check_drop(None)?;
-                    self.sweep_orphans(None, Some(&shared));
-                    self.let_go();
+                    let orphans = self.sweep_orphans(None, Some(&shared));
+                    self.let_go(orphans);
                     Ok(shared)
                 }
                 _ => Err(DecodeError::new(

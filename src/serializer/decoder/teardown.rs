@@ -23,11 +23,11 @@ impl Decoder<'_, '_> {
         self.drop_parents_first();
     }
 
-    /// After success: lets go of the decoder's own handles parents first when some object may
-    /// be held by nothing else (an orphan reached through a `Weak`: immutable ones keep their
-    /// pointers, and a chain of them freed from its far end would recurse).
-    pub(super) fn let_go(&mut self) {
-        if self.weak_built {
+    /// After success: lets go of the decoder's own handles parents first when some object is
+    /// held by nothing else (an orphan: immutable ones keep their pointers, and a chain of them
+    /// freed from its far end would recurse). Without orphans, letting go frees nothing.
+    pub(super) fn let_go(&mut self, orphans: bool) {
+        if orphans {
             self.drop_parents_first();
         }
     }
@@ -48,28 +48,47 @@ impl Decoder<'_, '_> {
         self.strong_graph.get_or_insert_with(|| self.strong_edges.graph(count))
     }
 
-    /// Empties the pointer fields of every changeable object built that is not in `keep`.
-    fn release_except(&self, keep: &ahash::AHashSet<usize>) {
+    /// Which instances the root holds through the stored strong pointers, found on first use.
+    fn reached(&mut self) -> &[bool] {
+        if self.reached.is_none() {
+            self.reached = Some(self.strong_graph().reachable_from_root());
+        }
+        self.reached.as_deref().unwrap_or_default()
+    }
+
+    /// Empties the pointer fields of every changeable object built that is not in `keep`;
+    /// `true` when there was one (or an immutable one).
+    fn release_except(&self, keep: &ahash::AHashSet<usize>) -> bool {
+        let mut released = false;
         for state in &self.states {
             if let State::Ready(shared) = state {
                 if !keep.contains(&shared.addr()) {
                     graph::clear_shared(shared);
+                    released = true;
                 }
             }
         }
+        released
     }
 
-    /// After success: releases built objects the result does not hold strongly, if there can be any.
-    pub(super) fn sweep_orphans(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) {
+    /// After success: releases built objects the result does not hold strongly, if there can be
+    /// any; `true` when there were some.
+    pub(super) fn sweep_orphans(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) -> bool {
         if self.orphans_possible || (self.weak_built && self.hooks_ran) {
-            self.release_except(&graph::strongly_reachable(root, shared_root));
+            self.release_except(&graph::strongly_reachable(root, shared_root))
         } else if self.weak_built {
-            let reached = self.strong_graph().reachable_from_root();
-            for (state, reached) in self.states.iter().zip(reached) {
+            self.reached();
+            let reached = self.reached.as_deref().unwrap_or_default();
+            let mut orphans = false;
+            for (state, &reached) in self.states.iter().zip(reached) {
                 if let (State::Ready(shared), false) = (state, reached) {
                     graph::clear_shared(shared);
+                    orphans = true;
                 }
             }
+            orphans
+        } else {
+            false
         }
     }
 
@@ -82,21 +101,23 @@ impl Decoder<'_, '_> {
     pub(super) fn check_drop(&mut self, root: Option<&dyn Reflectable>) -> Result<(), DecodeError> {
         let worst = self.strong_edges.worst_link();
         let Some(worst) = worst else { return Ok(()) };
-        let needed_at_most = (self.strong_edges.len() + 1).saturating_mul(link_stack(worst));
+        // A drop recurses through each object once at most, and through each pointer.
+        let links = (self.strong_edges.len() + 1).min(self.states.len());
         let limit = self.limits.drop_stack_limit();
-        if needed_at_most <= limit {
+        if links.saturating_mul(link_stack(worst)) <= limit {
             return Ok(());
         }
-        let weak_built = self.weak_built;
-        let walked;
-        let graph = if self.hooks_ran || self.orphans_possible || !self.counts_match() {
-            walked = self.walked_graph(root, worst);
-            &walked
+        let deepest = if self.hooks_ran || self.orphans_possible || !self.counts_match() {
+            let walked = self.walked_graph(root, worst);
+            let live = self.weak_built.then(|| walked.reachable_from_root());
+            walked.drop_depth(0, live.as_deref())
         } else {
-            self.strong_graph()
+            if self.weak_built {
+                self.reached();
+            }
+            let graph = self.strong_graph.as_ref().expect("built by counts_match");
+            graph.drop_depth(0, self.reached.as_deref())
         };
-        let live = weak_built.then(|| graph.reachable_from_root());
-        let deepest = graph.drop_depth(0, live.as_deref());
         if deepest.stack > limit {
             let kind = DecodeErrorKind::DropTooDeep { length: deepest.objects, stack: deepest.stack, limit };
             return Err(DecodeError::new(kind, None));
