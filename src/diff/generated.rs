@@ -10,7 +10,7 @@
 //! (`same_*`), or of a pointer field (`pairs_*`).
 
 use super::generate::PointerPairs;
-use crate::field::{Container, EmbeddedSlot, One, PointerSlot, Shape};
+use crate::field::{same_plains, Container, EmbeddedSlot, One, PointerSlot, Shape};
 use crate::plain::{Native, PlainCodec, PlainType};
 use crate::rtti::{Reflectable, RttiType};
 use std::any::Any;
@@ -34,16 +34,6 @@ pub enum SameScope {
 /// `None` when a field's type cannot tell without writing its value out or walking it (the caller
 /// then compares field by field), or an object is not of the type.
 pub type GeneratedSame = fn(&dyn Any, &dyn Any, SameScope) -> Option<bool>;
-
-/// The elements of two containers of shape `S`, compared through codec `K`: the one comparison
-/// of plain values, for the erased accessors and for generated code.
-#[inline(always)]
-pub(crate) fn same_plains<C, S: Shape<C>, K: PlainCodec<S::Elem>>(a: &C, b: &C) -> Option<bool> {
-    match (S::ARRAY, S::as_slice(a), S::as_slice(b)) {
-        (false, [a], [b]) => K::same(a, b),
-        (_, a, b) => K::same_slice(a, b),
-    }
-}
 
 /// A plain member (compared in every scope).
 #[doc(hidden)]

@@ -4,9 +4,18 @@
 
 use super::elems::read_plain;
 use super::{owner_mut, owner_ref, ErasedElems, FieldError, FieldImpl, PlainInfo, Shape};
-use crate::diff::same_plains;
 use crate::plain::{write_elem_with, PlainCodec, Reader};
 use std::any::Any;
+
+/// The elements of two containers of shape `S`, compared through codec `K`: the one comparison
+/// of plain values, for the erased accessors and for generated code.
+#[inline(always)]
+pub(crate) fn same_plains<C, S: Shape<C>, K: PlainCodec<S::Elem>>(a: &C, b: &C) -> Option<bool> {
+    match (S::ARRAY, S::as_slice(a), S::as_slice(b)) {
+        (false, [a], [b]) => K::same(a, b),
+        (_, a, b) => K::same_slice(a, b),
+    }
+}
 
 /// Bytes reserved beyond a plain array's own, for what the encoder writes after it.
 const HEADROOM: usize = 64;

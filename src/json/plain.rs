@@ -5,9 +5,10 @@
 //! are strings, else as arrays of `[key, value]` pairs (protobuf's JSON conventions, so tools in
 //! JavaScript lose no precision).
 
+use crate::plain::described::{derived, lanes, PlainLayout};
 use crate::plain::type_ids as id;
 use crate::schema::describe::{split_type, Sig};
-use crate::text::{derived, lanes, PlainLayout, PlainValue};
+use crate::text::PlainValue;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use serde_json::{Map, Number, Value};

@@ -25,6 +25,7 @@
 mod codec;
 mod collections;
 pub mod compact;
+pub(crate) mod described;
 #[cfg(feature = "glam")]
 mod glam;
 pub mod pod;
@@ -37,6 +38,7 @@ pub mod varint;
 
 pub use codec::{elem_size_with, min_elem_size_with, read_elem_with, write_elem_with, Native, PlainCodec};
 pub use compact::{read_elem_compact, read_elem_compact_with, write_elem_compact, write_elem_compact_with};
+pub use described::{PlainDescription, PlainLayout};
 pub use reader::{PlainError, Reader, MAX_PLAIN_DEPTH, ZERO_SIZED_ALLOWANCE};
 #[cfg(feature = "serde")]
 pub use serde::SerdeCodec;

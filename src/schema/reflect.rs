@@ -19,7 +19,7 @@ pub const FIELD_SCHEMA_TYPE_ID: u32 = 0xFFFF_FF13;
 
 // Each in its own scope: the macro names its descriptor `RTTI`.
 const _: () = {
-    crate::__private::impl_reflectable!(Schema, || {
+    crate::__reflectable_impl_reflectable!(Schema, || {
         RttiTypeBuilder::<Schema>::built_in(SCHEMA_TYPE_ID, "Schema")
             .default_constructor()
             .embedded_array::<Vec<TypeSchema>>(1, "types", |s| &s.types, |s| &mut s.types)
@@ -29,7 +29,7 @@ const _: () = {
 
 // Each in its own scope: the macro names its descriptor `RTTI`.
 const _: () = {
-    crate::__private::impl_reflectable!(TypeSchema, || {
+    crate::__reflectable_impl_reflectable!(TypeSchema, || {
         RttiTypeBuilder::<TypeSchema>::built_in(TYPE_SCHEMA_TYPE_ID, "TypeSchema")
             .default_constructor()
             .plain::<u32>(1, "id", |s| &s.id, |s| &mut s.id)
@@ -46,7 +46,7 @@ const _: () = {
 
 // Each in its own scope: the macro names its descriptor `RTTI`.
 const _: () = {
-    crate::__private::impl_reflectable!(VariantSchema, || {
+    crate::__reflectable_impl_reflectable!(VariantSchema, || {
         RttiTypeBuilder::<VariantSchema>::built_in(VARIANT_SCHEMA_TYPE_ID, "VariantSchema")
             .default_constructor()
             .plain::<u32>(1, "id", |s| &s.id, |s| &mut s.id)
@@ -58,7 +58,7 @@ const _: () = {
 
 // Each in its own scope: the macro names its descriptor `RTTI`.
 const _: () = {
-    crate::__private::impl_reflectable!(FieldSchema, || {
+    crate::__reflectable_impl_reflectable!(FieldSchema, || {
         RttiTypeBuilder::<FieldSchema>::built_in(FIELD_SCHEMA_TYPE_ID, "FieldSchema")
             .default_constructor()
             .plain::<u16>(1, "id", |s| &s.id, |s| &mut s.id)

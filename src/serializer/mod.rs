@@ -73,7 +73,7 @@ pub use encoder::generated::{
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
 pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use file::FileSerializer;
-pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE};
+pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE, DROP_STACK_RESERVE};
 pub use progress::{Progress, ProgressFn};
 pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason};
 pub use root::AsRoot;

@@ -3,9 +3,9 @@
 //! without the Rust types.
 
 use super::compact;
-use super::described::{derived, lanes, Lanes, PlainLayout};
 use super::memo;
 use super::{PlainValue, TextError};
+use crate::plain::described::{builtin_leaf_size, derived, lanes, Lanes, PlainLayout};
 use crate::plain::{inline_or_dynamic, type_ids as id, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
 use crate::schema::describe::Sig;
 use std::borrow::Cow;
@@ -45,7 +45,7 @@ fn sum(parts: &[&[u32]]) -> Result<Option<u32>, TextError> {
 /// The size of a leaf: the format's own types, then the program's derived plain types (glam's
 /// lanes are the format's).
 fn leaf_size(type_id: u32) -> Option<Option<u32>> {
-    if let Some(size) = super::described::builtin_leaf_size(type_id) {
+    if let Some(size) = builtin_leaf_size(type_id) {
         return Some(size);
     }
     Some(match derived(type_id)? {

@@ -8,9 +8,9 @@
 //! in compact form (sequences, maps, dynamic options, arrays and tuples, dynamic derived structs).
 
 use super::codec::{count_of, read_content, static_size, undescribed, write_content, Form};
-use super::described::{derived, PlainLayout};
 use super::memo;
 use super::{PlainValue, TextError};
+use crate::plain::described::{derived, PlainLayout};
 use crate::plain::{type_ids as id, varint, PlainType, Reader};
 use crate::schema::describe::Sig;
 

@@ -37,7 +37,6 @@
 
 mod codec;
 mod compact;
-mod described;
 mod field;
 mod memo;
 mod parse;
@@ -52,7 +51,6 @@ pub use codec::{MAX_SHOWN_DEPTH, MAX_ZERO_SIZED_SHOWN};
 pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
     memo::scope(sig, || codec::write_value(sig, value, out))
 }
-pub(crate) use described::{builtin_leaf_size, derived, lanes};
 
 /// Runs `f` with the facts of `sig`'s nodes remembered (see `memo`): what a reader of many
 /// values of one signature wraps them in.
@@ -116,7 +114,7 @@ pub fn read_plain_compact(signature: &[u32], reader: &mut crate::plain::Reader<'
 pub fn write_plain_compact(signature: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
     memo::scope(signature, || compact::write_value(signature, value, out))
 }
-pub use described::{PlainDescription, PlainLayout};
+pub use crate::plain::{PlainDescription, PlainLayout};
 pub use parse::parse;
 pub use path::{get_text, get_value, set_text};
 pub use scalar::PlainText;

@@ -8,8 +8,8 @@
 //! is known; every refusal names its column and quotes at most an excerpt of the text.
 
 use super::codec::{self, static_size};
-use super::described::{derived, lanes, PlainLayout};
 use super::{cut, type_name, PlainValue, TextError, EXCERPT, NAME_EXCERPT};
+use crate::plain::described::{derived, lanes, PlainLayout};
 use crate::plain::type_ids as id;
 use crate::schema::describe::split_all;
 use crate::schema::describe::{split_type, Sig};

@@ -243,7 +243,7 @@ fn origin_from(parts: (u8, u32, u8)) -> Origin {
 
 // Each in its own scope: the macro names its descriptor `RTTI`.
 const _: () = {
-    crate::__private::impl_reflectable!(Patch, || {
+    crate::__reflectable_impl_reflectable!(Patch, || {
         RttiTypeBuilder::<Patch>::built_in(PATCH_TYPE_ID, "Patch")
             .default_constructor()
             .embedded_array::<Vec<ObjectEdit>>(1, "objects", |p| &p.objects, |p| &mut p.objects)
@@ -252,7 +252,7 @@ const _: () = {
 };
 
 const _: () = {
-    crate::__private::impl_reflectable!(ObjectEdit, || {
+    crate::__reflectable_impl_reflectable!(ObjectEdit, || {
         RttiTypeBuilder::<ObjectEdit>::built_in(OBJECT_EDIT_TYPE_ID, "PatchObject")
             .default_constructor()
             .plain_computed::<(u8, u32, u8)>(
@@ -268,7 +268,7 @@ const _: () = {
 };
 
 const _: () = {
-    crate::__private::impl_reflectable!(ObjectBody, || {
+    crate::__reflectable_impl_reflectable!(ObjectBody, || {
         RttiTypeBuilder::<ObjectBody>::built_in(OBJECT_BODY_TYPE_ID, "PatchBody")
             .default_constructor()
             .plain::<u32>(1, "type_id", |b| &b.type_id, |b| &mut b.type_id)
@@ -282,7 +282,7 @@ const _: () = {
 };
 
 const _: () = {
-    crate::__private::impl_reflectable!(PlainEdit, || {
+    crate::__reflectable_impl_reflectable!(PlainEdit, || {
         RttiTypeBuilder::<PlainEdit>::built_in(PLAIN_EDIT_TYPE_ID, "PatchPlain")
             .default_constructor()
             .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
@@ -296,7 +296,7 @@ const _: () = {
 };
 
 const _: () = {
-    crate::__private::impl_reflectable!(EmbeddedEdit, || {
+    crate::__reflectable_impl_reflectable!(EmbeddedEdit, || {
         RttiTypeBuilder::<EmbeddedEdit>::built_in(EMBEDDED_EDIT_TYPE_ID, "PatchEmbedded")
             .default_constructor()
             .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
@@ -308,7 +308,7 @@ const _: () = {
 };
 
 const _: () = {
-    crate::__private::impl_reflectable!(EmbeddedElement, || {
+    crate::__reflectable_impl_reflectable!(EmbeddedElement, || {
         RttiTypeBuilder::<EmbeddedElement>::built_in(EMBEDDED_ELEMENT_TYPE_ID, "PatchElement")
             .default_constructor()
             .plain::<Option<u32>>(1, "old", |e| &e.old, |e| &mut e.old)
@@ -318,7 +318,7 @@ const _: () = {
 };
 
 const _: () = {
-    crate::__private::impl_reflectable!(PointerEdit, || {
+    crate::__reflectable_impl_reflectable!(PointerEdit, || {
         RttiTypeBuilder::<PointerEdit>::built_in(POINTER_EDIT_TYPE_ID, "PatchPointers")
             .default_constructor()
             .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)

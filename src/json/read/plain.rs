@@ -10,10 +10,11 @@
 //! written here, in the order the normal form lays it out (`FORMAT.md`, "Plain content").
 
 use super::Key;
+use crate::plain::described::{derived, lanes, PlainLayout};
 use crate::plain::type_ids as id;
 use crate::plain::DYNAMIC_SIZE_PREFIX;
 use crate::schema::describe::{split_all, split_type, Sig};
-use crate::text::{cut, derived, lanes, static_size, write_value, PlainLayout, PlainValue, EXCERPT};
+use crate::text::{cut, static_size, write_value, PlainValue, EXCERPT};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Unexpected, Visitor};

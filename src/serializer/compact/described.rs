@@ -6,10 +6,10 @@
 //! plain-block = PLAIN_MARK count:u32 (type-id:u32 parts:u16 (sig-len:u8 sig:u32{sig-len}){parts}){count} length:u32
 //! ```
 
+use crate::plain::described::{builtin_leaf_size as leaf_size, derived, PlainLayout};
 use crate::plain::{type_ids as id, Reader, FIRST_USER_PLAIN_TYPE_ID};
 use crate::schema::describe::{is_well_formed, split_type, Sig};
 use crate::serializer::error::{corrupt, DecodeError};
-use crate::text::{builtin_leaf_size as leaf_size, derived, PlainLayout};
 use ahash::AHashMap;
 use std::cell::Cell;
 
