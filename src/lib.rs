@@ -235,11 +235,12 @@
 //! |---|---|---|
 //! | 0 | [`plain`], `fnv` | plain values: codecs, the bounds-checked [`plain::Reader`], signatures, the layouts of derived plain types, the compact element form; the FNV hash |
 //! | 1 | [`field`], [`rtti`], [`containers`] | the type model: field descriptors (one implementation per kind, a shape described once, [`field::FieldError`]), the [`Reflectable`] trait, type descriptors and variants, the builder, migrations, generic instantiations, the [`Registry`], graph walks, lists and maps of objects |
-//! | 2 | [`schema`] | schemas as values, fingerprints, the schema table, plain type signatures, lossless conversions, schema comparison |
-//! | 3 | [`runtime`] | types defined at run time ([`runtime::RuntimeObject`]), and the types and fields kept from a stream's schema table ([`UnknownFields`]) |
-//! | 4 | [`serializer`] | the binary format of `FORMAT.md`: layouts and constants (`format`), the grammar and the one walk over an object's sections and fields (`wire`), the encoder, the decoder, the decode report, errors, limits, compact streams, the memory and file front-ends, one-call shortcuts |
-//! | 5 | [`text`], [`dynamic`], [`json`], [`clone`], [`diff`] | the tools: plain values as text and paths into graphs; graphs without their types; the JSON form; deep and shallow clones; deep equality, patches and their application |
-//! | 6 | `__private` | what derived code and the crate's macros call |
+//! | 2 | `wire` | the stream grammar of `FORMAT.md`: layouts and constants ([`serializer::format`]), type and field headers read in sequence and the one walk over an object's sections and fields, the index of top-level objects, skipping, [`serializer::DecodeError`] and [`serializer::Limits`] |
+//! | 3 | [`schema`] | schemas as values, fingerprints, the schema table, plain type signatures, lossless conversions, schema comparison |
+//! | 4 | [`runtime`] | types defined at run time ([`runtime::RuntimeObject`]), and the types and fields kept from a stream's schema table ([`UnknownFields`]) |
+//! | 5 | [`serializer`] | the binary format: the encoder, the decoder (with the drop of its result played through), the decode report, compact streams, external references, the memory and file front-ends, atomic writes, one-call shortcuts |
+//! | 6 | [`text`], [`dynamic`], [`json`], [`clone`], [`diff`] | the tools: plain values as text and paths into graphs; graphs without their types; the JSON form; deep and shallow clones; deep equality, patches and their application |
+//! | 7 | `__private` | what derived code and the crate's macros call |
 //!
 //! What only the derives and macros need lives in a hidden `__private` module
 //! (`src/private.rs`): generated code reaches the crate only through it (the macros it invokes,
@@ -260,6 +261,7 @@ pub mod runtime;
 pub mod schema;
 pub mod serializer;
 pub mod text;
+mod wire;
 
 pub use reflectable_derive::{PlainType, Reflectable};
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};

@@ -14,13 +14,13 @@ use crate::plain::{skip_elem, Reader};
 use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use crate::schema::TypeSchema;
-use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::serializer::format::{FieldHeader, TYPE_HEADER_SIZE, VARIANT_TAG_FIELD_ID, WORD_SIZE};
 use crate::serializer::progress::{ProgressFn, Tracker};
-use crate::serializer::wire::{
+use crate::serializer::{Encoding, Limits};
+use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::wire::format::{FieldHeader, TYPE_HEADER_SIZE, VARIANT_TAG_FIELD_ID, WORD_SIZE};
+use crate::wire::{
     check_depth, embedded_header, field_count, read_stream_header, stream_body, variant_tag, walk_object, Item,
 };
-use crate::serializer::{Encoding, Limits};
 use ahash::{AHashMap, AHashSet};
 use std::mem::size_of;
 use std::rc::Rc;
@@ -126,7 +126,7 @@ pub(super) fn decode(
             .map(|entry| StoredEntry { type_id: entry.type_id, bytes: input[entry.offset - 4..entry.end].into() })
             .collect()
     });
-    let index = crate::serializer::index::index(body.data, &limits, body.objects)?;
+    let index = crate::wire::index::index(body.data, &limits, body.objects)?;
     if let Some(recorded) = body.objects {
         if recorded as usize != index.len() {
             let kind = DecodeErrorKind::ObjectCountMismatch { recorded, found: index.len() };

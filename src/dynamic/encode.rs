@@ -13,11 +13,11 @@ use crate::field::FieldError;
 use crate::schema::fingerprint_table::write_fingerprint_table;
 use crate::schema::table::write_schema_entry;
 use crate::schema::TypeSchema;
-use crate::serializer::format::{
+use crate::serializer::{EncodeError, Limits};
+use crate::wire::format::{
     FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_TYPE_ID, SCHEMA_MARK, SCHEMA_VERSION,
 };
-use crate::serializer::wire::{write_stream_header, write_trailer};
-use crate::serializer::{EncodeError, Limits};
+use crate::wire::{write_stream_header, write_trailer};
 use ahash::{AHashMap, AHashSet};
 use std::rc::Rc;
 

@@ -7,10 +7,10 @@ use crate::field::SharedHandle;
 use crate::rtti::Reflectable;
 use crate::schema::table::TableIndex;
 use crate::schema::Schema;
-use crate::serializer::format::{SCHEMA_MARK, VERSION};
 use crate::serializer::{
     AsRoot, DecodeError, DecodeReport, EncodeError, Encoding, Limits, MemorySerializer, ProgressFn,
 };
+use crate::wire::format::{SCHEMA_MARK, VERSION};
 use ahash::AHashMap;
 use std::hash::{Hash, Hasher};
 

@@ -11,8 +11,8 @@ use crate::dynamic::{DynamicField, DynamicGraph, DynamicObject, DynamicRef, Dyna
 use crate::field::{WireKind, WireShape};
 use crate::plain::type_ids as id;
 use crate::schema::{DeclaredSchema, FieldSchema, TypeSchema};
-use crate::serializer::format::VARIANT_TAG_FIELD_ID;
 use crate::serializer::Encoding;
+use crate::wire::format::VARIANT_TAG_FIELD_ID;
 use ahash::{AHashMap, AHashSet};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;

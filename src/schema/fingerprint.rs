@@ -13,7 +13,7 @@ use super::field_signature;
 use crate::field::{Declared, ElemShape, RttiField};
 use crate::fnv::Fnv64;
 use crate::rtti::RttiType;
-use crate::serializer::format::FieldHeader;
+use crate::wire::format::FieldHeader;
 
 /// The fingerprint of `rtti` (computed once per type, then cached in it).
 pub(crate) fn fingerprint(rtti: &'static RttiType) -> u64 {

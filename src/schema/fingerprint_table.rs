@@ -11,8 +11,8 @@
 use super::fingerprint;
 use super::table::table_body;
 use crate::rtti::{Registry, RttiType};
-use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::serializer::format::FINGERPRINT_MARK;
+use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::wire::format::FINGERPRINT_MARK;
 
 /// Bytes of one entry: type ID and fingerprint.
 const ENTRY_SIZE: usize = 4 + 8;

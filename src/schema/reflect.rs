@@ -6,7 +6,7 @@
 use super::{DeclaredSchema, FieldSchema, Schema, TypeSchema, VariantSchema};
 use crate::field::{WireKind, WireShape};
 use crate::rtti::RttiTypeBuilder;
-use crate::serializer::format::FieldHeader;
+use crate::wire::format::FieldHeader;
 
 /// Type ID of [`Schema`].
 pub const SCHEMA_TYPE_ID: u32 = 0xFFFF_FF10;
@@ -70,7 +70,7 @@ const _: () = {
                 "shape",
                 |s| FieldHeader { id: 0, shape: s.shape }.pack(),
                 |s, word| {
-                    if let Ok(Some(header)) = FieldHeader::unpack(word & !crate::serializer::format::OBJECT_BIT) {
+                    if let Ok(Some(header)) = FieldHeader::unpack(word & !crate::wire::format::OBJECT_BIT) {
                         s.shape = header.shape;
                     }
                 },

@@ -16,9 +16,9 @@ use crate::containers::MAP_TYPE_ID;
 use crate::field::WireKind;
 use crate::plain::{type_ids, Reader};
 use crate::rtti::RttiType;
-use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::serializer::format::{FieldHeader, OBJECT_BIT, SCHEMA_MARK};
-use crate::serializer::wire::stream_body;
+use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::wire::format::{FieldHeader, OBJECT_BIT, SCHEMA_MARK};
+use crate::wire::stream_body;
 use ahash::AHashMap;
 
 /// Type entry flag: an enum.
@@ -39,8 +39,6 @@ const MIN_FIELD: usize = 4 + 1 + 1 + 2;
 const MIN_VARIANT: usize = 4 + 2 + 4;
 /// Longest name a table holds: longer ones are cut (at a character boundary).
 const MAX_NAME_LEN: usize = u16::MAX as usize;
-/// Fewest bytes a table takes: mark, count, length.
-pub(crate) const MIN_TABLE: usize = 12;
 
 /// Appends the table entry of `rtti` (encoded once per type, then copied).
 pub(crate) fn write_entry(rtti: &'static RttiType, out: &mut Vec<u8>) {

@@ -16,20 +16,20 @@ mod pending;
 mod subtree;
 mod trait_check;
 
-use super::error::EncodeError;
 use super::external::write_stub;
-use super::format::{
-    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, SCHEMA_VERSION,
-    VARIANT_TAG, VARIANT_TAG_FIELD_ID, VERSION,
-};
 use super::progress::Tracker;
-use super::wire::{write_stream_header, write_trailer};
 use super::{BinarySerializer, Limits, Root, SchemaTable, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
 use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::fingerprint_table::{running_fingerprints, write_fingerprint_table};
 use crate::schema::table::{one_per_id, write_table};
+use crate::wire::error::EncodeError;
+use crate::wire::format::{
+    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, SCHEMA_VERSION,
+    VARIANT_TAG, VARIANT_TAG_FIELD_ID, VERSION,
+};
+use crate::wire::{write_stream_header, write_trailer};
 use ahash::AHashSet;
 use generated::FieldWriter;
 use identities::Identities;

@@ -3,14 +3,14 @@
 //! references"): a top-level object of the built-in type [`EXTERNAL_TYPE_ID`] holding the
 //! caller's key for the object and the object's type ID, which the reading program re-links.
 
-use super::error::DecodeError;
-use super::format::{FieldHeader, TypeHeader, WireKind};
-use super::skip::skip_field;
-use super::wire::{type_header, walk_object, Item};
 use super::Limits;
 use crate::containers::EXTERNAL_TYPE_ID;
 use crate::plain::Reader;
 use crate::rtti::Reflectable;
+use crate::wire::error::DecodeError;
+use crate::wire::format::{FieldHeader, TypeHeader, WireKind};
+use crate::wire::skip::skip_field;
+use crate::wire::{type_header, walk_object, Item};
 use std::fmt;
 
 /// Field ID of an external reference's key (`u64`, static size 8).

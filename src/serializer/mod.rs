@@ -45,19 +45,16 @@ mod decoder;
 pub(crate) use decoder::drop_depth::links_within;
 pub(crate) use decoder::strong_edges::StrongEdges;
 mod encoder;
-pub(crate) mod error;
 mod external;
 mod file;
-pub mod format;
-pub(crate) mod index;
-mod limits;
 pub(crate) mod progress;
 mod report;
 mod root;
 mod shortcuts;
-mod skip;
-pub(crate) mod wire;
 
+pub use crate::wire::error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
+pub use crate::wire::format;
+pub use crate::wire::limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE, DROP_STACK_RESERVE};
 pub use atomic_write::write_atomically;
 #[doc(hidden)]
 pub use decoder::generated::{
@@ -70,10 +67,8 @@ pub use encoder::generated::{
     encode_plain_with_array, encode_pointer, encode_pointer_array, generated_owner, FieldWriteError, FieldWriter,
     GeneratedEncode,
 };
-pub use error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
 pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use file::FileSerializer;
-pub use limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE, DROP_STACK_RESERVE};
 pub use progress::{Progress, ProgressFn};
 pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason};
 pub use root::AsRoot;

@@ -1,6 +1,6 @@
 //! [`DecodeReport`]: what a decode left behind or changed, so that no loss is silent.
 
-use super::error::{DecodeError, DecodeErrorKind};
+use crate::wire::error::{DecodeError, DecodeErrorKind};
 use std::fmt;
 
 /// What a decode did beyond reading every stored value into a field of the same type: fields it

@@ -9,7 +9,7 @@
 use crate::plain::described::{builtin_leaf_size as leaf_size, derived, PlainLayout};
 use crate::plain::{type_ids as id, Reader, FIRST_USER_PLAIN_TYPE_ID};
 use crate::schema::describe::{is_well_formed, split_type, Sig};
-use crate::serializer::error::{corrupt, DecodeError};
+use crate::wire::error::{corrupt, DecodeError};
 use ahash::AHashMap;
 use std::cell::Cell;
 

@@ -9,8 +9,8 @@ use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::type_ids as id;
 use crate::schema::table::TableIndex;
 use crate::schema::FieldSchema;
-use crate::serializer::error::{corrupt, DecodeError};
-use crate::serializer::format::{FieldHeader, WireKind, NULL_TYPE_ID, REF_FIRST_ENTRY};
+use crate::wire::error::{corrupt, DecodeError};
+use crate::wire::format::{FieldHeader, WireKind, NULL_TYPE_ID, REF_FIRST_ENTRY};
 use ahash::AHashMap;
 
 /// How one element of a field is written in compact form.

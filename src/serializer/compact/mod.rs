@@ -59,9 +59,9 @@ pub(crate) fn check_block(block: &[u8]) -> Result<(), DecodeError> {
 }
 pub use to_normal::to_normal;
 
-use super::error::{DecodeError, DecodeErrorKind};
-use super::format::TypeHeader;
 use crate::plain::DYNAMIC_SIZE_PREFIX;
+use crate::wire::error::{DecodeError, DecodeErrorKind};
+use crate::wire::format::TypeHeader;
 
 /// The normal bytes [`to_normal`] writes, bounded: a compact stream may stand for a normal one
 /// many times its size (a bit for a field that is all zeros), so its growth is capped. The cap

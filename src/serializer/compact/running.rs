@@ -7,7 +7,7 @@ use crate::rtti::{Registry, RttiType};
 use crate::schema::fingerprint;
 use crate::schema::fingerprint_table::{mismatch, FingerprintTable};
 use crate::schema::table::write_table;
-use crate::serializer::error::DecodeError;
+use crate::wire::error::DecodeError;
 use ahash::AHashMap;
 
 /// The schema table the listed types would have had: each one's running entry, in the listed

@@ -10,15 +10,15 @@ use crate::plain::{varint, Reader, DYNAMIC_SIZE_PREFIX};
 use crate::rtti::Registry;
 use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
-use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::serializer::format::{
+use crate::serializer::Limits;
+use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::wire::format::{
     FieldHeader, TypeHeader, COMPACT_VERSION, FIELD_TERMINATOR, MAX_ELIDED, OBJECT_BIT, REF_EMPTY, REF_EXTERNAL,
     REF_FIRST_ENTRY, REF_LIST, REF_MAP, STREAM_HEADER_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID, WORD_SIZE,
 };
-use crate::serializer::wire::{
+use crate::wire::{
     check_depth, embedded_header, field_count, stream_body, type_header, write_stream_header, write_trailer,
 };
-use crate::serializer::Limits;
 
 /// The compact form of the normal stream `normal` (`FORMAT.md`, "Compact streams"): the same
 /// graph, schema table and checksum flag, objects without headers. A compact stream comes back

@@ -11,14 +11,14 @@ use crate::plain::{varint, Reader};
 use crate::rtti::Registry;
 use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
-use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::serializer::format::{
+use crate::serializer::Limits;
+use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::wire::format::{
     FieldHeader, TypeHeader, COMPACT_VERSION, FIELD_TERMINATOR, MAGIC, MAX_ELIDED, MAX_INSTANCE_ID, NULL_TYPE_ID,
     OBJECT_BIT, REF_EMPTY, REF_EXTERNAL, REF_LIST, REF_MAP, STREAM_HEADER_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID,
     VERSION,
 };
-use crate::serializer::wire::{check_depth, stream_body, write_stream_header, write_trailer};
-use crate::serializer::Limits;
+use crate::wire::{check_depth, stream_body, write_stream_header, write_trailer};
 
 /// What a field left out of a section is read from: its data was all zero bytes, at most
 /// [`MAX_ELIDED`] of them.

@@ -9,10 +9,10 @@ use crate::plain::Reader;
 use crate::rtti::lifecycle::finish_hooks;
 use crate::rtti::{Reflectable, RttiType};
 use crate::runtime::ContainerShape;
-use crate::serializer::error::DecodeError;
-use crate::serializer::format::{FieldHeader, OBJECT_BIT, WORD_SIZE};
-use crate::serializer::skip::{skip_field, skip_object};
-use crate::serializer::wire::{check_depth, embedded_header};
+use crate::wire::error::DecodeError;
+use crate::wire::format::{FieldHeader, OBJECT_BIT, WORD_SIZE};
+use crate::wire::skip::{skip_field, skip_object};
+use crate::wire::{check_depth, embedded_header};
 
 impl Decoder<'_, '_> {
     pub(super) fn embedded_values(

@@ -16,9 +16,9 @@ use crate::schema::convert::{conversion, Conversion};
 use crate::schema::fingerprint_table::{mismatch, FingerprintTable};
 use crate::schema::table::{EntryRef, TableIndex};
 use crate::schema::{field_signature, fingerprint, FieldSchema, TypeSchema};
-use crate::serializer::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::serializer::format::FieldHeader;
 use crate::serializer::report::SkipReason;
+use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::wire::format::FieldHeader;
 use ahash::AHashMap;
 use std::rc::Rc;
 

@@ -11,8 +11,8 @@
 
 use super::{Decoder, State};
 use crate::plain::Reader;
-use crate::serializer::error::DecodeError;
 use crate::serializer::external::{read_stub, Relink};
+use crate::wire::error::DecodeError;
 
 impl<'d> Decoder<'d, '_> {
     /// Re-links external references through `relink` (none: they load as null).

@@ -8,9 +8,9 @@ use super::{field_failure, Decoder, State};
 use crate::field::{Declared, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, Registry};
-use crate::serializer::error::DecodeError;
-use crate::serializer::format::{FieldHeader, WireKind, NULL_INSTANCE};
-use crate::serializer::wire::{embedded_header, field_count};
+use crate::wire::error::DecodeError;
+use crate::wire::format::{FieldHeader, WireKind, NULL_INSTANCE};
+use crate::wire::{embedded_header, field_count};
 use smallvec::SmallVec;
 
 /// The instance IDs a pointer field holds, and whether any of them will be null (its target was
@@ -216,7 +216,7 @@ impl Decoder<'_, '_> {
         let offset = reader.offset();
         let id = reader.read_u32()?;
         if id as usize > self.entries.len() {
-            let kind = crate::serializer::error::DecodeErrorKind::UnknownInstance { id, count: self.entries.len() };
+            let kind = crate::wire::error::DecodeErrorKind::UnknownInstance { id, count: self.entries.len() };
             return Err(DecodeError::new(kind, offset));
         }
         Ok(id)

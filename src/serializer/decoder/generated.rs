@@ -21,8 +21,8 @@ use crate::field::{
 };
 use crate::plain::{Native, PlainCodec, PlainType, Reader};
 use crate::rtti::{AsReflectable, Reflectable, RttiType};
-use crate::serializer::error::DecodeError;
-use crate::serializer::format::{FieldHeader, WORD_SIZE};
+use crate::wire::error::DecodeError;
+use crate::wire::format::{FieldHeader, WORD_SIZE};
 use std::any::Any;
 
 /// A derived type's generated decoder: reads the own fields of `owner` (a value of the type the

@@ -9,10 +9,10 @@ use crate::field::{Declared, Family, FieldAccess, RttiField};
 use crate::plain::Reader;
 use crate::rtti::lifecycle::finish_hooks;
 use crate::rtti::{Reflectable, RttiType};
-use crate::serializer::error::DecodeError;
-use crate::serializer::format::{FieldHeader, NULL_INSTANCE};
-use crate::serializer::skip::skip_field;
-use crate::serializer::wire::{check_depth, embedded_header, field_count, type_header, walk_object, Item};
+use crate::wire::error::DecodeError;
+use crate::wire::format::{FieldHeader, NULL_INSTANCE};
+use crate::wire::skip::skip_field;
+use crate::wire::{check_depth, embedded_header, field_count, type_header, walk_object, Item};
 
 /// An immutable object another one needs: its index, the family and whether it is wanted through
 /// a `Weak`, and the type the pointer declares.

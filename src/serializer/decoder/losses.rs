@@ -8,9 +8,9 @@ use crate::containers::{drops_values, EXTERNAL_TYPE_ID, MAP_TYPE_ID};
 use crate::field::RttiField;
 use crate::plain::Reader;
 use crate::rtti::Reflectable;
-use crate::serializer::error::DecodeError;
-use crate::serializer::format::NULL_INSTANCE;
 use crate::serializer::report::{DecodeEvent, NullReason};
+use crate::wire::error::DecodeError;
+use crate::wire::format::NULL_INSTANCE;
 
 impl Decoder<'_, '_> {
     /// Records an event of the report (an error instead, for a loss in strict decoding).

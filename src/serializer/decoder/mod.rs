@@ -15,13 +15,8 @@
 //! lets go of what a failed decode built and of orphans, and refuses a graph whose drop would
 //! overflow the stack.
 
-use super::error::{corrupt, DecodeError, DecodeErrorKind};
-use super::format::{FieldHeader, TYPE_HEADER_SIZE};
-use super::index::{capacity, index, index_rest, root_entry, IndexEntry};
 use super::progress::{ProgressFn, Tracker};
 use super::report::{DecodeEvent, DecodeReport, Recorder};
-use super::skip::skip_field;
-use super::wire::{stream_body, type_header, walk_object, Item};
 use super::Limits;
 use crate::containers::EXTERNAL_TYPE_ID;
 use crate::field::{Declared, Family, FieldError, SharedObject};
@@ -29,6 +24,11 @@ use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Reflectable, Registry, RttiType};
 use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
+use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::wire::format::{FieldHeader, TYPE_HEADER_SIZE};
+use crate::wire::index::{capacity, index, index_rest, root_entry, IndexEntry};
+use crate::wire::skip::skip_field;
+use crate::wire::{stream_body, type_header, walk_object, Item};
 use std::any::Any;
 use std::collections::VecDeque;
 

@@ -11,11 +11,11 @@ use crate::plain::Reader;
 use crate::rtti::{Migration, Reflectable};
 use crate::schema::convert::Conversion;
 use crate::schema::FieldSchema;
-use crate::serializer::error::{corrupt, DecodeError};
-use crate::serializer::format::{FieldHeader, WireKind, FIELD_HEADER_SIZE};
 use crate::serializer::report::{DecodeEvent, SkipReason};
-use crate::serializer::skip::skip_field;
-use crate::serializer::wire::field_count;
+use crate::wire::error::{corrupt, DecodeError};
+use crate::wire::field_count;
+use crate::wire::format::{FieldHeader, WireKind, FIELD_HEADER_SIZE};
+use crate::wire::skip::skip_field;
 
 impl Decoder<'_, '_> {
     /// A stored field that is not simply read into the running field of its ID: the stream's

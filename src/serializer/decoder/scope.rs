@@ -6,9 +6,9 @@ use super::evolution::TypePlan;
 use crate::field::RttiField;
 use crate::plain::Reader;
 use crate::rtti::{FieldTable, Reflectable, RttiType, RttiVariant};
-use crate::serializer::error::DecodeError;
-use crate::serializer::format::{FieldHeader, VARIANT_TAG_FIELD_ID};
-use crate::serializer::wire::variant_tag;
+use crate::wire::error::DecodeError;
+use crate::wire::format::{FieldHeader, VARIANT_TAG_FIELD_ID};
+use crate::wire::variant_tag;
 use std::rc::Rc;
 
 /// How a stream describes the type of a section.

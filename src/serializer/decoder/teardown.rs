@@ -7,7 +7,7 @@ use super::strong_edges::{Link, StrongEdges, StrongGraph};
 use super::{Decoder, State};
 use crate::field::SharedObject;
 use crate::rtti::{graph, Reflectable};
-use crate::serializer::error::{DecodeError, DecodeErrorKind};
+use crate::wire::error::{DecodeError, DecodeErrorKind};
 
 /// Objects few enough that freeing them all in one cascade needs no care: far below any stack's
 /// limit.

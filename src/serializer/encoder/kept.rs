@@ -7,7 +7,7 @@ use crate::rtti::{Reflectable, RttiType};
 use crate::runtime::{KeptFields, UnknownFields};
 use crate::schema::table::write_schema_entry;
 use crate::schema::{FieldSchema, TypeSchema};
-use crate::serializer::error::EncodeError;
+use crate::wire::error::EncodeError;
 
 impl Encoder<'_, '_, '_> {
     /// Writes the kept fields of `section` (of type `rtti`), if it keeps any. Out of line: few

@@ -9,9 +9,9 @@
 use super::{Encoder, FieldFailure, Seen};
 use crate::field::{SharedObject, TraitCheck};
 use crate::rtti::graph::strong_identities;
-use crate::serializer::error::EncodeError;
-use crate::serializer::format::{MAX_INSTANCE_ID, NULL_INSTANCE};
 use crate::serializer::{Root, WeakPointers};
+use crate::wire::error::EncodeError;
+use crate::wire::format::{MAX_INSTANCE_ID, NULL_INSTANCE};
 
 impl Encoder<'_, '_, '_> {
     /// For a subtree save, before anything is written: what the stream will hold.

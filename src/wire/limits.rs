@@ -1,7 +1,7 @@
 //! [`Limits`]: what the decoder allows a stream to make it do.
 
 /// Limits the decoder enforces on untrusted input (the encoder also refuses to nest deeper than
-/// `max_depth`). Each violation is its own [`DecodeErrorKind`](super::DecodeErrorKind).
+/// `max_depth`). Each violation is its own [`DecodeErrorKind`](crate::serializer::DecodeErrorKind).
 /// `SECURITY.md` explains the threat model. Set the ones you need and take the rest from the
 /// default: `Limits { max_depth: 16, ..Limits::default() }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub struct Limits {
     /// (`a.next -> b`, `b.next -> c`, ...) is dropped by recursion, and one long enough would
     /// overflow the stack of whoever drops the graph. The decoder plays the drop through on the
     /// pointers it stored (a link to an object something else still holds stops it) and refuses
-    /// a graph that would need more ([`DecodeErrorKind::DropTooDeep`](super::DecodeErrorKind::DropTooDeep)).
+    /// a graph that would need more ([`DecodeErrorKind::DropTooDeep`](crate::serializer::DecodeErrorKind::DropTooDeep)).
     /// `None` (the default) allows what the decoding thread has left
     /// ([`Limits::drop_stack_limit`]): a graph is dropped on the thread that loaded it, or one
     /// with as much stack. Set `Some(usize::MAX)` for a program that drops its graphs with care

@@ -5,9 +5,9 @@
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
 use super::format::{TypeHeader, NULL_TYPE_ID, TYPE_HEADER_SIZE};
+use super::limits::Limits;
 use super::skip::skip_object;
-use super::wire::{read_stream_header, type_header};
-use super::Limits;
+use super::{read_stream_header, type_header};
 use crate::plain::Reader;
 
 /// Where a top-level object starts, and its type.

@@ -1,17 +1,27 @@
 //! The stream grammar (`FORMAT.md`): the stream header, type and field headers read in sequence,
 //! the rule an embedded object's header follows, element counts and nesting depth, and the one
 //! walk over an object's sections and fields that the decoder, its immutable pre-scan and the
-//! skipper all use. The header layouts themselves are in [`format`](super::format).
+//! skipper all use. The header layouts themselves are in [`format`]; beside them the errors a
+//! decode reports ([`error`]), the limits it enforces ([`limits`]), the index of a stream's
+//! top-level objects ([`index`]) and skipping what is not read ([`skip`]). The encoder, the
+//! decoder and the tools above build on this floor; it knows the type model (field kinds, the
+//! errors of field access) and nothing above it.
 
-use super::error::{corrupt, DecodeError, DecodeErrorKind};
-use super::format::{
+pub(crate) mod error;
+pub mod format;
+pub(crate) mod index;
+pub(crate) mod limits;
+pub(crate) mod skip;
+
+use crate::plain::Reader;
+use error::{corrupt, DecodeError, DecodeErrorKind};
+use format::MIN_TABLE;
+use format::{
     FieldHeader, Trailer, TypeHeader, WireKind, COMPACT_VERSION, FINGERPRINT_MARK, MAGIC, NULL_TYPE_ID, OBJECT_BIT,
     OLDEST_VERSION, SCHEMA_VERSION, STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_COMPACT, TRAILER_SIZE,
     TYPE_HEADER_SIZE, VARIANT_TAG, WORD_SIZE,
 };
-use super::Limits;
-use crate::plain::Reader;
-use crate::schema::table::MIN_TABLE;
+use limits::Limits;
 
 /// Appends the stream header of a stream of format `version`.
 pub(crate) fn write_stream_header(out: &mut Vec<u8>, version: u32) {

@@ -3,8 +3,8 @@
 
 use super::error::DecodeError;
 use super::format::{FieldHeader, WireKind, WORD_SIZE};
-use super::wire::{check_depth, embedded_header, field_count, walk_object, Item};
-use super::Limits;
+use super::limits::Limits;
+use super::{check_depth, embedded_header, field_count, walk_object, Item};
 use crate::plain::{skip_elem, Reader};
 
 /// Skips one field's data (its header already read), inside an object nested `depth` deep.

@@ -18,7 +18,7 @@ pub enum DecodeErrorKind {
     /// Strict decoding met a loss (a skipped field, a dropped object, a nulled pointer...).
     #[error("strict decoding: {what}")]
     DataLoss {
-        /// What would have been lost, as a [`DecodeReport`](super::DecodeReport) line.
+        /// What would have been lost, as a [`DecodeReport`](crate::serializer::DecodeReport) line.
         what: String,
     },
     /// The stream has no schema table, so it cannot say how it was written: it predates them
@@ -26,7 +26,7 @@ pub enum DecodeErrorKind {
     #[error("the stream has no schema table (it was written before format version 3, or with fingerprints only)")]
     NoSchema,
     /// A stream that lists only its types' fingerprints (written with
-    /// [`SchemaTable::Fingerprints`](super::SchemaTable::Fingerprints), for readers built with
+    /// [`SchemaTable::Fingerprints`](crate::serializer::SchemaTable::Fingerprints), for readers built with
     /// the same types) holds a type this reader lacks or has in another form. Such a stream does
     /// not describe its types, so it is not read at all.
     #[error(
@@ -93,7 +93,7 @@ pub enum DecodeErrorKind {
     #[error("corrupt stream: {0}")]
     Corrupt(&'static str),
     /// A normal stream holds something its compact form cannot express
-    /// ([`compact::to_compact`](super::compact::to_compact)): a section without every field its
+    /// ([`compact::to_compact`](crate::serializer::compact::to_compact)): a section without every field its
     /// schema entry lists, in order (data kept from another writer on some objects of a type and
     /// not others), objects out of the encoder's order, or a stream without a schema table.
     #[error("not expressible in compact form: {0}")]
@@ -135,13 +135,13 @@ pub enum DecodeErrorKind {
         /// The limit.
         limit: usize,
     },
-    /// The stream holds more objects than [`Limits::max_objects`](super::Limits::max_objects).
+    /// The stream holds more objects than [`Limits::max_objects`](crate::serializer::Limits::max_objects).
     #[error("more than {limit} objects")]
     TooManyObjects {
         /// The limit.
         limit: usize,
     },
-    /// An array field is longer than [`Limits::max_array_len`](super::Limits::max_array_len).
+    /// An array field is longer than [`Limits::max_array_len`](crate::serializer::Limits::max_array_len).
     #[error("array of {len} elements, over the limit of {limit}")]
     ArrayTooLong {
         /// The stored length.
@@ -150,7 +150,7 @@ pub enum DecodeErrorKind {
         limit: usize,
     },
     /// Decoding would allocate more than the budget of
-    /// [`Limits::max_allocation`](super::Limits::max_allocation).
+    /// [`Limits::max_allocation`](crate::serializer::Limits::max_allocation).
     #[error("decoding needs more than the allocation budget of {limit} bytes")]
     AllocationLimit {
         /// The budget.
@@ -158,7 +158,7 @@ pub enum DecodeErrorKind {
     },
     /// Dropping the decoded graph would recurse through a chain of `length` objects, each
     /// freeing the next, and take more stack than
-    /// [`Limits::drop_stack_limit`](super::Limits::drop_stack_limit) allows: it could overflow
+    /// [`Limits::drop_stack_limit`](crate::serializer::Limits::drop_stack_limit) allows: it could overflow
     /// the stack of whoever drops it.
     #[error(
         "dropping the graph would free a chain of {length} objects by recursion, needing about {stack} bytes of stack, \
@@ -444,7 +444,7 @@ pub enum EncodeError {
         field: u16,
     },
     /// A stream that lists only its types' fingerprints
-    /// ([`SchemaTable::Fingerprints`](super::SchemaTable::Fingerprints)) cannot carry what a
+    /// ([`SchemaTable::Fingerprints`](crate::serializer::SchemaTable::Fingerprints)) cannot carry what a
     /// reader kept from a newer writer (unknown fields, objects of types it lacks): their
     /// descriptions are what the schema table is for.
     #[error("type {type_name}: an object holds data kept from another writer, which only a stream with a schema table describes")]
@@ -453,7 +453,7 @@ pub enum EncodeError {
         type_name: &'static str,
     },
     /// The graph cannot be written in compact form
-    /// ([`Encoding::Compact`](super::Encoding::Compact)): the reason is the decode error that
+    /// ([`Encoding::Compact`](crate::serializer::Encoding::Compact)): the reason is the decode error that
     /// turning its normal form compact gave (`DecodeErrorKind::NotCompact`). The normal encoding
     /// writes it.
     #[error("the graph cannot be written in compact form: {0}")]

@@ -31,6 +31,8 @@ pub const SCHEMA_MARK: u32 = u32::from_le_bytes([0xC8, b'S', b'C', b'M']);
 /// (`"\xC8FPT"`). Like [`SCHEMA_MARK`], neither a type header nor a valid field header; a decoder
 /// that knows only schema tables refuses it.
 pub const FINGERPRINT_MARK: u32 = u32::from_le_bytes([0xC8, b'F', b'P', b'T']);
+/// Fewest bytes a schema table takes: mark, count, length.
+pub(crate) const MIN_TABLE: usize = 12;
 /// A schema table describing no types: the mark, a count of 0, and the table's length (12).
 /// A hand-assembled version 3 stream may end its objects with it; its types are then read as
 /// streams without a schema are, matched by field ID and wire shape.
