@@ -9,10 +9,13 @@
 
 #[path = "../examples/common/level.rs"]
 mod level;
+#[path = "common/stack_mark.rs"]
+mod stack_mark;
 
 use reflectable::serializer::{BinarySerializer, DecodeErrorKind, Limits, MemorySerializer};
 use reflectable::Reflectable;
-use std::cell::{Cell, RefCell};
+use stack_mark::{measured_drop, StackMark};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, RwLock};
@@ -327,103 +330,6 @@ fn hostile_chains(thread: Thread) {
     }
 }
 
-// ---- the estimate of a link's stack ----------------------------------------------------------
-
-thread_local! {
-    static LOWEST: Cell<usize> = const { Cell::new(usize::MAX) };
-    static HIGHEST: Cell<usize> = const { Cell::new(0) };
-}
-
-/// A field whose drop notes how deep the stack is: dropped before its object's pointer (declared
-/// first), it marks each link of a chain as the drop recurses down it.
-#[derive(Default)]
-struct StackMark;
-
-impl Drop for StackMark {
-    #[inline(never)]
-    fn drop(&mut self) {
-        let local = 0u8;
-        let at = std::hint::black_box(&local) as *const u8 as usize;
-        LOWEST.with(|lowest| lowest.set(lowest.get().min(at)));
-        HIGHEST.with(|highest| highest.set(highest.get().max(at)));
-    }
-}
-
-/// The stack a recursive drop of `value` takes, between its first and its deepest link.
-fn measured_drop<T>(value: T) -> usize {
-    LOWEST.with(|lowest| lowest.set(usize::MAX));
-    HIGHEST.with(|highest| highest.set(0));
-    drop(value);
-    HIGHEST.with(Cell::get) - LOWEST.with(Cell::get)
-}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 470_020)]
-struct MarkedSingle {
-    #[rtti(skip)]
-    _mark: StackMark,
-    #[rtti(id = 1)]
-    next: Option<Rc<RefCell<MarkedSingle>>>,
-}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 470_021)]
-struct MarkedList {
-    #[rtti(skip)]
-    _mark: StackMark,
-    #[rtti(id = 1)]
-    next: Vec<Arc<Mutex<MarkedList>>>,
-}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 470_022)]
-struct MarkedMap {
-    #[rtti(skip)]
-    _mark: StackMark,
-    #[rtti(id = 1)]
-    next: HashMap<u32, Rc<RefCell<MarkedMap>>>,
-}
-
-/// What the decoder charges for a chain's drop (from its refusal under a tiny limit) covers what
-/// dropping the decoded chain takes, for a single pointer, a list and a map.
-fn drop_frames_fit_their_estimate(_: Thread) {
-    const LINKS: usize = 1_000;
-    fn check<T: Reflectable + Default>(kind: &str, bytes: Vec<u8>) {
-        let tight = Limits { max_drop_stack: Some(0), ..Limits::default() };
-        let error = BinarySerializer::new().limits(tight).decode(&bytes, &mut ()).map(drop).expect_err(kind);
-        let DecodeErrorKind::DropTooDeep { length, stack, .. } = *error.kind() else { panic!("{kind}: {error}") };
-        assert_eq!(length, LINKS + 1, "{kind}");
-        let value: T = MemorySerializer::new().decode_as(&bytes).expect(kind);
-        let measured = measured_drop(value);
-        println!("  {kind}: {} bytes a link estimated, {} measured", stack / LINKS, measured / (LINKS - 1));
-        assert!(stack >= measured, "{kind}: {stack} bytes estimated, {measured} taken");
-    }
-    check::<MarkedSingle>(
-        "Option<Rc<RefCell<_>>>",
-        chain_bytes(
-            LINKS,
-            |n| MarkedSingle { next: Some(Rc::new(RefCell::new(n))), ..MarkedSingle::default() },
-            |n| n.next.take().and_then(sole),
-        ),
-    );
-    check::<MarkedList>(
-        "Vec<Arc<Mutex<_>>>",
-        chain_bytes(
-            LINKS,
-            |n| MarkedList { next: vec![Arc::new(Mutex::new(n))], ..MarkedList::default() },
-            |n| n.next.pop().and_then(|n| Arc::try_unwrap(n).ok()).map(|n| n.into_inner().expect("not poisoned")),
-        ),
-    );
-    check::<MarkedMap>(
-        "HashMap<_, Rc<RefCell<_>>>",
-        chain_bytes(
-            LINKS,
-            |n| MarkedMap { next: HashMap::from([(1, Rc::new(RefCell::new(n)))]), ..MarkedMap::default() },
-            |n| n.next.drain().next().and_then(|(_, n)| sole(n)),
-        ),
-    );
-}
-
 // ---- the estimate covers the real drop, for any graph -----------------------------------------
 
 /// A node of a random graph: pointers of each kind a drop lets go of differently (a single one, a
@@ -503,7 +409,6 @@ fn the_estimate_covers_any_drop(_: Thread) {
 }
 
 fn main() {
-    on_both("drop frames fit their estimate", drop_frames_fit_their_estimate);
     on_both("the estimate covers any drop", the_estimate_covers_any_drop);
     on_both("a 20,000-waypoint route", a_long_route);
     on_both("hostile chains of every pointer family", hostile_chains);

@@ -88,8 +88,9 @@ fn walk_all(
 }
 
 /// Empties every pointer field of `object` and of the objects it holds by value: arrays become
-/// empty and optional pointers `None`. A non-optional pointer keeps its value, and so does a
-/// fixed-size array of pointers (`[Rc<T>; N]`), which cannot be emptied.
+/// empty, optional pointers `None`, and a fixed-size array of optional pointers
+/// (`[Option<Rc<T>>; N]`) all `None`. A non-optional pointer keeps its value, and so does a
+/// fixed-size array of them (`[Rc<T>; N]`), which cannot be emptied.
 pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
     let mut index = 0;
     while let Some(section) = RttiType::section_mut(object, index) {
@@ -98,8 +99,14 @@ pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
             match field.access() {
                 FieldAccess::Pointer(pointers) => {
                     let targets: &[Option<&SharedObject>] = if field.is_array() { &[] } else { &[None] };
-                    match pointers.store(section, targets, &NO_CASTS) {
-                        Ok(_) | Err(FieldError::FixedLength { .. }) => {}
+                    let stored = match pointers.store(section, targets, &NO_CASTS) {
+                        Err(FieldError::FixedLength { expected, .. }) => {
+                            pointers.store(section, &vec![None; expected], &NO_CASTS)
+                        }
+                        stored => stored,
+                    };
+                    match stored {
+                        Ok(_) | Err(FieldError::NotNullable) => {}
                         Err(error) => return Err(error.in_field(field.name())),
                     }
                 }

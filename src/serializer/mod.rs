@@ -42,8 +42,7 @@
 mod atomic_write;
 pub mod compact;
 mod decoder;
-pub(crate) use decoder::drop_depth::links_within;
-pub(crate) use decoder::strong_edges::StrongEdges;
+pub(crate) use decoder::strong_edges::{Link, StrongEdges};
 mod encoder;
 mod external;
 mod file;

@@ -78,25 +78,33 @@ fn refused(patch: &Patch, registry: &Registry) -> Option<ApplyReport> {
 /// stream too. The patch's links alone are counted, in any order; a pointer field this program
 /// does not know (or cannot tell weak from strong) counts as strong.
 fn too_long_a_chain(patch: &Patch, registry: &Registry) -> Option<Malformed> {
-    let limit = crate::serializer::links_within(crate::serializer::Limits::default().drop_stack_limit());
-    if patch.objects.len() <= limit {
-        return None;
-    }
     let mut edges = crate::serializer::StrongEdges::default();
     for (index, edit) in patch.objects.iter().enumerate() {
-        strong_links(&edit.body, registry, &mut |to| edges.push(index, to));
+        strong_links(&edit.body, 0, registry, &mut |to, link| edges.push_at(index, to, link));
     }
-    let longest = edges.graph(patch.objects.len()).longest_chain();
-    (longest > limit).then(|| Malformed {
+    if edges.len() < 2 {
+        return None;
+    }
+    let limit = crate::serializer::Limits::default().drop_stack_limit();
+    let deepest = edges.graph(patch.objects.len()).longest_drop();
+    (deepest.stack > limit).then(|| Malformed {
         at: "objects".into(),
         why: format!(
-            "it links a chain of {longest} objects by strong pointers, past the {limit} a drop can follow safely"
+            "it links a chain of {} objects by strong pointers, whose drop needs about {} bytes of stack, past the \
+             {limit} this thread has",
+            deepest.objects, deepest.stack
         ),
     })
 }
 
-/// The edits a body (and the bodies nested in it) points at through strong pointers.
-fn strong_links(body: &ObjectBody, registry: &Registry, link: &mut impl FnMut(usize)) {
+/// The edits a body (and the bodies nested in it, `nesting` deep in their object) points at
+/// through strong pointers, with where each pointer sits.
+fn strong_links(
+    body: &ObjectBody,
+    nesting: usize,
+    registry: &Registry,
+    link: &mut impl FnMut(usize, crate::serializer::Link),
+) {
     for edit in &body.pointers {
         let field = registry.get(edit.section).and_then(|rtti| {
             rtti.field(edit.field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(edit.field)))
@@ -104,16 +112,18 @@ fn strong_links(body: &ObjectBody, registry: &Registry, link: &mut impl FnMut(us
         if field.and_then(RttiField::as_pointer).is_some_and(|pointers| pointers.is_weak()) {
             continue;
         }
+        let array = field.is_none_or(RttiField::is_array);
+        let at = crate::serializer::Link::at(None, nesting, array);
         for &(old, target) in &edit.elements {
             // A rebuilt array's kept element keeps its old target, which is not the patch's link.
             if target != 0 && (!edit.rebuild || old == super::patch::NONE) {
-                link(target as usize - 1);
+                link(target as usize - 1, at);
             }
         }
     }
     for edit in &body.embedded {
         for element in edit.elements.iter().filter_map(|element| element.body.as_ref()) {
-            strong_links(element, registry, link);
+            strong_links(element, nesting + 1, registry, link);
         }
     }
 }

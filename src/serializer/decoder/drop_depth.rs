@@ -29,12 +29,13 @@ pub(crate) struct DropDepth {
 }
 
 impl DropDepth {
-    fn deeper(self, link: Link, below: DropDepth) -> DropDepth {
+    pub(crate) fn deeper(self, link: Link, below: DropDepth) -> DropDepth {
         DropDepth { objects: self.objects + below.objects, stack: self.stack + link_stack(link) + below.stack }
     }
 
-    fn max(self, other: DropDepth) -> DropDepth {
-        if other.stack > self.stack {
+    /// The one taking more stack (more objects between equals).
+    pub(crate) fn max(self, other: DropDepth) -> DropDepth {
+        if (other.stack, other.objects) > (self.stack, self.objects) {
             other
         } else {
             self
@@ -43,21 +44,18 @@ impl DropDepth {
 }
 
 /// Bytes of stack the drop of a pointer at `link` holds while what it frees is dropped, with a
-/// margin over what was measured on x86-64 (stable Rust 1.9x; the test
-/// `drop_frames_fit_their_estimate` in `tests/drop_depth.rs` measures it again): in release
-/// builds a single `Option<Rc<RefCell<T>>>` (or `Rc<T>`, `Arc<Mutex<T>>`, an enum's field) costs
-/// 32 bytes a link, a `Vec` element 96, a `HashMap` value 96; in debug builds 128-176, 240 and
-/// 480. The drop glue is the program's, so this follows the profile the crate is built with.
+/// margin over the most measured on x86-64 (stable Rust 1.9x; `drop_frames_fit_their_estimate`
+/// in `tests/deep_drops.rs` measures them again, for every shape below). Release builds: a
+/// single pointer (`Option<Rc<RefCell<T>>>`, `Rc<T>`, `Arc<Mutex<T>>`, an enum's field) 32-64
+/// bytes a link, the most for structs with other fields to drop around it; a `Vec` element up to
+/// 80; each value held by value around the pointer (a struct, a `Box`, a map's value) 34-67 more,
+/// and 149 for a `BTreeMap`'s value, whose drop walks its nodes. Debug builds: 128-225, 256,
+/// and up to 661 a level (`BTreeMap` again). The drop glue is the program's, so this follows the
+/// profile the crate is built with; a type whose own `Drop` keeps large locals on the stack is
+/// beyond it.
 pub(crate) fn link_stack(link: Link) -> usize {
-    let (single, array, nested) = if cfg!(debug_assertions) { (224, 96, 288) } else { (48, 64, 64) };
+    let (single, array, nested) = if cfg!(debug_assertions) { (320, 96, 800) } else { (88, 64, 192) };
     single + if link.is_array_element() { array } else { 0 } + nested * link.nesting()
-}
-
-/// How many links, each a map's value or a list's element inside a value held by value (a costly
-/// common kind), a drop can recurse through within `stack` bytes: the bound for chains known
-/// only by their length (`diff::apply`'s own links).
-pub(crate) fn links_within(stack: usize) -> usize {
-    stack / link_stack(Link::at(None, 1, true))
 }
 
 impl StrongGraph {

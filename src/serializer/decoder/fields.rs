@@ -172,7 +172,8 @@ impl Decoder<'_, '_> {
                 } else if matches!(self.states[id as usize - 1], State::Ready(_)) {
                     // A pointer that stays null (a missing type, the root by value, an immutable
                     // cycle's back edge) holds nothing.
-                    let link = Link::at(self.place, self.depth - self.body_depth, array);
+                    let nesting = self.depth - self.body_depth + self.section_nesting;
+                    let link = Link::at(self.place, nesting, array);
                     self.strong_edges.push_at(self.current, id as usize - 1, link);
                 }
             }

@@ -109,6 +109,10 @@ pub(crate) struct Decoder<'d, 'c> {
     place_known: bool,
     /// The declared position of the top-level field being read, when `place_known`.
     place: Option<usize>,
+    /// Base sections the field being read is inside, counting those of the values around it, where
+    /// a base may be boxed (a type not derived: a kept type boxes its base), one more level for a
+    /// drop each.
+    section_nesting: usize,
     /// Whether `entries` holds every top-level object (at first it holds the root only).
     indexed: bool,
     /// Where the root ended, once it is decoded.
@@ -202,6 +206,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             body_depth: 0,
             place_known: false,
             place: None,
+            section_nesting: 0,
             hooks_ran: false,
             expected_root: None,
             immutable_nesting: 0,
@@ -365,8 +370,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.finish()?;
         self.hooks_ran |= finish_hooks(&mut *root, self.context);
         self.check_drop(Some(&*root))?;
-        let orphans = self.sweep_orphans(Some(&*root), None);
-        self.let_go(orphans);
+        self.sweep_orphans(Some(&*root), None);
+        self.let_go();
         Ok(root)
     }
 
@@ -394,8 +399,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
             }
             self.finish()?;
             self.check_drop(None)?;
-            let orphans = self.sweep_orphans(None, Some(&root));
-            self.let_go(orphans);
+            self.sweep_orphans(None, Some(&root));
+            self.let_go();
             Ok(root)
         } else {
             // Immutable roots are decoded before sharing, like any immutable object.
@@ -406,8 +411,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 State::Ready(shared) => {
                     let shared = shared.clone();
                     self.check_drop(None)?;
-                    let orphans = self.sweep_orphans(None, Some(&shared));
-                    self.let_go(orphans);
+                    self.sweep_orphans(None, Some(&shared));
+                    self.let_go();
                     Ok(shared)
                 }
                 _ => Err(DecodeError::new(
@@ -445,10 +450,10 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let mut reader = Reader::new(self.data).with_zero_sized_left(self.zero_sized_left);
         reader.skip(self.entries[index].offset)?;
         let header = type_header(&mut reader)?;
-        let outer = (self.current, self.body_depth, self.place_known, self.place);
-        (self.current, self.body_depth) = (index, self.depth);
+        let outer = (self.current, self.body_depth, self.place_known, self.place, self.section_nesting);
+        (self.current, self.body_depth, self.section_nesting) = (index, self.depth, 0);
         let result = self.object_sections(&mut reader, object, header.instance, false);
-        (self.current, self.body_depth, self.place_known, self.place) = outer;
+        (self.current, self.body_depth, self.place_known, self.place, self.section_nesting) = outer;
         if index == 0 {
             self.root_end = Some(reader.offset());
         }
@@ -473,6 +478,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         if !embedded {
             self.place_known = own.fields_in_declaration_order();
         }
+        let outer_sections = self.section_nesting;
         self.generated_fields(reader, object, &mut scope)?;
         let mut section = Some((0, scope));
         walk_object(reader, instance, embedded, |reader, item| match item {
@@ -486,6 +492,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
                             // Where a base's fields are dropped among the object's own is not known.
                             self.place_known = false;
                         }
+                        // A derived type holds its base inline; another may box it (a kept type does).
+                        let boxed = !own.fields_in_declaration_order();
+                        self.section_nesting = outer_sections + if boxed { index } else { 0 };
                         let target =
                             RttiType::section_mut(object, index).expect("the index comes from the object's chain");
                         self.generated_fields(reader, target, &mut scope)?;
@@ -508,6 +517,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 None => skip_field(reader, &header, self.depth, &self.limits),
             },
         })?;
+        self.section_nesting = outer_sections;
         if !embedded {
             self.progress.object_done((reader.offset() - start) as u64, true);
         }

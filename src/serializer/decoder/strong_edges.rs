@@ -11,6 +11,8 @@
 //! - an order to drop the decoder's own handles in, parents before children, so that each drop
 //!   frees one object and never a whole chain at once.
 
+use super::drop_depth::{link_stack, DropDepth};
+
 /// Strong pointers stored while decoding: `from -> to` instance indices (0 is the root), each
 /// with where it sits in `from` ([`Link`]). A pointer inside an object embedded by value counts
 /// as its top-level object's. (`diff::apply` asks the same of the links a patch makes, by edit
@@ -33,8 +35,9 @@ pub(crate) struct Link(u32);
 impl Link {
     const POSITION: u32 = 0xFFFF;
     const NESTING_SHIFT: u32 = 16;
-    const ARRAY: u32 = 1 << 24;
-    const ANYWHERE: u32 = 1 << 25;
+    const NESTING: u32 = 0x3FFF;
+    const ARRAY: u32 = 1 << 30;
+    const ANYWHERE: u32 = 1 << 31;
 
     /// A pointer of top-level field `position` (its declared place, when the type's declaration
     /// order is known), `nesting` embedded values deep, an array element or not.
@@ -43,7 +46,7 @@ impl Link {
             Some(position) if position <= Self::POSITION as usize => position as u32,
             _ => Self::ANYWHERE,
         };
-        let nesting = (nesting.min(255) as u32) << Self::NESTING_SHIFT;
+        let nesting = (nesting.min(Self::NESTING as usize) as u32) << Self::NESTING_SHIFT;
         Link(place | nesting | if array { Self::ARRAY } else { 0 })
     }
 
@@ -59,7 +62,7 @@ impl Link {
 
     /// Embedded values this pointer is inside.
     pub(crate) fn nesting(self) -> usize {
-        ((self.0 >> Self::NESTING_SHIFT) & 0xFF) as usize
+        ((self.0 >> Self::NESTING_SHIFT) & Self::NESTING) as usize
     }
 
     /// `true` for an element of an array (a `Vec`, a map's values, ...).
@@ -91,6 +94,7 @@ pub(crate) struct StrongGraph {
 
 impl StrongEdges {
     /// A pointer from `from` to `to` whose place in `from` is not known.
+    #[cfg(test)]
     pub(crate) fn push(&mut self, from: usize, to: usize) {
         self.push_at(from, to, Link::anywhere());
     }
@@ -178,7 +182,14 @@ impl StrongGraph {
     }
 
     /// The longest chain of strong pointers, in objects (see [`StrongGraph::search`]).
+    #[cfg(test)]
     pub(crate) fn longest_chain(&self) -> usize {
+        self.search(|_| {}).objects
+    }
+
+    /// The chain of strong pointers whose drop would take the most stack, whatever order the
+    /// drop met its links in (see [`StrongGraph::search`]).
+    pub(crate) fn longest_drop(&self) -> DropDepth {
         self.search(|_| {})
     }
 
@@ -194,50 +205,64 @@ impl StrongGraph {
 
     /// One depth-first search from every instance (iterative: a long chain costs heap, not
     /// stack), calling `finished` on each instance after everything it points at (post-order);
-    /// returns the longest chain. An edge back to an instance on the current path closes a cycle
-    /// and is not followed: a cycle is never freed by dropping (it leaks, or is broken by
-    /// `break_cycles`), and everything not in or under a cycle gets its exact longest chain.
-    fn search(&self, mut finished: impl FnMut(u32)) -> usize {
-        const NEW: u32 = u32::MAX;
-        const OPEN: u32 = u32::MAX - 1;
-        // Per instance: NEW, OPEN (on the path), or the length of the longest chain from it.
-        let mut depth = vec![NEW; self.count()];
-        // Frames: an instance, its next and end positions in `targets`, the deepest chain below.
-        let mut stack: Vec<(u32, u32, u32, u32)> = Vec::new();
-        let mut longest = 0;
-        let frame = |node: u32| (node, self.starts[node as usize], self.starts[node as usize + 1], 0);
+    /// returns the chain that would take the most stack to drop, each link at its
+    /// [`link_stack`]. An edge back to an instance on the current path closes a cycle and is not
+    /// followed: a cycle is never freed by dropping (it leaks, or is broken by `break_cycles`),
+    /// and everything not in or under a cycle gets its exact deepest chain.
+    fn search(&self, mut finished: impl FnMut(u32)) -> DropDepth {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            New,
+            Open,
+            Done,
+        }
+        let mut mark = vec![Mark::New; self.count()];
+        // Per finished instance: the deepest chain from it, itself counted.
+        let mut below = vec![DropDepth::default(); self.count()];
+        // Frames: an instance, its next and end positions in `targets`, the deepest chain found
+        // under it so far.
+        let mut stack: Vec<(u32, u32, u32, DropDepth)> = Vec::new();
+        let mut longest = DropDepth::default();
+        let frame =
+            |node: u32| (node, self.starts[node as usize], self.starts[node as usize + 1], DropDepth::default());
+        let through =
+            |link: Link, below: DropDepth| DropDepth { objects: below.objects, stack: below.stack + link_stack(link) };
         for start in 0..self.count() as u32 {
-            if depth[start as usize] != NEW {
+            if mark[start as usize] != Mark::New {
                 continue;
             }
-            depth[start as usize] = OPEN;
+            mark[start as usize] = Mark::Open;
             stack.push(frame(start));
             while let Some(top) = stack.last_mut() {
                 if top.1 < top.2 {
-                    let to = self.targets[top.1 as usize];
+                    let at = top.1 as usize;
                     top.1 += 1;
-                    match depth[to as usize] {
-                        NEW => {
-                            depth[to as usize] = OPEN;
-                            stack.push(frame(to));
+                    let to = self.targets[at] as usize;
+                    match mark[to] {
+                        Mark::New => {
+                            mark[to] = Mark::Open;
+                            stack.push(frame(to as u32));
                         }
-                        OPEN => {}
-                        done => top.3 = top.3.max(done),
+                        Mark::Open => {}
+                        Mark::Done => top.3 = top.3.max(through(self.links[at], below[to])),
                     }
                     continue;
                 }
-                let (node, _, _, below) = *top;
-                let own = below + 1;
-                depth[node as usize] = own;
+                let (node, _, _, deepest) = *top;
+                let own = DropDepth { objects: deepest.objects + 1, stack: deepest.stack };
+                below[node as usize] = own;
+                mark[node as usize] = Mark::Done;
                 longest = longest.max(own);
                 finished(node);
                 stack.pop();
                 if let Some(parent) = stack.last_mut() {
-                    parent.3 = parent.3.max(own);
+                    // The edge the parent followed last led here.
+                    let edge = parent.1 as usize - 1;
+                    parent.3 = parent.3.max(through(self.links[edge], own));
                 }
             }
         }
-        longest as usize
+        longest
     }
 }
 

@@ -1,6 +1,6 @@
 //! What the decoder lets go of: the objects of a failed decode (pointers cleared, then dropped
-//! parents first so no drop frees a whole chain), the orphans of a successful one, and a graph
-//! whose drop would recurse deeper than the stack allows (`drop_depth.rs`).
+//! parents first so no drop frees a whole chain), the orphans of a successful one (the same),
+//! and a graph whose drop would recurse deeper than the stack allows (`drop_depth.rs`).
 
 use super::drop_depth::link_stack;
 use super::strong_edges::{Link, StrongEdges, StrongGraph};
@@ -9,36 +9,36 @@ use crate::field::SharedObject;
 use crate::rtti::{graph, Reflectable};
 use crate::wire::error::{DecodeError, DecodeErrorKind};
 
-/// Objects few enough that freeing them all in one cascade needs no care: far below any stack's
-/// limit.
-const SHORT_CHAIN: usize = 256;
-
 impl Decoder<'_, '_> {
     /// After a failure: empties the pointer fields of every changeable object built so far, so
     /// that cycles among them cannot keep the abandoned graph alive, then lets go of the objects
-    /// parents first, so that no drop frees a whole chain at once (however long a chain the
-    /// stream built, even one over [`Limits::max_pointer_chain`]).
+    /// parents first, so that no drop frees a whole chain at once, however long a chain (or
+    /// deeply nested a link) the stream built.
     pub(super) fn release(&mut self) {
         self.release_except(&Default::default());
         self.drop_parents_first();
     }
 
-    /// After success: lets go of the decoder's own handles parents first when some object is
-    /// held by nothing else (an orphan: immutable ones keep their pointers, and a chain of them
-    /// freed from its far end would recurse). Without orphans, letting go frees nothing.
-    pub(super) fn let_go(&mut self, orphans: bool) {
+    /// After success: when the decoder's handle is the last one to some object (an orphan: a
+    /// target reached through a `Weak`, or held by a pointer a field stored twice replaced),
+    /// lets go of its handles parents first, as after a failure. Otherwise letting go frees
+    /// nothing.
+    pub(super) fn let_go(&mut self) {
+        let orphans =
+            self.states.iter().skip(1).any(|state| matches!(state, State::Ready(shared) if shared.strong_count() == 1));
         if orphans {
             self.drop_parents_first();
         }
     }
 
+    /// Drops the decoder's handles each before those of the objects it points at, by the
+    /// pointers the objects hold (the stored ones may be more, or, after a hook, others): each
+    /// drop then frees at most its own object.
     fn drop_parents_first(&mut self) {
-        if self.states.len() > SHORT_CHAIN {
-            let order = self.strong_graph().parents_first();
-            let mut states: Vec<Option<State>> = std::mem::take(&mut self.states).into_iter().map(Some).collect();
-            for index in order {
-                states[index as usize] = None;
-            }
+        let order = self.walked_graph(None, Link::anywhere()).parents_first();
+        let mut states: Vec<Option<State>> = std::mem::take(&mut self.states).into_iter().map(Some).collect();
+        for index in order {
+            states[index as usize] = None;
         }
     }
 
@@ -56,39 +56,30 @@ impl Decoder<'_, '_> {
         self.reached.as_deref().unwrap_or_default()
     }
 
-    /// Empties the pointer fields of every changeable object built that is not in `keep`;
-    /// `true` when there was one (or an immutable one).
-    fn release_except(&self, keep: &ahash::AHashSet<usize>) -> bool {
-        let mut released = false;
+    /// Empties the pointer fields of every changeable object built that is not in `keep`.
+    fn release_except(&self, keep: &ahash::AHashSet<usize>) {
         for state in &self.states {
             if let State::Ready(shared) = state {
                 if !keep.contains(&shared.addr()) {
                     graph::clear_shared(shared);
-                    released = true;
                 }
             }
         }
-        released
     }
 
     /// After success: releases built objects the result does not hold strongly, if there can be
-    /// any; `true` when there were some.
-    pub(super) fn sweep_orphans(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) -> bool {
+    /// any, so their cycles cannot leak.
+    pub(super) fn sweep_orphans(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<&SharedObject>) {
         if self.orphans_possible || (self.weak_built && self.hooks_ran) {
-            self.release_except(&graph::strongly_reachable(root, shared_root))
+            self.release_except(&graph::strongly_reachable(root, shared_root));
         } else if self.weak_built {
             self.reached();
             let reached = self.reached.as_deref().unwrap_or_default();
-            let mut orphans = false;
             for (state, &reached) in self.states.iter().zip(reached) {
                 if let (State::Ready(shared), false) = (state, reached) {
                     graph::clear_shared(shared);
-                    orphans = true;
                 }
             }
-            orphans
-        } else {
-            false
         }
     }
 
@@ -108,9 +99,11 @@ impl Decoder<'_, '_> {
             return Ok(());
         }
         let deepest = if self.hooks_ran || self.orphans_possible || !self.counts_match() {
+            // Objects the root does not reach are let go of before the caller has the graph
+            // (orphans, however they came about): they hold nothing at the drop.
             let walked = self.walked_graph(root, worst);
-            let live = self.weak_built.then(|| walked.reachable_from_root());
-            walked.drop_depth(0, live.as_deref())
+            let live = walked.reachable_from_root();
+            walked.drop_depth(0, Some(&live))
         } else {
             if self.weak_built {
                 self.reached();
