@@ -42,10 +42,10 @@ pub use crate::diff::{
     same_plain_array, same_plain_with, same_plain_with_array, same_pointer, same_pointer_array, PointerPairs,
     SameScope,
 };
-pub use crate::rtti::GeneratedCode;
 
 /// Writes, reads and compares the fields declared so far through `encode`, `decode`, `same` and
-/// `pointers`, the code the derive generated for them.
+/// `pointers`, the code the derive generated for them: attached to the type for the serializer
+/// and diff.
 pub fn generated_code<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
     encode: crate::serializer::GeneratedEncode,
@@ -53,7 +53,10 @@ pub fn generated_code<O: Reflectable>(
     same: crate::diff::GeneratedSame,
     pointers: crate::diff::GeneratedPointers,
 ) -> RttiTypeBuilder<O> {
-    builder.generated_code(GeneratedCode { encode: Some(encode), decode: Some(decode), same, pointers })
+    let mut data = crate::rtti::TypeData::default();
+    data.insert(crate::serializer::GeneratedCodec { encode, decode });
+    data.insert(crate::diff::GeneratedComparison { same, pointers });
+    builder.derived_data(data)
 }
 
 /// Compares the fields and variants declared so far through `same` and `pointers`, the code the
@@ -63,7 +66,9 @@ pub fn generated_same<O: Reflectable>(
     same: crate::diff::GeneratedSame,
     pointers: crate::diff::GeneratedPointers,
 ) -> RttiTypeBuilder<O> {
-    builder.generated_code(GeneratedCode { encode: None, decode: None, same, pointers })
+    let mut data = crate::rtti::TypeData::default();
+    data.insert(crate::diff::GeneratedComparison { same, pointers });
+    builder.derived_data(data)
 }
 
 use crate::containers::ObjectMap;

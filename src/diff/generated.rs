@@ -35,6 +35,28 @@ pub enum SameScope {
 /// then compares field by field), or an object is not of the type.
 pub type GeneratedSame = fn(&dyn Any, &dyn Any, SameScope) -> Option<bool>;
 
+/// The code the derive generated to compare a type's own fields and where its pointer fields
+/// lead, attached to its descriptor ([`TypeData`](crate::rtti::TypeData)).
+#[derive(Clone, Copy)]
+pub(crate) struct GeneratedComparison {
+    pub(crate) same: GeneratedSame,
+    pub(crate) pointers: GeneratedPointers,
+}
+
+impl RttiType {
+    /// The derive's generated comparison of the type's own fields.
+    #[inline]
+    pub(crate) fn generated_same(&self) -> Option<GeneratedSame> {
+        self.data::<GeneratedComparison>().map(|code| code.same)
+    }
+
+    /// The derive's generated comparison of where the type's own pointer fields lead.
+    #[inline]
+    pub(crate) fn generated_pointers(&self) -> Option<GeneratedPointers> {
+        self.data::<GeneratedComparison>().map(|code| code.pointers)
+    }
+}
+
 /// A plain member (compared in every scope).
 #[doc(hidden)]
 #[inline(always)]

@@ -18,13 +18,13 @@ pub use equal::{rtti_eq, Difference};
 pub use generate::{diff, DiffError};
 #[doc(hidden)]
 pub use generate::{diff_walked, PointerPairs};
-pub(crate) use generated::same_sections;
 #[doc(hidden)]
 pub use generated::{
     generated_pair, pairs_pointer, pairs_pointer_array, same_embedded, same_embedded_array, same_plain,
     same_plain_array, same_plain_with, same_plain_with_array, same_pointer, same_pointer_array, GeneratedPointers,
     GeneratedSame, SameScope,
 };
+pub(crate) use generated::{same_sections, GeneratedComparison};
 pub use patch::{
     Patch, EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, OBJECT_BODY_TYPE_ID, OBJECT_EDIT_TYPE_ID, PATCH_TYPE_ID,
     PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,

@@ -14,6 +14,7 @@ mod migration;
 mod reflectable;
 mod registry;
 mod rtti_type;
+mod type_data;
 mod type_set;
 mod variant;
 mod walker;
@@ -28,9 +29,8 @@ pub use graph::{break_cycles, break_cycles_shared, clear_pointers, reachable_fro
 pub use migration::Migration;
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
 pub use registry::{Registry, TypeRegistration};
-#[doc(hidden)]
-pub use rtti_type::GeneratedCode;
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
+pub use type_data::TypeData;
 pub(crate) use type_set::TypeSet;
 pub use variant::RttiVariant;
 pub use walker::{FieldPath, Flow, GraphWalker, PathStep, PathView, Visit, WalkError};

@@ -2,11 +2,9 @@
 
 use super::field_table::FieldTable;
 use super::variant::{RttiVariant, Variants};
-use super::{Migration, Reflectable, Registry};
-use crate::diff::{GeneratedPointers, GeneratedSame};
+use super::{Migration, Reflectable, Registry, TypeData};
 use crate::field::{Family, RttiField, SharedObject};
 use crate::runtime::UnknownFields;
-use crate::serializer::{GeneratedDecode, GeneratedEncode};
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
@@ -63,21 +61,6 @@ pub(crate) struct Constructor {
 /// Puts a fresh object into a shared allocation of a family.
 pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
 
-/// The code `#[derive(Reflectable)]` generated to write, read and compare a type's own fields
-/// (an enum's are only compared). Public for the derive only.
-#[doc(hidden)]
-#[derive(Clone, Copy)]
-pub struct GeneratedCode {
-    /// Writes the fields (`serializer/encoder/generated.rs`).
-    pub encode: Option<GeneratedEncode>,
-    /// Reads the fields (`serializer/decoder/generated.rs`).
-    pub decode: Option<GeneratedDecode>,
-    /// Compares two objects' fields, as far as a scope asks (`diff/generated.rs`).
-    pub same: GeneratedSame,
-    /// Compares where two objects' pointer fields lead, in a diff (`diff/generate/pairs.rs`).
-    pub pointers: GeneratedPointers,
-}
-
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
 /// constructor and hooks.
 pub struct RttiType {
@@ -97,10 +80,11 @@ pub struct RttiType {
     pub(crate) migrations: Vec<Migration>,
     /// What the schema module computes of the type once: its fingerprint, its schema table entry.
     schema_cache: SchemaCache,
-    /// The code the derive generated to write and read the type's own fields, when it did (a
-    /// struct without `extend` or maps): the encoder and decoder use it instead of walking
-    /// [`fields`](RttiType::fields).
-    generated: Option<GeneratedCode>,
+    /// What the modules that use the type attached to it (the derive's generated code, a
+    /// program's own data).
+    data: TypeData,
+    /// Whether the fields are described in declaration order (a derived type without `extend`).
+    in_declaration_order: bool,
     /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
     /// the types it has met in a bit set instead of a hash set.
     ordinal: u32,
@@ -161,40 +145,16 @@ impl RttiType {
             hooks,
             migrations,
             schema_cache: SchemaCache::default(),
-            generated: None,
+            data: TypeData::default(),
+            in_declaration_order: false,
             ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
         }
     }
 
-    /// Whether the type's own fields are written and read by code its derive generated (a
-    /// derived struct without maps or `extend`) rather than by walking their descriptors. Both
-    /// write the same bytes; see [`BinarySerializer::generated_codecs`](crate::serializer::BinarySerializer::generated_codecs).
-    pub fn has_generated_codec(&self) -> bool {
-        self.generated_encode().is_some()
-    }
-
-    /// The derive's generated encoder for the type's own fields (see the field).
+    /// The value of type `D` attached to the type (see [`TypeData`]).
     #[inline]
-    pub(crate) fn generated_encode(&self) -> Option<GeneratedEncode> {
-        self.generated.and_then(|code| code.encode)
-    }
-
-    /// The derive's generated decoder for the type's own fields (see the field).
-    #[inline]
-    pub(crate) fn generated_decode(&self) -> Option<GeneratedDecode> {
-        self.generated.and_then(|code| code.decode)
-    }
-
-    /// The derive's generated comparison of the type's own fields (see the field).
-    #[inline]
-    pub(crate) fn generated_same(&self) -> Option<GeneratedSame> {
-        self.generated.map(|code| code.same)
-    }
-
-    /// The derive's generated comparison of the type's own pointer fields (see the field).
-    #[inline]
-    pub(crate) fn generated_pointers(&self) -> Option<GeneratedPointers> {
-        self.generated.map(|code| code.pointers)
+    pub fn data<D: Any>(&self) -> Option<&D> {
+        self.data.get()
     }
 
     /// Whether [`fields`](RttiType::fields) (and each variant's) are in the order the Rust type
@@ -203,11 +163,13 @@ impl RttiType {
     /// made with the builder.
     #[inline]
     pub(crate) fn fields_in_declaration_order(&self) -> bool {
-        self.generated.is_some()
+        self.in_declaration_order
     }
 
-    pub(crate) fn set_generated(&mut self, codec: Option<GeneratedCode>) {
-        self.generated = codec;
+    /// Attaches `data`; `in_declaration_order` when the fields are described as declared.
+    pub(crate) fn set_data(&mut self, data: TypeData, in_declaration_order: bool) {
+        self.data = data;
+        self.in_declaration_order = in_declaration_order;
     }
 
     /// This descriptor's number in the process (see the field).

@@ -529,6 +529,36 @@ impl<'r> BinarySerializer<'r> {
     }
 }
 
+/// The code the derive generated to write and read a struct's own fields, attached to its
+/// descriptor ([`TypeData`](crate::rtti::TypeData)): the encoder and decoder use it instead of
+/// walking the fields' descriptors.
+#[derive(Clone, Copy)]
+pub(crate) struct GeneratedCodec {
+    pub(crate) encode: GeneratedEncode,
+    pub(crate) decode: GeneratedDecode,
+}
+
+impl crate::RttiType {
+    /// Whether the type's own fields are written and read by code its derive generated (a
+    /// derived struct without maps or `extend`) rather than by walking their descriptors. Both
+    /// write the same bytes; see [`BinarySerializer::generated_codecs`].
+    pub fn has_generated_codec(&self) -> bool {
+        self.data::<GeneratedCodec>().is_some()
+    }
+
+    /// The derive's generated encoder for the type's own fields.
+    #[inline]
+    pub(crate) fn generated_encode(&self) -> Option<GeneratedEncode> {
+        self.data::<GeneratedCodec>().map(|code| code.encode)
+    }
+
+    /// The derive's generated decoder for the type's own fields.
+    #[inline]
+    pub(crate) fn generated_decode(&self) -> Option<GeneratedDecode> {
+        self.data::<GeneratedCodec>().map(|code| code.decode)
+    }
+}
+
 /// [`BinarySerializer::generated_codecs`]'s default: on, unless the environment says
 /// `REFLECTABLE_GENERATED_CODECS=off` (read once). A diff follows it too.
 pub(crate) fn generated_codecs_by_default() -> bool {

@@ -23,9 +23,10 @@ pub struct Limits {
     /// pointers it stored (a link to an object something else still holds stops it) and refuses
     /// a graph that would need more ([`DecodeErrorKind::DropTooDeep`](crate::serializer::DecodeErrorKind::DropTooDeep)).
     /// `None` (the default) allows what the decoding thread has left
-    /// ([`Limits::drop_stack_limit`]): a graph is dropped on the thread that loaded it, or one
-    /// with as much stack. Set `Some(usize::MAX)` for a program that drops its graphs with care
-    /// (or on a larger stack); `Weak` pointers never count.
+    /// ([`Limits::drop_stack_limit`]): the graph is then safe to drop on the thread that loaded
+    /// it, no more than [`DROP_STACK_RESERVE`] deeper in its stack than the decode call, or on a
+    /// thread with at least as much stack left. Set `Some(usize::MAX)` for a program that drops
+    /// its graphs with care (or on a larger stack); `Weak` pointers never count.
     pub max_drop_stack: Option<usize>,
 }
 

@@ -4,14 +4,13 @@ mod variants;
 
 use super::rtti_type::{BaseLink, BaseRtti, Constructor, Hooks, UnknownLink};
 use super::variant::{ActiveVariant, VariantMigration};
-use super::{downcast_box, Migration, Reflectable, RttiError, RttiType, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID};
+use super::{downcast_box, Migration, Reflectable, RttiError, RttiType, TypeData, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID};
 use crate::containers::{add_map_field, ObjectMap, FIRST_RESERVED_TYPE_ID};
 use crate::field::{
     Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
     SharedObject,
 };
 use crate::plain::{Native, PlainCodec, PlainType, MAX_INLINE_SIZE};
-use crate::rtti::rtti_type::GeneratedCode;
 use crate::runtime::UnknownFields;
 use variants::PendingVariant;
 
@@ -100,8 +99,11 @@ pub struct RttiTypeBuilder<T> {
     built_in: bool,
     /// See [`instance_size`](Self::instance_size).
     size: Option<usize>,
-    /// The derive's generated code and how many fields and variants it covers.
-    generated: Option<(GeneratedCode, usize)>,
+    /// What the program attached ([`data`](Self::data)).
+    data: TypeData,
+    /// What the derive attached for the fields and variants it declared (its generated code),
+    /// and how many those are.
+    derived: Option<(TypeData, usize)>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -125,7 +127,8 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             make_default: None,
             built_in: false,
             size: None,
-            generated: None,
+            data: TypeData::default(),
+            derived: None,
             _type: PhantomData,
         }
     }
@@ -534,7 +537,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         };
         // Generated code covers the fields and variants the derive declared; a type that gained
         // more (through `extend`) is walked instead.
-        let generated = self.generated.filter(|&(_, count)| count == declared).map(|(code, _)| code);
+        let derived = self.derived.filter(|&(_, count)| count == declared).map(|(data, _)| data);
         let mut rtti = RttiType::assemble(
             self.id,
             self.name,
@@ -550,15 +553,27 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             self.hooks,
             self.migrations,
         );
-        rtti.set_generated(generated);
+        let in_declaration_order = derived.is_some();
+        let mut data = derived.unwrap_or_default();
+        data.extend(self.data);
+        rtti.set_data(data, in_declaration_order);
         Ok(rtti)
     }
 
-    /// Writes, reads and compares the fields declared so far through `code`, which the derive
-    /// generated for them, instead of walking their descriptors. Public for the derive only.
+    /// Attaches `value` to the type, for whoever reads it back through [`RttiType::data`]
+    /// (see [`TypeData`]); replaces a value of the same type.
+    pub fn data<D: Any + Send + Sync>(mut self, value: D) -> Self {
+        self.data.insert(value);
+        self
+    }
+
+    /// Attaches `data`, about the fields and variants declared so far (the code the derive
+    /// generated for them: the serializer and diff use it instead of walking their
+    /// descriptors); a type that gains more (through `extend`) keeps none of it. Public for the
+    /// derive only.
     #[doc(hidden)]
-    pub fn generated_code(mut self, code: GeneratedCode) -> Self {
-        self.generated = Some((code, self.declared()));
+    pub fn derived_data(mut self, data: TypeData) -> Self {
+        self.derived = Some((data, self.declared()));
         self
     }
 
