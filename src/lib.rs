@@ -228,16 +228,15 @@
 //!
 //! The modules stand on floors: each uses only modules on its own floor or below, and only the
 //! type model's modules use each other in a cycle. `tests/floors.rs` checks this on every test
-//! run, from the `crate::` paths in the code; the imports that still break it are listed there
-//! with the step of the restructuring (issue 39) that removes each, and the list only shrinks.
+//! run, from the `crate::` paths in the code (a file's unit tests may use any module).
 //!
 //! | floor | modules | what |
 //! |---|---|---|
 //! | 0 | [`plain`], `fnv` | plain values: codecs, the bounds-checked [`plain::Reader`], signatures, the layouts of derived plain types, the compact element form; the FNV hash |
-//! | 1 | [`field`], [`rtti`], [`containers`] | the type model: field descriptors (one implementation per kind, a shape described once, [`field::FieldError`]), the [`Reflectable`] trait, type descriptors and variants, the builder, migrations, generic instantiations, the [`Registry`], graph walks, lists and maps of objects |
+//! | 1 | [`field`], [`rtti`], [`containers`] | the type model: field descriptors (one implementation per kind, a shape described once, [`field::FieldError`]), the [`Reflectable`] trait, type descriptors and variants with what other modules attach to them ([`rtti::TypeData`]), the builder, migrations, generic instantiations, the [`Registry`], graph walks, objects of types defined at run time and the fields an object keeps for a newer build ([`UnknownFields`]), lists and maps of objects |
 //! | 2 | `wire` | the stream grammar of `FORMAT.md`: layouts and constants ([`serializer::format`]), type and field headers read in sequence and the one walk over an object's sections and fields, the index of top-level objects, skipping, [`serializer::DecodeError`] and [`serializer::Limits`] |
 //! | 3 | [`schema`] | schemas as values, fingerprints, the schema table, plain type signatures, lossless conversions, schema comparison |
-//! | 4 | [`runtime`] | types defined at run time ([`runtime::RuntimeObject`]), and the types and fields kept from a stream's schema table ([`UnknownFields`]) |
+//! | 4 | [`runtime`] | defining types at run time ([`runtime::TypeDescription`]), and the types and fields kept from a stream's schema table |
 //! | 5 | [`serializer`] | the binary format: the encoder, the decoder (with the drop of its result played through), the decode report, compact streams, external references, the memory and file front-ends, atomic writes, one-call shortcuts |
 //! | 6 | [`text`], [`dynamic`], [`json`], [`clone`], [`diff`] | the tools: plain values as text and paths into graphs; graphs without their types; the JSON form; deep and shallow clones; deep equality, patches and their application |
 //! | 7 | `__private` | what derived code and the crate's macros call |
@@ -264,8 +263,8 @@ pub mod text;
 mod wire;
 
 pub use reflectable_derive::{PlainType, Reflectable};
+pub use rtti::UnknownFields;
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};
-pub use runtime::UnknownFields;
 pub use serializer::{from_slice, from_slice_shared, load, load_shared, save, to_vec};
 
 /// The README's examples, run as doctests so the README stays true.

@@ -32,11 +32,6 @@ const FLOORS: &[&[&str]] = &[
     &["private"],
 ];
 
-/// Imports that break the floors today, each with the step of issue 39 that removes it. The
-/// test fails when one is gone but still listed, so this list only shrinks.
-const NOT_YET: &[(&str, &str, &str)] =
-    &[("rtti", "runtime", "kept unknown fields and runtime objects in the type model")];
-
 fn floor_of(module: &str) -> Option<usize> {
     FLOORS.iter().position(|floor| floor.contains(&module))
 }
@@ -202,14 +197,8 @@ fn every_module_imports_only_its_floor_and_below() {
             ));
             continue;
         };
-        let waived = NOT_YET.iter().any(|&(a, b, _)| (a, b) == (from.as_str(), to.as_str()));
-        if low > high && !waived {
+        if low > high {
             wrong.push(format!("{from} (floor {high}) -> {to} (floor {low}), at {place}"));
-        }
-    }
-    for &(from, to, step) in NOT_YET {
-        if !edges.contains_key(&(from.to_owned(), to.to_owned())) {
-            wrong.push(format!("{from} -> {to} is gone ({step}): strike it from NOT_YET"));
         }
     }
     assert!(wrong.is_empty(), "imports against the floors:\n{}", wrong.join("\n"));

@@ -4,7 +4,7 @@
 use super::walker::{Borrowed, Flow, GraphWalker, Run, Visit};
 use super::{Reflectable, Registry, RttiType};
 use crate::field::{FieldAccess, FieldError, SharedHandle, SharedObject};
-use crate::runtime::UnknownFields;
+use crate::rtti::UnknownFields;
 use ahash::AHashSet;
 use once_cell::sync::Lazy;
 use std::convert::Infallible;

@@ -14,8 +14,10 @@ mod migration;
 mod reflectable;
 mod registry;
 mod rtti_type;
+pub(crate) mod runtime_object;
 mod type_data;
 mod type_set;
+mod unknown_fields;
 mod variant;
 mod walker;
 
@@ -32,6 +34,7 @@ pub use registry::{Registry, TypeRegistration};
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
 pub use type_data::TypeData;
 pub(crate) use type_set::TypeSet;
+pub use unknown_fields::UnknownFields;
 pub use variant::RttiVariant;
 pub use walker::{FieldPath, Flow, GraphWalker, PathStep, PathView, Visit, WalkError};
 
@@ -170,7 +173,7 @@ pub enum RttiError {
         /// The base.
         base: String,
     },
-    /// An enum declares an [`UnknownFields`](crate::UnknownFields) member: unknown fields are kept
+    /// An enum declares an [`UnknownFields`] member: unknown fields are kept
     /// per struct, not per variant.
     #[error("enum `{type_name}` cannot keep unknown fields: only a struct may have an `#[rtti(unknown)]` member")]
     UnknownFieldsInEnum {

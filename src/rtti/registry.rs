@@ -3,7 +3,7 @@
 use super::{Reflectable, RttiError, RttiType};
 use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::{cast, CastTable};
-use crate::runtime::RuntimeObject;
+use crate::rtti::runtime_object::RuntimeObject;
 
 use ahash::AHashMap;
 use once_cell::sync::Lazy;

@@ -4,7 +4,7 @@ use super::field_table::FieldTable;
 use super::variant::{RttiVariant, Variants};
 use super::{Migration, Reflectable, Registry, TypeData};
 use crate::field::{Family, RttiField, SharedObject};
-use crate::runtime::UnknownFields;
+use crate::rtti::UnknownFields;
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;

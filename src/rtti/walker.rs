@@ -5,7 +5,7 @@
 
 use super::{Reflectable, RttiType};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
-use crate::runtime::UnknownFields;
+use crate::rtti::UnknownFields;
 use ahash::AHashSet;
 use std::borrow::Cow;
 use std::collections::VecDeque;

@@ -1,9 +1,9 @@
 //! [`TypeDescription`]: a type's definition as data, and how it becomes an [`RttiType`].
 
-use super::object::{base_of, base_of_mut, slot_accessor, Owner, RuntimeObject, SlotAt};
 use super::raw_plain::{RawPlain, RawPlainField};
 use super::PlainSlot;
 use crate::field::{One, VecShape};
+use crate::rtti::runtime_object::{base_of, base_of_mut, slot_accessor, Owner, RuntimeObject, SlotAt};
 use crate::rtti::{Reflectable, RttiError, RttiType, RttiTypeBuilder};
 use std::any::Any;
 use std::borrow::Cow;

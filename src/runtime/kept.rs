@@ -127,6 +127,26 @@ pub(crate) struct KeptFields {
     pub(crate) stored: Box<[FieldSchema]>,
 }
 
+/// An [`UnknownFields`](super::UnknownFields) member's kept set, typed: the type model keeps it
+/// without knowing its type.
+impl super::UnknownFields {
+    /// The kept field set and the object holding their values.
+    pub(crate) fn kept(&self) -> Option<(&'static KeptFields, &super::RuntimeObject)> {
+        let (fields, object) = self.kept_set()?;
+        Some((fields.downcast_ref::<KeptFields>()?, object))
+    }
+
+    /// Keeps `object`, the values of the field set `fields`.
+    pub(crate) fn set_kept(&mut self, fields: &'static KeptFields, object: super::RuntimeObject) {
+        self.set_kept_set(fields, fields.rtti, object);
+    }
+
+    /// The object holding the values of `fields`, made empty first when another set is kept.
+    pub(crate) fn object_for(&mut self, fields: &'static KeptFields) -> &mut super::RuntimeObject {
+        self.object_for_set(fields, fields.rtti)
+    }
+}
+
 /// Field sets kept per (stored entry of the set, running type's descriptor address).
 static KEPT_FIELDS: Lazy<Mutex<AHashMap<KeptKey, &'static KeptFields>>> = Lazy::new(Default::default);
 

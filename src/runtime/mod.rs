@@ -39,15 +39,13 @@
 
 mod description;
 mod kept;
-mod object;
 mod plain_slot;
 mod raw_plain;
-mod unknown_fields;
 
+pub use crate::rtti::runtime_object::{RuntimeObject, RUNTIME_OBJECT_TYPE_ID};
+pub use crate::rtti::UnknownFields;
 pub use description::{FieldDescription, TypeDescription, VariantDescription};
 pub use kept::MAX_KEPT_TYPES;
 pub(crate) use kept::{kept_container, kept_fields, kept_type, ContainerShape, KeptFields};
-pub use object::{RuntimeObject, RUNTIME_OBJECT_TYPE_ID};
 pub use plain_slot::PlainSlot;
 pub use raw_plain::RawPlain;
-pub use unknown_fields::UnknownFields;

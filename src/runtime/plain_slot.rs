@@ -1,9 +1,9 @@
 //! [`PlainSlot`]: the plain element types a runtime-defined field can hold.
 
 use super::description::SlotSpec;
-use super::object::{slot_accessor, RuntimeObject};
 use crate::field::{One, VecShape};
 use crate::plain::PlainType;
+use crate::rtti::runtime_object::{slot_accessor, RuntimeObject};
 use crate::rtti::RttiTypeBuilder;
 use std::any::Any;
 

@@ -1,9 +1,9 @@
 //! Plain fields whose element type the program does not have: a type kept from a stream holds
 //! their elements as the stream stored them, and writes them back unchanged.
 
-use super::object::{RuntimeObject, SlotAt};
 use crate::field::{ErasedElems, FieldError, PlainAccess, PlainInfo};
 use crate::plain::{skip_elem, PlainError, Reader};
+use crate::rtti::runtime_object::{RuntimeObject, SlotAt};
 use std::any::{Any, TypeId};
 
 /// The elements of one plain field as the stream stored them (element form, see `FORMAT.md`),

@@ -11,7 +11,7 @@ use crate::field::{
     SharedObject,
 };
 use crate::plain::{Native, PlainCodec, PlainType, MAX_INLINE_SIZE};
-use crate::runtime::UnknownFields;
+use crate::rtti::UnknownFields;
 use variants::PendingVariant;
 
 use ahash::AHashMap;

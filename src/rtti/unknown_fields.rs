@@ -2,10 +2,10 @@
 //! build wrote them, an older build that declares an [`UnknownFields`] member keeps them and
 //! writes them back, so the newer build finds them again.
 
-use super::kept::KeptFields;
-use super::RuntimeObject;
+use super::runtime_object::RuntimeObject;
+use super::{Reflectable, RttiType};
 use crate::field::RttiField;
-use crate::rtti::Reflectable;
+use std::any::Any;
 use std::fmt;
 
 /// The stored fields of an object that its type does not declare, kept by a decode and written
@@ -73,7 +73,10 @@ pub struct UnknownFields {
 }
 
 struct Kept {
-    fields: &'static KeptFields,
+    /// The set of kept fields (`runtime::KeptFields`: what the type model needs of it is `rtti`).
+    fields: &'static (dyn Any + Send + Sync),
+    /// The runtime type the kept fields make up.
+    rtti: &'static RttiType,
     object: RuntimeObject,
 }
 
@@ -90,7 +93,7 @@ impl UnknownFields {
 
     /// The kept fields, described as their stream described them.
     pub fn fields(&self) -> &'static [RttiField] {
-        self.kept.as_ref().map_or(&[], |kept| kept.fields.rtti.fields())
+        self.kept.as_ref().map_or(&[], |kept| kept.rtti.fields())
     }
 
     /// The kept fields as one object of a runtime type that declares them: read them (and
@@ -110,20 +113,31 @@ impl UnknownFields {
     }
 
     /// The kept set and its values, for the encoder.
-    pub(crate) fn kept(&self) -> Option<(&'static KeptFields, &RuntimeObject)> {
+    /// The kept field set (as `runtime` made it) and the object holding their values.
+    pub(crate) fn kept_set(&self) -> Option<(&'static (dyn Any + Send + Sync), &RuntimeObject)> {
         self.kept.as_ref().map(|kept| (kept.fields, &kept.object))
     }
 
-    /// Keeps `object` as the values of `fields` (a clone of another object's kept fields).
-    pub(crate) fn set_kept(&mut self, fields: &'static KeptFields, object: RuntimeObject) {
-        self.kept = Some(Kept { fields, object });
+    /// Keeps `object`, whose type `rtti` the field set `fields` makes up.
+    pub(crate) fn set_kept_set(
+        &mut self,
+        fields: &'static (dyn Any + Send + Sync),
+        rtti: &'static RttiType,
+        object: RuntimeObject,
+    ) {
+        self.kept = Some(Kept { fields, rtti, object });
     }
 
-    /// The object holding the fields of `fields`, made (in place of any other set) when missing.
-    pub(crate) fn object_for(&mut self, fields: &'static KeptFields) -> &mut RuntimeObject {
-        if !self.kept.as_ref().is_some_and(|kept| std::ptr::eq(kept.fields, fields)) {
-            let object = RuntimeObject::create(fields.rtti).expect("a kept field set is a concrete type");
-            self.kept = Some(Kept { fields, object });
+    /// The object holding the values of field set `fields` (of type `rtti`), made empty first
+    /// when another set (or none) is kept.
+    pub(crate) fn object_for_set(
+        &mut self,
+        fields: &'static (dyn Any + Send + Sync),
+        rtti: &'static RttiType,
+    ) -> &mut RuntimeObject {
+        if !self.kept.as_ref().is_some_and(|kept| std::ptr::addr_eq(kept.fields, fields)) {
+            let object = RuntimeObject::create(rtti).expect("a kept field set is a concrete type");
+            self.kept = Some(Kept { fields, rtti, object });
         }
         &mut self.kept.as_mut().expect("just set").object
     }
@@ -133,7 +147,7 @@ impl fmt::Debug for UnknownFields {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut list = f.debug_map();
         if let Some(kept) = &self.kept {
-            for field in kept.fields.rtti.fields() {
+            for field in kept.rtti.fields() {
                 let length = field.len(&kept.object as &dyn Reflectable).ok();
                 list.entry(&format_args!("{} (id {})", field.name(), field.id()), &Length(length, field.is_array()));
             }

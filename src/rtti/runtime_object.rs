@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 /// answers when asked for its descriptor without an instance. It is never registered or written.
 pub const RUNTIME_OBJECT_TYPE_ID: u32 = 0xFFFF_FF20;
 
-/// An object of a type defined at run time (see [`TypeDescription`](super::TypeDescription)):
+/// An object of a type defined at run time (see [`TypeDescription`](crate::runtime::TypeDescription)):
 /// one storage slot per field of its own type, and the embedded base object when the type has a
 /// base. It is a [`Reflectable`] like any Rust object: its descriptor lists its fields, which are
 /// read and written through [`RttiField`](crate::field::RttiField) as for derived types, it goes
@@ -52,7 +52,7 @@ impl std::fmt::Debug for RuntimeObject {
 }
 
 impl RuntimeObject {
-    pub(super) fn new(
+    pub(crate) fn new(
         rtti: &'static RttiType,
         variant: u32,
         slots: Box<[Box<dyn Any>]>,
@@ -62,7 +62,7 @@ impl RuntimeObject {
     }
 
     /// For an object of an enum type, the ID of the variant it holds; 0 otherwise.
-    pub(super) fn variant_id(&self) -> u32 {
+    pub(crate) fn variant_id(&self) -> u32 {
         self.variant
     }
 
@@ -127,13 +127,13 @@ impl RuntimeObject {
     }
 
     /// Slot `at` as a `C`.
-    pub(super) fn slot<C: 'static>(&self, at: &SlotAt) -> Result<&C, FieldError> {
+    pub(crate) fn slot<C: 'static>(&self, at: &SlotAt) -> Result<&C, FieldError> {
         self.check(at)?;
         self.slots.get(at.index).and_then(|slot| slot.downcast_ref()).ok_or_else(FieldError::wrong_owner::<Self>)
     }
 
     /// Slot `at` as a `C`, mutably.
-    pub(super) fn slot_mut<C: 'static>(&mut self, at: &SlotAt) -> Result<&mut C, FieldError> {
+    pub(crate) fn slot_mut<C: 'static>(&mut self, at: &SlotAt) -> Result<&mut C, FieldError> {
         self.check(at)?;
         self.slots.get_mut(at.index).and_then(|slot| slot.downcast_mut()).ok_or_else(FieldError::wrong_owner::<Self>)
     }
@@ -142,19 +142,19 @@ impl RuntimeObject {
 /// The descriptor a type is being defined with, set once it exists: fields check that an object
 /// is of their type before they reach into its slots (two runtime types share the Rust type
 /// `RuntimeObject`, so the owner check every field makes cannot tell them apart).
-pub(super) type Owner = Arc<OnceLock<&'static RttiType>>;
+pub(crate) type Owner = Arc<OnceLock<&'static RttiType>>;
 
 /// Where a field's value lives in the objects of a type defined at run time: slot `index` of
 /// objects of `owner`'s type, of those holding `variant` for a field of an enum's variant.
 #[derive(Clone)]
-pub(super) struct SlotAt {
-    pub(super) owner: Owner,
-    pub(super) variant: Option<u32>,
-    pub(super) index: usize,
+pub(crate) struct SlotAt {
+    pub(crate) owner: Owner,
+    pub(crate) variant: Option<u32>,
+    pub(crate) index: usize,
 }
 
 /// The accessor of the slot `at`.
-pub(super) fn slot_accessor<C: 'static>(at: SlotAt) -> Accessor<RuntimeObject, C> {
+pub(crate) fn slot_accessor<C: 'static>(at: SlotAt) -> Accessor<RuntimeObject, C> {
     let at_mut = at.clone();
     Accessor::Slot {
         get: Box::new(move |object: &RuntimeObject| object.slot(&at)),
@@ -163,7 +163,7 @@ pub(super) fn slot_accessor<C: 'static>(at: SlotAt) -> Accessor<RuntimeObject, C
 }
 
 /// The base object of an object of `owner`'s type.
-pub(super) fn base_of<'a>(
+pub(crate) fn base_of<'a>(
     object: &'a RuntimeObject,
     owner: &OnceLock<&'static RttiType>,
 ) -> Option<&'a dyn Reflectable> {
@@ -171,7 +171,7 @@ pub(super) fn base_of<'a>(
 }
 
 /// Mutable [`base_of`].
-pub(super) fn base_of_mut<'a>(
+pub(crate) fn base_of_mut<'a>(
     object: &'a mut RuntimeObject,
     owner: &OnceLock<&'static RttiType>,
 ) -> Option<&'a mut dyn Reflectable> {
