@@ -2,8 +2,8 @@
 //! the bytes the descriptor walk writes, and reads exactly what it reads: every field kind and
 //! shape, codecs, bases, kept unknown fields, generics, the level graph, random graphs
 //! (quickcheck), and streams whose fields leave the generated reader mid-object (another order,
-//! fields missing or added). The rest of the suites run on both paths in CI
-//! (`REFLECTABLE_GENERATED_CODECS=off`, see `.ci/run`).
+//! fields missing or added). The rest of the suites run on both paths in CI: the all-features
+//! run has the `walked-codecs` feature, which makes walking the default (see `.ci/run`).
 
 #[path = "../examples/common/level.rs"]
 mod level;
@@ -279,4 +279,12 @@ fn decode_errors_name_the_same_place_both_ways() {
         assert_eq!(decode(true, &flipped), decode(false, &flipped), "byte {at} flipped");
         assert_eq!(decode(true, &bytes[..at]), decode(false, &bytes[..at]), "cut at {at}");
     }
+}
+
+/// The `walked-codecs` feature (CI's all-features run) is what puts the suites on the walked path.
+#[test]
+fn the_walked_codecs_feature_decides_the_default_path() {
+    let serializer = reflectable::serializer::BinarySerializer::new();
+    assert_eq!(serializer.uses_generated_codecs(), !cfg!(feature = "walked-codecs"));
+    assert!(!serializer.generated_codecs(false).uses_generated_codecs());
 }

@@ -205,10 +205,10 @@ impl<'r> BinarySerializer<'r> {
     /// default) or, like types built at run time, by walking their descriptors. Both write the
     /// same bytes and read the same values; the generated code is faster. (It reads a type's
     /// fields only while the stream holds them as the running type writes them, and leaves the
-    /// rest of the object to the descriptor walk.) Turning it off is for comparing the two, or for ruling the
-    /// generated code out when hunting a bug. The environment variable
-    /// `REFLECTABLE_GENERATED_CODECS=off` turns it off for every serializer made after it is read
-    /// (once per process), which is how the test suites run on both paths.
+    /// rest of the object to the descriptor walk.) Turning it off is for comparing the two, or
+    /// for ruling the generated code out when hunting a bug. The cargo feature `walked-codecs`
+    /// turns it off by default, in serializers and diffs alike, which is how the test suites run
+    /// on both paths.
     ///
     /// ```
     /// use reflectable::serializer::{BinarySerializer, MemorySerializer};
@@ -231,6 +231,12 @@ impl<'r> BinarySerializer<'r> {
     pub fn generated_codecs(mut self, generated: bool) -> Self {
         self.generated_codecs = generated;
         self
+    }
+
+    /// Whether derived types go through their generated code (see
+    /// [`generated_codecs`](Self::generated_codecs)).
+    pub fn uses_generated_codecs(&self) -> bool {
+        self.generated_codecs
     }
 
     /// How encoded streams describe their types (see [`SchemaTable`]): in full (the default,
@@ -559,11 +565,10 @@ impl crate::RttiType {
     }
 }
 
-/// [`BinarySerializer::generated_codecs`]'s default: on, unless the environment says
-/// `REFLECTABLE_GENERATED_CODECS=off` (read once). A diff follows it too.
-pub(crate) fn generated_codecs_by_default() -> bool {
-    static DEFAULT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *DEFAULT.get_or_init(|| std::env::var_os("REFLECTABLE_GENERATED_CODECS").is_none_or(|value| value != "off"))
+/// [`BinarySerializer::generated_codecs`]'s default: on, unless the crate is built with the
+/// `walked-codecs` feature (for the test suites). A diff follows it too.
+pub(crate) const fn generated_codecs_by_default() -> bool {
+    !cfg!(feature = "walked-codecs")
 }
 
 /// Everything `reader` holds; an I/O error at the offset where reading stopped.
