@@ -14,7 +14,7 @@ use stack_mark::{measured_drop, StackMark};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 // 1. BTreeMap of pointers
 #[derive(Reflectable, Default)]
@@ -263,8 +263,20 @@ fn check<T: Reflectable + Default>(kind: &str, links: usize, make: impl Fn(Rc<Re
     for _ in 0..links {
         head = make(Rc::new(RefCell::new(head)));
     }
-    let bytes = MemorySerializer::new().encode(&head).expect("encode");
-    drop(head);
+    charged_at_least_taken::<T>(kind, links, &head);
+}
+
+/// [`check`] for a chain made by wrapping each value in the next.
+fn check_owned<T: Reflectable + Default>(kind: &str, links: usize, make: impl Fn(T) -> T) {
+    let mut head = T::default();
+    for _ in 0..links {
+        head = make(head);
+    }
+    charged_at_least_taken::<T>(kind, links, &head);
+}
+
+fn charged_at_least_taken<T: Reflectable + Default>(kind: &str, links: usize, head: &T) {
+    let bytes = MemorySerializer::new().encode(head).expect("encode");
     let tight = Limits { max_drop_stack: Some(0), ..Limits::default() };
     let error = BinarySerializer::new().limits(tight).decode(&bytes, &mut ()).map(drop).expect_err(kind);
     let DecodeErrorKind::DropTooDeep { stack, length, .. } = *error.kind() else { panic!("{kind}: {error}") };
@@ -330,6 +342,148 @@ fn every_shape_of_link_is_charged_at_least_what_its_drop_takes() {
     check::<Wide>("wide struct", 200, |n| Wide { next: Some(n), ..Default::default() });
     check::<MapMapLink>("BTreeMap<u32, Vec<Vec<Rc>>>", 200, |n| MapMapLink {
         next: BTreeMap::from([(1, vec![vec![n]])]),
+        ..Default::default()
+    });
+}
+
+// Structs whose plain fields around the pointer have drop glue of their own (maps of strings,
+// nested lists): inlined into the struct's drop, it makes every link's frame larger.
+#[derive(Reflectable, Default)]
+#[rtti(id = 487_000)]
+struct Fat1 {
+    #[rtti(skip)]
+    _m: StackMark,
+    #[rtti(id = 1)]
+    a: BTreeMap<String, String>,
+    #[rtti(id = 2)]
+    next: Option<Rc<RefCell<Fat1>>>,
+    #[rtti(id = 3)]
+    b: HashMap<String, Vec<String>>,
+    #[rtti(id = 4)]
+    c: Vec<Vec<String>>,
+    #[rtti(id = 5)]
+    d: BTreeMap<u32, Vec<String>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 487_001)]
+struct Fat2 {
+    #[rtti(skip)]
+    _m: StackMark,
+    #[rtti(id = 1)]
+    a: BTreeMap<String, BTreeMap<String, String>>,
+    #[rtti(id = 2)]
+    next: Vec<Rc<RefCell<Fat2>>>,
+    #[rtti(id = 3)]
+    b: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 487_002)]
+struct Fat3 {
+    #[rtti(skip)]
+    _m: StackMark,
+    #[rtti(id = 1)]
+    a: BTreeMap<String, String>,
+    #[rtti(id = 2)]
+    next: Option<Arc<Mutex<Fat3>>>,
+    #[rtti(id = 3)]
+    b: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 487_003)]
+struct Fat4 {
+    #[rtti(skip)]
+    _m: StackMark,
+    #[rtti(id = 1)]
+    a: [String; 8],
+    #[rtti(id = 2)]
+    next: [Option<Rc<RefCell<Fat4>>>; 4],
+    #[rtti(id = 3)]
+    b: Vec<BTreeMap<String, String>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 487_004)]
+struct Fat5 {
+    #[rtti(skip)]
+    _m: StackMark,
+    #[rtti(id = 1)]
+    a1: BTreeMap<String, String>,
+    #[rtti(id = 2)]
+    a2: HashMap<String, Vec<String>>,
+    #[rtti(id = 3)]
+    a3: Vec<Vec<String>>,
+    #[rtti(id = 4)]
+    a4: BTreeMap<u32, Vec<String>>,
+    #[rtti(id = 5)]
+    a5: BTreeMap<String, BTreeMap<String, String>>,
+    #[rtti(id = 6)]
+    a6: HashMap<u64, String>,
+    #[rtti(id = 7)]
+    a7: Vec<BTreeMap<String, String>>,
+    #[rtti(id = 8)]
+    a8: Option<String>,
+    #[rtti(id = 20)]
+    next: Option<Rc<RefCell<Fat5>>>,
+    #[rtti(id = 9)]
+    b1: BTreeMap<String, String>,
+    #[rtti(id = 10)]
+    b2: HashMap<String, Vec<String>>,
+    #[rtti(id = 11)]
+    b3: Vec<Vec<String>>,
+    #[rtti(id = 12)]
+    b4: BTreeMap<u32, Vec<String>>,
+    #[rtti(id = 13)]
+    b5: BTreeMap<String, BTreeMap<String, String>>,
+    #[rtti(id = 14)]
+    b6: HashMap<u64, String>,
+    #[rtti(id = 15)]
+    b7: Vec<BTreeMap<String, String>>,
+    #[rtti(id = 16)]
+    b8: Option<String>,
+}
+
+fn s(text: &str) -> String {
+    text.to_owned()
+}
+
+#[test]
+fn fat_structs_are_charged_for_their_fields() {
+    check_owned::<Fat1>("Fat1", 200, |n| Fat1 {
+        a: [(s("k"), s("v"))].into(),
+        next: Some(Rc::new(RefCell::new(n))),
+        b: [(s("k"), vec![s("v")])].into(),
+        c: vec![vec![s("x")]],
+        d: [(1, vec![s("v")])].into(),
+        ..Default::default()
+    });
+    check_owned::<Fat5>("Fat5", 200, |n| Fat5 {
+        a1: [(s("k"), s("v"))].into(),
+        a5: [(s("k"), [(s("k"), s("v"))].into())].into(),
+        b1: [(s("k"), s("v"))].into(),
+        b4: [(1, vec![s("v")])].into(),
+        b5: [(s("k"), [(s("k"), s("v"))].into())].into(),
+        b7: vec![[(s("k"), s("v"))].into()],
+        next: Some(Rc::new(RefCell::new(n))),
+        ..Default::default()
+    });
+    check_owned::<Fat2>("Fat2", 200, |n| Fat2 {
+        a: [(s("k"), [(s("k"), s("v"))].into())].into(),
+        next: vec![Rc::new(RefCell::new(n))],
+        b: [(s("k"), vec![s("v")])].into(),
+        ..Default::default()
+    });
+    check_owned::<Fat3>("Fat3", 200, |n| Fat3 {
+        a: [(s("k"), s("v"))].into(),
+        next: Some(Arc::new(Mutex::new(n))),
+        b: [(s("k"), vec![s("v")])].into(),
+        ..Default::default()
+    });
+    check_owned::<Fat4>("Fat4", 200, |n| Fat4 {
+        next: [Some(Rc::new(RefCell::new(n))), None, None, None],
+        b: vec![[(s("k"), s("v"))].into()],
         ..Default::default()
     });
 }

@@ -42,6 +42,7 @@
 mod atomic_write;
 pub mod compact;
 mod decoder;
+pub(crate) use decoder::drop_depth::drop_weight;
 pub(crate) use decoder::strong_edges::{Link, StrongEdges};
 mod encoder;
 mod external;

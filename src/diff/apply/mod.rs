@@ -106,6 +106,8 @@ fn strong_links(
     link: &mut impl FnMut(usize, crate::serializer::Link),
 ) {
     for edit in &body.pointers {
+        // A type this program lacks weighs the most a link can.
+        let weight = registry.get(edit.section).map_or(u8::MAX, crate::serializer::drop_weight);
         let field = registry.get(edit.section).and_then(|rtti| {
             rtti.field(edit.field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(edit.field)))
         });
@@ -113,7 +115,7 @@ fn strong_links(
             continue;
         }
         let array = field.is_none_or(RttiField::is_array);
-        let at = crate::serializer::Link::at(None, nesting, array);
+        let at = crate::serializer::Link::at(None, nesting, array).weighing(weight);
         for &(old, target) in &edit.elements {
             // A rebuilt array's kept element keeps its old target, which is not the patch's link.
             if target != 0 && (!edit.rebuild || old == super::patch::NONE) {

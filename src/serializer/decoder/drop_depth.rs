@@ -19,6 +19,7 @@
 //! remaining stack ([`Limits::drop_stack_limit`](crate::serializer::Limits::drop_stack_limit)).
 
 use super::strong_edges::{Link, StrongGraph};
+use crate::rtti::RttiType;
 
 /// The deepest point of a drop: the objects on its recursion path (the root counted) and the
 /// stack they hold.
@@ -54,8 +55,26 @@ impl DropDepth {
 /// profile the crate is built with; a type whose own `Drop` keeps large locals on the stack is
 /// beyond it.
 pub(crate) fn link_stack(link: Link) -> usize {
-    let (single, array, nested) = if cfg!(debug_assertions) { (320, 96, 800) } else { (88, 64, 192) };
-    single + if link.is_array_element() { array } else { 0 } + nested * link.nesting()
+    let (single, field, array, nested, anywhere) =
+        if cfg!(debug_assertions) { (272, 48, 96, 800, 128) } else { (72, 24, 64, 192, 64) };
+    single
+        + field * link.weight()
+        + if link.is_array_element() { array } else { 0 }
+        + nested * link.nesting()
+        + if link.is_anywhere() { anywhere } else { 0 }
+}
+
+/// How many of a type's fields (a struct's, or every variant's) have something to drop: each
+/// makes the frame of the type's drop glue larger, inlined into it (a map's drop, a string's,
+/// another pointer's). Plain values of a static size have nothing to drop.
+pub(crate) fn drop_weight(rtti: &RttiType) -> u8 {
+    let variants = rtti.variants().iter().flat_map(|variant| variant.fields());
+    let heavy = rtti
+        .fields()
+        .iter()
+        .chain(variants)
+        .filter(|field| !matches!(field.wire_shape().kind, crate::field::WireKind::Plain(Some(_))));
+    heavy.count().min(u8::MAX as usize) as u8
 }
 
 impl StrongGraph {

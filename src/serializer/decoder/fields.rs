@@ -173,7 +173,7 @@ impl Decoder<'_, '_> {
                     // A pointer that stays null (a missing type, the root by value, an immutable
                     // cycle's back edge) holds nothing.
                     let nesting = self.depth - self.body_depth + self.section_nesting;
-                    let link = Link::at(self.place, nesting, array);
+                    let link = Link::at(self.place, nesting, array).weighing(self.weight);
                     self.strong_edges.push_at(self.current, id as usize - 1, link);
                 }
             }

@@ -113,6 +113,10 @@ pub(crate) struct Decoder<'d, 'c> {
     /// a base may be boxed (a type not derived: a kept type boxes its base), one more level for a
     /// drop each.
     section_nesting: usize,
+    /// The drop weight of that object's type (`drop_depth::drop_weight`), which its pointers carry.
+    weight: u8,
+    /// Drop weights by descriptor ordinal, once found (`u8::MAX`: not yet).
+    weights: Vec<u8>,
     /// Whether `entries` holds every top-level object (at first it holds the root only).
     indexed: bool,
     /// Where the root ended, once it is decoded.
@@ -207,6 +211,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
             place_known: false,
             place: None,
             section_nesting: 0,
+            weight: 0,
+            weights: Vec::new(),
             hooks_ran: false,
             expected_root: None,
             immutable_nesting: 0,
@@ -450,15 +456,28 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let mut reader = Reader::new(self.data).with_zero_sized_left(self.zero_sized_left);
         reader.skip(self.entries[index].offset)?;
         let header = type_header(&mut reader)?;
-        let outer = (self.current, self.body_depth, self.place_known, self.place, self.section_nesting);
-        (self.current, self.body_depth, self.section_nesting) = (index, self.depth, 0);
+        let outer = (self.current, self.body_depth, self.place_known, self.place, self.section_nesting, self.weight);
+        let weight = self.drop_weight(object.rtti());
+        (self.current, self.body_depth, self.section_nesting, self.weight) = (index, self.depth, 0, weight);
         let result = self.object_sections(&mut reader, object, header.instance, false);
-        (self.current, self.body_depth, self.place_known, self.place, self.section_nesting) = outer;
+        (self.current, self.body_depth, self.place_known, self.place, self.section_nesting, self.weight) = outer;
         if index == 0 {
             self.root_end = Some(reader.offset());
         }
         self.zero_sized_left = reader.zero_sized_left();
         result
+    }
+
+    /// The drop weight of `rtti` (`drop_depth::drop_weight`), found once per type.
+    fn drop_weight(&mut self, rtti: &RttiType) -> u8 {
+        let ordinal = rtti.ordinal() as usize;
+        if self.weights.len() <= ordinal {
+            self.weights.resize(ordinal + 1, u8::MAX);
+        }
+        if self.weights[ordinal] == u8::MAX {
+            self.weights[ordinal] = drop_depth::drop_weight(rtti).min(u8::MAX - 1);
+        }
+        self.weights[ordinal]
     }
 
     /// Decodes an object's sections (its first type header read) into `object`. A base section

@@ -35,7 +35,9 @@ pub(crate) struct Link(u32);
 impl Link {
     const POSITION: u32 = 0xFFFF;
     const NESTING_SHIFT: u32 = 16;
-    const NESTING: u32 = 0x3FFF;
+    const NESTING: u32 = 0x3FF;
+    const WEIGHT_SHIFT: u32 = 26;
+    const WEIGHT: u32 = 0xF;
     const ARRAY: u32 = 1 << 30;
     const ANYWHERE: u32 = 1 << 31;
 
@@ -48,6 +50,18 @@ impl Link {
         };
         let nesting = (nesting.min(Self::NESTING as usize) as u32) << Self::NESTING_SHIFT;
         Link(place | nesting | if array { Self::ARRAY } else { 0 })
+    }
+
+    /// The link in an object whose type has `weight` fields with something to drop (see
+    /// [`drop_weight`](super::drop_depth::drop_weight)): each makes the drop's frame larger.
+    pub(crate) fn weighing(self, weight: u8) -> Link {
+        let weight = u32::from(weight).min(Self::WEIGHT) << Self::WEIGHT_SHIFT;
+        Link((self.0 & !(Self::WEIGHT << Self::WEIGHT_SHIFT)) | weight)
+    }
+
+    /// See [`Link::weighing`].
+    pub(crate) fn weight(self) -> usize {
+        ((self.0 >> Self::WEIGHT_SHIFT) & Self::WEIGHT) as usize
     }
 
     /// A pointer whose place is unknown: a single one, not nested.
@@ -117,7 +131,8 @@ impl StrongEdges {
             let (nesting, array) = worst.unwrap_or_default();
             Some((nesting.max(link.nesting()), array || link.is_array_element()))
         })?;
-        Some(Link::at(None, nesting, array))
+        let weight = self.edges.iter().map(|(_, _, link)| link.weight()).max().unwrap_or(0);
+        Some(Link::at(None, nesting, array).weighing(weight as u8))
     }
 
     /// The edges among `count` instances as a graph (a counting sort by source, then each
