@@ -1,7 +1,8 @@
 //! [`GraphWalker`]: visits every object reachable from a root exactly once, through by-value
 //! fields and pointers (and, on request, `Weak`s), each with the path of fields that led to it.
-//! What Banshee's `findResourceDependencies` does by hand, once, for every tool: the dependency
-//! collector, an inspector, the JSON writer, clone and diff.
+//! What Banshee's `findResourceDependencies` does by hand, once: the dependency collector and
+//! the inspector walk with it, and so does `reachable_shared`. (The JSON writer, clone and diff
+//! still walk graphs their own way, which issue 39's one walk is to end.)
 
 use super::{Reflectable, RttiType};
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};

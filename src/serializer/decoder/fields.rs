@@ -67,8 +67,8 @@ impl Decoder<'_, '_> {
     }
 
     /// A field's element count, charged against the allocation budget: the container's storage
-    /// and, for pointers, the IDs and targets gathered first; an element that takes no memory
-    /// still costs the time to make it, charged as a byte.
+    /// and, for pointers, the IDs and targets gathered first. Elements that take no memory are
+    /// charged nothing: the zero-size allowance bounds their count instead.
     #[inline]
     pub(super) fn count(
         &mut self,
