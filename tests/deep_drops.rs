@@ -14,7 +14,7 @@ mod stack_mark;
 
 use reflectable::serializer::{BinarySerializer, DecodeErrorKind, Limits, MemorySerializer};
 use reflectable::Reflectable;
-use stack_mark::{measured_drop, StackMark};
+use stack_mark::{chain_bytes, measured_drop, sole, StackMark};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -213,30 +213,6 @@ enum EnumLink {
         #[rtti(id = 1)]
         next: Rc<RefCell<EnumLink>>,
     },
-}
-
-/// A chain of `links` values linked by `link`, encoded, then taken apart one link at a time
-/// (dropping it whole would recurse once per link).
-fn chain_bytes<T: Reflectable + Default>(
-    links: usize,
-    link: impl Fn(T) -> T,
-    next: impl Fn(&mut T) -> Option<T>,
-) -> Vec<u8> {
-    let mut head = T::default();
-    for _ in 0..links {
-        head = link(head);
-    }
-    let bytes = MemorySerializer::new().encode(&head).expect("encode");
-    let mut at = Some(head);
-    while let Some(mut current) = at {
-        at = next(&mut current);
-    }
-    bytes
-}
-
-/// Takes the value out of a handle no one else holds.
-fn sole<T>(handle: Rc<RefCell<T>>) -> Option<T> {
-    Rc::try_unwrap(handle).ok().map(RefCell::into_inner)
 }
 
 /// Decodes a stream with the default limits and drops the result.

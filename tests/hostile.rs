@@ -1,14 +1,16 @@
 //! Truncated, corrupt and hostile input: every decoder path returns an error (or a valid value),
 //! never a panic, a hang, a stack overflow or an allocation the input does not justify.
 
+#[path = "common/stream.rs"]
+mod stream;
+use stream::Stream;
+
 #[path = "../examples/common/level.rs"]
 mod level;
 
 use quickcheck::{quickcheck, TestResult};
 use reflectable::plain::PlainError;
-use reflectable::serializer::format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, FIELD_TERMINATOR, MAGIC, TRAILER_SIZE, VERSION,
-};
+use reflectable::serializer::format::{WireKind, EMPTY_SCHEMA_TABLE, FIELD_TERMINATOR, TRAILER_SIZE};
 use reflectable::serializer::{BinarySerializer, DecodeErrorKind, ErrorFrame, Limits, MemorySerializer};
 use reflectable::Reflectable;
 use std::rc::Rc;
@@ -32,48 +34,6 @@ struct Door {
 #[derive(Reflectable, Default, Debug)]
 #[rtti(id = 430_001)]
 struct Empty {}
-
-/// A hand-assembled stream: headers and words in any order, ended by a correct trailer so that
-/// the decoder gets to judge the body.
-struct Stream {
-    bytes: Vec<u8>,
-    objects: u32,
-}
-
-impl Stream {
-    fn new() -> Self {
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&VERSION.to_le_bytes());
-        Stream { bytes, objects: 0 }
-    }
-    fn object(mut self, instance: u32, type_id: u32) -> Self {
-        TypeHeader { instance, base: false, type_id }.write(&mut self.bytes);
-        self.objects += u32::from(instance != 0);
-        self
-    }
-    fn field(mut self, id: u16, kind: WireKind, array: bool) -> Self {
-        self.bytes.extend_from_slice(&FieldHeader::new(id, kind, array).pack().to_le_bytes());
-        self
-    }
-    fn word(mut self, word: u32) -> Self {
-        self.bytes.extend_from_slice(&word.to_le_bytes());
-        self
-    }
-    fn raw(mut self, bytes: &[u8]) -> Self {
-        self.bytes.extend_from_slice(bytes);
-        self
-    }
-    /// The stream so far with its trailer, keeping the stream.
-    fn end_clone(&self) -> Vec<u8> {
-        Stream { bytes: self.bytes.clone(), objects: self.objects }.end()
-    }
-    /// The stream with its trailer.
-    fn end(self) -> Vec<u8> {
-        let length = (self.bytes.len() + EMPTY_SCHEMA_TABLE.len() + TRAILER_SIZE) as u64;
-        let trailer = Trailer { flags: 0, objects: self.objects, length, checksum: 0 };
-        [self.bytes, EMPTY_SCHEMA_TABLE.to_vec(), trailer.to_bytes().to_vec()].concat()
-    }
-}
 
 fn serializer() -> MemorySerializer<'static> {
     MemorySerializer::new()

@@ -9,10 +9,14 @@
 //! like `deep_drops.rs`: each case runs on the main thread and on a spawned one. A stack overflow
 //! aborts the process, which fails the run.
 
+#[path = "common/stack_mark.rs"]
+mod stack_mark;
+#[path = "common/stream.rs"]
+mod stream;
+use stack_mark::{chain_bytes, sole};
+use stream::Stream;
+
 use reflectable::diff::{self, ApplyProblemKind, Patch};
-use reflectable::serializer::format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, MAGIC, TRAILER_SIZE, VERSION,
-};
 use reflectable::serializer::{BinarySerializer, DecodeError, DecodeErrorKind, Limits, MemorySerializer};
 use reflectable::{Reflectable, Registry};
 use std::cell::RefCell;
@@ -46,36 +50,6 @@ fn long_chain() -> u32 {
         1_000_000
     } else {
         200_000
-    }
-}
-
-/// A hand-assembled stream, ended by a correct trailer so the decoder gets to judge the body.
-struct Stream {
-    bytes: Vec<u8>,
-    objects: u32,
-}
-
-impl Stream {
-    fn new() -> Self {
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&VERSION.to_le_bytes());
-        Stream { bytes, objects: 0 }
-    }
-    fn object(mut self, instance: u32, type_id: u32) -> Self {
-        TypeHeader { instance, base: false, type_id }.write(&mut self.bytes);
-        self.objects += u32::from(instance != 0);
-        self
-    }
-    /// A single pointer field to `target` (0: null).
-    fn pointer(mut self, id: u16, target: u32) -> Self {
-        self.bytes.extend_from_slice(&FieldHeader::new(id, WireKind::Pointer, false).pack().to_le_bytes());
-        self.bytes.extend_from_slice(&target.to_le_bytes());
-        self
-    }
-    fn end(self) -> Vec<u8> {
-        let length = (self.bytes.len() + EMPTY_SCHEMA_TABLE.len() + TRAILER_SIZE) as u64;
-        let trailer = Trailer { flags: 0, objects: self.objects, length, checksum: 0 };
-        [self.bytes, EMPTY_SCHEMA_TABLE.to_vec(), trailer.to_bytes().to_vec()].concat()
     }
 }
 
@@ -191,30 +165,6 @@ struct WideLink {
     label: String,
     #[rtti(id = 5)]
     more: Vec<u32>,
-}
-
-/// A chain of `links` values linked by `link`, encoded, then taken apart one link at a time
-/// (dropping it whole would recurse once per link).
-fn chain_bytes<T: Reflectable + Default>(
-    links: usize,
-    link: impl Fn(T) -> T,
-    next: impl Fn(&mut T) -> Option<T>,
-) -> Vec<u8> {
-    let mut head = T::default();
-    for _ in 0..links {
-        head = link(head);
-    }
-    let bytes = MemorySerializer::new().encode(&head).expect("encode");
-    let mut at = Some(head);
-    while let Some(mut current) = at {
-        at = next(&mut current);
-    }
-    bytes
-}
-
-/// Takes the value out of a handle no one else holds.
-fn sole<T>(handle: Rc<RefCell<T>>) -> Option<T> {
-    Rc::try_unwrap(handle).ok().map(RefCell::into_inner)
 }
 
 /// Chains of a costly link, as long as the decoder's own price lets through on this thread (and

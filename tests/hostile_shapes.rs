@@ -3,13 +3,14 @@
 //! assembled by hand from the format's constants (`FORMAT.md`), so each test says exactly which
 //! bytes the decoder gets and what it must make of them.
 
+#[path = "common/stream.rs"]
+mod stream;
+use stream::Stream;
+
 use reflectable::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use reflectable::plain::PlainError;
 use reflectable::rtti::derived_instantiation_id;
-use reflectable::serializer::format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, FIELD_TERMINATOR, MAGIC, TRAILER_SIZE,
-    VARIANT_TAG_FIELD_ID, VERSION,
-};
+use reflectable::serializer::format::{WireKind, VARIANT_TAG_FIELD_ID};
 use reflectable::serializer::{BinarySerializer, DecodeError, DecodeErrorKind, Limits, MemorySerializer};
 use reflectable::{Reflectable, RttiTypeBuilder};
 use std::cell::RefCell;
@@ -99,62 +100,6 @@ struct Boxed<T: Reflectable + Default> {
     value: T,
     #[rtti(id = 2)]
     count: u32,
-}
-
-/// A hand-assembled stream, ended by a correct trailer so the decoder gets to judge the body.
-struct Stream {
-    bytes: Vec<u8>,
-    objects: u32,
-}
-
-impl Stream {
-    fn new() -> Self {
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&VERSION.to_le_bytes());
-        Stream { bytes, objects: 0 }
-    }
-    fn object(mut self, instance: u32, type_id: u32) -> Self {
-        TypeHeader { instance, base: false, type_id }.write(&mut self.bytes);
-        self.objects += u32::from(instance != 0);
-        self
-    }
-    /// An embedded object's header (instance 0).
-    fn embedded(self, type_id: u32) -> Self {
-        self.object(0, type_id)
-    }
-    fn field(mut self, id: u16, kind: WireKind, array: bool) -> Self {
-        self.bytes.extend_from_slice(&FieldHeader::new(id, kind, array).pack().to_le_bytes());
-        self
-    }
-    /// A variant tag as the encoder writes it: field 0, one plain value of 4 bytes.
-    fn tag(self, variant: u32) -> Self {
-        self.field(VARIANT_TAG_FIELD_ID, WireKind::Plain(Some(4)), false).word(variant)
-    }
-    fn word(mut self, word: u32) -> Self {
-        self.bytes.extend_from_slice(&word.to_le_bytes());
-        self
-    }
-    /// A single `u32` field.
-    fn u32_field(self, id: u16, value: u32) -> Self {
-        self.field(id, WireKind::Plain(Some(4)), false).word(value)
-    }
-    /// A dynamic plain element: its size (counting itself), then its bytes.
-    fn string(mut self, text: &str) -> Self {
-        self.bytes.extend_from_slice(&(4 + text.len() as u32).to_le_bytes());
-        self.bytes.extend_from_slice(text.as_bytes());
-        self
-    }
-    fn end_object(self) -> Self {
-        self.word(FIELD_TERMINATOR)
-    }
-    fn len(&self) -> usize {
-        self.bytes.len()
-    }
-    fn end(self) -> Vec<u8> {
-        let length = (self.bytes.len() + EMPTY_SCHEMA_TABLE.len() + TRAILER_SIZE) as u64;
-        let trailer = Trailer { flags: 0, objects: self.objects, length, checksum: 0 };
-        [self.bytes, EMPTY_SCHEMA_TABLE.to_vec(), trailer.to_bytes().to_vec()].concat()
-    }
 }
 
 fn serializer() -> MemorySerializer<'static> {
@@ -298,13 +243,6 @@ fn a_second_tag_switches_the_variant_and_the_fields_after_it_follow() {
     // Fields before any tag belong to no variant: skipped.
     let untagged = Stream::new().object(1, 560_001).u32_field(1, 5).tag(2).end();
     assert_eq!(decode_as::<Shape>(&untagged).unwrap(), Shape::Circle { radius: 0, tags: vec![] });
-}
-
-impl Stream {
-    fn raw_u16(mut self, value: u16) -> Self {
-        self.bytes.extend_from_slice(&value.to_le_bytes());
-        self
-    }
 }
 
 #[test]

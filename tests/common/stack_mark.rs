@@ -1,6 +1,12 @@
-//! Measuring the stack a drop takes: a field whose drop notes how deep the stack is.
+//! Deep drops, for the suites that test them: measuring the stack a drop takes (a field whose
+//! drop notes how deep the stack is), and long chains made, encoded and taken apart without
+//! recursion.
+#![allow(dead_code)]
 
-use std::cell::Cell;
+use reflectable::serializer::MemorySerializer;
+use reflectable::Reflectable;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 thread_local! {
     static LOWEST: Cell<usize> = const { Cell::new(usize::MAX) };
@@ -28,4 +34,28 @@ pub fn measured_drop<T>(value: T) -> usize {
     HIGHEST.with(|highest| highest.set(0));
     drop(value);
     HIGHEST.with(Cell::get).saturating_sub(LOWEST.with(Cell::get))
+}
+
+/// A chain of `links` values linked by `link`, encoded, then taken apart one link at a time by
+/// `next` (dropping it whole would recurse once per link).
+pub fn chain_bytes<T: Reflectable + Default>(
+    links: usize,
+    link: impl Fn(T) -> T,
+    next: impl Fn(&mut T) -> Option<T>,
+) -> Vec<u8> {
+    let mut head = T::default();
+    for _ in 0..links {
+        head = link(head);
+    }
+    let bytes = MemorySerializer::new().encode(&head).expect("encode");
+    let mut at = Some(head);
+    while let Some(mut current) = at {
+        at = next(&mut current);
+    }
+    bytes
+}
+
+/// Takes the value out of a handle no one else holds.
+pub fn sole<T>(handle: Rc<RefCell<T>>) -> Option<T> {
+    Rc::try_unwrap(handle).ok().map(RefCell::into_inner)
 }
