@@ -14,31 +14,11 @@ mod stack_mark;
 
 use reflectable::serializer::{BinarySerializer, DecodeErrorKind, Limits, MemorySerializer};
 use reflectable::Reflectable;
-use stack_mark::{chain_bytes, measured_drop, sole, StackMark};
+use stack_mark::{chain_bytes, measured_drop, on_both, release, sole, StackMark, Thread};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, RwLock};
-
-const SMALL_STACK: usize = 2 << 20;
-
-/// Runs `case` on this (the main) thread and on a 2 MiB one.
-fn on_both(name: &str, case: fn(Thread)) {
-    case(Thread::Main);
-    let spawned = std::thread::Builder::new().stack_size(SMALL_STACK).spawn(move || case(Thread::Small));
-    spawned.expect("spawn").join().unwrap_or_else(|_| panic!("{name}: the 2 MiB thread panicked"));
-    println!("ok: {name}");
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Thread {
-    Main,
-    Small,
-}
-
-fn release() -> bool {
-    !cfg!(debug_assertions)
-}
 
 // ---- a route: a long chain a program builds and drops itself --------------------------------
 

@@ -13,7 +13,7 @@
 mod stack_mark;
 #[path = "common/stream.rs"]
 mod stream;
-use stack_mark::{chain_bytes, sole};
+use stack_mark::{chain_bytes, on_both, release, sole, Thread};
 use stream::Stream;
 
 use reflectable::diff::{self, ApplyProblemKind, Patch};
@@ -22,26 +22,6 @@ use reflectable::{Reflectable, Registry};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
-
-const SMALL_STACK: usize = 2 << 20;
-
-/// Runs `case` on this (the main) thread and on a 2 MiB one.
-fn on_both(name: &str, case: fn(Thread)) {
-    case(Thread::Main);
-    let spawned = std::thread::Builder::new().stack_size(SMALL_STACK).spawn(move || case(Thread::Small));
-    spawned.expect("spawn").join().unwrap_or_else(|_| panic!("{name}: the 2 MiB thread panicked"));
-    println!("ok: {name}");
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Thread {
-    Main,
-    Small,
-}
-
-fn release() -> bool {
-    !cfg!(debug_assertions)
-}
 
 /// Links enough to overflow any stack here when dropped by recursion, fewer in debug builds
 /// (where each link takes several times the stack, and decoding is slower).

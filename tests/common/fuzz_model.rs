@@ -554,13 +554,7 @@ pub fn dynamic_writes_back(bytes: &[u8]) {
             }
         }
     }
-    let tight = Limits {
-        max_depth: 4,
-        max_objects: 8,
-        max_array_len: 16,
-        max_allocation: Some(4096),
-        max_drop_stack: Some(512),
-    };
+    let tight = TIGHT;
     let _ = reflectable::dynamic::DynamicGraph::from_bytes_with_limits(bytes, tight);
 }
 
@@ -642,13 +636,7 @@ fn decode_every_way(bytes: &[u8]) {
         clear_shared(&SharedObject::new(root));
     }
     let _ = serializer.decode_shared::<Rc<Spring>>(bytes);
-    let tight = Limits {
-        max_depth: 4,
-        max_objects: 8,
-        max_array_len: 16,
-        max_allocation: Some(4096),
-        max_drop_stack: Some(512),
-    };
+    let tight = TIGHT;
     if let Ok(root) = BinarySerializer::new().limits(tight).decode(bytes, &mut ()) {
         break_cycles(&*root);
     }
@@ -1236,3 +1224,7 @@ fn collect_ids(value: &serde_json::Value, out: &mut Vec<u64>) {
         _ => {}
     }
 }
+
+/// Limits small enough that fuzzed streams reach every refusal, the drop check's included.
+const TIGHT: Limits =
+    Limits { max_depth: 4, max_objects: 8, max_array_len: 16, max_allocation: Some(4096), max_drop_stack: Some(512) };

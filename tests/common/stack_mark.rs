@@ -1,6 +1,6 @@
 //! Deep drops, for the suites that test them: measuring the stack a drop takes (a field whose
 //! drop notes how deep the stack is), and long chains made, encoded and taken apart without
-//! recursion.
+//! recursion, and cases run on the main thread and on a 2 MiB one.
 #![allow(dead_code)]
 
 use reflectable::serializer::MemorySerializer;
@@ -58,4 +58,27 @@ pub fn chain_bytes<T: Reflectable + Default>(
 /// Takes the value out of a handle no one else holds.
 pub fn sole<T>(handle: Rc<RefCell<T>>) -> Option<T> {
     Rc::try_unwrap(handle).ok().map(RefCell::into_inner)
+}
+
+/// The stack Rust gives a spawned thread by default, and libtest's threads.
+pub const SMALL_STACK: usize = 2 << 20;
+
+/// Which thread a case runs on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Thread {
+    Main,
+    Small,
+}
+
+/// Runs `case` on this (the main) thread and on a 2 MiB one.
+pub fn on_both(name: &str, case: fn(Thread)) {
+    case(Thread::Main);
+    let spawned = std::thread::Builder::new().stack_size(SMALL_STACK).spawn(move || case(Thread::Small));
+    spawned.expect("spawn").join().unwrap_or_else(|_| panic!("{name}: the 2 MiB thread panicked"));
+    println!("ok: {name}");
+}
+
+/// Whether this is a release build (drops take several times less stack per link).
+pub fn release() -> bool {
+    !cfg!(debug_assertions)
 }

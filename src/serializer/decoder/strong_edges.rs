@@ -11,7 +11,7 @@
 //! - an order to drop the decoder's own handles in, parents before children, so that each drop
 //!   frees one object and never a whole chain at once.
 
-use super::drop_depth::{link_stack, DropDepth};
+use super::drop_depth::DropDepth;
 
 /// Strong pointers stored while decoding: `from -> to` instance indices (0 is the root), each
 /// with where it sits in `from` ([`Link`]). A pointer inside an object embedded by value counts
@@ -221,7 +221,7 @@ impl StrongGraph {
     /// One depth-first search from every instance (iterative: a long chain costs heap, not
     /// stack), calling `finished` on each instance after everything it points at (post-order);
     /// returns the chain that would take the most stack to drop, each link at its
-    /// [`link_stack`]. An edge back to an instance on the current path closes a cycle and is not
+    /// [`link_stack`](super::drop_depth::link_stack). An edge back to an instance on the current path closes a cycle and is not
     /// followed: a cycle is never freed by dropping (it leaks, or is broken by `break_cycles`),
     /// and everything not in or under a cycle gets its exact deepest chain.
     fn search(&self, mut finished: impl FnMut(u32)) -> DropDepth {
@@ -240,8 +240,8 @@ impl StrongGraph {
         let mut longest = DropDepth::default();
         let frame =
             |node: u32| (node, self.starts[node as usize], self.starts[node as usize + 1], DropDepth::default());
-        let through =
-            |link: Link, below: DropDepth| DropDepth { objects: below.objects, stack: below.stack + link_stack(link) };
+        // A link's price on top of the deepest chain below its target.
+        let through = |link: Link, below: DropDepth| DropDepth::default().deeper(link, below);
         for start in 0..self.count() as u32 {
             if mark[start as usize] != Mark::New {
                 continue;
