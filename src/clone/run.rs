@@ -5,18 +5,19 @@
 //! and is fixed up at the end if the object turned out to be inside the subgraph.
 
 use super::{CloneError, Cloner};
-use crate::field::{FieldAccess, RttiField, SharedObject};
+use crate::field::{FieldAccess, SharedObject};
 use crate::plain::Reader;
 use crate::rtti::lifecycle::{finish_hooks, has_end_hooks, start_hooks};
+use crate::rtti::visit::{self, Slot, SlotAt, SlotMut};
 use crate::rtti::{Reflectable, RttiType};
-use crate::runtime::{RuntimeObject, UnknownFields};
+use crate::runtime::UnknownFields;
 use ahash::AHashMap;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
 
-/// A step from an object to a pointer element or an object it holds by value: the section (0 is
-/// the object's own type), the field, the element.
-type Step = (usize, &'static RttiField, usize);
+/// A step from an object to a pointer element or an object it holds by value: the slot, the
+/// element.
+type Step = (SlotAt, usize);
 
 /// Up to a few pointers of one field: most pointer fields hold one or a handful.
 type Targets = SmallVec<[Option<SharedObject>; 4]>;
@@ -188,27 +189,28 @@ impl<'c, 'r> Run<'c, 'r> {
         Ok(object)
     }
 
-    /// Copies every field of `source` into `target`, a fresh object of the same type.
+    /// Copies every field of `source` into `target`, a fresh object of the same type: the
+    /// variant each section holds, then its slots (kept unknown fields in a kept set like the
+    /// source's).
     fn fill(&mut self, source: &dyn Reflectable, target: &mut dyn Reflectable) -> Result<(), CloneError> {
-        for (depth, (rtti, section)) in RttiType::sections(source).enumerate() {
-            let into = RttiType::section_mut(target, depth).expect("a clone has its original's chain");
-            if let Some(variant) = rtti.active_variant(section) {
+        for section in visit::sections(source) {
+            let rtti = section.rtti;
+            let into = RttiType::section_mut(target, section.depth).expect("a clone has its original's chain");
+            if let Some(variant) = section.variant() {
                 variant.activate(into).map_err(|source| CloneError::Field {
                     type_name: rtti.name().to_owned(),
                     field: variant.name().to_owned(),
                     source,
                 })?;
             }
-            for field in rtti.fields_of(section) {
-                self.copy_field(depth, rtti, field, section, into)?;
-            }
-            if let Some((fields, kept)) = rtti.unknown_fields(section).and_then(UnknownFields::kept) {
-                let copy = self.clone_embedded(kept)?;
-                let copy = crate::rtti::downcast_box::<RuntimeObject>(copy)
-                    .unwrap_or_else(|_| unreachable!("a clone has its original's type"));
+            if let Some((fields, _)) = rtti.unknown_fields(section.object).and_then(UnknownFields::kept) {
                 if let Some(unknown) = rtti.unknown_fields_mut(into) {
-                    unknown.set_kept(fields, *copy);
+                    unknown.object_for(fields);
                 }
+            }
+            for slot in section.slots() {
+                let into = visit::slot_mut(target, slot.at()).expect("a clone keeps its original's kept set");
+                self.copy_field(slot.at(), rtti, slot.owner, into.owner)?;
             }
         }
         Ok(())
@@ -216,12 +218,12 @@ impl<'c, 'r> Run<'c, 'r> {
 
     fn copy_field(
         &mut self,
-        depth: usize,
+        at: SlotAt,
         rtti: &'static RttiType,
-        field: &'static RttiField,
         source: &dyn Reflectable,
         target: &mut dyn Reflectable,
     ) -> Result<(), CloneError> {
+        let field = at.field;
         let error = CloneError::field(rtti, field);
         let refused = match field.access() {
             FieldAccess::Plain(plain) => {
@@ -233,7 +235,7 @@ impl<'c, 'r> Run<'c, 'r> {
             FieldAccess::Embedded(values) if !field.is_array() => {
                 // A single value: filled in place when the fresh owner already holds one of the
                 // same type (no box to allocate and store).
-                self.steps.push((depth, field, 0));
+                self.steps.push((at, 0));
                 let filled = field
                     .with_embedded(source, 0, |from| {
                         field.with_embedded_mut(target, 0, |into| match (from, into) {
@@ -263,11 +265,11 @@ impl<'c, 'r> Run<'c, 'r> {
             FieldAccess::Embedded(values) => {
                 let mut clones = Vec::new();
                 let mut failed = None;
-                self.steps.push((depth, field, 0));
+                self.steps.push((at, 0));
                 values
                     .for_each(source, &mut |value| {
                         if let Some(step) = self.steps.last_mut() {
-                            step.2 = clones.len();
+                            step.1 = clones.len();
                         }
                         match value.map(|value| self.clone_embedded(value)).transpose() {
                             Ok(clone) => clones.push(clone),
@@ -293,7 +295,7 @@ impl<'c, 'r> Run<'c, 'r> {
                             Some(_) if keep => Ok(handle()),
                             Some(addr) => {
                                 let only = count == 1 && !weak;
-                                self.target(addr, weak, only, (depth, field, targets.len()), handle)
+                                self.target(addr, weak, only, (at, targets.len()), handle)
                             }
                         };
                         match mapped {
@@ -390,26 +392,25 @@ fn retarget(
     clone: &SharedObject,
     registry: &crate::Registry,
 ) -> Result<(), CloneError> {
-    let Some((&(depth, field, index), rest)) = steps.split_first() else { return Ok(()) };
-    let Some(section) = RttiType::section_mut(object, depth) else { return Ok(()) };
-    let rtti = section.rtti();
+    let Some((&(at, index), rest)) = steps.split_first() else { return Ok(()) };
+    let Some(SlotMut { section: rtti, field, owner, .. }) = visit::slot_mut(object, at) else { return Ok(()) };
     let error = CloneError::field(rtti, field);
     if !rest.is_empty() {
         return field
-            .with_embedded_mut(section, index, |inner| {
+            .with_embedded_mut(owner, index, |inner| {
                 inner.map_or(Ok(()), |inner| retarget(inner, rest, clone, registry))
             })
             .map_err(&error)?;
     }
     let Some(pointers) = field.as_pointer() else { return Ok(()) };
-    let len = field.len(section).map_err(&error)?;
+    let len = field.len(owner).map_err(&error)?;
     let mut targets: Vec<Option<SharedObject>> =
-        (0..len).map(|i| field.shared(section, i)).collect::<Result<_, _>>().map_err(&error)?;
+        (0..len).map(|i| field.shared(owner, i)).collect::<Result<_, _>>().map_err(&error)?;
     if let Some(slot) = targets.get_mut(index) {
         *slot = Some(clone.clone());
     }
     let targets: Vec<Option<&SharedObject>> = targets.iter().map(Option::as_ref).collect();
-    pointers.store(section, &targets, registry).map_err(&error)?;
+    pointers.store(owner, &targets, registry).map_err(&error)?;
     Ok(())
 }
 
@@ -425,38 +426,33 @@ fn immutable_needs(
     known: &AHashMap<usize, u32>,
     out: &mut Vec<SharedObject>,
 ) -> Result<(), CloneError> {
-    for (rtti, section) in RttiType::sections(object) {
-        for field in rtti.fields_of(section) {
-            let error = CloneError::field(rtti, field);
-            match field.access() {
-                FieldAccess::Plain(_) => {}
-                FieldAccess::Embedded(values) => {
-                    let mut result = Ok(());
-                    values
-                        .for_each(section, &mut |value| {
-                            if let (Some(value), Ok(())) = (value, &result) {
-                                result = immutable_needs(cloner, value, known, out);
-                            }
-                        })
-                        .map_err(&error)?;
-                    result?;
-                }
-                FieldAccess::Pointer(pointers)
-                    if !pointers.is_weak() && !pointers.family().is_mutable() && !cloner.shares_field(field) =>
-                {
-                    pointers
-                        .for_each(section, &mut |addr, _, handle| {
-                            if addr.is_some_and(|addr| !known.contains_key(&addr)) {
-                                out.extend(handle());
-                            }
-                        })
-                        .map_err(&error)?;
-                }
-                FieldAccess::Pointer(_) => {}
+    for Slot { section, field, owner, .. } in visit::slots(object) {
+        let error = CloneError::field(section, field);
+        match field.access() {
+            FieldAccess::Plain(_) => {}
+            FieldAccess::Embedded(values) => {
+                let mut result = Ok(());
+                values
+                    .for_each(owner, &mut |value| {
+                        if let (Some(value), Ok(())) = (value, &result) {
+                            result = immutable_needs(cloner, value, known, out);
+                        }
+                    })
+                    .map_err(&error)?;
+                result?;
             }
-        }
-        if let Some(kept) = rtti.unknown_fields(section).and_then(|kept| kept.object()) {
-            immutable_needs(cloner, kept, known, out)?;
+            FieldAccess::Pointer(pointers)
+                if !pointers.is_weak() && !pointers.family().is_mutable() && !cloner.shares_field(field) =>
+            {
+                pointers
+                    .for_each(owner, &mut |addr, _, handle| {
+                        if addr.is_some_and(|addr| !known.contains_key(&addr)) {
+                            out.extend(handle());
+                        }
+                    })
+                    .map_err(&error)?;
+            }
+            FieldAccess::Pointer(_) => {}
         }
     }
     Ok(())

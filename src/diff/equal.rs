@@ -1,7 +1,8 @@
 //! [`rtti_eq`]: deep equality of two object graphs through RTTI (Banshee's `BinaryCompare`).
 
 use crate::field::{FieldAccess, FieldError, SharedObject};
-use crate::rtti::{FieldPath, PathStep, Reflectable, RttiType};
+use crate::rtti::visit;
+use crate::rtti::{FieldPath, PathStep, Reflectable};
 use crate::serializer::{AsRoot, Root};
 use ahash::AHashMap;
 use smallvec::SmallVec;
@@ -132,25 +133,13 @@ impl Compare {
     }
 
     fn objects(&mut self, a: &dyn Reflectable, b: &dyn Reflectable) -> Result<(), Difference> {
-        let (type_a, type_b) = (a.rtti(), b.rtti());
-        if type_a.id() != type_b.id() {
-            return Err(self.differ(format!("a `{}` and a `{}`", type_a.name(), type_b.name())));
-        }
-        for ((rtti, a), (_, b)) in RttiType::sections(a).zip(RttiType::sections(b)) {
-            let (variant_a, variant_b) = (rtti.active_variant(a), rtti.active_variant(b));
-            if variant_a.map(|v| v.id()) != variant_b.map(|v| v.id()) {
-                let name = |v: Option<&crate::rtti::RttiVariant>| v.map_or("none", |v| v.name()).to_owned();
-                return Err(self.differ(format!("variant `{}` and variant `{}`", name(variant_a), name(variant_b))));
-            }
-            for field in rtti.fields_of(a) {
-                self.path.push(PathStep::Field(field.name().to_owned().into()));
-                self.field(field, a, b)?;
+        let sections = visit::section_pairs(a, b).map_err(|mismatch| self.differ(mismatch.to_string()))?;
+        for (a, b) in sections {
+            let slots = a.slot_pairs(b).map_err(|mismatch| self.differ(mismatch.to_string()))?;
+            for (a, b) in slots {
+                self.path.push(PathStep::Field(a.field.name().to_owned().into()));
+                self.field(a.field, a.owner, b.owner)?;
                 self.path.pop();
-            }
-            match (rtti.unknown_fields(a).and_then(|u| u.object()), rtti.unknown_fields(b).and_then(|u| u.object())) {
-                (None, None) => {}
-                (Some(a), Some(b)) => self.objects(a, b)?,
-                _ => return Err(self.differ("kept unknown fields on one side only")),
             }
         }
         Ok(())

@@ -282,7 +282,7 @@ where
     fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError> {
         self.access.with(owner_ref::<O>(owner)?, |container| {
             for elem in S::as_slice(container) {
-                f(elem.addr(), elem.pointer_count(), &|| elem.handle().map(SharedObject::new));
+                f(elem.addr(), elem.pointer_count(), &|| elem.handle().map(AsReflectable::erase));
             }
         })
     }
@@ -293,7 +293,7 @@ where
     }
     fn shared(&self, owner: &dyn Any, index: usize) -> Result<Option<SharedObject>, FieldError> {
         self.access.try_with(owner_ref::<O>(owner)?, |container| {
-            Ok(elem_at(S::as_slice(container), index)?.handle().map(SharedObject::new))
+            Ok(elem_at(S::as_slice(container), index)?.handle().map(AsReflectable::erase))
         })
     }
     fn store(

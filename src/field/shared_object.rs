@@ -356,6 +356,27 @@ impl SharedObject {
     }
 }
 
+impl SharedObject {
+    /// The object as a handle to its concrete type `T`, when this handle is the erased
+    /// `Rc<RefCell<dyn Reflectable>>` that kept unknown fields and runtime objects hold, and the
+    /// object is a `T` not borrowed mutably now; `None` otherwise. What lets a typed field point
+    /// at an object found through such a field.
+    pub(crate) fn concrete<T: Reflectable>(&self) -> Option<SharedObject> {
+        let erased = self.erased().as_any().downcast_ref::<Rc<RefCell<dyn Reflectable>>>()?;
+        if !(&*erased.try_borrow().ok()? as &dyn Any).is::<T>() {
+            return None;
+        }
+        let raw = Rc::into_raw(erased.clone()).cast::<RefCell<T>>();
+        // SAFETY: the value in the allocation is a `T` (checked above), and a
+        // `RefCell<dyn Reflectable>` holding a `T` can only have been made by an unsizing
+        // coercion of an `Rc<RefCell<T>>`: `raw` is that `Rc`'s pointer with the vtable dropped,
+        // as `Rc::from_raw` accepts (the same steps as `Rc::<dyn Any>::downcast`). The clone
+        // taken for `into_raw` is the strong count the new handle owns.
+        let typed: Rc<RefCell<T>> = unsafe { Rc::from_raw(raw) };
+        Some(SharedObject::new_concrete(typed))
+    }
+}
+
 /// The [`UpcastFn`] of a concrete `T`: every family's handle to its `dyn Reflectable` form.
 fn upcast<T: Reflectable>(from: &dyn Any, out: &mut dyn Any) {
     fn coerce_into<H: Clone + 'static, D: 'static>(from: &dyn Any, out: &mut dyn Any, coerce: fn(H) -> D) -> bool {
@@ -372,4 +393,56 @@ fn upcast<T: Reflectable>(from: &dyn Any, out: &mut dyn Any) {
         || coerce_into(from, out, |h: Arc<T>| -> Arc<dyn Reflectable> { h })
         || coerce_into(from, out, |h: Arc<Mutex<T>>| -> Arc<Mutex<dyn Reflectable>> { h })
         || coerce_into(from, out, |h: Arc<RwLock<T>>| -> Arc<RwLock<dyn Reflectable>> { h });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtti::RttiTypeBuilder;
+
+    #[derive(Default)]
+    struct Lamp {
+        on: bool,
+    }
+
+    #[derive(Default)]
+    struct Bell;
+
+    // Each in its own scope: the macro names its descriptor `RTTI`.
+    const _: () = {
+        crate::__reflectable_impl_reflectable!(Lamp, || {
+            RttiTypeBuilder::<Lamp>::new(0xE2_0001, "ConcreteLamp")
+                .default_constructor()
+                .plain::<bool>(1, "on", |l| &l.on, |l| &mut l.on)
+                .build()
+        });
+    };
+    const _: () = {
+        crate::__reflectable_impl_reflectable!(Bell, || {
+            RttiTypeBuilder::<Bell>::new(0xE2_0002, "ConcreteBell").default_constructor().build()
+        });
+    };
+
+    #[test]
+    fn an_erased_handle_turns_back_into_its_own_type_only() {
+        let lamp = Rc::new(RefCell::new(Lamp { on: true }));
+        let erased: Rc<RefCell<dyn Reflectable>> = lamp.clone();
+        let shared = SharedObject::new(erased);
+        assert!(shared.cast::<Rc<RefCell<Lamp>>>().is_none(), "no cast without the check");
+
+        let typed = shared.concrete::<Lamp>().expect("a lamp");
+        let handle = typed.cast::<Rc<RefCell<Lamp>>>().expect("the typed handle");
+        assert!(Rc::ptr_eq(&handle, &lamp));
+        assert_eq!(Rc::strong_count(&lamp), 4, "lamp, erased, handle, typed");
+        handle.borrow_mut().on = false;
+        assert!(!lamp.borrow().on);
+        std::mem::drop((typed, handle));
+        assert_eq!(Rc::strong_count(&lamp), 2);
+
+        assert!(shared.concrete::<Bell>().is_none(), "another type");
+        let borrowed = lamp.borrow_mut();
+        assert!(shared.concrete::<Lamp>().is_none(), "borrowed mutably: its type cannot be read");
+        std::mem::drop(borrowed);
+        assert!(SharedObject::new_concrete(lamp.clone()).concrete::<Lamp>().is_none(), "not an erased handle");
+    }
 }

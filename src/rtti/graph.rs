@@ -1,16 +1,16 @@
 //! Whole-graph operations through RTTI: the shared objects reachable from a root, and tearing down
 //! reference cycles (which `Rc`/`Arc` cannot free on their own).
 
+use super::visit::{self, Slot, SlotMut};
 use super::walker::{Borrowed, Flow, GraphWalker, Run, Visit};
-use super::{Reflectable, Registry, RttiType};
+use super::{Reflectable, Registry};
 use crate::field::{FieldAccess, FieldError, SharedHandle, SharedObject};
-use crate::rtti::UnknownFields;
 use ahash::AHashSet;
 use once_cell::sync::Lazy;
 use std::convert::Infallible;
 
 /// Every shared object reachable from `root` through pointer fields (strong, and `Weak`s whose
-/// target is alive; kept [`UnknownFields`] included), each once, in breadth-first order. An object borrowed mutably elsewhere is
+/// target is alive; kept [`UnknownFields`](super::UnknownFields) included), each once, in breadth-first order. An object borrowed mutably elsewhere is
 /// listed but its own pointers are not followed.
 ///
 /// ```
@@ -92,70 +92,58 @@ fn walk_all(
 /// (`[Option<Rc<T>>; N]`) all `None`. A non-optional pointer keeps its value, and so does a
 /// fixed-size array of them (`[Rc<T>; N]`), which cannot be emptied.
 pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
-    let mut index = 0;
-    while let Some(section) = RttiType::section_mut(object, index) {
-        let rtti = section.rtti();
-        for field in rtti.fields_of(section) {
-            match field.access() {
-                FieldAccess::Pointer(pointers) => {
-                    let targets: &[Option<&SharedObject>] = if field.is_array() { &[] } else { &[None] };
-                    let stored = match pointers.store(section, targets, &NO_CASTS) {
-                        Err(FieldError::FixedLength { expected, .. }) => {
-                            pointers.store(section, &vec![None; expected], &NO_CASTS)
-                        }
-                        stored => stored,
-                    };
-                    match stored {
-                        Ok(_) | Err(FieldError::NotNullable) => {}
-                        Err(error) => return Err(error.in_field(field.name())),
+    visit::for_each_slot_mut(object, |slot| {
+        let SlotMut { field, owner, .. } = slot;
+        match field.access() {
+            FieldAccess::Pointer(pointers) => {
+                let targets: &[Option<&SharedObject>] = if field.is_array() { &[] } else { &[None] };
+                let stored = match pointers.store(owner, targets, &NO_CASTS) {
+                    Err(FieldError::FixedLength { expected, .. }) => {
+                        pointers.store(owner, &vec![None; expected], &NO_CASTS)
                     }
+                    stored => stored,
+                };
+                match stored {
+                    Ok(_) | Err(FieldError::NotNullable) => Ok(()),
+                    Err(error) => Err(error.in_field(field.name())),
                 }
-                FieldAccess::Embedded(values) => {
-                    for index in 0..values.len(section)? {
-                        let mut result = Ok(());
-                        values.with_value_mut(section, index, &mut |value| {
-                            if let Some(value) = value {
-                                result = clear_pointers(value);
-                            }
-                        })?;
-                        result?;
-                    }
-                }
-                FieldAccess::Plain(_) => {}
             }
+            FieldAccess::Embedded(values) => {
+                for index in 0..values.len(owner)? {
+                    let mut result = Ok(());
+                    values.with_value_mut(owner, index, &mut |value| {
+                        if let Some(value) = value {
+                            result = clear_pointers(value);
+                        }
+                    })?;
+                    result?;
+                }
+                Ok(())
+            }
+            FieldAccess::Plain(_) => Ok(()),
         }
-        if let Some(kept) = rtti.unknown_fields_mut(section).and_then(UnknownFields::object_mut) {
-            clear_pointers(kept)?;
-        }
-        index += 1;
-    }
-    Ok(())
+    })
 }
 
 /// Calls `f` with the identity of every target of a strong pointer in `object` (its own fields,
 /// the objects it holds by value and its kept unknown fields; `Weak`s are left out), once per
 /// pointer. Stops at the first field that cannot be read.
 pub(crate) fn strong_targets(object: &dyn Reflectable, f: &mut dyn FnMut(usize)) -> Result<(), FieldError> {
-    for (rtti, section) in RttiType::sections(object) {
-        for field in rtti.fields_of(section) {
-            match field.access() {
-                FieldAccess::Pointer(pointers) if !pointers.is_weak() => {
-                    pointers.for_each(section, &mut |identity, _, _| identity.into_iter().for_each(&mut *f))?
-                }
-                FieldAccess::Embedded(values) => {
-                    let mut result = Ok(());
-                    values.for_each(section, &mut |value| {
-                        if let (Some(value), Ok(())) = (value, &result) {
-                            result = strong_targets(value, f);
-                        }
-                    })?;
-                    result?;
-                }
-                FieldAccess::Pointer(_) | FieldAccess::Plain(_) => {}
+    for Slot { field, owner, .. } in visit::slots(object) {
+        match field.access() {
+            FieldAccess::Pointer(pointers) if !pointers.is_weak() => {
+                pointers.for_each(owner, &mut |identity, _, _| identity.into_iter().for_each(&mut *f))?
             }
-        }
-        if let Some(kept) = rtti.unknown_fields(section).and_then(UnknownFields::object) {
-            strong_targets(kept, f)?;
+            FieldAccess::Embedded(values) => {
+                let mut result = Ok(());
+                values.for_each(owner, &mut |value| {
+                    if let (Some(value), Ok(())) = (value, &result) {
+                        result = strong_targets(value, f);
+                    }
+                })?;
+                result?;
+            }
+            FieldAccess::Pointer(_) | FieldAccess::Plain(_) => {}
         }
     }
     Ok(())

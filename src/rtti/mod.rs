@@ -19,6 +19,7 @@ mod type_data;
 mod type_set;
 mod unknown_fields;
 mod variant;
+pub(crate) mod visit;
 mod walker;
 
 pub use builder::RttiTypeBuilder;

@@ -2,7 +2,7 @@
 //! [`reflect_trait!`](crate::reflect_trait)).
 
 use super::RttiType;
-use crate::field::Declared;
+use crate::field::{Declared, SharedHandle, SharedObject};
 use std::any::Any;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -104,6 +104,12 @@ pub trait AsReflectable: 'static {
     fn as_reflectable_mut(&mut self) -> &mut dyn Reflectable;
     /// What a field of this pointee type declares.
     fn declared() -> Declared;
+    /// A strong handle to this pointee, erased: for a concrete type, one that still casts to
+    /// its family's `dyn Reflectable` form (so a pointer read from a typed field can be stored
+    /// in a field of any object, such as a kept unknown one).
+    fn erase<H: SharedHandle<Pointee = Self>>(handle: H) -> SharedObject {
+        SharedObject::new(handle)
+    }
 }
 
 impl<T: Reflectable> AsReflectable for T {
@@ -115,6 +121,9 @@ impl<T: Reflectable> AsReflectable for T {
     }
     fn declared() -> Declared {
         Declared::Type(T::rtti_static)
+    }
+    fn erase<H: SharedHandle<Pointee = Self>>(handle: H) -> SharedObject {
+        SharedObject::new_concrete(handle)
     }
 }
 

@@ -61,6 +61,9 @@ pub(crate) struct Constructor {
 /// Puts a fresh object into a shared allocation of a family.
 pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedObject, Box<dyn Reflectable>>;
 
+/// [`SharedObject::concrete`] of the type's Rust type.
+pub(crate) type Concrete = fn(&SharedObject) -> Option<SharedObject>;
+
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
 /// constructor and hooks.
 pub struct RttiType {
@@ -76,6 +79,7 @@ pub struct RttiType {
     variants: Option<Variants>,
     pub(crate) create: Option<Constructor>,
     pub(crate) make_shared: MakeShared,
+    concrete: Concrete,
     pub(crate) hooks: Hooks,
     pub(crate) migrations: Vec<Migration>,
     /// What the schema module computes of the type once: its fingerprint, its schema table entry.
@@ -126,7 +130,7 @@ impl RttiType {
         fields: Vec<RttiField>,
         variants: Option<Variants>,
         create: Option<Constructor>,
-        make_shared: MakeShared,
+        (make_shared, concrete): (MakeShared, Concrete),
         hooks: Hooks,
         migrations: Vec<Migration>,
     ) -> Self {
@@ -142,6 +146,7 @@ impl RttiType {
             variants,
             create,
             make_shared,
+            concrete,
             hooks,
             migrations,
             schema_cache: SchemaCache::default(),
@@ -317,6 +322,11 @@ impl RttiType {
         object: Box<dyn Reflectable>,
     ) -> Result<SharedObject, Box<dyn Reflectable>> {
         (self.make_shared)(family, object)
+    }
+    /// `shared` (an object of this type) as a handle to the Rust type, when it is held through an
+    /// erased `Rc<RefCell<dyn Reflectable>>` (a kept field's) and not borrowed mutably now.
+    pub(crate) fn concrete_handle(&self, shared: &SharedObject) -> Option<SharedObject> {
+        (self.concrete)(shared)
     }
     /// The base object embedded in `object` (which must be of this type).
     pub fn base_of<'a>(&self, object: &'a dyn Reflectable) -> Option<&'a dyn Reflectable> {

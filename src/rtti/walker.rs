@@ -1,12 +1,11 @@
 //! [`GraphWalker`]: visits every object reachable from a root exactly once, through by-value
 //! fields and pointers (and, on request, `Weak`s), each with the path of fields that led to it.
 //! What Banshee's `findResourceDependencies` does by hand, once: the dependency collector and
-//! the inspector walk with it, and so does `reachable_shared`. (The JSON writer, clone and diff
-//! still walk graphs their own way, which issue 39's one walk is to end.)
+//! the inspector walk with it, and so does `reachable_shared`. Inside each object it meets fields
+//! through [`visit`](super::visit), as every tool does.
 
-use super::{Reflectable, RttiType};
+use super::Reflectable;
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
-use crate::rtti::UnknownFields;
 use ahash::AHashSet;
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -380,22 +379,15 @@ impl<'v, E> Run<'v, E> {
                 return Ok(());
             }
         }
-        for (rtti, section) in RttiType::sections(object) {
-            for field in rtti.fields_of(section) {
-                if field.flags() & self.walker.skip_flags != 0 {
-                    continue;
-                }
-                self.field(field, section)?;
-                if self.stopped {
-                    return Ok(());
-                }
-            }
+        for slot in super::visit::slots(object) {
             // Kept unknown fields hold objects and pointers too (named as their stream named
             // them): what only they reach is still part of the graph.
-            if let Some(kept) = rtti.unknown_fields(section).and_then(UnknownFields::object) {
-                for field in kept.rtti().fields() {
-                    self.field(field, kept)?;
-                }
+            if !slot.kept && slot.field.flags() & self.walker.skip_flags != 0 {
+                continue;
+            }
+            self.field(slot.field, slot.owner)?;
+            if self.stopped {
+                return Ok(());
             }
         }
         Ok(())

@@ -145,6 +145,31 @@ fn put_fields(out: &mut Vec<u8>, fields: &[FieldSchema]) {
     }
 }
 
+/// `fields` of type `owner` checked as a stream's schema table entry is when read (IDs once
+/// each, signatures well formed and fitting their sizes, flags where they belong), and as a
+/// stream would hold them (names and signatures cut to what the table keeps): what fields
+/// described by a value made elsewhere (a patch's kept set) must pass before they describe data.
+pub(crate) fn checked_fields(owner: u32, fields: Vec<FieldSchema>) -> Result<Vec<FieldSchema>, DecodeError> {
+    let schema = TypeSchema {
+        id: owner,
+        name: String::new(),
+        base: None,
+        is_enum: false,
+        is_abstract: false,
+        fields,
+        variants: Vec::new(),
+        fingerprint: 0,
+    };
+    let mut table = Vec::new();
+    put(&mut table, SCHEMA_MARK);
+    put(&mut table, 1);
+    write_schema_entry(&schema, &mut table);
+    let length = table.len() as u32 + 4;
+    put(&mut table, length);
+    let index = TableIndex::read(&table, 0, table.len())?;
+    Ok(index.parse(&index.entries()[0])?.fields)
+}
+
 /// Where one type's entry is in a stream, and what the decoder checks first.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct EntryRef {

@@ -7,7 +7,8 @@
 use super::codec::parts_of;
 use super::{parse, value_column, PlainValue, TextError};
 use crate::field::{FieldAccess, RttiField};
-use crate::rtti::{FieldPath, PathStep, Reflectable, RttiType};
+use crate::rtti::visit::{self, Slot, SlotMut};
+use crate::rtti::{FieldPath, PathStep, Reflectable};
 use crate::schema::describe::{split_type, Sig};
 use std::borrow::Cow;
 use std::str::FromStr;
@@ -131,34 +132,20 @@ pub fn set_text(root: &mut dyn Reflectable, path: &str, text: &str) -> Result<()
     set(root, path.steps(), text)
 }
 
-/// The field named `name` in any section of `object`, and which section holds it.
-fn find_field(object: &dyn Reflectable, name: &str) -> Result<(&'static RttiField, usize), TextError> {
-    RttiType::sections(object)
-        .enumerate()
-        .find_map(|(index, (rtti, section))| {
-            rtti.fields_of(section).iter().find(|field| field.name() == name).map(|field| (field, index))
-        })
-        .ok_or_else(|| TextError::NoPath {
-            path: name.to_owned(),
-            reason: format!("`{}` has no such field", object.rtti().name()),
-        })
-}
-
-/// Splits a path at a field: its first step must name one.
-fn field_step<'p>(
-    object: &dyn Reflectable,
-    steps: &'p [PathStep],
-) -> Result<(&'static RttiField, usize, &'p [PathStep]), TextError> {
+/// The first step of a path, which must name a field, and the steps after it.
+fn field_name(steps: &[PathStep]) -> Result<(&str, &[PathStep]), TextError> {
     match steps.split_first() {
-        Some((PathStep::Field(name), rest)) => {
-            let (field, section) = find_field(object, name)?;
-            Ok((field, section, rest))
-        }
+        Some((PathStep::Field(name), rest)) => Ok((name, rest)),
         _ => Err(TextError::NoPath {
             path: FieldPath::new(steps.to_vec()).to_string(),
             reason: "expected a field name".into(),
         }),
     }
+}
+
+#[cold]
+fn no_field(object: &'static crate::rtti::RttiType, name: &str) -> TextError {
+    TextError::NoPath { path: name.to_owned(), reason: format!("`{}` has no such field", object.name()) }
 }
 
 /// For a field of objects: the element the next step selects (an array field needs an index),
@@ -201,8 +188,9 @@ fn map_entry(field: &RttiField, map: &dyn Reflectable, rest: &[PathStep]) -> Res
 }
 
 fn get(object: &dyn Reflectable, steps: &[PathStep]) -> Result<PlainValue, TextError> {
-    let (field, section, rest) = field_step(object, steps)?;
-    let section = RttiType::sections(object).nth(section).expect("found in it").1;
+    let (name, rest) = field_name(steps)?;
+    let Slot { field, owner: section, .. } =
+        visit::slot_by_name(object, name).ok_or_else(|| no_field(object.rtti(), name))?;
     match field.access() {
         FieldAccess::Embedded(_) if field.is_map() => field.with_embedded(section, 0, |map| {
             let map = map.ok_or_else(|| empty(field))?;
@@ -225,8 +213,10 @@ fn get(object: &dyn Reflectable, steps: &[PathStep]) -> Result<PlainValue, TextE
 }
 
 fn set(object: &mut dyn Reflectable, steps: &[PathStep], text: &str) -> Result<(), TextError> {
-    let (field, index, rest) = field_step(object, steps)?;
-    let section = RttiType::section_mut(object, index).expect("found in it");
+    let (name, rest) = field_name(steps)?;
+    let own = object.rtti();
+    let SlotMut { field, owner: section, .. } =
+        visit::slot_by_name_mut(object, name).ok_or_else(|| no_field(own, name))?;
     match field.access() {
         FieldAccess::Embedded(_) if field.is_map() => field.with_embedded_mut(section, 0, |map| {
             let map = map.ok_or_else(|| empty(field))?;

@@ -12,9 +12,12 @@ mod unheld;
 
 pub use report::{ApplyProblem, ApplyProblemKind, ApplyReport};
 
-use super::patch::{Malformed, ObjectBody, Origin, Patch};
+use super::patch::{KeptEdit, Malformed, ObjectBody, Origin, Patch};
 use crate::field::{RttiField, SharedHandle, SharedObject};
+use crate::rtti::visit;
 use crate::rtti::{Reflectable, Registry, RttiType};
+use crate::runtime::{kept_fields, RuntimeObject, MAX_KEPT_TYPES};
+use crate::schema::table::checked_fields;
 use ahash::AHashSet;
 
 /// Applies `patch` to the graph under `target` (an object the caller owns); see [`diff`](super::diff).
@@ -198,7 +201,7 @@ impl<'p> Applier<'p> {
                     let why = "another edit of the patch found the same object".to_owned();
                     self.problem(index, None, ApplyProblemKind::NotFound(why));
                 }
-                Ok(handle) => self.handles[index] = Some(handle),
+                Ok(handle) => self.handles[index] = Some(typed(handle)),
                 Err(why) => self.problem(index, None, ApplyProblemKind::NotFound(why)),
             }
         }
@@ -313,6 +316,10 @@ impl<'p> Applier<'p> {
                 None => self.problem(index, Some(format!("variant {variant}")), ApplyProblemKind::Gone),
             }
         }
+        // Before the fields: the edits below may give the fields of a set kept from now on.
+        for edit in &body.kept {
+            self.kept(index, object, edit);
+        }
         for edit in &body.plain {
             if let Some((section, field)) = self.field(index, object, edit.section, edit.field) {
                 self.plain(index, section, field, edit);
@@ -330,7 +337,42 @@ impl<'p> Applier<'p> {
         }
     }
 
-    /// The section of `object` of type `section` and its field `id`, or a report.
+    /// Gives the section of type `edit.section` the kept set `edit.fields` describes (each field
+    /// at its default), or none. The set is checked as a stream's schema table would be, and
+    /// may not name a field the type declares (a save would write it twice).
+    fn kept(&mut self, index: usize, object: &mut dyn Reflectable, edit: &KeptEdit) {
+        let name = || Some(format!("{} (kept unknown fields)", edit.section));
+        let Some(depth) = object.rtti().chain().position(|rtti| rtti.id() == edit.section) else {
+            return self.problem(index, name(), ApplyProblemKind::Gone);
+        };
+        let section = RttiType::section_mut(object, depth).expect("the chain came from the object");
+        let rtti = section.rtti();
+        let Some(unknown) = rtti.unknown_fields_mut(section) else {
+            let why = "the type keeps no unknown fields".to_owned();
+            return self.problem(index, name(), ApplyProblemKind::FieldMismatch(why));
+        };
+        if edit.fields.is_empty() {
+            return unknown.clear();
+        }
+        if let Some(field) = edit.fields.iter().find(|field| rtti.field(field.id).is_some()) {
+            let why = format!("field {} is one the type declares", field.id);
+            return self.problem(index, name(), ApplyProblemKind::FieldMismatch(why));
+        }
+        let fields = match checked_fields(rtti.id(), edit.fields.clone()) {
+            Ok(fields) => fields,
+            Err(error) => return self.problem(index, name(), ApplyProblemKind::BadValue(error.kind().to_string())),
+        };
+        match kept_fields(rtti, fields).and_then(|set| Some((set, RuntimeObject::create(set.rtti)?))) {
+            Some((set, values)) => unknown.set_kept(set, values),
+            None => {
+                let why = format!("the process keeps {MAX_KEPT_TYPES} sets of kept fields already");
+                self.problem(index, name(), ApplyProblemKind::BadValue(why));
+            }
+        }
+    }
+
+    /// The slot of field `id` in the section of type `section` of `object` (declared or kept):
+    /// the object its accessors take and the field, or a report.
     fn field<'o>(
         &mut self,
         index: usize,
@@ -338,16 +380,10 @@ impl<'p> Applier<'p> {
         section: u32,
         id: u16,
     ) -> Option<(&'o mut dyn Reflectable, &'static RttiField)> {
-        let name = format!("{section}.{id}");
-        let Some(depth) = object.rtti().chain().position(|rtti| rtti.id() == section) else {
-            self.problem(index, Some(name), ApplyProblemKind::Gone);
-            return None;
-        };
-        let section = RttiType::section_mut(object, depth).expect("the chain came from the object");
-        match field_of(section.rtti(), section, id) {
-            Some(field) => Some((section, field)),
+        match visit::slot_by_id_mut(object, section, id) {
+            Some(slot) => Some((slot.owner, slot.field)),
             None => {
-                self.problem(index, Some(name), ApplyProblemKind::Gone);
+                self.problem(index, Some(format!("{section}.{id}")), ApplyProblemKind::Gone);
                 None
             }
         }
@@ -366,13 +402,11 @@ impl<'p> Applier<'p> {
     }
 }
 
-/// The field `id` that `object` (a section of type `rtti`) has now, its variant's for an enum.
-fn field_of(rtti: &'static RttiType, object: &dyn Reflectable, id: u16) -> Option<&'static RttiField> {
-    if rtti.is_enum() {
-        rtti.fields_of(object).iter().find(|field| field.id() == id)
-    } else {
-        rtti.field(id)
-    }
+/// `handle` as a handle to its object's Rust type where it was found through a kept field (an
+/// erased handle, which typed fields cannot hold), else as it is.
+fn typed(handle: SharedObject) -> SharedObject {
+    let rtti = handle.read(|object| object.rtti()).ok();
+    rtti.and_then(|rtti| rtti.concrete_handle(&handle)).unwrap_or(handle)
 }
 
 /// Follows `path` from `object` to the shared object its last step's pointer element holds.
@@ -380,11 +414,8 @@ fn follow(object: &dyn Reflectable, path: &[(u32, u16, u32)]) -> Result<SharedOb
     let Some((&(section, id, index), rest)) = path.split_first() else {
         return Err("an empty path".into());
     };
-    let Some((rtti, section)) = RttiType::sections(object).find(|(rtti, _)| rtti.id() == section) else {
-        return Err(format!("`{}` has no section of type ID {section}", object.rtti().name()));
-    };
-    let Some(field) = field_of(rtti, section, id) else {
-        return Err(format!("`{}` has no field {id}", rtti.name()));
+    let Some(visit::Slot { section: rtti, field, owner: section, .. }) = visit::slot_by_id(object, section, id) else {
+        return Err(format!("`{}` has no field {id} in a section of type ID {section}", object.rtti().name()));
     };
     let index = index as usize;
     if rest.is_empty() {

@@ -22,11 +22,13 @@ mod places;
 mod pointers;
 mod values;
 
-use super::patch::{ObjectBody, ObjectEdit, Origin, Patch, NONE};
+use super::patch::{KeptEdit, ObjectBody, ObjectEdit, Origin, Patch, NONE};
 use super::SameScope;
 use crate::containers::MAP_TYPE_ID;
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
+use crate::rtti::visit::{self, Section};
 use crate::rtti::{Reflectable, RttiType};
+use crate::runtime::UnknownFields;
 use crate::serializer::{generated_codecs_by_default, AsRoot, Root};
 use ahash::AHashMap;
 pub use pairs::PointerPairs;
@@ -440,9 +442,11 @@ impl Differ {
         let told = std::mem::take(&mut self.told);
         let told = if a.is_some() { told } else { Told::Nothing };
         let skip_plain = told != Told::Nothing;
-        let mut old_sections = a.map(|a| RttiType::sections_from(own, a));
-        for (depth, (rtti, sb)) in RttiType::sections_from(own, b).enumerate() {
-            let mut sa = old_sections.as_mut().and_then(Iterator::next).map(|(_, section)| section);
+        let mut old_sections = a.map(|a| visit::sections_from(own, a));
+        for section in visit::sections_from(own, b) {
+            let (depth, rtti, sb) = (section.depth, section.rtti, section.object);
+            let old_section = old_sections.as_mut().and_then(Iterator::next);
+            let mut sa = old_section.map(|section| section.object);
             if let Some(variant) = rtti.active_variant(sb) {
                 let before = sa.and_then(|sa| rtti.active_variant(sa)).map(|v| v.id());
                 if before != Some(variant.id()) {
@@ -486,8 +490,44 @@ impl Differ {
                 }
                 self.path.pop();
             }
+            self.kept(&mut body, old_section, section)?;
         }
         Ok(body)
+    }
+
+    /// The kept unknown fields of section `new` against those of the old section: compared
+    /// field by field when both keep one set, as any fields are; otherwise the body names the
+    /// set the section keeps from now on and gives its fields in full.
+    fn kept(&mut self, body: &mut ObjectBody, old: Option<Section<'_>>, new: Section<'_>) -> Result<(), DiffError> {
+        let rtti = new.rtti;
+        if !rtti.keeps_unknown_fields() {
+            return Ok(());
+        }
+        let old = match old {
+            Some(old) if old.same_kept(new).is_ok() => old.kept(),
+            // A fresh object keeps nothing until told.
+            None if new.kept().is_none() => None,
+            _ => {
+                let set = rtti.unknown_fields(new.object).and_then(UnknownFields::kept);
+                let fields = set.map_or_else(Vec::new, |(set, _)| set.stored.to_vec());
+                body.kept.push(KeptEdit { section: rtti.id(), fields });
+                None
+            }
+        };
+        let Some(kept) = new.kept() else { return Ok(()) };
+        for slot in new.kept_slots() {
+            let field = slot.field;
+            self.path.push((rtti.id(), field.id(), 0));
+            match field.access() {
+                FieldAccess::Plain(_) => {
+                    self.plain(body, rtti, field, old, kept, false)?;
+                }
+                FieldAccess::Embedded(_) => self.embedded(body, rtti, field, old, kept, None)?,
+                FieldAccess::Pointer(_) => self.pointers(body, rtti, field, old, kept, None)?,
+            }
+            self.path.pop();
+        }
+        Ok(())
     }
 
     /// A map's entries, matched by key: the keys field as any plain array, the values by the

@@ -8,7 +8,7 @@
 //! The rules, each of which a patch [`diff`](crate::diff::diff) makes keeps:
 //! - edit 0 is the root, and no other edit is; a found object is found from an earlier edit, by
 //!   a path no other edit of that object repeats;
-//! - a body edits each field once;
+//! - a body edits each field once, and names each section's kept set once;
 //! - a plain value's element count fits its bytes, and its runs take each new element once and
 //!   old elements in order;
 //! - an element edited in place is named once, and a rebuilt array keeps each old element once;
@@ -83,6 +83,13 @@ fn check_body(body: &ObjectBody, objects: usize, zero_sized: &mut usize, at: &st
             Err(malformed(at(), format!("field {section}.{field} is edited twice")))
         }
     };
+    let mut kept = AHashSet::new();
+    for (n, edit) in body.kept.iter().enumerate() {
+        if !kept.insert(edit.section) {
+            let why = format!("the kept fields of section {} are replaced twice", edit.section);
+            return Err(malformed(format_args!("{at}.kept[{n}]"), why));
+        }
+    }
     for (n, edit) in body.plain.iter().enumerate() {
         once(edit.section, edit.field, &|| format!("{at}.plain[{n}]"))?;
         let count = edit.count as usize;

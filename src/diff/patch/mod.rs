@@ -17,6 +17,7 @@ pub(crate) use check::Malformed;
 use crate::field::Family;
 use crate::json::{JsonError, JsonReader};
 use crate::rtti::RttiTypeBuilder;
+use crate::schema::FieldSchema;
 use crate::serializer::{DecodeError, DecodeReport, EncodeError, MemorySerializer};
 
 /// Type ID of [`Patch`].
@@ -33,6 +34,8 @@ pub const EMBEDDED_EDIT_TYPE_ID: u32 = 0xFFFF_FF34;
 pub const EMBEDDED_ELEMENT_TYPE_ID: u32 = 0xFFFF_FF35;
 /// Type ID of a pointer field edit.
 pub const POINTER_EDIT_TYPE_ID: u32 = 0xFFFF_FF36;
+/// Type ID of a kept-fields edit.
+pub const KEPT_EDIT_TYPE_ID: u32 = 0xFFFF_FF37;
 
 /// An element index or target that is none (no old element; a null pointer is target 0).
 pub(crate) const NONE: u32 = u32::MAX;
@@ -77,6 +80,18 @@ pub(crate) struct ObjectBody {
     pub(crate) plain: Vec<PlainEdit>,
     pub(crate) embedded: Vec<EmbeddedEdit>,
     pub(crate) pointers: Vec<PointerEdit>,
+    /// Sections that keep another set of unknown fields (or none) from now on: applied before
+    /// the field edits, which then give the new set's fields in full.
+    pub(crate) kept: Vec<KeptEdit>,
+}
+
+/// A section's kept unknown fields replaced: the set of stored fields it keeps from now on, as
+/// a stream's schema table describes them (none: it keeps nothing), each field at its default
+/// until the body's edits of the section's fields give its value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct KeptEdit {
+    pub(crate) section: u32,
+    pub(crate) fields: Vec<FieldSchema>,
 }
 
 /// A plain field's new value.
@@ -191,6 +206,7 @@ impl ObjectBody {
             && self.plain.is_empty()
             && self.embedded.is_empty()
             && self.pointers.is_empty()
+            && self.kept.is_empty()
     }
 }
 
@@ -277,6 +293,7 @@ const _: () = {
             .embedded_array::<Vec<PlainEdit>>(4, "plain", |b| &b.plain, |b| &mut b.plain)
             .embedded_array::<Vec<EmbeddedEdit>>(5, "embedded", |b| &b.embedded, |b| &mut b.embedded)
             .embedded_array::<Vec<PointerEdit>>(6, "pointers", |b| &b.pointers, |b| &mut b.pointers)
+            .embedded_array::<Vec<KeptEdit>>(7, "kept", |b| &b.kept, |b| &mut b.kept)
             .build()
     });
 };
@@ -325,6 +342,16 @@ const _: () = {
             .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
             .plain::<bool>(3, "rebuild", |e| &e.rebuild, |e| &mut e.rebuild)
             .plain::<Vec<(u32, u32)>>(4, "elements", |e| &e.elements, |e| &mut e.elements)
+            .build()
+    });
+};
+
+const _: () = {
+    crate::__reflectable_impl_reflectable!(KeptEdit, || {
+        RttiTypeBuilder::<KeptEdit>::built_in(KEPT_EDIT_TYPE_ID, "PatchKept")
+            .default_constructor()
+            .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+            .embedded_array::<Vec<FieldSchema>>(2, "fields", |e| &e.fields, |e| &mut e.fields)
             .build()
     });
 };

@@ -549,7 +549,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             self.fields,
             variants,
             self.create,
-            make_shared::<T>,
+            (make_shared::<T>, SharedObject::concrete::<T>),
             self.hooks,
             self.migrations,
         );

@@ -1,0 +1,356 @@
+//! The tools that look inside objects agree on what an object holds, kept unknown fields
+//! included: an older build loads graphs a newer build wrote (fields it lacks kept by
+//! `#[rtti(unknown)]` members, enum variants, maps, shared and cyclic pointers, some held only in
+//! kept fields), and then `rtti_eq` fails exactly when `diff` finds changes, `apply` of that
+//! patch makes the graphs equal and makes the first save to the second's bytes, and a clone
+//! equals its original.
+
+use quickcheck::{quickcheck, TestResult};
+use reflectable::clone::Cloner;
+use reflectable::diff::{apply_with, diff, rtti_eq, Patch};
+use reflectable::serializer::MemorySerializer;
+use reflectable::{Reflectable, Registry, UnknownFields};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// The older build: what it knows of each type, and a member keeping the rest.
+#[derive(Reflectable, Default)]
+#[rtti(id = 731_001, name = "Scene", no_register)]
+struct Scene {
+    #[rtti(id = 1)]
+    nodes: Vec<Rc<RefCell<Node>>>,
+    #[rtti(id = 2, embedded)]
+    mode: Mode,
+    #[rtti(id = 3)]
+    weights: BTreeMap<String, f32>,
+    #[rtti(unknown)]
+    kept: UnknownFields,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 731_002, name = "Node", no_register)]
+struct Node {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    next: Option<Rc<RefCell<Node>>>,
+    #[rtti(unknown)]
+    kept: UnknownFields,
+}
+
+/// Both builds have it.
+#[derive(Reflectable, Default)]
+#[rtti(id = 731_003, name = "Mode", no_register)]
+enum Mode {
+    #[default]
+    #[rtti(id = 1)]
+    Idle,
+    #[rtti(id = 2)]
+    Moving {
+        #[rtti(id = 1)]
+        speed: f32,
+    },
+    #[rtti(id = 3)]
+    Held {
+        #[rtti(id = 1)]
+        by: Option<Rc<RefCell<Node>>>,
+    },
+}
+
+mod newer {
+    use reflectable::Reflectable;
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::rc::Rc;
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 731_001, name = "Scene", no_register)]
+    pub struct Scene {
+        #[rtti(id = 1)]
+        pub nodes: Vec<Rc<RefCell<Node>>>,
+        #[rtti(id = 2, embedded)]
+        pub mode: Mode,
+        #[rtti(id = 3)]
+        pub weights: BTreeMap<String, f32>,
+        // New below: kept by the older build.
+        #[rtti(id = 4)]
+        pub title: String,
+        /// Nodes only this field may reach.
+        #[rtti(id = 5)]
+        pub spare: Vec<Rc<RefCell<Node>>>,
+    }
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 731_002, name = "Node", no_register)]
+    pub struct Node {
+        #[rtti(id = 1)]
+        pub name: String,
+        #[rtti(id = 2)]
+        pub next: Option<Rc<RefCell<Node>>>,
+        // New below.
+        #[rtti(id = 3)]
+        pub hue: f32,
+        #[rtti(id = 4)]
+        pub tags: Vec<String>,
+        #[rtti(id = 5)]
+        pub buddy: Option<Rc<RefCell<Node>>>,
+        #[rtti(id = 6)]
+        pub marks: BTreeMap<u32, f32>,
+    }
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 731_003, name = "Mode", no_register)]
+    pub enum Mode {
+        #[default]
+        #[rtti(id = 1)]
+        Idle,
+        #[rtti(id = 2)]
+        Moving {
+            #[rtti(id = 1)]
+            speed: f32,
+        },
+        #[rtti(id = 3)]
+        Held {
+            #[rtti(id = 1)]
+            by: Option<Rc<RefCell<Node>>>,
+        },
+    }
+}
+
+fn older_build() -> Registry {
+    let mut registry = Registry::new();
+    registry.register_type::<Scene>().unwrap();
+    registry.register_type::<Node>().unwrap();
+    registry.register_type::<Mode>().unwrap();
+    registry
+}
+
+fn newer_build() -> Registry {
+    let mut registry = Registry::new();
+    registry.register_type::<newer::Scene>().unwrap();
+    registry.register_type::<newer::Node>().unwrap();
+    registry.register_type::<newer::Mode>().unwrap();
+    registry
+}
+
+/// A newer build's graph, as data: nodes by index, pointers as indices.
+#[derive(Clone, Debug)]
+struct Plan {
+    nodes: Vec<NodePlan>,
+    scene_nodes: Vec<usize>,
+    spare: Vec<usize>,
+    mode: (u8, f32, Option<usize>),
+    weights: BTreeMap<String, f32>,
+    title: String,
+}
+
+#[derive(Clone, Debug)]
+struct NodePlan {
+    name: String,
+    next: Option<usize>,
+    hue: f32,
+    tags: Vec<String>,
+    buddy: Option<usize>,
+    marks: BTreeMap<u32, f32>,
+}
+
+/// A small deterministic generator (quickcheck gives the seed).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn word(&mut self) -> String {
+        ["oak", "ash", "elm", "yew", ""][self.below(5)].to_owned()
+    }
+    fn index(&mut self, nodes: usize) -> Option<usize> {
+        (nodes > 0 && self.chance(60)).then(|| self.below(nodes))
+    }
+}
+
+fn random_node(rng: &mut Rng, nodes: usize) -> NodePlan {
+    NodePlan {
+        name: rng.word(),
+        next: rng.index(nodes),
+        hue: rng.below(3) as f32 / 2.0,
+        tags: (0..rng.below(3)).map(|_| rng.word()).collect(),
+        buddy: rng.index(nodes),
+        marks: (0..rng.below(3)).map(|_| (rng.below(4) as u32, rng.below(3) as f32)).collect(),
+    }
+}
+
+fn random_plan(rng: &mut Rng) -> Plan {
+    let count = 1 + rng.below(5);
+    let nodes = (0..count).map(|_| random_node(rng, count)).collect();
+    Plan {
+        nodes,
+        scene_nodes: (0..rng.below(4)).map(|_| rng.below(count)).collect(),
+        spare: (0..rng.below(3)).map(|_| rng.below(count)).collect(),
+        mode: (rng.below(3) as u8, rng.below(3) as f32, rng.index(count)),
+        weights: (0..rng.below(3)).map(|_| (rng.word(), rng.below(3) as f32)).collect(),
+        title: rng.word(),
+    }
+}
+
+/// `plan` with a few random changes: to fields both builds know, to fields only the newer one
+/// has, to pointers, or a node added.
+fn mutate(rng: &mut Rng, plan: &Plan) -> Plan {
+    let mut plan = plan.clone();
+    for _ in 0..rng.below(3) {
+        let count = plan.nodes.len();
+        let node = rng.below(count);
+        match rng.below(12) {
+            0 => plan.nodes[node].name = rng.word(),
+            1 => plan.nodes[node].next = rng.index(count),
+            2 => plan.nodes[node].hue += 1.0,
+            3 => plan.nodes[node].tags.push(rng.word()),
+            4 => plan.nodes[node].buddy = rng.index(count),
+            5 => {
+                plan.nodes[node].marks.insert(rng.below(4) as u32, 9.0);
+            }
+            6 => plan.title.push('!'),
+            7 => plan.spare.push(rng.below(count)),
+            8 => plan.mode = (rng.below(3) as u8, rng.below(3) as f32, rng.index(count)),
+            9 => {
+                plan.weights.insert(rng.word(), 7.0);
+            }
+            10 => {
+                let added = random_node(rng, count + 1);
+                plan.nodes.push(added);
+                plan.spare.push(count);
+            }
+            _ => plan.scene_nodes.push(rng.below(count)),
+        }
+    }
+    plan
+}
+
+/// The newer build's graph of `plan`, saved.
+fn save(plan: &Plan, registry: &Registry) -> Vec<u8> {
+    let nodes: Vec<Rc<RefCell<newer::Node>>> = plan.nodes.iter().map(|_| Rc::default()).collect();
+    for (node, at) in plan.nodes.iter().zip(&nodes) {
+        let mut at = at.borrow_mut();
+        at.name = node.name.clone();
+        at.next = node.next.map(|i| nodes[i].clone());
+        at.hue = node.hue;
+        at.tags = node.tags.clone();
+        at.buddy = node.buddy.map(|i| nodes[i].clone());
+        at.marks = node.marks.clone();
+    }
+    let mode = match plan.mode {
+        (0, ..) => newer::Mode::Idle,
+        (1, speed, _) => newer::Mode::Moving { speed },
+        (_, _, by) => newer::Mode::Held { by: by.map(|i| nodes[i].clone()) },
+    };
+    let scene = newer::Scene {
+        nodes: plan.scene_nodes.iter().map(|&i| nodes[i].clone()).collect(),
+        mode,
+        weights: plan.weights.clone(),
+        title: plan.title.clone(),
+        spare: plan.spare.iter().map(|&i| nodes[i].clone()).collect(),
+    };
+    let bytes = MemorySerializer::with_registry(registry).encode(&scene).unwrap();
+    // The plans may link nodes in strong cycles.
+    reflectable::rtti::break_cycles(&scene);
+    bytes
+}
+
+fn load(bytes: &[u8], registry: &Registry) -> Scene {
+    let (scene, report) = MemorySerializer::with_registry(registry).decode_as_with_report::<Scene>(bytes).unwrap();
+    assert!(report.is_empty(), "{report}");
+    scene
+}
+
+/// Checks every promise above for two graphs; `Err` says which failed.
+fn agree(a: Plan, b: Plan) -> Result<(), String> {
+    let (old, new) = (older_build(), newer_build());
+    let (mut x, y) = (load(&save(&a, &new), &old), load(&save(&b, &new), &old));
+    let older = MemorySerializer::with_registry(&old);
+
+    let clone = Cloner::with_registry(&old).clone_value(&x).map_err(|e| format!("clone: {e}"))?;
+    rtti_eq(&clone, &x).map_err(|e| format!("a clone differs from its original {e}"))?;
+    reflectable::rtti::break_cycles(&clone);
+
+    let equal = rtti_eq(&x, &y);
+    let patch = diff(&x, &y).map_err(|e| format!("diff: {e}"))?;
+    if equal.is_ok() != patch.is_empty() {
+        return Err(format!("rtti_eq says {equal:?} but the patch has {} changes", patch.objects_changed()));
+    }
+    // The patch survives its own save and load, as bytes and as JSON.
+    let (from_bytes, _) = Patch::from_bytes(&patch.to_bytes().unwrap()).map_err(|e| format!("patch bytes: {e}"))?;
+    let (from_json, _) = Patch::from_json(&patch.to_json().unwrap()).map_err(|e| format!("patch JSON: {e}"))?;
+    if from_bytes != patch || from_json != patch {
+        return Err("the patch changed through its own save".into());
+    }
+    let report = apply_with(&mut x, &patch, &old);
+    if !report.is_complete() {
+        return Err(format!("apply: {report}"));
+    }
+    rtti_eq(&x, &y).map_err(|e| format!("after apply, the graphs differ {e}"))?;
+    if older.encode(&x).unwrap() != older.encode(&y).unwrap() {
+        return Err("after apply, the graphs save differently".into());
+    }
+    for scene in [&x, &y] {
+        reflectable::rtti::break_cycles(scene);
+    }
+    Ok(())
+}
+
+#[test]
+fn graphs_that_differ_only_in_kept_fields() {
+    // The reproduction from issue 39: two saves differing in a field the older build lacks.
+    let mut rng = Rng(7);
+    let a = random_plan(&mut rng);
+    let mut b = a.clone();
+    b.nodes[0].hue += 1.0;
+    let (old, new) = (older_build(), newer_build());
+    let (x, y) = (load(&save(&a, &new), &old), load(&save(&b, &new), &old));
+    let difference = rtti_eq(&x, &y).unwrap_err();
+    assert!(difference.to_string().contains("hue"), "{difference}");
+    assert!(!diff(&x, &y).unwrap().is_empty());
+    agree(a.clone(), b).unwrap();
+
+    // Kept fields holding the only pointers to a node.
+    let mut c = a.clone();
+    c.spare = vec![0, 0];
+    agree(a, c).unwrap();
+}
+
+#[test]
+fn a_patch_gives_a_created_object_its_kept_fields() {
+    let mut rng = Rng(11);
+    let a = random_plan(&mut rng);
+    let mut b = a.clone();
+    let mut added = random_node(&mut rng, a.nodes.len());
+    added.tags = vec!["new".into()];
+    added.hue = 3.5;
+    b.nodes.push(added);
+    b.spare.push(b.nodes.len() - 1);
+    b.scene_nodes.push(b.nodes.len() - 1);
+    agree(a, b).unwrap();
+}
+
+#[test]
+fn random_graphs_agree() {
+    fn property(seed: u64) -> TestResult {
+        let mut rng = Rng(seed | 1);
+        let a = random_plan(&mut rng);
+        let b = if rng.chance(20) { random_plan(&mut rng) } else { mutate(&mut rng, &a) };
+        match agree(a.clone(), b.clone()) {
+            Ok(()) => TestResult::passed(),
+            Err(why) => TestResult::error(format!("{why}\n a = {a:?}\n b = {b:?}")),
+        }
+    }
+    quickcheck(property as fn(u64) -> TestResult);
+}
