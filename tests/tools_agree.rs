@@ -58,8 +58,45 @@ enum Mode {
     },
 }
 
+/// Objects held by value that keep unknown fields.
+#[derive(Reflectable, Default)]
+#[rtti(id = 731_004, name = "Holder", no_register)]
+struct Holder {
+    #[rtti(id = 1, embedded)]
+    part: Part,
+    #[rtti(id = 2, embedded)]
+    parts: Vec<Part>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 731_005, name = "Part", no_register)]
+struct Part {
+    #[rtti(id = 1)]
+    size: u32,
+    #[rtti(unknown)]
+    kept: UnknownFields,
+}
+
 mod newer {
     use reflectable::Reflectable;
+
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 731_004, name = "Holder", no_register)]
+    pub struct Holder {
+        #[rtti(id = 1, embedded)]
+        pub part: Part,
+        #[rtti(id = 2, embedded)]
+        pub parts: Vec<Part>,
+    }
+
+    #[derive(Reflectable, Default, Clone)]
+    #[rtti(id = 731_005, name = "Part", no_register)]
+    pub struct Part {
+        #[rtti(id = 1)]
+        pub size: u32,
+        #[rtti(id = 2)]
+        pub hue: f32,
+    }
     use std::cell::RefCell;
     use std::collections::BTreeMap;
     use std::rc::Rc;
@@ -123,6 +160,8 @@ fn older_build() -> Registry {
     registry.register_type::<Scene>().unwrap();
     registry.register_type::<Node>().unwrap();
     registry.register_type::<Mode>().unwrap();
+    registry.register_type::<Holder>().unwrap();
+    registry.register_type::<Part>().unwrap();
     registry
 }
 
@@ -131,6 +170,8 @@ fn newer_build() -> Registry {
     registry.register_type::<newer::Scene>().unwrap();
     registry.register_type::<newer::Node>().unwrap();
     registry.register_type::<newer::Mode>().unwrap();
+    registry.register_type::<newer::Holder>().unwrap();
+    registry.register_type::<newer::Part>().unwrap();
     registry
 }
 
@@ -353,4 +394,24 @@ fn random_graphs_agree() {
         }
     }
     quickcheck(property as fn(u64) -> TestResult);
+}
+
+#[test]
+fn kept_fields_of_objects_held_by_value() {
+    let (old, new) = (older_build(), newer_build());
+    let (older, newer) = (MemorySerializer::with_registry(&old), MemorySerializer::with_registry(&new));
+    let holder = |hue: f32, second: f32| newer::Holder {
+        part: newer::Part { size: 1, hue },
+        parts: vec![newer::Part { size: 2, hue: 0.5 }, newer::Part { size: 3, hue: second }],
+    };
+    let load = |value: &newer::Holder| -> Holder { older.decode_as(&newer.encode(value).unwrap()).unwrap() };
+    for (a, b) in [(holder(0.0, 0.0), holder(1.0, 0.0)), (holder(0.0, 0.0), holder(0.0, 2.0))] {
+        let (mut x, y) = (load(&a), load(&b));
+        rtti_eq(&x, &y).unwrap_err();
+        let patch = diff(&x, &y).unwrap();
+        assert!(!patch.is_empty());
+        assert!(apply_with(&mut x, &patch, &old).is_complete());
+        rtti_eq(&x, &y).unwrap();
+        assert_eq!(older.encode(&x).unwrap(), older.encode(&y).unwrap());
+    }
 }

@@ -269,11 +269,22 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<Ge
             }
         ));
     }
-    let same = if sames.is_empty() {
+    // Kept unknown fields are compared by the walk (`rtti::visit`): with any kept, the
+    // generated comparison cannot tell.
+    let kept = input.fields.iter().find(|field| field.attrs.unknown.is_some()).map(|field| {
+        let member = &field.member;
+        quote! {
+            if !a.#member.is_empty() || !b.#member.is_empty() {
+                return ::core::option::Option::None;
+            }
+        }
+    });
+    let same = if sames.is_empty() && kept.is_none() {
         quote!(let _ = (a, b, scope); ::core::option::Option::Some(true))
     } else {
         quote! {
             let (a, b) = #krate::__private::generated_pair::<#owner>(a, b)?;
+            #kept
             #(#sames)*
             ::core::option::Option::Some(true)
         }

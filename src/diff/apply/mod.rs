@@ -354,20 +354,27 @@ impl<'p> Applier<'p> {
         if edit.fields.is_empty() {
             return unknown.clear();
         }
-        if let Some(field) = edit.fields.iter().find(|field| rtti.field(field.id).is_some()) {
+        // Read back as a stream's table would be: a set that does not read back as itself
+        // (fields whose parts contradict one another) describes nothing.
+        let fields = match checked_fields(rtti.id(), edit.fields.clone()) {
+            Ok(fields) if fields == edit.fields => fields,
+            Ok(_) => {
+                let why = "the fields do not read back as themselves from a schema table".to_owned();
+                return self.problem(index, name(), ApplyProblemKind::BadValue(why));
+            }
+            Err(error) => return self.problem(index, name(), ApplyProblemKind::BadValue(error.kind().to_string())),
+        };
+        if let Some(field) = fields.iter().find(|field| rtti.field(field.id).is_some()) {
             let why = format!("field {} is one the type declares", field.id);
             return self.problem(index, name(), ApplyProblemKind::FieldMismatch(why));
         }
-        let fields = match checked_fields(rtti.id(), edit.fields.clone()) {
-            Ok(fields) => fields,
-            Err(error) => return self.problem(index, name(), ApplyProblemKind::BadValue(error.kind().to_string())),
+        let Some(set) = kept_fields(rtti, fields) else {
+            let why = format!("the process keeps {MAX_KEPT_TYPES} sets of kept fields already");
+            return self.problem(index, name(), ApplyProblemKind::BadValue(why));
         };
-        match kept_fields(rtti, fields).and_then(|set| Some((set, RuntimeObject::create(set.rtti)?))) {
-            Some((set, values)) => unknown.set_kept(set, values),
-            None => {
-                let why = format!("the process keeps {MAX_KEPT_TYPES} sets of kept fields already");
-                self.problem(index, name(), ApplyProblemKind::BadValue(why));
-            }
+        match RuntimeObject::create(set.rtti) {
+            Some(values) => unknown.set_kept(set, values),
+            None => self.problem(index, name(), ApplyProblemKind::CannotCreate(set.rtti.id())),
         }
     }
 

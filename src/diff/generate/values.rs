@@ -6,6 +6,7 @@ use crate::diff::align::{align, fill_gaps, runs, split, used};
 use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
 use crate::diff::{same_sections, SameScope};
 use crate::field::{FieldAccess, RttiField};
+use crate::rtti::visit::{self, Slot};
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::generated_codecs_by_default;
 use ahash::AHashMap;
@@ -242,22 +243,22 @@ pub(super) fn same_content(
     deep: bool,
     scratch: &mut (Vec<u8>, Vec<u8>),
 ) -> Result<bool, DiffError> {
-    let own = a.rtti();
-    if own.id() != b.rtti().id() {
-        return Ok(false);
-    }
-    for ((rtti, sa), (_, sb)) in RttiType::sections_from(own, a).zip(RttiType::sections_from(own, b)) {
-        let (variant_a, variant_b) = (rtti.active_variant(sa), rtti.active_variant(sb));
-        if variant_a.map(|variant| variant.id()) != variant_b.map(|variant| variant.id()) {
-            return Ok(false);
-        }
+    let Ok(sections) = visit::section_pairs(a, b) else { return Ok(false) };
+    for (sa, sb) in sections {
+        let rtti = sa.rtti;
         let scope = if deep { SameScope::Content } else { SameScope::Plain };
-        match generated_same(rtti, sa, sb, scope) {
-            Some(true) => continue,
+        // Generated code compares the declared fields (and cannot tell when any are kept).
+        let declared_same = match generated_same(rtti, sa.object, sb.object, scope) {
+            Some(true) => true,
             Some(false) => return Ok(false),
-            None => {}
-        }
-        for field in rtti.fields_of(sa) {
+            None => false,
+        };
+        let Ok(slots) = sa.slot_pairs(sb) else { return Ok(false) };
+        for (x, y) in slots {
+            if declared_same && !x.kept {
+                continue;
+            }
+            let (field, sa, sb) = (x.field, x.owner, y.owner);
             let same = match field.access() {
                 FieldAccess::Plain(plain) => match plain.same(sa, sb).map_err(unreadable(field))? {
                     Some(same) => same,
@@ -351,11 +352,11 @@ fn same_values(
 pub(super) fn content(object: &dyn Reflectable, out: &mut Vec<u8>, deep: bool) -> Result<(), DiffError> {
     let own = object.rtti();
     out.extend_from_slice(&own.id().to_le_bytes());
-    for (rtti, section) in RttiType::sections_from(own, object) {
-        if let Some(variant) = rtti.active_variant(section) {
+    for section in visit::sections_from(own, object) {
+        if let Some(variant) = section.variant() {
             out.extend_from_slice(&variant.id().to_le_bytes());
         }
-        for field in rtti.fields_of(section) {
+        for Slot { field, owner: section, .. } in section.slots() {
             match field.access() {
                 FieldAccess::Plain(plain) => {
                     let count = plain.write(section, out).map_err(unreadable(field))?;

@@ -8,7 +8,8 @@
 //! The rules, each of which a patch [`diff`](crate::diff::diff) makes keeps:
 //! - edit 0 is the root, and no other edit is; a found object is found from an earlier edit, by
 //!   a path no other edit of that object repeats;
-//! - a body edits each field once, and names each section's kept set once;
+//! - a body edits each field once, and names each section's kept set once; a patch names at
+//!   most [`MAX_KEPT_SETS`] different kept sets (each defines a type for the rest of the process);
 //! - a plain value's element count fits its bytes, and its runs take each new element once and
 //!   old elements in order;
 //! - an element edited in place is named once, and a rebuilt array keeps each old element once;
@@ -16,6 +17,7 @@
 
 use super::{ObjectBody, Origin, Patch, NONE};
 use crate::plain::ZERO_SIZED_ALLOWANCE;
+use crate::schema::FieldSchema;
 use ahash::AHashSet;
 use std::fmt;
 
@@ -44,7 +46,7 @@ impl Patch {
         let count = self.objects.len();
         let mut found = AHashSet::new();
         // Elements of no size cost no bytes: one allowance for the whole patch, as for a stream.
-        let mut zero_sized = 0usize;
+        let mut tally = Tally::default();
         for (index, edit) in self.objects.iter().enumerate() {
             let at = format_args!("objects[{index}]");
             match edit.origin {
@@ -67,14 +69,26 @@ impl Patch {
                 }
                 Origin::Created { .. } => {}
             }
-            check_body(&edit.body, count, &mut zero_sized, &format!("{at}.body"))?;
+            check_body(&edit.body, count, &mut tally, &format!("{at}.body"))?;
         }
         Ok(())
     }
 }
 
 /// Checks one body and the bodies nested in it (their depth is the decoder's to bound).
-fn check_body(body: &ObjectBody, objects: usize, zero_sized: &mut usize, at: &str) -> Result<(), Malformed> {
+/// How many different kept sets one patch may name.
+pub(crate) const MAX_KEPT_SETS: usize = 64;
+
+/// What the bodies of one patch add up to.
+#[derive(Default)]
+struct Tally<'p> {
+    /// Elements of no size, over every plain edit.
+    zero_sized: usize,
+    /// The different kept sets named.
+    kept_sets: Vec<&'p [FieldSchema]>,
+}
+
+fn check_body<'p>(body: &'p ObjectBody, objects: usize, tally: &mut Tally<'p>, at: &str) -> Result<(), Malformed> {
     let mut fields = AHashSet::new();
     let mut once = |section: u32, field: u16, at: &dyn Fn() -> String| {
         if fields.insert((section, field)) {
@@ -89,6 +103,13 @@ fn check_body(body: &ObjectBody, objects: usize, zero_sized: &mut usize, at: &st
             let why = format!("the kept fields of section {} are replaced twice", edit.section);
             return Err(malformed(format_args!("{at}.kept[{n}]"), why));
         }
+        if !tally.kept_sets.contains(&&edit.fields[..]) {
+            if tally.kept_sets.len() == MAX_KEPT_SETS {
+                let why = format!("more than {MAX_KEPT_SETS} different sets of kept fields");
+                return Err(malformed(format_args!("{at}.kept[{n}]"), why));
+            }
+            tally.kept_sets.push(&edit.fields);
+        }
     }
     for (n, edit) in body.plain.iter().enumerate() {
         once(edit.section, edit.field, &|| format!("{at}.plain[{n}]"))?;
@@ -96,8 +117,8 @@ fn check_body(body: &ObjectBody, objects: usize, zero_sized: &mut usize, at: &st
         // Each element takes at least a byte, except those of a type of no size, of which a
         // value holds no bytes at all.
         let fits = if edit.bytes.is_empty() && count > 0 {
-            *zero_sized += count;
-            *zero_sized <= ZERO_SIZED_ALLOWANCE
+            tally.zero_sized += count;
+            tally.zero_sized <= ZERO_SIZED_ALLOWANCE
         } else {
             count <= edit.bytes.len()
         };
@@ -150,7 +171,7 @@ fn check_body(body: &ObjectBody, objects: usize, zero_sized: &mut usize, at: &st
                 }
             }
             if let Some(body) = &element.body {
-                check_body(body, objects, zero_sized, &format!("{at}.body"))?;
+                check_body(body, objects, tally, &format!("{at}.body"))?;
             }
         }
     }
