@@ -14,10 +14,8 @@ use crate::schema::fingerprint_table::write_fingerprint_table;
 use crate::schema::table::write_schema_entry;
 use crate::schema::TypeSchema;
 use crate::serializer::{EncodeError, Limits};
-use crate::wire::format::{
-    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_TYPE_ID, SCHEMA_MARK, SCHEMA_VERSION,
-};
-use crate::wire::{write_stream_header, write_trailer};
+use crate::wire::format::{FieldHeader, TypeHeader, MAX_INSTANCE_ID, SCHEMA_MARK, SCHEMA_VERSION};
+use crate::wire::{write_stream_header, write_trailer, WireWrite};
 use ahash::{AHashMap, AHashSet};
 use std::rc::Rc;
 
@@ -125,7 +123,7 @@ impl Writer<'_> {
             return Err(EncodeError::TooDeep { limit: self.max_depth });
         }
         for (index, section) in object.sections().iter().enumerate() {
-            TypeHeader { instance, base: index > 0, type_id: section.type_id() }.write(&mut self.out);
+            self.out.type_header(TypeHeader { instance, base: index > 0, type_id: section.type_id() });
             if self.graph.version >= SCHEMA_VERSION && section.type_id() < FIRST_RESERVED_TYPE_ID {
                 let type_id = section.type_id();
                 match section.schema() {
@@ -138,7 +136,7 @@ impl Writer<'_> {
                 }
             }
             for field in section.fields() {
-                self.out.extend_from_slice(&FieldHeader { id: field.id(), shape: field.shape() }.pack().to_le_bytes());
+                self.out.field_header(FieldHeader { id: field.id(), shape: field.shape() });
                 let count = match field.value() {
                     DynamicValue::Plain(bytes) => bytes.count(),
                     DynamicValue::Embedded(objects) => objects.len(),
@@ -168,11 +166,9 @@ impl Writer<'_> {
                             match object {
                                 Some(object) => {
                                     self.object(object, 0, depth + 1)?;
-                                    self.out.extend_from_slice(&FIELD_TERMINATOR.to_le_bytes());
+                                    self.out.terminator();
                                 }
-                                None => {
-                                    TypeHeader { instance: 0, base: false, type_id: NULL_TYPE_ID }.write(&mut self.out)
-                                }
+                                None => self.out.empty_slot(),
                             }
                         }
                     }

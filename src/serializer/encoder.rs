@@ -25,11 +25,8 @@ use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::fingerprint_table::{running_fingerprints, write_fingerprint_table};
 use crate::schema::table::{one_per_id, write_table};
 use crate::wire::error::EncodeError;
-use crate::wire::format::{
-    FieldHeader, TypeHeader, FIELD_TERMINATOR, MAX_INSTANCE_ID, NULL_INSTANCE, NULL_TYPE_ID, SCHEMA_VERSION,
-    VARIANT_TAG, VARIANT_TAG_FIELD_ID, VERSION,
-};
-use crate::wire::{write_stream_header, write_trailer};
+use crate::wire::format::{FieldHeader, TypeHeader, MAX_INSTANCE_ID, NULL_INSTANCE, SCHEMA_VERSION, VERSION};
+use crate::wire::{write_stream_header, write_trailer, WireWrite};
 use ahash::AHashSet;
 use generated::FieldWriter;
 use identities::Identities;
@@ -259,7 +256,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     /// fields. `instance` is 0 for an object embedded by value, which then ends with a terminator.
     fn object(&mut self, object: &dyn Reflectable, own: &'static RttiType, instance: u32) -> Result<(), EncodeError> {
         for (base, (rtti, section)) in RttiType::sections_from(own, object).enumerate() {
-            TypeHeader { instance, base: base > 0, type_id: rtti.id() }.write(&mut self.out);
+            self.out.type_header(TypeHeader { instance, base: base > 0, type_id: rtti.id() });
             self.note_type(rtti);
             rtti.hooks().serialization_started(section, self.context);
             let fields = match rtti.is_enum() {
@@ -286,7 +283,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             rtti.hooks().serialization_ended(section, self.context);
         }
         if instance == 0 {
-            self.out.extend_from_slice(&FIELD_TERMINATOR.to_le_bytes());
+            self.out.terminator();
         } else {
             self.maybe_flush()?;
         }
@@ -314,9 +311,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         object: &dyn Reflectable,
     ) -> Result<&'static [RttiField], EncodeError> {
         let variant = rtti.active_variant(object).ok_or(EncodeError::UnknownVariant { type_name: rtti.name() })?;
-        let header = FieldHeader { id: VARIANT_TAG_FIELD_ID, shape: VARIANT_TAG };
-        self.out.extend_from_slice(&header.pack().to_le_bytes());
-        self.out.extend_from_slice(&variant.id().to_le_bytes());
+        self.out.variant_tag(variant.id());
         Ok(variant.fields())
     }
 
@@ -392,7 +387,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 Ok(self.object(value, rtti, 0)?)
             }
             None => {
-                TypeHeader { instance: 0, base: false, type_id: NULL_TYPE_ID }.write(&mut self.out);
+                self.out.empty_slot();
                 Ok(())
             }
         }
@@ -505,7 +500,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 pub(super) fn begin_field(out: &mut Vec<u8>, field: &RttiField) -> (usize, Option<usize>) {
     let header = FieldHeader::of(field);
     let start = out.len();
-    out.extend_from_slice(&header.pack().to_le_bytes());
+    out.field_header(header);
     let at = header.shape.array.then(|| {
         out.extend_from_slice(&[0; 4]);
         out.len() - 4

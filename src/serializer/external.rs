@@ -10,7 +10,7 @@ use crate::rtti::Reflectable;
 use crate::wire::error::DecodeError;
 use crate::wire::format::{FieldHeader, TypeHeader, WireKind};
 use crate::wire::skip::skip_field;
-use crate::wire::{type_header, walk_object, Item};
+use crate::wire::{type_header, walk_object, Item, WireWrite};
 use std::fmt;
 
 /// Field ID of an external reference's key (`u64`, static size 8).
@@ -110,11 +110,11 @@ impl fmt::Debug for WeakPointers<'_> {
 /// Writes the external reference stub: top-level object `instance` of type
 /// [`EXTERNAL_TYPE_ID`] with the key and the target's type ID.
 pub(crate) fn write_stub(out: &mut Vec<u8>, instance: u32, key: u64, type_id: u32) {
-    TypeHeader { instance, base: false, type_id: EXTERNAL_TYPE_ID }.write(out);
-    out.extend_from_slice(&key_header().pack().to_le_bytes());
-    out.extend_from_slice(&key.to_le_bytes());
-    out.extend_from_slice(&type_header_field().pack().to_le_bytes());
-    out.extend_from_slice(&type_id.to_le_bytes());
+    out.type_header(TypeHeader { instance, base: false, type_id: EXTERNAL_TYPE_ID });
+    out.field_header(key_header());
+    out.put(&key.to_le_bytes());
+    out.field_header(type_header_field());
+    out.word(type_id);
 }
 
 fn key_header() -> FieldHeader {

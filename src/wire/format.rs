@@ -132,8 +132,7 @@ impl TypeHeader {
     /// Appends the 8 header bytes.
     #[inline]
     pub fn write(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.meta().to_le_bytes());
-        out.extend_from_slice(&self.type_id.to_le_bytes());
+        super::WireWrite::type_header(out, *self);
     }
 
     /// Splits a meta word (with [`OBJECT_BIT`] set) and a type ID.

@@ -12,6 +12,9 @@ pub mod format;
 pub(crate) mod index;
 pub(crate) mod limits;
 pub(crate) mod skip;
+mod write;
+
+pub(crate) use write::{write_stream_header, write_trailer, WireWrite};
 
 use crate::plain::Reader;
 use error::{corrupt, DecodeError, DecodeErrorKind};
@@ -22,12 +25,6 @@ use format::{
     TYPE_HEADER_SIZE, VARIANT_TAG, WORD_SIZE,
 };
 use limits::Limits;
-
-/// Appends the stream header of a stream of format `version`.
-pub(crate) fn write_stream_header(out: &mut Vec<u8>, version: u32) {
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&version.to_le_bytes());
-}
 
 /// Checks the magic and returns the version, one this decoder reads.
 pub(crate) fn read_stream_header(reader: &mut Reader<'_>) -> Result<u32, DecodeError> {
@@ -130,25 +127,6 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     } else {
         Ok(Body { schema: at, ..body })
     }
-}
-
-/// Appends the trailer of a stream that holds `objects` top-level objects and, before the
-/// trailer, `length` bytes; `checksum` has hashed those bytes when the stream carries a checksum.
-/// `compact`: the objects are in compact form (version 4).
-pub(crate) fn write_trailer(
-    out: &mut Vec<u8>,
-    objects: u32,
-    length: u64,
-    checksum: Option<crc32fast::Hasher>,
-    compact: bool,
-) {
-    let flags = if checksum.is_some() { TRAILER_CHECKSUM } else { 0 } | if compact { TRAILER_COMPACT } else { 0 };
-    let mut trailer = Trailer { flags, objects, length: length + TRAILER_SIZE as u64, checksum: 0 };
-    if let Some(mut hasher) = checksum {
-        hasher.update(&trailer.to_bytes()[..Trailer::CHECKSUM_OFFSET]);
-        trailer.checksum = hasher.finalize();
-    }
-    out.extend_from_slice(&trailer.to_bytes());
 }
 
 /// Reads a type header; the next word must have [`OBJECT_BIT`] set.

@@ -61,7 +61,7 @@ pub use to_normal::to_normal;
 
 use crate::plain::DYNAMIC_SIZE_PREFIX;
 use crate::wire::error::{DecodeError, DecodeErrorKind};
-use crate::wire::format::TypeHeader;
+use crate::wire::WireWrite;
 
 /// The normal bytes [`to_normal`] writes, bounded: a compact stream may stand for a normal one
 /// many times its size (a bit for a field that is all zeros), so its growth is capped. The cap
@@ -74,6 +74,14 @@ pub(super) struct Output {
     cap: usize,
     /// A write was dropped because it would have passed the cap.
     over: bool,
+}
+
+/// The grammar goes into the twin through its capped writes.
+impl WireWrite for Output {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend(bytes);
+    }
 }
 
 impl Output {
@@ -102,18 +110,6 @@ impl Output {
         let target = self.bytes.capacity().saturating_mul(2).clamp(needed, self.cap);
         self.bytes.reserve_exact(target - self.bytes.len());
         true
-    }
-
-    #[inline]
-    pub(super) fn word(&mut self, word: u32) {
-        self.extend(&word.to_le_bytes());
-    }
-
-    /// An object's or section's type header.
-    #[inline]
-    pub(super) fn type_header(&mut self, header: TypeHeader) {
-        self.word(header.meta());
-        self.word(header.type_id);
     }
 
     #[inline]

@@ -12,6 +12,7 @@ use super::Output;
 use crate::plain::{type_ids as id, varint, PlainError, Reader, DYNAMIC_SIZE_PREFIX, MAX_PLAIN_DEPTH};
 use crate::schema::describe::{split_all, split_type, Sig};
 use crate::wire::error::{corrupt, DecodeError};
+use crate::wire::WireWrite;
 
 /// An integer leaf written as a varint: its width in bits and whether it is zig-zag mapped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,11 +14,10 @@ use crate::schema::table::TableIndex;
 use crate::serializer::Limits;
 use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::wire::format::{
-    FieldHeader, TypeHeader, COMPACT_VERSION, FIELD_TERMINATOR, MAGIC, MAX_ELIDED, MAX_INSTANCE_ID, NULL_TYPE_ID,
-    OBJECT_BIT, REF_EMPTY, REF_EXTERNAL, REF_LIST, REF_MAP, STREAM_HEADER_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID,
-    VERSION,
+    FieldHeader, TypeHeader, COMPACT_VERSION, MAGIC, MAX_ELIDED, MAX_INSTANCE_ID, OBJECT_BIT, REF_EMPTY, REF_EXTERNAL,
+    REF_LIST, REF_MAP, STREAM_HEADER_SIZE, VERSION,
 };
-use crate::wire::{check_depth, stream_body, write_stream_header, write_trailer};
+use crate::wire::{check_depth, stream_body, write_stream_header, write_trailer, WireWrite};
 
 /// What a field left out of a section is read from: its data was all zero bytes, at most
 /// [`MAX_ELIDED`] of them.
@@ -205,7 +204,7 @@ impl Writer<'_> {
             next = layout.base;
         }
         if instance == 0 {
-            self.out.word(FIELD_TERMINATOR);
+            self.out.terminator();
         }
         Ok(())
     }
@@ -216,8 +215,7 @@ impl Writer<'_> {
         let fields: &[FieldLayout] = if layout.is_enum {
             let at = reader.offset();
             let variant = varint::read_u64(reader, 32)? as u32;
-            self.out.word(FieldHeader { id: VARIANT_TAG_FIELD_ID, shape: VARIANT_TAG }.pack());
-            self.out.word(variant);
+            self.out.variant_tag(variant);
             layout.variant(variant).ok_or_else(|| corrupt(at, "a variant the schema table does not list"))?
         } else {
             &layout.fields
@@ -231,7 +229,7 @@ impl Writer<'_> {
             // Every field adds to the twin, even one of no bytes here: the cap is checked for each.
             self.out.check(reader.offset())?;
             let present = presence[index / 8] & (1 << (index % 8)) != 0;
-            self.out.word(field.header.pack());
+            self.out.field_header(field.header);
             if field.class == Class::Bool && !field.header.shape.array {
                 self.out.extend(&[u8::from(present)]);
             } else if present {
@@ -332,7 +330,7 @@ impl Writer<'_> {
         let reference = varint::read_u64(reader, 32)? as u32;
         let header = |type_id| TypeHeader { instance: 0, base: false, type_id };
         match reference {
-            REF_EMPTY => self.out.type_header(header(NULL_TYPE_ID)),
+            REF_EMPTY => self.out.empty_slot(),
             REF_LIST | REF_MAP => {
                 self.out.type_header(header(if reference == REF_LIST { LIST_TYPE_ID } else { MAP_TYPE_ID }));
                 self.headed(reader, true)?;
@@ -369,7 +367,7 @@ impl Writer<'_> {
             self.field_data(reader, header, &Class::of_header(header))?;
         }
         if embedded {
-            self.out.word(FIELD_TERMINATOR);
+            self.out.terminator();
         }
         Ok(())
     }
