@@ -415,3 +415,85 @@ fn kept_fields_of_objects_held_by_value() {
         assert_eq!(older.encode(&x).unwrap(), older.encode(&y).unwrap());
     }
 }
+
+/// The patch that creates a node with kept fields, as JSON to tamper with, and the graph it
+/// applies to.
+fn patch_creating_a_node() -> (Scene, serde_json::Value) {
+    let mut rng = Rng(11);
+    let a = random_plan(&mut rng);
+    let mut b = a.clone();
+    b.nodes.push(random_node(&mut rng, a.nodes.len()));
+    b.spare.push(b.nodes.len() - 1);
+    let (old, new) = (older_build(), newer_build());
+    let (x, y) = (load(&save(&a, &new), &old), load(&save(&b, &new), &old));
+    let json = diff(&x, &y).unwrap().to_json().unwrap();
+    (x, serde_json::from_str(&json).unwrap())
+}
+
+/// Every kept edit's field list in `patch` (JSON), for `f` to change.
+fn kept_sets(patch: &mut serde_json::Value, f: &mut dyn FnMut(&mut Vec<serde_json::Value>)) {
+    match patch {
+        serde_json::Value::Object(map) => {
+            if map.get("$type").and_then(|t| t.as_str()) == Some("PatchKept") {
+                if let Some(serde_json::Value::Array(fields)) = map.get_mut("fields") {
+                    f(fields);
+                }
+            }
+            map.values_mut().for_each(|value| kept_sets(value, f));
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|value| kept_sets(value, f)),
+        _ => {}
+    }
+}
+
+/// A change to a kept set's field list.
+type Tamper = fn(&mut Vec<serde_json::Value>);
+
+#[test]
+fn hostile_kept_sets_are_reported_and_the_graph_still_saves() {
+    let old = older_build();
+    let tamperings: [(&str, Tamper); 4] = [
+        ("a declared field's ID", |fields| fields[0]["id"] = 1.into()),
+        ("one ID twice", |fields| {
+            let first = fields[0].clone();
+            fields.push(first);
+        }),
+        ("a plain type that contradicts its size", |fields| {
+            let hue = fields.iter_mut().find(|field| field["name"] == "hue").unwrap();
+            hue["signature"] = serde_json::json!([20]);
+        }),
+        ("a weak plain field", |fields| fields[0]["weak"] = true.into()),
+    ];
+    for (what, tamper) in tamperings {
+        let (mut x, mut json) = patch_creating_a_node();
+        let mut found = false;
+        kept_sets(&mut json, &mut |fields| {
+            tamper(fields);
+            found = true;
+        });
+        assert!(found, "the patch has a kept set");
+        // The patch's own rules hold: what is wrong shows against the type it lands in.
+        let (patch, _) = Patch::from_json(&json.to_string()).unwrap();
+        let report = apply_with(&mut x, &patch, &old);
+        assert!(!report.is_complete(), "{what}: applied in full");
+        assert!(report.to_string().contains("kept unknown fields"), "{what}: {report}");
+        MemorySerializer::with_registry(&old).encode(&x).unwrap_or_else(|e| panic!("{what}: {e}"));
+        reflectable::rtti::break_cycles(&x);
+    }
+}
+
+#[test]
+fn a_patch_may_name_only_so_many_kept_sets() {
+    let (_, mut json) = patch_creating_a_node();
+    // Copies of the created object's edit, each keeping its own set.
+    let patch = json["objects"].as_array_mut().unwrap().iter_mut().find(|object| object["$type"] == "Patch").unwrap();
+    let objects = patch["objects"].as_array_mut().unwrap();
+    let created = objects.iter().find(|edit| edit["origin"][0] == 2).unwrap().clone();
+    for n in 0..70 {
+        let mut copy = created.clone();
+        kept_sets(&mut copy, &mut |fields| fields[0]["name"] = format!("field{n}").into());
+        objects.push(copy);
+    }
+    let error = Patch::from_json(&json.to_string()).unwrap_err();
+    assert!(error.to_string().contains("different sets of kept fields"), "{error}");
+}

@@ -209,7 +209,8 @@ impl<'c, 'r> Run<'c, 'r> {
                 }
             }
             for slot in section.slots() {
-                let into = visit::slot_mut(target, slot.at()).expect("a clone keeps its original's kept set");
+                let into =
+                    visit::lend(&mut *into, slot.field, slot.kept).expect("a clone keeps its original's kept set");
                 self.copy_field(slot.at(), rtti, slot.owner, into.owner)?;
             }
         }

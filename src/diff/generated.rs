@@ -12,6 +12,7 @@
 use super::generate::PointerPairs;
 use crate::field::{same_plains, Container, EmbeddedSlot, One, PointerSlot, Shape};
 use crate::plain::{Native, PlainCodec, PlainType};
+use crate::rtti::visit;
 use crate::rtti::{Reflectable, RttiType};
 use std::any::Any;
 
@@ -191,12 +192,11 @@ pub(crate) fn same_sections(
     b: &dyn Reflectable,
     scope: SameScope,
 ) -> Option<bool> {
-    for ((rtti, sa), (_, sb)) in RttiType::sections_from(own, a).zip(RttiType::sections_from(own, b)) {
-        let variants = |section| rtti.active_variant(section).map(|variant| variant.id());
-        if variants(sa) != variants(sb) {
+    for (sa, sb) in visit::sections_from(own, a).zip(visit::sections_from(own, b)) {
+        if sa.same_variant(sb).is_err() {
             return Some(false);
         }
-        if !rtti.generated_same()?(sa as &dyn Any, sb as &dyn Any, scope)? {
+        if !sa.rtti.generated_same()?(sa.object as &dyn Any, sb.object as &dyn Any, scope)? {
             return Some(false);
         }
     }

@@ -85,22 +85,19 @@ impl RuntimeObject {
     /// typed: what [`RttiField::get`](crate::field::RttiField::get) gives, found by name along
     /// the chain.
     pub fn get<T: Any + Clone>(&self, name: &str) -> Result<T, FieldError> {
-        for (rtti, section) in RttiType::sections(self) {
-            if let Some(field) = rtti.field_of(section, name) {
-                return field.get(section);
-            }
+        match super::visit::slot_by_name(self, name) {
+            Some(slot) => slot.field.get(slot.owner),
+            None => Err(self.no_such_field(name)),
         }
-        Err(self.no_such_field(name))
     }
 
     /// Sets the single field `name` (of this type, the variant it holds, or a base).
     pub fn set<T: Any>(&mut self, name: &str, value: T) -> Result<(), FieldError> {
-        let at = RttiType::sections(self).position(|(rtti, section)| rtti.field_of(section, name).is_some());
-        let at = at.ok_or_else(|| self.no_such_field(name))?;
-        let rtti = self.rtti.chain().nth(at).expect("found above");
-        let section = RttiType::section_mut(self, at).ok_or_else(FieldError::wrong_owner::<Self>)?;
-        let field = rtti.field_of(section, name).expect("found above");
-        field.set(section, value)
+        let rtti = self.rtti;
+        match super::visit::slot_by_name_mut(self, name) {
+            Some(slot) => slot.field.set(slot.owner, value),
+            None => Err(FieldError::NoSuchField { field: name.to_owned(), type_name: rtti.name().to_owned() }),
+        }
     }
 
     #[cold]

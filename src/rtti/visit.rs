@@ -101,18 +101,6 @@ impl<'a> Section<'a> {
                 Some(Slot { depth, section: rtti, field, owner, kept: true })
             })
     }
-
-    /// The slot of the field named `name`: declared (of the variant held), else kept.
-    pub(crate) fn slot_named(self, name: &str) -> Option<Slot<'a>> {
-        let Section { depth, rtti, object } = self;
-        rtti.field_of(object, name)
-            .map(|field| Slot { depth, section: rtti, field, owner: object, kept: false })
-            .or_else(|| {
-                let owner = self.kept()?;
-                let field = owner.rtti().field_by_name(name)?;
-                Some(Slot { depth, section: rtti, field, owner, kept: true })
-            })
-    }
 }
 
 /// Field `id` that `object` (a section of type `rtti`) declares now: its variant's for an enum.
@@ -129,9 +117,16 @@ pub(crate) fn slot_by_id(object: &dyn Reflectable, section_id: u32, id: u16) -> 
     sections(object).find(|section| section.rtti.id() == section_id)?.slot(id)
 }
 
-/// The first slot named `name`, section by section (declared before kept in each).
+/// The slot named `name`: the first declared field of that name, section by section, else the
+/// first kept one (a kept field never hides a declared one, not even a base's).
 pub(crate) fn slot_by_name<'a>(object: &'a dyn Reflectable, name: &str) -> Option<Slot<'a>> {
-    sections(object).find_map(|section| section.slot_named(name))
+    let declared = |section: Section<'a>| {
+        let field = section.rtti.field_of(section.object, name)?;
+        Some(Slot { depth: section.depth, section: section.rtti, field, owner: section.object, kept: false })
+    };
+    sections(object)
+        .find_map(declared)
+        .or_else(|| sections(object).find_map(|section| section.kept_slots().find(|slot| slot.field.name() == name)))
 }
 
 /// One field slot of an object being changed: what [`Slot`] is, with the owner borrowed mutably.
@@ -168,13 +163,14 @@ pub(crate) fn for_each_slot_mut<E>(
     mut f: impl FnMut(SlotMut<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut depth = 0;
-    // Where each slot is, read first: a section cannot be iterated while lent out mutably.
-    let mut at = Vec::new();
     while let Some(section) = RttiType::section_mut(object, depth) {
-        let view = Section { depth, rtti: section.rtti(), object: section };
-        at.clear();
-        at.extend(view.slots().map(|slot| slot.at()));
-        for &SlotAt { field, kept, .. } in &at {
+        // The field lists are the descriptors' (static): read first, as a section cannot be
+        // read while lent out mutably.
+        let rtti = section.rtti();
+        let declared = rtti.fields_of(&*section);
+        let kept = Section { depth, rtti, object: &*section }.kept().map_or(&[][..], |kept| kept.rtti().fields());
+        let slots = declared.iter().map(|field| (field, false)).chain(kept.iter().map(|field| (field, true)));
+        for (field, kept) in slots {
             if let Some(slot) = lend(&mut *section, field, kept) {
                 f(slot)?;
             }
@@ -199,8 +195,9 @@ pub(crate) fn slot_by_name_mut<'a>(object: &'a mut dyn Reflectable, name: &str) 
     lend(RttiType::section_mut(object, depth)?, field, kept)
 }
 
-/// The slot of `field` in `section`, its kept fields' when `kept`, mutably.
-fn lend<'a>(section: &'a mut dyn Reflectable, field: &'static RttiField, kept: bool) -> Option<SlotMut<'a>> {
+/// The slot of `field` in `section` (a section already found), its kept fields' when `kept`,
+/// mutably.
+pub(crate) fn lend<'a>(section: &'a mut dyn Reflectable, field: &'static RttiField, kept: bool) -> Option<SlotMut<'a>> {
     let rtti = section.rtti();
     let owner = match kept {
         false => section,
