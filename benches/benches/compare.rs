@@ -308,7 +308,7 @@ fn level_graph(c: &mut Criterion) {
             b.iter(|| reflectable::diff::diff(black_box(&level), black_box(&edited)).unwrap())
         });
         level::break_cycles(&edited);
-        compact_stream(&mut group, &name, &level, BinarySerializer::new().limits(limits), Teardown);
+        compact_stream(&mut group, &name, &level, BinarySerializer::new(), Teardown);
         let tree = level_peers::tree(&level);
         fory_level(&mut group, &name, &level, &tree, stats.shared_objects);
         postcard(&mut group, &name, &tree);

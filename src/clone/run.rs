@@ -209,8 +209,8 @@ impl<'c, 'r> Run<'c, 'r> {
                 }
             }
             for slot in section.slots() {
-                let into =
-                    visit::lend(&mut *into, slot.field, slot.kept).expect("a clone keeps its original's kept set");
+                let into = visit::lend(&mut *into, rtti, slot.field, slot.kept)
+                    .expect("a clone keeps its original's kept set");
                 self.copy_field(slot.at(), rtti, slot.owner, into.owner)?;
             }
         }

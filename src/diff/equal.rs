@@ -135,7 +135,7 @@ impl Compare {
     fn objects(&mut self, a: &dyn Reflectable, b: &dyn Reflectable) -> Result<(), Difference> {
         let sections = visit::section_pairs(a, b).map_err(|mismatch| self.differ(mismatch.to_string()))?;
         for (a, b) in sections {
-            let slots = a.slot_pairs(b).map_err(|mismatch| self.differ(mismatch.to_string()))?;
+            let slots = a.slot_pairs(b, true).map_err(|mismatch| self.differ(mismatch.to_string()))?;
             for (a, b) in slots {
                 self.path.push(PathStep::Field(a.field.name().to_owned().into()));
                 self.field(a.field, a.owner, b.owner)?;

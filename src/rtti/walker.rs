@@ -379,15 +379,17 @@ impl<'v, E> Run<'v, E> {
                 return Ok(());
             }
         }
-        for slot in super::visit::slots(object) {
+        for section in super::visit::sections(object) {
             // Kept unknown fields hold objects and pointers too (named as their stream named
             // them): what only they reach is still part of the graph.
-            if !slot.kept && slot.field.flags() & self.walker.skip_flags != 0 {
-                continue;
-            }
-            self.field(slot.field, slot.owner)?;
-            if self.stopped {
-                return Ok(());
+            for slot in section.slots() {
+                if !slot.kept && slot.field.flags() & self.walker.skip_flags != 0 {
+                    continue;
+                }
+                self.field(slot.field, slot.owner)?;
+                if self.stopped {
+                    return Ok(());
+                }
             }
         }
         Ok(())

@@ -26,7 +26,7 @@ use super::patch::{KeptEdit, ObjectBody, ObjectEdit, Origin, Patch, NONE};
 use super::SameScope;
 use crate::containers::MAP_TYPE_ID;
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
-use crate::rtti::visit::{self, Section, Slot};
+use crate::rtti::visit::{self, Section};
 use crate::rtti::{Reflectable, RttiType};
 use crate::runtime::UnknownFields;
 use crate::serializer::{generated_codecs_by_default, AsRoot, Root};
@@ -472,7 +472,7 @@ impl Differ {
                 Some(sa) if values_same => self.generated_pointers(rtti, sa, sb)?,
                 _ => pairs::Resume::default(),
             };
-            for (index, Slot { field, .. }) in section.declared().enumerate().skip(resume.from) {
+            for (index, field) in section.fields().iter().enumerate().skip(resume.from) {
                 if values_same && !matches!(field.access(), FieldAccess::Pointer(_)) {
                     continue;
                 }
