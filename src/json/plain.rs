@@ -6,8 +6,8 @@
 //! JavaScript lose no precision).
 
 use crate::plain::described::{derived, lanes, PlainLayout};
+use crate::plain::signature::{split_type, Sig};
 use crate::plain::type_ids as id;
-use crate::schema::describe::{split_type, Sig};
 use crate::text::PlainValue;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;

@@ -33,6 +33,7 @@ mod primitives;
 mod reader;
 #[cfg(feature = "serde")]
 mod serde;
+pub(crate) mod signature;
 mod std_types;
 pub mod varint;
 

@@ -6,9 +6,8 @@
 //! each stored element into an element of the running type, so the running field's own codec
 //! then reads it as if it had been written that way.
 
-use super::describe::{split_type, Sig};
-use super::table::known_static_size;
 use crate::field::{WireKind, WireShape};
+use crate::plain::signature::{known_static_size, split_type, Sig};
 use crate::plain::{type_ids as id, PlainError, Reader, DYNAMIC_SIZE_PREFIX};
 
 /// Number classes, for the widening rules.
@@ -313,8 +312,8 @@ fn number_content(from: u32, to: u32, reader: &mut Reader<'_>, out: &mut Vec<u8>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plain::signature::sig;
     use crate::plain::{read_elem, write_elem, PlainType};
-    use crate::schema::describe::sig;
 
     fn shape<T: PlainType>(array: bool) -> WireShape {
         WireShape { kind: WireKind::plain(crate::field::PlainInfo::of::<T>()), array }

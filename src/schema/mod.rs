@@ -38,14 +38,13 @@
 //! ```
 
 pub(crate) mod convert;
-pub(crate) mod describe;
 mod diff;
 mod fingerprint;
 pub(crate) mod fingerprint_table;
 mod reflect;
 pub(crate) mod table;
 
-pub use describe::describe_signature;
+pub use crate::plain::signature::describe_signature;
 pub use diff::{Change, ChangeKind};
 pub(crate) use fingerprint::fingerprint;
 pub use reflect::{FIELD_SCHEMA_TYPE_ID, SCHEMA_TYPE_ID, TYPE_SCHEMA_TYPE_ID, VARIANT_SCHEMA_TYPE_ID};
@@ -187,7 +186,7 @@ impl TypeSchema {
 /// The signature a schema records for `field`: its plain element type's; for a map field (an
 /// embedded map object, see `containers`), its key type's, since the map object has no table
 /// entry of its own; empty for other fields, and for a signature longer than a table holds
-/// ([`MAX_SIGNATURE_LEN`](describe::MAX_SIGNATURE_LEN) words), which is then matched by shape.
+/// ([`MAX_SIGNATURE_LEN`](crate::plain::signature::MAX_SIGNATURE_LEN) words), which is then matched by shape.
 pub(crate) fn field_signature(field: &RttiField, out: &mut Vec<u32>) {
     let start = out.len();
     match (field.access(), field.shape().elem) {
@@ -199,7 +198,7 @@ pub(crate) fn field_signature(field: &RttiField, out: &mut Vec<u32>) {
         }
         _ => {}
     }
-    if out.len() - start > describe::MAX_SIGNATURE_LEN {
+    if out.len() - start > crate::plain::signature::MAX_SIGNATURE_LEN {
         out.truncate(start);
     }
 }

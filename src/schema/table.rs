@@ -10,11 +10,11 @@
 //! name   = len:u16 utf8{len}
 //! ```
 
-use super::describe::{is_well_formed, split_type, Sig, MAX_SIGNATURE_LEN};
 use super::{DeclaredSchema, FieldSchema, Schema, TypeSchema, VariantSchema};
 use crate::containers::MAP_TYPE_ID;
 use crate::field::WireKind;
-use crate::plain::{type_ids, Reader};
+use crate::plain::signature::{is_well_formed, known_static_size, MAX_SIGNATURE_LEN};
+use crate::plain::Reader;
 use crate::rtti::RttiType;
 use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::wire::format::{FieldHeader, OBJECT_BIT, SCHEMA_MARK};
@@ -469,27 +469,6 @@ fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError>
 fn first_repeat<K: Ord>(mut keys: Vec<(K, usize)>) -> Option<usize> {
     keys.sort_unstable();
     keys.windows(2).find(|pair| pair[0].0 == pair[1].0).map(|pair| pair[1].1)
-}
-
-/// The static size of a signature's type when the format fixes it (numbers, `bool`, `char`, and
-/// options and arrays of them); `Some(None)` for a type that is always dynamic (`String`, the
-/// sequences and maps); `None` when only the type's codec knows.
-pub(crate) fn known_static_size(sig: &[u32]) -> Option<Option<u32>> {
-    use type_ids as id;
-    let (node, _, _) = split_type(sig)?;
-    Some(match node {
-        Sig::Leaf(id::U8 | id::I8 | id::BOOL) => Some(1),
-        Sig::Leaf(id::U16 | id::I16) => Some(2),
-        Sig::Leaf(id::U32 | id::I32 | id::F32 | id::CHAR) => Some(4),
-        Sig::Leaf(id::U64 | id::I64 | id::F64 | id::USIZE | id::ISIZE) => Some(8),
-        Sig::Leaf(id::U128 | id::I128) => Some(16),
-        Sig::Leaf(id::STRING) | Sig::Seq(..) | Sig::Map(..) => None,
-        Sig::Option(inner) => known_static_size(inner)?.and_then(|n| (n < 255).then_some(n + 1)),
-        Sig::Array(len, elem) => {
-            known_static_size(elem)?.and_then(|n| n.checked_mul(len).filter(|&total| total <= 255))
-        }
-        _ => return None,
-    })
 }
 
 /// `false` when the signature names a type whose size the format fixes and the header disagrees.

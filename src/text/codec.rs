@@ -6,8 +6,8 @@ use super::compact;
 use super::memo;
 use super::{PlainValue, TextError};
 use crate::plain::described::{builtin_leaf_size, derived, lanes, Lanes, PlainLayout};
+use crate::plain::signature::Sig;
 use crate::plain::{inline_or_dynamic, type_ids as id, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
-use crate::schema::describe::Sig;
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -643,7 +643,7 @@ pub(crate) fn write_typed<T: PlainType>(value: &T) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::describe::sig;
+    use crate::plain::signature::sig;
 
     /// Bytes written by the type's own codec are read into a value and written back the same,
     /// and that value read by the codec is the original.

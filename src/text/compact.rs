@@ -11,8 +11,8 @@ use super::codec::{count_of, read_content, static_size, undescribed, write_conte
 use super::memo;
 use super::{PlainValue, TextError};
 use crate::plain::described::{derived, PlainLayout};
+use crate::plain::signature::Sig;
 use crate::plain::{type_ids as id, varint, PlainType, Reader};
-use crate::schema::describe::Sig;
 
 /// How a type is written in compact form.
 enum Shape {
@@ -159,7 +159,7 @@ varint_types! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::describe::sig;
+    use crate::plain::signature::sig;
     use crate::text::codec::{read_value as read_normal, write_value as write_normal};
     use quickcheck::quickcheck;
     use std::collections::BTreeMap;

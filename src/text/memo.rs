@@ -8,8 +8,8 @@
 //! node's offset in it. Slices outside the root (derived types' layouts, which are the program's
 //! own) are worked out as before.
 
+use crate::plain::signature::Sig;
 use crate::plain::type_ids as id;
-use crate::schema::describe::Sig;
 use std::cell::RefCell;
 
 struct Memo {
@@ -94,7 +94,7 @@ fn cached<T: Copy, E>(
     }
 }
 
-/// `schema::describe::split_type`, with the extents of the node's parts remembered: the first whole type of
+/// `plain::signature::split_type`, with the extents of the node's parts remembered: the first whole type of
 /// `sig`, that type's words, and what follows.
 pub(super) fn split(sig: &[u32]) -> Option<(Sig<'_>, &[u32], &[u32])> {
     let &head = sig.first()?;
@@ -188,7 +188,7 @@ pub(super) fn compact_min<E>(sig: &[u32], compute: impl FnOnce() -> Result<usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::describe::{sig, split_type};
+    use crate::plain::signature::{sig, split_type};
     use quickcheck::quickcheck;
     use std::collections::{BTreeMap, HashSet};
 

@@ -10,9 +10,9 @@
 use super::codec::{self, static_size};
 use super::{cut, type_name, PlainValue, TextError, EXCERPT, NAME_EXCERPT};
 use crate::plain::described::{derived, lanes, PlainLayout};
+use crate::plain::signature::split_all;
+use crate::plain::signature::{split_type, Sig};
 use crate::plain::type_ids as id;
-use crate::schema::describe::split_all;
-use crate::schema::describe::{split_type, Sig};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

@@ -7,9 +7,9 @@
 use super::codec::parts_of;
 use super::{parse, value_column, PlainValue, TextError};
 use crate::field::{FieldAccess, RttiField};
+use crate::plain::signature::{split_type, Sig};
 use crate::rtti::visit::{self, Slot, SlotMut};
 use crate::rtti::{FieldPath, PathStep, Reflectable};
-use crate::schema::describe::{split_type, Sig};
 use std::borrow::Cow;
 use std::str::FromStr;
 

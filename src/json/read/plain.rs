@@ -11,9 +11,9 @@
 
 use super::Key;
 use crate::plain::described::{derived, lanes, PlainLayout};
+use crate::plain::signature::{split_all, split_type, Sig};
 use crate::plain::type_ids as id;
 use crate::plain::DYNAMIC_SIZE_PREFIX;
-use crate::schema::describe::{split_all, split_type, Sig};
 use crate::text::{cut, static_size, write_value, PlainValue, EXCERPT};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;

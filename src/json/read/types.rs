@@ -136,12 +136,12 @@ impl FieldEntry {
         if matches!(shape.kind, WireKind::Plain(_)) == declared.is_some() {
             return Err(Located::at(at, "plain fields declare no type; fields of objects do"));
         }
-        let longest = crate::schema::describe::MAX_SIGNATURE_LEN;
+        let longest = crate::plain::signature::MAX_SIGNATURE_LEN;
         if self.signature.len() > longest {
             let why = format!("a signature of {} words (at most {longest})", self.signature.len());
             return Err(Located::at(at, why));
         }
-        if !self.signature.is_empty() && !crate::schema::describe::is_well_formed(&self.signature) {
+        if !self.signature.is_empty() && !crate::plain::signature::is_well_formed(&self.signature) {
             let why = format!("a malformed signature ({})", crate::text::cut(&describe_signature(&self.signature), 60));
             return Err(Located::at(at, why));
         }

@@ -7,8 +7,8 @@
 //! ```
 
 use crate::plain::described::{builtin_leaf_size as leaf_size, derived, PlainLayout};
+use crate::plain::signature::{is_well_formed, split_type, Sig};
 use crate::plain::{type_ids as id, Reader, FIRST_USER_PLAIN_TYPE_ID};
-use crate::schema::describe::{is_well_formed, split_type, Sig};
 use crate::wire::error::{corrupt, DecodeError};
 use ahash::AHashMap;
 use std::cell::Cell;
@@ -160,7 +160,7 @@ impl PlainTypes {
             Sig::Array(len, elem) => {
                 self.size_in(elem, depth + 1)?.and_then(|n| n.checked_mul(len).filter(|&total| total <= 255))
             }
-            Sig::Tuple(_, parts) => self.sum(crate::schema::describe::split_all(parts).into_iter(), depth + 1)?,
+            Sig::Tuple(_, parts) => self.sum(crate::plain::signature::split_all(parts).into_iter(), depth + 1)?,
         })
     }
 
@@ -224,7 +224,7 @@ fn user_ids(sig: &[u32]) -> Vec<u32> {
                 visit(value, found);
             }
             Sig::Tuple(_, parts) => {
-                crate::schema::describe::split_all(parts).into_iter().for_each(|part| visit(part, found))
+                crate::plain::signature::split_all(parts).into_iter().for_each(|part| visit(part, found))
             }
         }
     }

@@ -9,8 +9,8 @@
 
 use super::described::{PlainTypes, MAX_NESTING};
 use super::Output;
+use crate::plain::signature::{split_all, split_type, Sig};
 use crate::plain::{type_ids as id, varint, PlainError, Reader, DYNAMIC_SIZE_PREFIX, MAX_PLAIN_DEPTH};
-use crate::schema::describe::{split_all, split_type, Sig};
 use crate::wire::error::{corrupt, DecodeError};
 use crate::wire::WireWrite;
 

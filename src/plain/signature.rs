@@ -1,7 +1,7 @@
 //! Plain type signatures (see [`PlainType::signature`](crate::plain::PlainType::signature)): how
 //! one is split into its parts, and written in words.
 
-use crate::plain::type_ids as id;
+use super::type_ids as id;
 
 /// Most words a signature may have; a stream claiming a longer one is corrupt. (It also bounds
 /// the recursion of everything that walks a signature.)
@@ -162,8 +162,28 @@ fn describe(node: Sig<'_>) -> String {
 }
 
 /// `T`'s signature, for tests.
+/// The static size of a signature's type when the format fixes it (numbers, `bool`, `char`, and
+/// options and arrays of them); `Some(None)` for a type that is always dynamic (`String`, the
+/// sequences and maps); `None` when only the type's codec knows.
+pub(crate) fn known_static_size(sig: &[u32]) -> Option<Option<u32>> {
+    let (node, _, _) = split_type(sig)?;
+    Some(match node {
+        Sig::Leaf(id::U8 | id::I8 | id::BOOL) => Some(1),
+        Sig::Leaf(id::U16 | id::I16) => Some(2),
+        Sig::Leaf(id::U32 | id::I32 | id::F32 | id::CHAR) => Some(4),
+        Sig::Leaf(id::U64 | id::I64 | id::F64 | id::USIZE | id::ISIZE) => Some(8),
+        Sig::Leaf(id::U128 | id::I128) => Some(16),
+        Sig::Leaf(id::STRING) | Sig::Seq(..) | Sig::Map(..) => None,
+        Sig::Option(inner) => known_static_size(inner)?.and_then(|n| (n < 255).then_some(n + 1)),
+        Sig::Array(len, elem) => {
+            known_static_size(elem)?.and_then(|n| n.checked_mul(len).filter(|&total| total <= 255))
+        }
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
-pub(crate) fn sig<T: crate::plain::PlainType>() -> Vec<u32> {
+pub(crate) fn sig<T: super::PlainType>() -> Vec<u32> {
     let mut out = Vec::new();
     T::signature(&mut out);
     out
