@@ -21,6 +21,7 @@ use super::progress::Tracker;
 use super::{BinarySerializer, Limits, Root, SchemaTable, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
+use crate::rtti::visit;
 use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::fingerprint_table::{running_fingerprints, write_fingerprint_table};
 use crate::schema::table::{one_per_id, write_table};
@@ -254,9 +255,16 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
 
     /// Every section of `object` (its own type, then each base), each with its type header and
     /// fields. `instance` is 0 for an object embedded by value, which then ends with a terminator.
+    ///
+    /// The sections come from the one walk (`rtti::visit`); what is done in each is the encoder's
+    /// own, on the hot path: the header, the hooks, then the fields through the code the derive
+    /// generated for the type where there is some (callgrind, `profile_level 10000 3 decode`:
+    /// the walked fields below cost the encode 13.5% more instructions, 76.1M against 67.0M, and
+    /// the decode 14.3%), else through their descriptors, then the kept unknown fields with the
+    /// stored descriptions a save needs (`kept.rs`).
     fn object(&mut self, object: &dyn Reflectable, own: &'static RttiType, instance: u32) -> Result<(), EncodeError> {
-        for (base, (rtti, section)) in RttiType::sections_from(own, object).enumerate() {
-            self.out.type_header(TypeHeader { instance, base: base > 0, type_id: rtti.id() });
+        for visit::Section { depth, rtti, object: section } in visit::sections_from(own, object) {
+            self.out.type_header(TypeHeader { instance, base: depth > 0, type_id: rtti.id() });
             self.note_type(rtti);
             rtti.hooks().serialization_started(section, self.context);
             let fields = match rtti.is_enum() {

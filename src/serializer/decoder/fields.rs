@@ -2,6 +2,12 @@
 //! and budget, reading, storing, reporting what was lost) are written once and serve both the
 //! descriptor walk ([`Decoder::known_field`], through the field's erased access) and a derived
 //! type's generated code (`generated.rs`, through its members): only the final store differs.
+//!
+//! The decoder walks the stream, not the object (`wire::walk_object`): fields come in the order
+//! the writer chose, each matched to the running field by the type plan, so the walk over an
+//! object's fields (`rtti::visit`) cannot drive it. The generated path pays its way: without it
+//! (the `walked-codecs` feature) a decode of the 10k level costs 14.3% more instructions
+//! (callgrind, `profile_level 10000 3 decode`: 672.7M against 588.5M).
 
 use super::strong_edges::Link;
 use super::{field_failure, Decoder, State};
