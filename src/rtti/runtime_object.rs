@@ -81,9 +81,9 @@ impl RuntimeObject {
         self.base.as_deref_mut()
     }
 
-    /// A clone of the single field `name` (of this type, the variant it holds, or a base),
-    /// typed: what [`RttiField::get`](crate::field::RttiField::get) gives, found by name along
-    /// the chain.
+    /// A clone of the single field `name` (of this type, the variant it holds, or a base; else
+    /// a field a compiled base keeps for a newer build), typed: what
+    /// [`RttiField::get`](crate::field::RttiField::get) gives, found by name along the chain.
     pub fn get<T: Any + Clone>(&self, name: &str) -> Result<T, FieldError> {
         match super::visit::slot_by_name(self, name) {
             Some(slot) => slot.field.get(slot.owner),
@@ -91,7 +91,7 @@ impl RuntimeObject {
         }
     }
 
-    /// Sets the single field `name` (of this type, the variant it holds, or a base).
+    /// Sets the single field `name`, found as [`get`](Self::get) finds it.
     pub fn set<T: Any>(&mut self, name: &str, value: T) -> Result<(), FieldError> {
         let rtti = self.rtti;
         match super::visit::slot_by_name_mut(self, name) {

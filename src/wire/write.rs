@@ -1,7 +1,7 @@
 //! The grammar's writer, beside its reader (`wire/mod.rs`): the stream header and trailer, and
 //! the words every stream writer puts down (type headers, field headers, the terminator, a
-//! variant tag, an empty slot), written one way for the encoder, the dynamic graph's encoder and the compact-to-normal transcoder alike.
-//! Each writes into its own buffer (a `Vec`, or the transcoder's capped one), so the writer is a
+//! variant tag, an empty slot), written one way for the encoder, the dynamic graph's encoder and
+//! the compact-to-normal transcoder alike. Each writes into its own buffer (a `Vec`, or the transcoder's capped one), so the writer is a
 //! trait over "append these bytes".
 
 use super::format::{
