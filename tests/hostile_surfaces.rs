@@ -25,6 +25,8 @@ mod level;
 
 #[path = "common/hostile_input.rs"]
 mod hostile_input;
+#[path = "common/rng.rs"]
+mod rng;
 
 use hostile_input::{
     dump, in_child, is_child, member_value, mutate_bytes, mutate_json, run_child, start, value_at, Rng,
