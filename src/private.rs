@@ -2,8 +2,8 @@
 //! macros names: the only paths they use besides `::core` and `::std`. Not public API: it may change
 //! in any release, and nothing outside this crate's macros should name it.
 //!
-//! Generated code calls one function per field (`plain`, `embedded_array`, `pointer`, ...) with the
-//! field's type as a generic argument and the call spanned on that type, so a field type of the
+//! Generated code calls one function per field, one per kind (`plain`, `plain_with`, `embedded`,
+//! `pointer`), with the field's type and shape as generic arguments and the call spanned on that type, so a field type of the
 //! wrong kind is reported at the field, by the `#[diagnostic::on_unimplemented]` message of the trait
 //! it misses. Where generated code implements a library trait it invokes a macro from here
 //! (`impl_reflectable!`, `impl_boxed_embedded!`), so this crate owns that expansion.
@@ -15,7 +15,7 @@ pub use std::cell::RefCell;
 pub use std::rc::Rc;
 pub use std::sync::{Arc, Mutex, RwLock};
 
-pub use crate::field::Container;
+pub use crate::field::{Container, One};
 pub use crate::plain::{
     compact::sum_min_sizes, elem_size, inline_or_dynamic, read_elem, sum_static_sizes, write_elem, PlainCodec,
     PlainError, PlainType, Reader,
@@ -31,16 +31,12 @@ pub use crate::{
 pub use std::borrow::Cow;
 
 pub use crate::serializer::{
-    decode_embedded, decode_embedded_array, decode_plain, decode_plain_array, decode_plain_with,
-    decode_plain_with_array, decode_pointer, decode_pointer_array, encode_embedded, encode_embedded_array,
-    encode_plain, encode_plain_array, encode_plain_with, encode_plain_with_array, encode_pointer, encode_pointer_array,
-    generated_owner, DecodeError, FieldReader, FieldWriteError, FieldWriter,
+    decode_embedded, decode_plain, decode_plain_with, decode_pointer, encode_embedded, encode_plain, encode_plain_with,
+    encode_pointer, generated_owner, DecodeError, FieldReader, FieldWriteError, FieldWriter,
 };
 
 pub use crate::diff::{
-    generated_pair, pairs_pointer, pairs_pointer_array, same_embedded, same_embedded_array, same_plain,
-    same_plain_array, same_plain_with, same_plain_with_array, same_pointer, same_pointer_array, PointerPairs,
-    SameScope,
+    generated_pair, pairs_pointer, same_embedded, same_plain, same_plain_with, same_pointer, PointerPairs, SameScope,
 };
 
 /// Writes, reads and compares the fields declared so far through `encode`, `decode`, `same` and
@@ -72,7 +68,7 @@ pub fn generated_same<O: Reflectable>(
 }
 
 use crate::containers::ObjectMap;
-use crate::field::{Accessor, EmbeddedSlot, One, PointerSlot};
+use crate::field::{Accessor, EmbeddedSlot, PointerSlot, Shape};
 use std::marker::PhantomData;
 
 /// The descriptor a derive built, or a panic naming what is wrong with the declaration.
@@ -168,50 +164,36 @@ pub fn variant_member<O, C>(get: fn(&O) -> Option<&C>, get_mut: fn(&mut O) -> Op
     Accessor::Variant { get, get_mut }
 }
 
-/// A plain member.
-pub fn plain<O: Reflectable, C: PlainType>(
-    builder: RttiTypeBuilder<O>,
-    id: u16,
-    name: &'static str,
-    access: Accessor<O, C>,
-) -> RttiTypeBuilder<O> {
-    builder.add_plain::<C, One>(id, name, access, None)
-}
+// One function per kind of field, its shape (`One`, or an array container's `Shape`) a type
+// parameter and `fill` the array filler from `array_fill!` (`None` for a single value); the
+// generated codec and comparison call the functions of the same names in `serializer` and `diff`.
+// Each states its element bound itself, so a member of the wrong kind is reported at the field by
+// that bound's `#[diagnostic::on_unimplemented]` message.
 
-/// A plain array member; `fill` comes from `array_fill!`.
-pub fn plain_array<O: Reflectable, C: Container>(
+/// A plain member or array member.
+pub fn plain<O: Reflectable, C: 'static, S: Shape<C>>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
     access: Accessor<O, C>,
-    fill: Option<fn() -> C::Elem>,
+    fill: Option<fn() -> S::Elem>,
 ) -> RttiTypeBuilder<O>
 where
-    C::Elem: PlainType,
+    S::Elem: PlainType,
 {
-    builder.add_plain::<C, C::Shape>(id, name, access, fill)
+    builder.add_plain::<C, S>(id, name, access, fill)
 }
 
-/// A member stored through the codec `K` (`with = K`, `serde`).
-pub fn plain_with<O: Reflectable, C: 'static, K: PlainCodec<C>>(
+/// A member or array member whose elements are stored through the codec `K` (`with = K`,
+/// `serde`).
+pub fn plain_with<O: Reflectable, C: 'static, S: Shape<C>, K: PlainCodec<S::Elem>>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
     access: Accessor<O, C>,
+    fill: Option<fn() -> S::Elem>,
 ) -> RttiTypeBuilder<O> {
-    builder.add_plain_with::<C, One, K>(id, name, access, None)
-}
-
-/// An array member whose elements are stored through the codec `K`; `fill` comes from
-/// `array_fill!`.
-pub fn plain_with_array<O: Reflectable, C: Container, K: PlainCodec<C::Elem>>(
-    builder: RttiTypeBuilder<O>,
-    id: u16,
-    name: &'static str,
-    access: Accessor<O, C>,
-    fill: Option<fn() -> C::Elem>,
-) -> RttiTypeBuilder<O> {
-    builder.add_plain_with::<C, C::Shape, K>(id, name, access, fill)
+    builder.add_plain_with::<C, S, K>(id, name, access, fill)
 }
 
 /// The codec of `#[rtti(serde)]`.
@@ -246,52 +228,32 @@ pub const fn require_serde_feature() {
     }
 }
 
-/// An embedded member.
-pub fn embedded<O: Reflectable, C: EmbeddedSlot>(
+/// An embedded member or array member.
+pub fn embedded<O: Reflectable, C: 'static, S: Shape<C>>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
     access: Accessor<O, C>,
-) -> RttiTypeBuilder<O> {
-    builder.add_embedded::<C, One>(id, name, access, None)
-}
-
-/// An embedded array member; `fill` comes from `array_fill!`.
-pub fn embedded_array<O: Reflectable, C: Container>(
-    builder: RttiTypeBuilder<O>,
-    id: u16,
-    name: &'static str,
-    access: Accessor<O, C>,
-    fill: Option<fn() -> C::Elem>,
+    fill: Option<fn() -> S::Elem>,
 ) -> RttiTypeBuilder<O>
 where
-    C::Elem: EmbeddedSlot,
+    S::Elem: EmbeddedSlot,
 {
-    builder.add_embedded::<C, C::Shape>(id, name, access, fill)
+    builder.add_embedded::<C, S>(id, name, access, fill)
 }
 
-/// A pointer member.
-pub fn pointer<O: Reflectable, C: PointerSlot>(
+/// A pointer member or array member.
+pub fn pointer<O: Reflectable, C: 'static, S: Shape<C>>(
     builder: RttiTypeBuilder<O>,
     id: u16,
     name: &'static str,
     access: Accessor<O, C>,
-) -> RttiTypeBuilder<O> {
-    builder.add_pointer::<C, One>(id, name, access, None)
-}
-
-/// A pointer array member; `fill` comes from `array_fill!`.
-pub fn pointer_array<O: Reflectable, C: Container>(
-    builder: RttiTypeBuilder<O>,
-    id: u16,
-    name: &'static str,
-    access: Accessor<O, C>,
-    fill: Option<fn() -> C::Elem>,
+    fill: Option<fn() -> S::Elem>,
 ) -> RttiTypeBuilder<O>
 where
-    C::Elem: PointerSlot,
+    S::Elem: PointerSlot,
 {
-    builder.add_pointer::<C, C::Shape>(id, name, access, fill)
+    builder.add_pointer::<C, S>(id, name, access, fill)
 }
 
 /// A map member whose values are objects or pointers.

@@ -6,11 +6,11 @@
 //! usually yes: answered here without a descriptor walk or a dynamic call per field. A second
 //! function hands each pointer field's elements, old and new, to the diff by their static type
 //! ([`GeneratedPointers`]), for the question that follows: whether they all still lead where they
-//! did. The functions below are the ones generated code calls, one per builder step of a field
-//! (`same_*`), or of a pointer field (`pairs_*`).
+//! did. The functions below are the ones generated code calls, one per kind of field
+//! (`same_*`, the shape a type parameter), and one for pointer fields (`pairs_pointer`).
 
 use super::generate::PointerPairs;
-use crate::field::{same_plains, Container, EmbeddedSlot, One, PointerSlot, Shape};
+use crate::field::{same_plains, EmbeddedSlot, PointerSlot, Shape};
 use crate::plain::{Native, PlainCodec, PlainType};
 use crate::rtti::visit;
 use crate::rtti::{Reflectable, RttiType};
@@ -58,55 +58,27 @@ impl RttiType {
     }
 }
 
-/// A plain member (compared in every scope).
+/// A plain member or array member (compared in every scope).
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_plain<C: PlainType>(a: &C, b: &C, _: SameScope) -> Option<bool> {
-    same_plains::<C, One, Native>(a, b)
-}
-
-/// A plain array member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn same_plain_array<C: Container>(a: &C, b: &C, _: SameScope) -> Option<bool>
+pub fn same_plain<C, S: Shape<C>>(a: &C, b: &C, _: SameScope) -> Option<bool>
 where
-    C::Elem: PlainType,
+    S::Elem: PlainType,
 {
-    same_plains::<C, C::Shape, Native>(a, b)
+    same_plains::<C, S, Native>(a, b)
 }
 
-/// A member stored through the codec `K`.
+/// A member (or an array member) whose elements are stored through the codec `K`.
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_plain_with<C: 'static, K: PlainCodec<C>>(a: &C, b: &C, _: SameScope) -> Option<bool> {
-    same_plains::<C, One, K>(a, b)
+pub fn same_plain_with<C, S: Shape<C>, K: PlainCodec<S::Elem>>(a: &C, b: &C, _: SameScope) -> Option<bool> {
+    same_plains::<C, S, K>(a, b)
 }
 
-/// An array member whose elements are stored through the codec `K`.
+/// A member or array member held by value (compared from [`SameScope::Values`] on).
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_plain_with_array<C: Container, K: PlainCodec<C::Elem>>(a: &C, b: &C, _: SameScope) -> Option<bool> {
-    same_plains::<C, C::Shape, K>(a, b)
-}
-
-/// A member held by value (compared from [`SameScope::Values`] on).
-#[doc(hidden)]
-#[inline(always)]
-pub fn same_embedded<C: EmbeddedSlot>(a: &C, b: &C, scope: SameScope) -> Option<bool> {
-    same_embeddeds::<C, One>(a, b, scope)
-}
-
-/// An array member of values held by value.
-#[doc(hidden)]
-#[inline(always)]
-pub fn same_embedded_array<C: Container>(a: &C, b: &C, scope: SameScope) -> Option<bool>
-where
-    C::Elem: EmbeddedSlot,
-{
-    same_embeddeds::<C, C::Shape>(a, b, scope)
-}
-
-fn same_embeddeds<C, S: Shape<C>>(a: &C, b: &C, scope: SameScope) -> Option<bool>
+pub fn same_embedded<C, S: Shape<C>>(a: &C, b: &C, scope: SameScope) -> Option<bool>
 where
     S::Elem: EmbeddedSlot,
 {
@@ -129,22 +101,15 @@ where
     Some(true)
 }
 
-/// A pointer member: looked at only for [`SameScope::Content`], which it passes when neither
-/// object's member points at anything.
+/// A pointer member or array member: looked at only for [`SameScope::Content`], which it passes
+/// when neither object's member points at anything.
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_pointer<C: PointerSlot>(a: &C, b: &C, scope: SameScope) -> Option<bool> {
-    Some(scope != SameScope::Content || (a.addr().is_none() && b.addr().is_none()))
-}
-
-/// A pointer array member (see [`same_pointer`]).
-#[doc(hidden)]
-#[inline(always)]
-pub fn same_pointer_array<C: Container>(a: &C, b: &C, scope: SameScope) -> Option<bool>
+pub fn same_pointer<C, S: Shape<C>>(a: &C, b: &C, scope: SameScope) -> Option<bool>
 where
-    C::Elem: PointerSlot,
+    S::Elem: PointerSlot,
 {
-    let none = |c: &C| C::Shape::as_slice(c).iter().all(|elem| elem.addr().is_none());
+    let none = |c: &C| S::as_slice(c).iter().all(|elem| elem.addr().is_none());
     Some(scope != SameScope::Content || (none(a) && none(b)))
 }
 
@@ -157,21 +122,15 @@ where
 /// to the elements differs: no descriptor lookups, no dynamic calls per field or element.
 pub type GeneratedPointers = fn(&dyn Any, &dyn Any, &mut PointerPairs<'_>) -> Option<bool>;
 
-/// A pointer member, field `index` of the type's fields (see [`GeneratedPointers`]).
+/// A pointer member or array member, field `index` of the type's fields (see
+/// [`GeneratedPointers`]).
 #[doc(hidden)]
 #[inline(always)]
-pub fn pairs_pointer<C: PointerSlot>(pairs: &mut PointerPairs<'_>, index: usize, a: &C, b: &C) -> Option<bool> {
-    pairs.field(index, std::slice::from_ref(a), std::slice::from_ref(b))
-}
-
-/// A pointer array member (see [`pairs_pointer`]).
-#[doc(hidden)]
-#[inline(always)]
-pub fn pairs_pointer_array<C: Container>(pairs: &mut PointerPairs<'_>, index: usize, a: &C, b: &C) -> Option<bool>
+pub fn pairs_pointer<C, S: Shape<C>>(pairs: &mut PointerPairs<'_>, index: usize, a: &C, b: &C) -> Option<bool>
 where
-    C::Elem: PointerSlot,
+    S::Elem: PointerSlot,
 {
-    pairs.field(index, C::Shape::as_slice(a), C::Shape::as_slice(b))
+    pairs.field(index, S::as_slice(a), S::as_slice(b))
 }
 
 /// Two objects of any type, every section compared in `scope` through their generated code (and

@@ -20,8 +20,7 @@ pub use generate::{diff, DiffError};
 pub use generate::{diff_walked, PointerPairs};
 #[doc(hidden)]
 pub use generated::{
-    generated_pair, pairs_pointer, pairs_pointer_array, same_embedded, same_embedded_array, same_plain,
-    same_plain_array, same_plain_with, same_plain_with_array, same_pointer, same_pointer_array, GeneratedPointers,
+    generated_pair, pairs_pointer, same_embedded, same_plain, same_plain_with, same_pointer, GeneratedPointers,
     GeneratedSame, SameScope,
 };
 pub(crate) use generated::{same_sections, GeneratedComparison};

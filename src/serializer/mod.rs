@@ -58,13 +58,11 @@ pub use crate::wire::limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE
 pub use atomic_write::write_atomically;
 #[doc(hidden)]
 pub use decoder::generated::{
-    decode_embedded, decode_embedded_array, decode_plain, decode_plain_array, decode_plain_with,
-    decode_plain_with_array, decode_pointer, decode_pointer_array, FieldReader, GeneratedDecode,
+    decode_embedded, decode_plain, decode_plain_with, decode_pointer, FieldReader, GeneratedDecode,
 };
 #[doc(hidden)]
 pub use encoder::generated::{
-    encode_embedded, encode_embedded_array, encode_plain, encode_plain_array, encode_plain_with,
-    encode_plain_with_array, encode_pointer, encode_pointer_array, generated_owner, FieldWriteError, FieldWriter,
+    encode_embedded, encode_plain, encode_plain_with, encode_pointer, generated_owner, FieldWriteError, FieldWriter,
     GeneratedEncode,
 };
 pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};

@@ -6,7 +6,7 @@ use super::infer::{array_elem, layout};
 use super::model::{Codec, Field, Input, Kind, Variant};
 use crate::attr::{crate_or_default, literal_int, path_at};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Expr, Fields, Ident, LitStr, Member, Path};
 
@@ -257,7 +257,7 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<Ge
         let member = &field.member;
         let span = field.ty().span();
         let krate = path_at(krate, span);
-        let (function, arguments) = field_function(&krate, field)?;
+        let FieldFunction { name: function, arguments, .. } = field_function(&krate, field)?;
         sames.push(same_call(&krate, field, function, &arguments, quote!(&a.#member), quote!(&b.#member)));
         pairs.extend(pairs_call(&krate, field, function, &arguments, index, quote!(&a.#member), quote!(&b.#member)));
         let encode = Ident::new(&format!("encode_{function}"), span);
@@ -332,7 +332,7 @@ fn pairs_call(
     a: TokenStream,
     b: TokenStream,
 ) -> Option<TokenStream> {
-    if !function.starts_with("pointer") {
+    if function != "pointer" {
         return None;
     }
     let span = field.ty().span();
@@ -361,7 +361,7 @@ fn generated_same_of_enum(
         for (index, field) in generated_fields(&variant.fields).enumerate() {
             let member = &field.member;
             let krate = path_at(krate, field.ty().span());
-            let (function, arguments) = field_function(&krate, field)?;
+            let FieldFunction { name: function, arguments, .. } = field_function(&krate, field)?;
             let (a, b) = (format_ident!("__a{index}"), format_ident!("__b{index}"));
             sames.push(same_call(&krate, field, function, &arguments, quote!(#a), quote!(#b)));
             if let Some(call) = pairs_call(&krate, field, function, &arguments, index, quote!(#a), quote!(#b)) {
@@ -414,30 +414,57 @@ fn generated_fields<'a, 'b>(fields: &'b [Field<'a>]) -> impl Iterator<Item = &'b
     })
 }
 
-/// The `__private` function family a field's generated code calls (`plain`, `embedded_array`,
-/// ...) and its type arguments; `None` for a map field, which is walked.
-fn field_function(krate: &TokenStream, field: &Field) -> Option<(&'static str, TokenStream)> {
+/// How generated code reaches a field: the `__private` function family of its kind (`plain`,
+/// `plain_with`, `embedded`, `pointer`; the codec and comparison functions are named after it) and
+/// its type arguments: the member's type, its shape (`One`, or the array container's), and for a
+/// coded field the codec. `None` for a map field, which is walked.
+struct FieldFunction {
+    name: &'static str,
+    arguments: TokenStream,
+    /// The `fill` argument of the builder step: the element filler of an array, `None` otherwise
+    /// (spanning the field's type, where rustc reports a bound on the element the step misses).
+    fill: TokenStream,
+    /// An array field (the shape is the container's).
+    array: bool,
+}
+
+fn field_function(krate: &TokenStream, field: &Field) -> Option<FieldFunction> {
     let ty = field.ty();
-    Some(match field.codec() {
+    let span = ty.span();
+    let (name, array, codec) = match field.codec() {
         Some((codec, key)) => {
             let codec = match codec {
                 Codec::With(codec) => quote!(#codec),
                 Codec::Serde => quote_spanned!(key.span()=> #krate::__private::SerdeCodec),
             };
-            let function = match array_elem(ty) {
-                Some(_) => "plain_with_array",
-                None => "plain_with",
-            };
-            (function, quote!(#ty, #codec))
+            ("plain_with", array_elem(ty).is_some(), Some(codec))
         }
         None => {
             let layout = layout(field);
             if layout.map {
                 return None;
             }
-            (add_function(layout.kind, layout.array), quote!(#ty))
+            (kind_function(layout.kind), layout.array, None)
         }
-    })
+    };
+    // The shape argument spans the whole type (its first token to its last): an element of the
+    // wrong kind is reported there, under the field's type.
+    let last = last_span(ty);
+    let (shape, fill) = match array {
+        true => {
+            let shape = Ident::new("Shape", last);
+            (
+                quote_spanned!(span=> <#ty as #krate::__private::Container>::#shape),
+                quote_spanned!(span=> #krate::__private::array_fill!(#ty)),
+            )
+        }
+        false => {
+            let (one, none) = (Ident::new("One", last), Ident::new("None", last));
+            (quote_spanned!(span=> #krate::__private::#one), quote_spanned!(span=> ::core::option::Option::#none))
+        }
+    };
+    let codec = codec.map(|codec| quote!(, #codec));
+    Some(FieldFunction { name, arguments: quote!(#ty, #shape #codec), fill, array })
 }
 
 /// One field's comparison in generated code: returns "different" when it differs.
@@ -557,68 +584,48 @@ fn field_step(
     let id = attrs.id.as_ref().expect("checked: a reflected field has an ID");
     let name = stored_name(field);
     let access = accessor(&krate, owner, path, field, variant);
-    if let Some(codec) = field.codec() {
-        return Some(codec_step(&krate, owner, field, access, codec));
-    }
-    let layout = layout(field);
-    let add = Ident::new(if layout.map { "object_map" } else { add_function(layout.kind, layout.array) }, span);
-    // The filler is a local, so an element type of the wrong kind is reported at the field's type
-    // rather than inside the `array_fill!` expansion.
-    let (fill, fill_arg) = match layout.array {
-        true => (quote_spanned!(span=> let fill = #krate::__private::array_fill!(#ty);), quote_spanned!(span=> , fill)),
-        false => (TokenStream::new(), TokenStream::new()),
-    };
     let flags = attrs.flags.as_ref().map(|flags| quote!(let builder = builder.flags(#flags);));
+    // `serde` without the feature fails at its key, the one error such a field gets.
+    let feature_check = match field.codec() {
+        Some((Codec::Serde, key)) => {
+            Some(quote_spanned!(key.span()=> const _: () = #krate::__private::require_serde_feature();))
+        }
+        _ => None,
+    };
+    let Some(FieldFunction { name: function, arguments, fill, array }) = field_function(&krate, field) else {
+        return Some(quote_spanned! {span=>
+            let builder = #krate::__private::object_map::<#owner, #ty>(builder, #id, #name, #access);
+            #flags
+        });
+    };
+    // Spanned from the type's first token to its last, as the shape argument is.
+    let add = Ident::new(function, last_span(ty));
+    // An array's filler is a local, so an element type of the wrong kind is reported at the
+    // field's type rather than inside the `array_fill!` expansion.
+    let (fill_local, fill) = match array {
+        true => (quote_spanned!(span=> let fill = #fill;), quote_spanned!(span=> fill)),
+        false => (TokenStream::new(), fill),
+    };
     Some(quote_spanned! {span=>
-        #fill
-        let builder = #krate::__private::#add::<#owner, #ty>(builder, #id, #name, #access #fill_arg);
+        #feature_check
+        #fill_local
+        let builder = #krate::__private::#add::<#owner, #arguments>(builder, #id, #name, #access, #fill);
         #flags
     })
 }
 
-/// The step adding a field stored through a codec (`with = Codec`, `serde`): a plain field, an
-/// array field of coded elements when its type is an array container. `krate` is spanned at the
-/// field's type already.
-fn codec_step(
-    krate: &TokenStream,
-    owner: &TokenStream,
-    field: &Field,
-    access: TokenStream,
-    (codec, key): &(Codec, Path),
-) -> TokenStream {
-    let ty = field.ty();
-    let span = ty.span();
-    let id = field.attrs.id.as_ref().expect("checked: a reflected field has an ID");
-    let name = stored_name(field);
-    let flags = field.attrs.flags.as_ref().map(|flags| quote!(let builder = builder.flags(#flags);));
-    let (codec, feature_check) = match codec {
-        Codec::With(codec) => (quote!(#codec), None),
-        Codec::Serde => (
-            quote_spanned!(key.span()=> #krate::__private::SerdeCodec),
-            Some(quote_spanned!(key.span()=> const _: () = #krate::__private::require_serde_feature();)),
-        ),
-    };
-    let add = match array_elem(ty) {
-        Some(_) => quote_spanned! {span=>
-            let fill = #krate::__private::array_fill!(#ty);
-            let builder = #krate::__private::plain_with_array::<#owner, #ty, #codec>(builder, #id, #name, #access, fill);
-        },
-        None => quote_spanned! {span=>
-            let builder = #krate::__private::plain_with::<#owner, #ty, #codec>(builder, #id, #name, #access);
-        },
-    };
-    quote!(#feature_check #add #flags)
+/// The span of the last token of `ty`: joined with its first token's (what `ty.span()` gives
+/// outside nightly), a span over the whole type.
+fn last_span(ty: &syn::Type) -> Span {
+    ty.to_token_stream().into_iter().last().map_or_else(|| ty.span(), |token| token.span())
 }
 
-/// The `__private` function that adds a field of this kind and shape.
-fn add_function(kind: Kind, array: bool) -> &'static str {
-    match (kind, array) {
-        (Kind::Plain, false) => "plain",
-        (Kind::Plain, true) => "plain_array",
-        (Kind::Embedded, false) => "embedded",
-        (Kind::Embedded, true) => "embedded_array",
-        (Kind::Pointer, false) => "pointer",
-        (Kind::Pointer, true) => "pointer_array",
+/// The `__private` function family of a field of this kind (not coded, not a map).
+fn kind_function(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Plain => "plain",
+        Kind::Embedded => "embedded",
+        Kind::Pointer => "pointer",
     }
 }
 

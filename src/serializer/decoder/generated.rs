@@ -16,8 +16,7 @@
 use super::fields::peek_embedded;
 use super::{Decoder, FieldScope};
 use crate::field::{
-    embedded_elems, pointer_elems, read_plain, Container, EmbeddedSlot, FieldError, One, PointerSlot, RttiField, Shape,
-    SharedHandle,
+    embedded_elems, pointer_elems, read_plain, EmbeddedSlot, FieldError, PointerSlot, RttiField, Shape, SharedHandle,
 };
 use crate::plain::{Native, PlainCodec, PlainType, Reader};
 use crate::rtti::{AsReflectable, Reflectable, RttiType};
@@ -175,103 +174,59 @@ impl<'r> FieldReader<'_, 'r, '_, '_> {
     }
 }
 
-// One function per kind and shape of field, named as the builder steps that add the field, as
-// the encoder's are (`encoder/generated.rs`). Each returns `false` when the stream's next field
-// is not this one: the generated code then stops.
+// One function per kind of field, the shape a type parameter, as the encoder's are
+// (`encoder/generated.rs`). Each returns `false` when the stream's next field is not this one: the
+// generated code then stops.
 
-/// A plain member.
+/// A plain member, or an array of plain elements.
 #[doc(hidden)]
 #[inline(always)]
-pub fn decode_plain<C: PlainType>(
-    r: &mut FieldReader<'_, '_, '_, '_>,
-    index: usize,
-    member: &mut C,
-) -> Result<bool, DecodeError> {
-    r.plain::<C, One, Native>(index, member)
-}
-
-/// A plain array member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn decode_plain_array<C: Container>(
+pub fn decode_plain<C, S: Shape<C>>(
     r: &mut FieldReader<'_, '_, '_, '_>,
     index: usize,
     member: &mut C,
 ) -> Result<bool, DecodeError>
 where
-    C::Elem: PlainType,
+    S::Elem: PlainType,
 {
-    r.plain::<C, C::Shape, Native>(index, member)
+    r.plain::<C, S, Native>(index, member)
 }
 
-/// A member stored through the codec `K`.
+/// A member (or an array member) whose elements are stored through the codec `K`.
 #[doc(hidden)]
 #[inline(always)]
-pub fn decode_plain_with<C: 'static, K: PlainCodec<C>>(
+pub fn decode_plain_with<C, S: Shape<C>, K: PlainCodec<S::Elem>>(
     r: &mut FieldReader<'_, '_, '_, '_>,
     index: usize,
     member: &mut C,
 ) -> Result<bool, DecodeError> {
-    r.plain::<C, One, K>(index, member)
+    r.plain::<C, S, K>(index, member)
 }
 
-/// An array member whose elements are stored through the codec `K`.
+/// An embedded member, or an array of them.
 #[doc(hidden)]
 #[inline(always)]
-pub fn decode_plain_with_array<C: Container, K: PlainCodec<C::Elem>>(
-    r: &mut FieldReader<'_, '_, '_, '_>,
-    index: usize,
-    member: &mut C,
-) -> Result<bool, DecodeError> {
-    r.plain::<C, C::Shape, K>(index, member)
-}
-
-/// An embedded member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn decode_embedded<C: EmbeddedSlot>(
-    r: &mut FieldReader<'_, '_, '_, '_>,
-    index: usize,
-    member: &mut C,
-) -> Result<bool, DecodeError> {
-    r.embedded::<C, One>(index, member)
-}
-
-/// An embedded array member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn decode_embedded_array<C: Container>(
+pub fn decode_embedded<C, S: Shape<C>>(
     r: &mut FieldReader<'_, '_, '_, '_>,
     index: usize,
     member: &mut C,
 ) -> Result<bool, DecodeError>
 where
-    C::Elem: EmbeddedSlot,
+    S::Elem: EmbeddedSlot,
 {
-    r.embedded::<C, C::Shape>(index, member)
+    r.embedded::<C, S>(index, member)
 }
 
-/// A pointer member.
+/// A pointer member, or an array of them.
 #[doc(hidden)]
 #[inline(always)]
-pub fn decode_pointer<C: PointerSlot>(
-    r: &mut FieldReader<'_, '_, '_, '_>,
-    index: usize,
-    member: &mut C,
-) -> Result<bool, DecodeError> {
-    r.pointer::<C, One>(index, member)
-}
-
-/// A pointer array member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn decode_pointer_array<C: Container>(
+pub fn decode_pointer<C, S: Shape<C>>(
     r: &mut FieldReader<'_, '_, '_, '_>,
     index: usize,
     member: &mut C,
 ) -> Result<bool, DecodeError>
 where
-    C::Elem: PointerSlot,
+    S::Elem: PointerSlot,
 {
-    r.pointer::<C, C::Shape>(index, member)
+    r.pointer::<C, S>(index, member)
 }

@@ -11,9 +11,7 @@
 //! (enums, `extend`, maps) and types built at run time take the loop.
 
 use super::{begin_field, end_field, Encoder, FieldFailure};
-use crate::field::{
-    write_plain, Container, EmbeddedSlot, FieldError, One, PointerSlot, RttiField, Shape, SharedObject,
-};
+use crate::field::{write_plain, EmbeddedSlot, FieldError, PointerSlot, RttiField, Shape, SharedObject};
 use crate::plain::{Native, PlainCodec, PlainType};
 use crate::serializer::EncodeError;
 use std::any::Any;
@@ -142,103 +140,61 @@ pub fn generated_owner<O: 'static>(owner: &dyn Any) -> Result<&O, FieldWriteErro
     })
 }
 
-// One function per kind and shape of field, named as the builder steps that add the field
-// (`plain`, `plain_array`, ...) are: generated code calls the one matching the field's step, so
-// the two agree on the shape and codec of every field.
+// One function per kind of field, the shape (`One`, or an array container's) a type parameter, as
+// the builder steps that add the field are (`__private::plain`, ...): generated code calls the one
+// matching the field's step, so the two agree on the kind, shape and codec of every field. Each
+// states its element bound itself, so a member of the wrong kind is reported by that bound's
+// message.
 
-/// A plain member.
+/// A plain member, or an array of plain elements.
 #[doc(hidden)]
 #[inline(always)]
-pub fn encode_plain<C: PlainType>(
-    w: &mut FieldWriter<'_, '_, '_, '_>,
-    index: usize,
-    member: &C,
-) -> Result<(), FieldWriteError> {
-    w.plain::<C, One, Native>(index, member)
-}
-
-/// A plain array member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn encode_plain_array<C: Container>(
+pub fn encode_plain<C, S: Shape<C>>(
     w: &mut FieldWriter<'_, '_, '_, '_>,
     index: usize,
     member: &C,
 ) -> Result<(), FieldWriteError>
 where
-    C::Elem: PlainType,
+    S::Elem: PlainType,
 {
-    w.plain::<C, C::Shape, Native>(index, member)
+    w.plain::<C, S, Native>(index, member)
 }
 
-/// A member stored through the codec `K`.
+/// A member (or an array member) whose elements are stored through the codec `K`.
 #[doc(hidden)]
 #[inline(always)]
-pub fn encode_plain_with<C: 'static, K: PlainCodec<C>>(
+pub fn encode_plain_with<C, S: Shape<C>, K: PlainCodec<S::Elem>>(
     w: &mut FieldWriter<'_, '_, '_, '_>,
     index: usize,
     member: &C,
 ) -> Result<(), FieldWriteError> {
-    w.plain::<C, One, K>(index, member)
+    w.plain::<C, S, K>(index, member)
 }
 
-/// An array member whose elements are stored through the codec `K`.
+/// An embedded member, or an array of them.
 #[doc(hidden)]
 #[inline(always)]
-pub fn encode_plain_with_array<C: Container, K: PlainCodec<C::Elem>>(
-    w: &mut FieldWriter<'_, '_, '_, '_>,
-    index: usize,
-    member: &C,
-) -> Result<(), FieldWriteError> {
-    w.plain::<C, C::Shape, K>(index, member)
-}
-
-/// An embedded member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn encode_embedded<C: EmbeddedSlot>(
-    w: &mut FieldWriter<'_, '_, '_, '_>,
-    index: usize,
-    member: &C,
-) -> Result<(), FieldWriteError> {
-    w.embedded::<C, One>(index, member)
-}
-
-/// An embedded array member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn encode_embedded_array<C: Container>(
+pub fn encode_embedded<C, S: Shape<C>>(
     w: &mut FieldWriter<'_, '_, '_, '_>,
     index: usize,
     member: &C,
 ) -> Result<(), FieldWriteError>
 where
-    C::Elem: EmbeddedSlot,
+    S::Elem: EmbeddedSlot,
 {
-    w.embedded::<C, C::Shape>(index, member)
+    w.embedded::<C, S>(index, member)
 }
 
-/// A pointer member.
+/// A pointer member, or an array of them.
 #[doc(hidden)]
 #[inline(always)]
-pub fn encode_pointer<C: PointerSlot>(
-    w: &mut FieldWriter<'_, '_, '_, '_>,
-    index: usize,
-    member: &C,
-) -> Result<(), FieldWriteError> {
-    w.pointer::<C, One>(index, member)
-}
-
-/// A pointer array member.
-#[doc(hidden)]
-#[inline(always)]
-pub fn encode_pointer_array<C: Container>(
+pub fn encode_pointer<C, S: Shape<C>>(
     w: &mut FieldWriter<'_, '_, '_, '_>,
     index: usize,
     member: &C,
 ) -> Result<(), FieldWriteError>
 where
-    C::Elem: PointerSlot,
+    S::Elem: PointerSlot,
 {
-    w.pointer::<C, C::Shape>(index, member)
+    w.pointer::<C, S>(index, member)
 }
