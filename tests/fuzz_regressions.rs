@@ -281,7 +281,7 @@ fn patch_seeds_and_regressions_apply() {
 
 /// The sheet's seeds hold what the fuzzers must reach: element runs over old elements (the
 /// splice), rebuilt arrays of objects and of pointers, a variant switch, created objects of
-/// both families, pointers to them (references to other edits).
+/// both families, pointers to them (references to other edits), kept sets replaced.
 #[test]
 fn patch_seeds_reach_the_splice_and_the_references() {
     use serde_json::Value;
@@ -311,6 +311,9 @@ fn patch_seeds_reach_the_splice_and_the_references() {
                     Some("PatchBody") if !members["variant"].is_null() => {
                         found.insert("variant");
                     }
+                    Some("PatchKept") if listed("fields") => {
+                        found.insert("kept sets");
+                    }
                     Some("PatchObject") => match (members["origin"][0].as_u64(), members["origin"][2].as_u64()) {
                         (Some(2), Some(0)) => {
                             found.insert("created immutable");
@@ -334,6 +337,7 @@ fn patch_seeds_reach_the_splice_and_the_references() {
     let expected = [
         "created immutable",
         "created mutable",
+        "kept sets",
         "rebuilt objects",
         "rebuilt pointers",
         "references",

@@ -6,7 +6,8 @@
 //! Whatever reads applies to two sample graphs: the example level (a scene tree, trait objects,
 //! `Weak` parents, a map of shared materials) and a [`Sheet`] (plain arrays edited in the middle,
 //! so that patches hold element runs; objects by value and pointers in arrays that patches
-//! rebuild; an enum whose variant they switch; pages and cells they create). The seeds are real
+//! rebuild; an enum whose variant they switch; pages and cells they create; notes a newer build
+//! wrote, whose fields this build lacks and keeps, so patches carry kept sets). The seeds are real
 //! patches of both ([`sample_patches`]), and [`mutate_patch`] edits a patch's counts, runs,
 //! indices, origins, paths and type IDs in place, so the fuzzer explores inside well-formed
 //! patches instead of stopping at the decoder.
@@ -19,7 +20,8 @@ use crate::level::{build_level, scene_objects as objects, Level, Rng, SceneObjec
 use reflectable::clone::deep_clone;
 use reflectable::diff::{apply, diff, rtti_eq, Patch};
 use reflectable::dynamic::{DynamicGraph, DynamicObject, DynamicSection, DynamicValue};
-use reflectable::rtti::{break_cycles, break_cycles_shared};
+use reflectable::rtti::{break_cycles, break_cycles_shared, Registry, UnknownFields};
+use reflectable::serializer::MemorySerializer;
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -55,6 +57,44 @@ pub enum Shape {
     Poly(#[rtti(id = 1)] Vec<u32>, #[rtti(id = 2, embedded)] Vec<Tile>),
 }
 
+/// A note written by a newer build ([`newer::Note`]): this build keeps the fields it lacks, so
+/// the sheet's notes give patches kept sets to replace (`PatchKept`) and kept values to edit.
+#[derive(Reflectable, Default)]
+#[rtti(id = 330_503)]
+pub struct Note {
+    #[rtti(id = 1)]
+    pub text: String,
+    #[rtti(unknown)]
+    pub kept: UnknownFields,
+}
+
+pub mod newer {
+    use reflectable::Reflectable;
+
+    /// [`super::Note`] as a newer build declares it: two fields more.
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 330_503, no_register)]
+    pub struct Note {
+        #[rtti(id = 1)]
+        pub text: String,
+        #[rtti(id = 2)]
+        pub stars: u32,
+        #[rtti(id = 3)]
+        pub tags: Vec<String>,
+    }
+}
+
+/// A note as this build loads it from a newer build's save: `stars` and `tags` kept.
+pub fn note(text: &str, stars: u32, tags: &[&str]) -> Rc<RefCell<Note>> {
+    let mut registry = Registry::new();
+    registry.register_type::<newer::Note>().expect("the newer note registers");
+    let newer = newer::Note { text: text.into(), stars, tags: tags.iter().map(|tag| tag.to_string()).collect() };
+    let bytes = MemorySerializer::with_registry(&registry).encode(&newer).expect("a newer note saves");
+    let loaded: Note = MemorySerializer::new().decode_as(&bytes).expect("a newer note loads");
+    assert!(!loaded.kept.is_empty(), "the newer note's fields are kept");
+    Rc::new(RefCell::new(loaded))
+}
+
 /// The second graph patches apply to: every array kind a patch splices or rebuilds.
 #[derive(Reflectable, Default)]
 #[rtti(id = 330_500)]
@@ -83,6 +123,8 @@ pub struct Sheet {
     pub frozen: Option<Rc<Tile>>,
     #[rtti(id = 12)]
     pub back: Weak<RefCell<Sheet>>,
+    #[rtti(id = 13)]
+    pub notes: Vec<Rc<RefCell<Note>>>,
 }
 
 /// The level every patch applies to.
@@ -135,6 +177,7 @@ pub fn sample_sheet() -> Sheet {
         pages: vec![first, second],
         frozen: Some(Rc::new(tile("frozen", 7, 4))),
         back: Weak::new(),
+        notes: vec![note("first", 3, &["red"]), note("second", 5, &["blue", "green"]), Rc::default()],
     }
 }
 
@@ -243,14 +286,24 @@ fn edit_created(sheet: &mut Sheet) {
     sheet.frozen = Some(Rc::new(tile("refrozen", 8, 3)));
 }
 
-/// Edits of the sample sheet: each kind of array edit alone, then all of them at once.
-fn sheet_edits() -> [fn(&mut Sheet); 6] {
-    [edit_plain, edit_embedded, edit_pointers, edit_variants, edit_created, |sheet| {
+/// Kept fields: a note's kept values changed (one loaded from another newer save), a note that
+/// keeps nothing given a kept set, a created note that keeps fields, and one that keeps nothing.
+fn edit_kept(sheet: &mut Sheet) {
+    sheet.notes[0] = note("first", 4, &["red", "amber"]);
+    sheet.notes[2] = note("was empty", 1, &[]);
+    sheet.notes.push(note("created", 9, &["new"]));
+    sheet.notes.push(Rc::default());
+}
+
+/// Edits of the sample sheet: each kind of edit alone, then all of them at once.
+fn sheet_edits() -> [fn(&mut Sheet); 7] {
+    [edit_plain, edit_embedded, edit_pointers, edit_variants, edit_created, edit_kept, |sheet| {
         edit_plain(sheet);
         edit_embedded(sheet);
         edit_pointers(sheet);
         edit_variants(sheet);
         edit_created(sheet);
+        edit_kept(sheet);
     }]
 }
 
