@@ -3,11 +3,13 @@
 //! `u32` size prefixes of dynamic values such as strings). Walks the objects through RTTI exactly
 //! as the encoder does and checks that the parts add up to the encoded size.
 //!
-//! It also estimates the objects' size in the compact mode of `docs/design/compact-mode.md` (not
-//! built yet: this is its size target's yardstick). Per the design: a varint type reference and
-//! instance ID per object, presence bits per section instead of field headers, no terminators,
-//! varint counts and pointer IDs, plain values as compact elements, and fields whose compact
-//! bytes are all zero (or a single `bool`) left out but for their presence bit.
+//! It also estimates the objects' size in the compact mode of `docs/design/compact-mode.md`, by
+//! the design's rules, and prints the compact stream as built (`Encoding::Compact`) beside it, so
+//! a gap between the two shows where the built encoding departs from the design. The rules: a
+//! varint type reference and instance ID per object, presence bits per section instead of field
+//! headers, no terminators, varint counts and pointer IDs, plain values as compact elements, and
+//! fields whose compact bytes are all zero (or a single `bool`) left out but for their presence
+//! bit.
 //! Run with `cargo run --release --manifest-path benches/Cargo.toml --bin size_breakdown`.
 
 use reflectable::field::{ElemShape, FieldAccess};
