@@ -30,13 +30,19 @@ pub use crate::{
 };
 pub use std::borrow::Cow;
 
-pub use crate::serializer::{
-    decode_embedded, decode_plain, decode_plain_with, decode_pointer, encode_embedded, encode_plain, encode_plain_with,
-    encode_pointer, generated_owner, DecodeError, FieldReader, FieldWriteError, FieldWriter,
+pub use crate::serializer::decoder::generated::{
+    decode_embedded, decode_plain, decode_plain_with, decode_pointer, FieldReader, GeneratedDecode,
 };
+pub use crate::serializer::encoder::generated::{
+    encode_embedded, encode_plain, encode_plain_with, encode_pointer, generated_owner, FieldWriteError, FieldWriter,
+    GeneratedEncode,
+};
+pub use crate::serializer::DecodeError;
 
-pub use crate::diff::{
-    generated_pair, pairs_pointer, same_embedded, same_plain, same_plain_with, same_pointer, PointerPairs, SameScope,
+pub use crate::diff::generate::PointerPairs;
+pub use crate::diff::generated::{
+    generated_pair, pairs_pointer, same_embedded, same_plain, same_plain_with, same_pointer, GeneratedPointers,
+    GeneratedSame, SameScope,
 };
 
 /// Writes, reads and compares the fields declared so far through `encode`, `decode`, `same` and
@@ -44,10 +50,10 @@ pub use crate::diff::{
 /// and diff.
 pub fn generated_code<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
-    encode: crate::serializer::GeneratedEncode,
-    decode: crate::serializer::GeneratedDecode,
-    same: crate::diff::GeneratedSame,
-    pointers: crate::diff::GeneratedPointers,
+    encode: GeneratedEncode,
+    decode: GeneratedDecode,
+    same: GeneratedSame,
+    pointers: GeneratedPointers,
 ) -> RttiTypeBuilder<O> {
     let mut data = crate::rtti::TypeData::default();
     data.insert(crate::serializer::GeneratedCodec { encode, decode });
@@ -59,8 +65,8 @@ pub fn generated_code<O: Reflectable>(
 /// derive generated for an enum (which it does not generate a codec for).
 pub fn generated_same<O: Reflectable>(
     builder: RttiTypeBuilder<O>,
-    same: crate::diff::GeneratedSame,
-    pointers: crate::diff::GeneratedPointers,
+    same: GeneratedSame,
+    pointers: GeneratedPointers,
 ) -> RttiTypeBuilder<O> {
     let mut data = crate::rtti::TypeData::default();
     data.insert(crate::diff::GeneratedComparison { same, pointers });

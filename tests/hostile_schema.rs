@@ -8,7 +8,7 @@
 mod schema_edit;
 
 use quickcheck::{quickcheck, TestResult};
-use reflectable::plain::{type_ids, PlainError};
+use reflectable::plain::{PlainError, PlainType};
 use reflectable::schema::{stored_schema, table_size};
 use reflectable::serializer::format::{FieldHeader, WireKind, STREAM_HEADER_SIZE, TRAILER_SIZE};
 use reflectable::serializer::{
@@ -155,7 +155,7 @@ fn the_test_streams_are_what_the_edits_expect() {
     assert_eq!(found.end - found.start, table_size(&bytes).unwrap());
     let entry = found.entry(GAUGE);
     assert_eq!(entry.fields.len(), 3);
-    assert_eq!(word(&bytes, entry.fields[0].sig_at), type_ids::U32);
+    assert_eq!(word(&bytes, entry.fields[0].sig_at), <u32 as PlainType>::TYPE_ID);
     assert_eq!(word(&bytes, FIRST_FIELD), FieldHeader::new(1, WireKind::Plain(Some(4)), false).pack());
     let panel = table(&panel_stream());
     assert_eq!(panel.entry(DIAL).variants.len(), 2);
@@ -225,7 +225,7 @@ fn a_fingerprint_collision_does_not_reinterpret_a_retyped_field() {
     assert_eq!(reading.sig_at - reading.at, 6 + 2 + "reading".len());
     // Stored as u64 in the table and the body (4 more value bytes); fingerprint untouched.
     let table_u64 = set_word(
-        &set_word(&bytes, reading.sig_at, type_ids::U64),
+        &set_word(&bytes, reading.sig_at, <u64 as PlainType>::TYPE_ID),
         reading.at,
         FieldHeader::new(1, WireKind::Plain(Some(8)), false).pack(),
     );
@@ -235,7 +235,7 @@ fn a_fingerprint_collision_does_not_reinterpret_a_retyped_field() {
     assert_eq!(read, Gauge { reading: 0, ..gauge() });
     assert_eq!(report.events().collect::<Vec<_>>(), [(&retyped_skip("u64"), 1)]);
     // Same header, other plain type (f32): only the signature differs, and that is enough.
-    let as_f32 = set_word(&bytes, reading.sig_at, type_ids::F32);
+    let as_f32 = set_word(&bytes, reading.sig_at, <f32 as PlainType>::TYPE_ID);
     let (read, report) = MemorySerializer::new().decode_as_with_report::<Gauge>(&as_f32).unwrap();
     assert_eq!(read, Gauge { reading: 0, ..gauge() }, "the f32's bytes are not read as a u32");
     assert_eq!(report.events().collect::<Vec<_>>(), [(&retyped_skip("f32"), 1)]);
@@ -327,7 +327,7 @@ fn unknown_flags_and_malformed_fields_are_corrupt() {
         (set_word(&bytes, reading.at, 0x08), "a terminator as a field of the schema table", reading.at),
         (set(&bytes, reading.at, &[0x08]), "terminator with other bits set", reading.at),
         (
-            set(&bytes, history.sig_at, &type_ids::VEC.to_le_bytes()),
+            set(&bytes, history.sig_at, &<Vec<u8> as PlainType>::TYPE_ID.to_le_bytes()),
             "a malformed plain type signature in the schema table",
             history.sig_at,
         ),

@@ -17,7 +17,6 @@ use crate::rtti::{Reflectable, RttiType};
 use std::any::Any;
 
 /// How much of two objects a generated comparison compares.
-#[doc(hidden)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum SameScope {
     /// The plain fields: a shared object's fingerprint.
@@ -59,7 +58,6 @@ impl RttiType {
 }
 
 /// A plain member or array member (compared in every scope).
-#[doc(hidden)]
 #[inline(always)]
 pub fn same_plain<C, S: Shape<C>>(a: &C, b: &C, _: SameScope) -> Option<bool>
 where
@@ -69,14 +67,12 @@ where
 }
 
 /// A member (or an array member) whose elements are stored through the codec `K`.
-#[doc(hidden)]
 #[inline(always)]
 pub fn same_plain_with<C, S: Shape<C>, K: PlainCodec<S::Elem>>(a: &C, b: &C, _: SameScope) -> Option<bool> {
     same_plains::<C, S, K>(a, b)
 }
 
 /// A member or array member held by value (compared from [`SameScope::Values`] on).
-#[doc(hidden)]
 #[inline(always)]
 pub fn same_embedded<C, S: Shape<C>>(a: &C, b: &C, scope: SameScope) -> Option<bool>
 where
@@ -103,7 +99,6 @@ where
 
 /// A pointer member or array member: looked at only for [`SameScope::Content`], which it passes
 /// when neither object's member points at anything.
-#[doc(hidden)]
 #[inline(always)]
 pub fn same_pointer<C, S: Shape<C>>(a: &C, b: &C, scope: SameScope) -> Option<bool>
 where
@@ -124,7 +119,6 @@ pub type GeneratedPointers = fn(&dyn Any, &dyn Any, &mut PointerPairs<'_>) -> Op
 
 /// A pointer member or array member, field `index` of the type's fields (see
 /// [`GeneratedPointers`]).
-#[doc(hidden)]
 #[inline(always)]
 pub fn pairs_pointer<C, S: Shape<C>>(pairs: &mut PointerPairs<'_>, index: usize, a: &C, b: &C) -> Option<bool>
 where
@@ -163,7 +157,6 @@ pub(crate) fn same_sections(
 }
 
 /// The two objects as the type `O`, for generated code.
-#[doc(hidden)]
 #[inline(always)]
 pub fn generated_pair<'a, O: 'static>(a: &'a dyn Any, b: &'a dyn Any) -> Option<(&'a O, &'a O)> {
     Some((a.downcast_ref::<O>()?, b.downcast_ref::<O>()?))

@@ -9,21 +9,16 @@
 mod align;
 mod apply;
 mod equal;
-mod generate;
-mod generated;
+pub(crate) mod generate;
+pub(crate) mod generated;
 mod patch;
 
 pub use apply::{apply, apply_shared, apply_to_handle, apply_with, ApplyProblem, ApplyProblemKind, ApplyReport};
 pub use equal::{rtti_eq, Difference};
+#[doc(hidden)]
+pub use generate::diff_walked;
 pub use generate::{diff, DiffError};
-#[doc(hidden)]
-pub use generate::{diff_walked, PointerPairs};
-#[doc(hidden)]
-pub use generated::{
-    generated_pair, pairs_pointer, same_embedded, same_plain, same_plain_with, same_pointer, GeneratedPointers,
-    GeneratedSame, SameScope,
-};
-pub(crate) use generated::{same_sections, GeneratedComparison};
+pub(crate) use generated::{same_sections, GeneratedComparison, SameScope};
 pub use patch::{
     Patch, EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, KEPT_EDIT_TYPE_ID, OBJECT_BODY_TYPE_ID,
     OBJECT_EDIT_TYPE_ID, PATCH_TYPE_ID, PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,

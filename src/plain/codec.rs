@@ -82,7 +82,7 @@ use super::{PlainError, PlainType, Reader, DYNAMIC_SIZE_PREFIX};
 )]
 pub trait PlainCodec<T>: 'static {
     /// Stable numeric ID of the plain type this codec writes, recorded in field descriptors
-    /// (see [`type_ids`](super::type_ids)).
+    /// (see [`PlainType::TYPE_ID`](super::PlainType::TYPE_ID)).
     const TYPE_ID: u32;
     /// `Some(n)` when every value's content is exactly `n` bytes (at most 255); `None` for
     /// dynamic size.

@@ -75,7 +75,9 @@ pub const MAX_INLINE_SIZE: u32 = 255;
     note = "if `{Self}` is a value type of your own, add `#[derive(PlainType)]` to it; for a type of another crate, store it through a codec, `#[rtti(id = N, with = Codec)]` (see `PlainCodec`), or `#[rtti(id = N, serde)]` with the `serde` feature; or leave the field out with `#[rtti(skip)]`"
 )]
 pub trait PlainType: Sized + 'static {
-    /// Stable numeric ID of this plain type, recorded in field descriptors.
+    /// Stable numeric ID of this plain type, recorded in field descriptors: FORMAT.md lists
+    /// the built-in types' (`<u32 as PlainType>::TYPE_ID` is 3); a type of your own takes one
+    /// from [`FIRST_USER_PLAIN_TYPE_ID`] upward.
     const TYPE_ID: u32;
     /// `Some(n)` when every value's content is exactly `n` bytes; `None` for dynamic size.
     const STATIC_SIZE: Option<u32>;
@@ -288,9 +290,10 @@ pub const fn inline_or_dynamic(size: Option<u32>) -> Option<u32> {
     }
 }
 
-/// Numeric IDs of the built-in plain types. User types should use IDs from
-/// [`FIRST_USER_PLAIN_TYPE_ID`] upward.
-pub mod type_ids {
+/// Numeric IDs of the built-in plain types, as FORMAT.md lists them. Outside this crate a
+/// built-in type's ID is its [`PlainType::TYPE_ID`] (`<u32 as PlainType>::TYPE_ID`); user types
+/// take IDs from [`FIRST_USER_PLAIN_TYPE_ID`] upward.
+pub(crate) mod type_ids {
     #![allow(missing_docs)]
     pub const U8: u32 = 1;
     pub const U16: u32 = 2;
@@ -317,7 +320,7 @@ pub mod type_ids {
     pub const HASH_SET: u32 = 34;
     pub const BTREE_SET: u32 = 35;
     pub const OPTION: u32 = 36;
-    pub const BOX: u32 = 37;
+    // 37 is unused: a `Box<T>` is written as its `T`.
     pub const ARRAY: u32 = 38;
     pub const TUPLE: u32 = 39;
     pub const SMALL_VEC: u32 = 40;

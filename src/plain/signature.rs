@@ -123,7 +123,7 @@ fn seq_name(type_id: u32) -> &'static str {
 /// type of the program's own.
 ///
 /// ```
-/// use reflectable::plain::{type_ids, PlainType};
+/// use reflectable::plain::PlainType;
 /// let mut signature = Vec::new();
 /// <Option<[f32; 3]>>::signature(&mut signature);
 /// assert_eq!(reflectable::schema::describe_signature(&signature), "Option<[f32; 3]>");

@@ -41,10 +41,10 @@
 
 mod atomic_write;
 pub mod compact;
-mod decoder;
+pub(crate) mod decoder;
 pub(crate) use decoder::drop_depth::drop_weight;
 pub(crate) use decoder::strong_edges::{Link, StrongEdges};
-mod encoder;
+pub(crate) mod encoder;
 mod external;
 mod file;
 pub(crate) mod progress;
@@ -56,15 +56,8 @@ pub use crate::wire::error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFra
 pub use crate::wire::format;
 pub use crate::wire::limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE, DROP_STACK_RESERVE};
 pub use atomic_write::write_atomically;
-#[doc(hidden)]
-pub use decoder::generated::{
-    decode_embedded, decode_plain, decode_plain_with, decode_pointer, FieldReader, GeneratedDecode,
-};
-#[doc(hidden)]
-pub use encoder::generated::{
-    encode_embedded, encode_plain, encode_plain_with, encode_pointer, generated_owner, FieldWriteError, FieldWriter,
-    GeneratedEncode,
-};
+pub(crate) use decoder::generated::GeneratedDecode;
+pub(crate) use encoder::generated::GeneratedEncode;
 pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use file::FileSerializer;
 pub use progress::{Progress, ProgressFn};

@@ -181,7 +181,7 @@ fn compact_plain(
 ) -> (usize, usize) {
     let mut signature = Vec::new();
     access.signature(&mut signature);
-    if !array && signature == [reflectable::plain::type_ids::BOOL] {
+    if !array && signature == [<bool as reflectable::plain::PlainType>::TYPE_ID] {
         return (0, 0);
     }
     let static_size = access.info().static_size.and_then(|n| u8::try_from(n).ok());

@@ -13,7 +13,6 @@ use std::any::Any;
 
 /// What generated code compares the pointer fields of two objects through. Public for the derive
 /// only.
-#[doc(hidden)]
 pub struct PointerPairs<'a> {
     differ: &'a mut Differ,
     section: u32,

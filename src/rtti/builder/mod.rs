@@ -569,10 +569,9 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
 
     /// Attaches `data`, about the fields and variants declared so far (the code the derive
     /// generated for them: the serializer and diff use it instead of walking their
-    /// descriptors); a type that gains more (through `extend`) keeps none of it. Public for the
-    /// derive only.
-    #[doc(hidden)]
-    pub fn derived_data(mut self, data: TypeData) -> Self {
+    /// descriptors); a type that gains more (through `extend`) keeps none of it. The derive
+    /// reaches it through `__private::generated_code`.
+    pub(crate) fn derived_data(mut self, data: TypeData) -> Self {
         self.derived = Some((data, self.declared()));
         self
     }

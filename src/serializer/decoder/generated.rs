@@ -33,7 +33,6 @@ pub type GeneratedDecode = for<'a, 'f, 'r, 'd, 'c> fn(
 
 /// What generated code reads fields through: the decoder, the stream and the section's type.
 /// Public for the derive only.
-#[doc(hidden)]
 pub struct FieldReader<'f, 'r, 'd, 'c> {
     decoder: &'f mut Decoder<'d, 'c>,
     reader: &'f mut Reader<'r>,
@@ -179,7 +178,6 @@ impl<'r> FieldReader<'_, 'r, '_, '_> {
 // generated code then stops.
 
 /// A plain member, or an array of plain elements.
-#[doc(hidden)]
 #[inline(always)]
 pub fn decode_plain<C, S: Shape<C>>(
     r: &mut FieldReader<'_, '_, '_, '_>,
@@ -193,7 +191,6 @@ where
 }
 
 /// A member (or an array member) whose elements are stored through the codec `K`.
-#[doc(hidden)]
 #[inline(always)]
 pub fn decode_plain_with<C, S: Shape<C>, K: PlainCodec<S::Elem>>(
     r: &mut FieldReader<'_, '_, '_, '_>,
@@ -204,7 +201,6 @@ pub fn decode_plain_with<C, S: Shape<C>, K: PlainCodec<S::Elem>>(
 }
 
 /// An embedded member, or an array of them.
-#[doc(hidden)]
 #[inline(always)]
 pub fn decode_embedded<C, S: Shape<C>>(
     r: &mut FieldReader<'_, '_, '_, '_>,
@@ -218,7 +214,6 @@ where
 }
 
 /// A pointer member, or an array of them.
-#[doc(hidden)]
 #[inline(always)]
 pub fn decode_pointer<C, S: Shape<C>>(
     r: &mut FieldReader<'_, '_, '_, '_>,

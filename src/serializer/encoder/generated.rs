@@ -25,7 +25,6 @@ pub type GeneratedEncode = for<'a, 'w, 'r, 's, 'c> fn(
 
 /// What generated code writes fields through: the encoder and the section's field descriptors.
 /// Public for the derive only.
-#[doc(hidden)]
 pub struct FieldWriter<'w, 'r, 's, 'c> {
     encoder: &'w mut Encoder<'r, 's, 'c>,
     fields: &'static [RttiField],
@@ -36,7 +35,6 @@ pub struct FieldWriter<'w, 'r, 's, 'c> {
 
 /// Why generated code could not write a field: the failure and the field. Public for the derive
 /// only.
-#[doc(hidden)]
 pub struct FieldWriteError {
     field: &'static str,
     failure: FieldFailure,
@@ -131,7 +129,6 @@ fn fail(field: &'static RttiField, failure: FieldFailure) -> FieldWriteError {
 
 /// `owner` as the type the generated code was made for. The encoder passes a section of the type
 /// whose descriptor holds the code, so this fails only on a descriptor assembled by hand wrongly.
-#[doc(hidden)]
 #[inline(always)]
 pub fn generated_owner<O: 'static>(owner: &dyn Any) -> Result<&O, FieldWriteError> {
     owner.downcast_ref::<O>().ok_or_else(|| FieldWriteError {
@@ -147,7 +144,6 @@ pub fn generated_owner<O: 'static>(owner: &dyn Any) -> Result<&O, FieldWriteErro
 // message.
 
 /// A plain member, or an array of plain elements.
-#[doc(hidden)]
 #[inline(always)]
 pub fn encode_plain<C, S: Shape<C>>(
     w: &mut FieldWriter<'_, '_, '_, '_>,
@@ -161,7 +157,6 @@ where
 }
 
 /// A member (or an array member) whose elements are stored through the codec `K`.
-#[doc(hidden)]
 #[inline(always)]
 pub fn encode_plain_with<C, S: Shape<C>, K: PlainCodec<S::Elem>>(
     w: &mut FieldWriter<'_, '_, '_, '_>,
@@ -172,7 +167,6 @@ pub fn encode_plain_with<C, S: Shape<C>, K: PlainCodec<S::Elem>>(
 }
 
 /// An embedded member, or an array of them.
-#[doc(hidden)]
 #[inline(always)]
 pub fn encode_embedded<C, S: Shape<C>>(
     w: &mut FieldWriter<'_, '_, '_, '_>,
@@ -186,7 +180,6 @@ where
 }
 
 /// A pointer member, or an array of them.
-#[doc(hidden)]
 #[inline(always)]
 pub fn encode_pointer<C, S: Shape<C>>(
     w: &mut FieldWriter<'_, '_, '_, '_>,
