@@ -5,10 +5,11 @@
 use super::access::Shape;
 use super::embedded::EmbeddedSlot;
 use super::error::FieldError;
-use super::pointer::PointerSlot;
+use super::pointer::{PointerSlot, SharedHandle};
 use super::shared_object::SharedObject;
+use super::Declared;
 use crate::plain::{min_elem_size_with, read_elem_with, PlainCodec, PlainError, Reader};
-use crate::rtti::{Reflectable, Registry};
+use crate::rtti::{AsReflectable, Reflectable, Registry};
 
 /// Elements ready to go into a field.
 pub(crate) enum Elems<E> {
@@ -89,21 +90,50 @@ pub(crate) fn embedded_elems<E: EmbeddedSlot>(
 }
 
 /// The elements of a pointer field pointing at decoded `targets`: a target the element cannot
-/// point at (another type, a trait it lacks) is refused. Also returns how many were refused.
+/// point at (another type, a trait it lacks) is refused, and so is a null `Weak` to a trait
+/// object (see [`dead_target`]). Also returns how many were refused: an array never closes up
+/// over an element it cannot take without saying so.
 pub(crate) fn pointer_elems<E: PointerSlot>(
     array: bool,
     targets: &[Option<&SharedObject>],
     registry: &Registry,
 ) -> (Elems<E>, usize) {
-    let mut refused = 0;
-    let mut convert = |target: &Option<&SharedObject>| {
+    let dead = dead_target::<E>(targets);
+    // The element for one target, or `None`; and whether it was refused (a target it cannot
+    // point at, or a null it cannot hold).
+    let element = |target: &Option<&SharedObject>| -> (Option<E>, bool) {
+        let target = target.or(dead.as_ref());
         let handle = target.and_then(|target| target.cast_in::<E::Handle>(registry));
-        refused += usize::from(target.is_some() && handle.is_none());
-        E::from_handle(handle.as_ref())
+        let elem = E::from_handle(handle.as_ref());
+        let refused = if target.is_some() { handle.is_none() } else { elem.is_none() };
+        (elem, refused)
     };
-    let elems = match array {
-        false => targets.first().and_then(&mut convert).map_or(Elems::Keep, Elems::One),
-        true => Elems::Many(targets.iter().filter_map(&mut convert).collect()),
-    };
-    (elems, refused)
+    if !array {
+        // A single field that cannot be null keeps its value: nothing is lost.
+        let Some(target) = targets.first() else { return (Elems::Keep, 0) };
+        let (elem, refused) = element(target);
+        return (elem.map_or(Elems::Keep, Elems::One), usize::from(refused && target.is_some()));
+    }
+    let mut refused = 0;
+    let mut elems = Vec::with_capacity(targets.len());
+    for target in targets {
+        let (elem, refusal) = element(target);
+        refused += usize::from(refusal);
+        elems.extend(elem);
+    }
+    (Elems::Many(elems), refused)
+}
+
+/// What a null element of a `Weak` field points at: `Weak::new` needs a sized pointee, which a
+/// generic element cannot promise, so it points at an object made here and dropped with the
+/// returned value, which reads as null everywhere. `None` when no target is null, the elements
+/// are strong, or the pointee is a trait object (no type to make one of) or an abstract type.
+fn dead_target<E: PointerSlot>(targets: &[Option<&SharedObject>]) -> Option<SharedObject> {
+    if !E::WEAK || targets.iter().all(Option::is_some) {
+        return None;
+    }
+    match <<E::Handle as SharedHandle>::Pointee as AsReflectable>::declared() {
+        Declared::Type(declared) => declared().create_shared(<E::Handle as SharedHandle>::FAMILY),
+        Declared::Trait(_) => None,
+    }
 }
