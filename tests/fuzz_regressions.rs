@@ -281,7 +281,8 @@ fn patch_seeds_and_regressions_apply() {
 
 /// The sheet's seeds hold what the fuzzers must reach: element runs over old elements (the
 /// splice), rebuilt arrays of objects and of pointers, a variant switch, created objects of
-/// both families, pointers to them (references to other edits), kept sets replaced.
+/// both families, pointers to them (references to other edits), the kept set of an existing
+/// object cleared, and kept sets of created objects.
 #[test]
 fn patch_seeds_reach_the_splice_and_the_references() {
     use serde_json::Value;
@@ -311,8 +312,16 @@ fn patch_seeds_reach_the_splice_and_the_references() {
                     Some("PatchBody") if !members["variant"].is_null() => {
                         found.insert("variant");
                     }
+                    Some("PatchBody") if !members["fresh"].as_bool().unwrap_or(true) => {
+                        for kept in members["kept"].as_array().into_iter().flatten() {
+                            let fields = kept["fields"].as_array().map_or(0, Vec::len);
+                            found.insert(if fields == 0 { "kept set cleared" } else { "kept set replaced" });
+                            // (`diff` makes an object whose kept set grows anew, so no seed holds
+                            // a replaced set; the mutators make them from the cleared one.)
+                        }
+                    }
                     Some("PatchKept") if listed("fields") => {
-                        found.insert("kept sets");
+                        found.insert("kept set created");
                     }
                     Some("PatchObject") => match (members["origin"][0].as_u64(), members["origin"][2].as_u64()) {
                         (Some(2), Some(0)) => {
@@ -337,7 +346,8 @@ fn patch_seeds_reach_the_splice_and_the_references() {
     let expected = [
         "created immutable",
         "created mutable",
-        "kept sets",
+        "kept set cleared",
+        "kept set created",
         "rebuilt objects",
         "rebuilt pointers",
         "references",

@@ -286,11 +286,18 @@ fn edit_created(sheet: &mut Sheet) {
     sheet.frozen = Some(Rc::new(tile("refrozen", 8, 3)));
 }
 
-/// Kept fields: a note's kept values changed (one loaded from another newer save), a note that
-/// keeps nothing given a kept set, a created note that keeps fields, and one that keeps nothing.
+/// Kept fields, each note changed in place (the same object): kept values changed (loaded from
+/// another newer save), a note that kept nothing given a kept set (which `diff` makes anew, a
+/// created object with a kept set), a note's kept set cleared (a kept edit of an existing object);
+/// and created notes, one keeping fields, one keeping nothing.
 fn edit_kept(sheet: &mut Sheet) {
-    sheet.notes[0] = note("first", 4, &["red", "amber"]);
-    sheet.notes[2] = note("was empty", 1, &[]);
+    let reload = |note: &Rc<RefCell<Note>>, from: Rc<RefCell<Note>>| {
+        let from = Rc::try_unwrap(from).ok().expect("a fresh note").into_inner();
+        *note.borrow_mut() = from;
+    };
+    reload(&sheet.notes[0], note("first", 4, &["red", "amber"]));
+    reload(&sheet.notes[2], note("was empty", 1, &[]));
+    *sheet.notes[1].borrow_mut() = Note { text: "second, cleared".into(), kept: UnknownFields::default() };
     sheet.notes.push(note("created", 9, &["new"]));
     sheet.notes.push(Rc::default());
 }
