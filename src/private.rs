@@ -3,10 +3,11 @@
 //! in any release, and nothing outside this crate's macros should name it.
 //!
 //! Generated code calls one function per field, one per kind (`plain`, `plain_with`, `embedded`,
-//! `pointer`), with the field's type and shape as generic arguments and the call spanned on that type, so a field type of the
-//! wrong kind is reported at the field, by the `#[diagnostic::on_unimplemented]` message of the trait
-//! it misses. Where generated code implements a library trait it invokes a macro from here
-//! (`impl_reflectable!`, `impl_boxed_embedded!`), so this crate owns that expansion.
+//! `pointer`), with the field's type and shape as generic arguments and the call spanned on that
+//! type, so a field type of the wrong kind is reported at the field, by the
+//! `#[diagnostic::on_unimplemented]` message of the trait it misses. Where generated code
+//! implements a library trait it invokes a macro from here (`impl_reflectable!`,
+//! `impl_boxed_embedded!`), so this crate owns that expansion.
 
 pub use inventory;
 pub use once_cell::sync::Lazy;
@@ -462,5 +463,61 @@ macro_rules! __reflectable_impl_boxed_embedded {
     };
     ($type:ty) => {
         $crate::__private::impl_boxed_embedded!([] $type, []);
+    };
+}
+
+/// `static RTTI` (the descriptor `$build` makes, built on first use) and `impl Reflectable for
+/// $type` reading it; with `register`, also submits `RTTI` to the global registry, error and all,
+/// so the registry can report an invalid declaration instead of panicking. A generic type
+/// (`generic [params] $type, [bounds]`) keeps each instantiation's descriptor in the table of
+/// [`generic_rtti`](crate::rtti::generic_rtti), and is registered per instantiation with `register_type!`. Either way the
+/// type also becomes a [`TypeArgument`](crate::rtti::TypeArgument) of other generic types.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __reflectable_impl_reflectable {
+    (generic [$($params:tt)*] $type:ty, [$($bounds:tt)*], $build:expr) => {
+        impl<$($params)*> $crate::__private::Reflectable for $type where $($bounds)* {
+            fn rtti(&self) -> &'static $crate::__private::RttiType {
+                <Self as $crate::__private::Reflectable>::rtti_static()
+            }
+            fn rtti_static() -> &'static $crate::__private::RttiType {
+                $crate::__private::expect_rtti($crate::__private::generic_rtti::<Self>($build))
+            }
+        }
+
+        $crate::__private::impl_reflectable!(@argument [$($params)*] $type, [$($bounds)*]);
+    };
+    (@argument [$($params:tt)*] $type:ty, [$($bounds:tt)*]) => {
+        impl<$($params)*> $crate::__private::TypeArgument for $type where $($bounds)* {
+            fn type_argument_id() -> u32 {
+                <Self as $crate::__private::Reflectable>::rtti_static().id()
+            }
+            fn type_argument_name() -> $crate::__private::Cow<'static, str> {
+                $crate::__private::Cow::Borrowed(<Self as $crate::__private::Reflectable>::rtti_static().name())
+            }
+        }
+    };
+    ($type:ty, $build:expr) => {
+        static RTTI: $crate::__private::Lazy<
+            ::core::result::Result<$crate::__private::RttiType, $crate::__private::RttiError>,
+        > = $crate::__private::Lazy::new($build);
+
+        impl $crate::__private::Reflectable for $type {
+            fn rtti(&self) -> &'static $crate::__private::RttiType {
+                $crate::__private::expect_rtti(&RTTI)
+            }
+            fn rtti_static() -> &'static $crate::__private::RttiType {
+                $crate::__private::expect_rtti(&RTTI)
+            }
+        }
+
+        $crate::__private::impl_reflectable!(@argument [] $type, []);
+    };
+    ($type:ty, $build:expr, register) => {
+        $crate::__private::impl_reflectable!($type, $build);
+
+        $crate::__private::inventory::submit! {
+            $crate::rtti::TypeRegistration { rtti: || RTTI.as_ref() }
+        }
     };
 }

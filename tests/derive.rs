@@ -141,3 +141,57 @@ fn a_type_declared_through_a_crate_path_round_trips_with_its_hooks() {
     assert_eq!(back.parts[0].borrow().downcast_ref::<Wheel>().map(|wheel| wheel.extent.width), Some(8));
     assert_eq!(back._cache, 0, "skipped fields keep their default");
 }
+
+/// A type a `macro_rules!` declares, its name and field types handed in as `$name:ident` and
+/// `$t:ty`: the derive reads the field types through the invisible groups around them and its own
+/// locals through the macro's hygiene, so the type is what the same declaration written out is.
+macro_rules! declare_holder {
+    ($name:ident, $id:expr, $list:ty, $link:ty, $pair:ty) => {
+        #[derive(Reflectable, Default)]
+        #[rtti(id = $id)]
+        struct $name {
+            #[rtti(id = 1)]
+            list: $list,
+            #[rtti(id = 2)]
+            link: $link,
+            #[rtti(id = 3, array)]
+            pair: $pair,
+        }
+    };
+}
+
+/// What the holders' pointers lead to.
+#[derive(Reflectable, Default)]
+#[rtti(id = 77_102)]
+struct Knob {
+    #[rtti(id = 1)]
+    label: String,
+}
+
+declare_holder!(MacroHolder, 77_100, Vec<u32>, Option<Rc<RefCell<Knob>>>, [u16; 2]);
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 77_101)]
+struct WrittenHolder {
+    #[rtti(id = 1)]
+    list: Vec<u32>,
+    #[rtti(id = 2)]
+    link: Option<Rc<RefCell<Knob>>>,
+    #[rtti(id = 3, array)]
+    pair: [u16; 2],
+}
+
+#[test]
+fn a_type_declared_by_a_macro_is_the_type_written_out() {
+    let (declared, written) = (MacroHolder::rtti_static(), WrittenHolder::rtti_static());
+    for (a, b) in declared.fields().iter().zip(written.fields()) {
+        assert_eq!(a.wire_shape(), b.wire_shape(), "{}", a.name());
+        assert_eq!(a.kind(), b.kind(), "{}", a.name());
+    }
+    let shared = Rc::new(RefCell::new(Knob { label: "shared".into() }));
+    let holder = MacroHolder { list: vec![1, 2, 3], link: Some(shared), pair: [4, 5] };
+    let serializer = MemorySerializer::new();
+    let loaded: MacroHolder = serializer.decode_as(&serializer.encode(&holder).unwrap()).unwrap();
+    assert_eq!((loaded.list, loaded.pair), (vec![1, 2, 3], [4, 5]));
+    assert_eq!(loaded.link.unwrap().borrow().label, "shared");
+}

@@ -1,10 +1,13 @@
 //! The crate's floors (`lib.rs`, "Layout"): each top-level module of `src/` uses only modules on
 //! its own floor or below, and modules import each other in a cycle only on the type-model floor.
 //!
-//! Counted from the `crate::` paths in the code: comments are left out, and so are `$crate::`
-//! paths (a macro's body, resolved wherever it expands) and a file's unit tests (a
-//! `#[cfg(test)] mod`, which may use any module to check its own). A name `lib.rs` re-exports at
-//! the root (`crate::Reflectable`) or a macro exported there counts as its home module's.
+//! Counted from the `crate::` paths in the code, grouped ones (`crate::{a::X, b::Y}`) member by
+//! member, and from the `$crate::` paths of macro bodies, which count for the module defining the
+//! macro; comments are left out, and so is a file's unit tests (a `#[cfg(test)] mod`, which may
+//! use any module to check its own). A name `lib.rs` re-exports at the root
+//! (`crate::Reflectable`) or a macro exported there counts as its home module's, except that a
+//! macro expanding to `$crate::__private` paths (what derived code calls) counts as `__private`:
+//! a module of the crate invoking it uses `__private`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -110,21 +113,51 @@ fn char_literal(rest: &str) -> Option<&str> {
     (quote == '\'').then(|| &rest[..at + 1])
 }
 
-/// The first segments of the `crate::` paths in `code` (not `$crate::`).
+/// The first segments of the `crate::` and `$crate::` paths in `code`; for a group
+/// (`crate::{diff::Patch, rtti::RttiType}`), each member's. A `$crate::` path is in a macro's
+/// body: it counts for the module that defines the macro, as if the expansion were there (a macro
+/// a module exports for others to call is part of that module).
 fn crate_paths(code: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (at, _) in code.match_indices("crate::") {
         let before = code[..at].chars().next_back();
-        if before.is_some_and(|c| c == '$' || c.is_alphanumeric() || c == '_') {
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
             continue;
         }
-        let name: String =
-            code[at + "crate::".len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        if !name.is_empty() {
-            out.push(name);
+        let rest = &code[at + "crate::".len()..];
+        if before == Some('$') && rest.starts_with("__private::") {
+            // What an exported macro's expansion calls in the user's crate; the crate's own
+            // callers of such a macro count as using `__private` (see `root_names`).
+            continue;
+        }
+        let Some(group) = rest.strip_prefix('{') else {
+            out.push(segment(rest));
+            continue;
+        };
+        // The members of the group, each to its first segment (nested groups are members' own).
+        let mut depth = 0;
+        let mut member_start = true;
+        for (index, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                ',' if depth == 0 => member_start = true,
+                c if member_start && !c.is_whitespace() => {
+                    out.push(segment(&group[index..]));
+                    member_start = false;
+                }
+                _ => {}
+            }
         }
     }
+    out.retain(|name| !name.is_empty() && name != "self");
     out
+}
+
+/// The identifier `rest` starts with.
+fn segment(rest: &str) -> String {
+    rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
 }
 
 /// Where each name at the crate root lives: `lib.rs`'s re-exports and the exported macros.
@@ -151,11 +184,31 @@ fn root_names(src: &Path, files: &[PathBuf]) -> BTreeMap<String, String> {
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_')
                     .collect();
-                homes.insert(name, module_of(src, file));
+                // A macro expanding to `__private` paths is derive support, on that floor.
+                let end = after[start..].find("\n}\n").map_or(after.len(), |end| start + end);
+                let home = match after[start..end].contains("$crate::__private::") {
+                    true => "private".to_owned(),
+                    false => module_of(src, file),
+                };
+                homes.insert(name, home);
             }
         }
     }
     homes
+}
+
+/// The lines (0-based) of the bodies of the macros in `text` that expand to `$crate::__private`
+/// paths: derive support (see `root_names`).
+fn derive_support_bodies(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut bodies = Vec::new();
+    for (at, _) in text.match_indices("macro_rules!") {
+        let end = text[at..].find("\n}\n").map_or(text.len(), |end| at + end);
+        if text[at..end].contains("$crate::__private::") {
+            let first = text[..at].matches('\n').count();
+            bodies.push(first..first + text[at..end].matches('\n').count() + 1);
+        }
+    }
+    bodies
 }
 
 /// Which top-level module imports which, with one place for each.
@@ -173,7 +226,13 @@ fn imports() -> BTreeMap<(String, String), String> {
         }
         let text = std::fs::read_to_string(file).expect("a source");
         let text = text.find("#[cfg(test)]\nmod ").map_or(text.as_str(), |tests| &text[..tests]);
+        let bodies = derive_support_bodies(text);
         for (line, code) in code(text).lines().enumerate() {
+            // A derive-support macro's body is on the `__private` floor, wherever it is written.
+            let from = match bodies.iter().any(|lines| lines.contains(&line)) {
+                true => "private".to_owned(),
+                false => from.clone(),
+            };
             for name in crate_paths(code) {
                 let to = homes.get(&name).cloned().unwrap_or(name);
                 if to != from {
@@ -233,7 +292,8 @@ fn cycles_only_on_the_type_model_floor() {
 #[test]
 fn the_counting_sees_what_it_should() {
     let text = "use crate::plain::Reader; // crate::diff\n/* crate::json */ let s = \"//\"; crate::rtti::x();\n\
-                $crate::serializer::y!(); let q = '\"'; // crate::text\nfn f<'a>(x: &'a u8) { crate::field::z(); }";
-    assert_eq!(crate_paths(&code(text)), ["plain", "rtti", "field"]);
+                $crate::serializer::y!(); let q = '\"'; // crate::text\nfn f<'a>(x: &'a u8) { crate::field::z(); }\n\
+                use crate::{schema::S, wire::{a, b}, self}; $crate::__private::Z";
+    assert_eq!(crate_paths(&code(text)), ["plain", "rtti", "serializer", "field", "schema", "wire"]);
     assert!(imports().contains_key(&("serializer".to_owned(), "rtti".to_owned())));
 }

@@ -30,6 +30,7 @@ pub use generic::{
 };
 pub use graph::{break_cycles, break_cycles_shared, clear_pointers, reachable_from_shared, reachable_shared};
 pub use migration::Migration;
+pub(crate) use reflectable::built_in_reflectable;
 pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
 pub use registry::{Registry, TypeRegistration};
 pub use rtti_type::{Hook, HookMut, Hooks, RttiType};

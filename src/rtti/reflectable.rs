@@ -214,58 +214,32 @@ macro_rules! reflect_trait {
     };
 }
 
-/// `static RTTI` (the descriptor `$build` makes, built on first use) and `impl Reflectable for
-/// $type` reading it; with `register`, also submits `RTTI` to the global registry, error and all,
-/// so the registry can report an invalid declaration instead of panicking. A generic type
-/// (`generic [params] $type, [bounds]`) keeps each instantiation's descriptor in the table of
-/// [`generic_rtti`](crate::rtti::generic_rtti), and is registered per instantiation with `register_type!`. Either way the
-/// type also becomes a [`TypeArgument`](crate::rtti::TypeArgument) of other generic types.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __reflectable_impl_reflectable {
-    (generic [$($params:tt)*] $type:ty, [$($bounds:tt)*], $build:expr) => {
-        impl<$($params)*> $crate::__private::Reflectable for $type where $($bounds)* {
-            fn rtti(&self) -> &'static $crate::__private::RttiType {
-                <Self as $crate::__private::Reflectable>::rtti_static()
-            }
-            fn rtti_static() -> &'static $crate::__private::RttiType {
-                $crate::__private::expect_rtti($crate::__private::generic_rtti::<Self>($build))
-            }
-        }
-
-        $crate::__private::impl_reflectable!(@argument [$($params)*] $type, [$($bounds)*]);
-    };
-    (@argument [$($params:tt)*] $type:ty, [$($bounds:tt)*]) => {
-        impl<$($params)*> $crate::__private::TypeArgument for $type where $($bounds)* {
-            fn type_argument_id() -> u32 {
-                <Self as $crate::__private::Reflectable>::rtti_static().id()
-            }
-            fn type_argument_name() -> $crate::__private::Cow<'static, str> {
-                $crate::__private::Cow::Borrowed(<Self as $crate::__private::Reflectable>::rtti_static().name())
-            }
-        }
-    };
+/// `impl Reflectable` (and [`TypeArgument`](crate::rtti::TypeArgument)) for a type of this crate
+/// (schemas, patches): the descriptor `$build` makes, built on first use. The derive's
+/// `impl_reflectable!` (in `__private`) does the same for user types, with what only they need
+/// (generic types, registration, a declaration error reported when the type is first used); a
+/// built-in declaration is known to be valid, and this one stays on the type model's floor.
+macro_rules! built_in_reflectable {
     ($type:ty, $build:expr) => {
-        static RTTI: $crate::__private::Lazy<
-            ::core::result::Result<$crate::__private::RttiType, $crate::__private::RttiError>,
-        > = $crate::__private::Lazy::new($build);
-
-        impl $crate::__private::Reflectable for $type {
-            fn rtti(&self) -> &'static $crate::__private::RttiType {
-                $crate::__private::expect_rtti(&RTTI)
+        impl crate::rtti::Reflectable for $type {
+            fn rtti(&self) -> &'static crate::rtti::RttiType {
+                <Self as crate::rtti::Reflectable>::rtti_static()
             }
-            fn rtti_static() -> &'static $crate::__private::RttiType {
-                $crate::__private::expect_rtti(&RTTI)
+            fn rtti_static() -> &'static crate::rtti::RttiType {
+                static RTTI: std::sync::LazyLock<crate::rtti::RttiType> =
+                    std::sync::LazyLock::new(|| ($build)().expect("a built-in type's declaration is valid"));
+                &RTTI
             }
         }
 
-        $crate::__private::impl_reflectable!(@argument [] $type, []);
-    };
-    ($type:ty, $build:expr, register) => {
-        $crate::__private::impl_reflectable!($type, $build);
-
-        $crate::__private::inventory::submit! {
-            $crate::rtti::TypeRegistration { rtti: || RTTI.as_ref() }
+        impl crate::rtti::TypeArgument for $type {
+            fn type_argument_id() -> u32 {
+                <Self as crate::rtti::Reflectable>::rtti_static().id()
+            }
+            fn type_argument_name() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed(<Self as crate::rtti::Reflectable>::rtti_static().name())
+            }
         }
     };
 }
+pub(crate) use built_in_reflectable;

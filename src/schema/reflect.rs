@@ -17,86 +17,74 @@ pub const VARIANT_SCHEMA_TYPE_ID: u32 = 0xFFFF_FF12;
 /// Type ID of [`FieldSchema`].
 pub const FIELD_SCHEMA_TYPE_ID: u32 = 0xFFFF_FF13;
 
-// Each in its own scope: the macro names its descriptor `RTTI`.
-const _: () = {
-    crate::__reflectable_impl_reflectable!(Schema, || {
-        RttiTypeBuilder::<Schema>::built_in(SCHEMA_TYPE_ID, "Schema")
-            .default_constructor()
-            .embedded_array::<Vec<TypeSchema>>(1, "types", |s| &s.types, |s| &mut s.types)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(Schema, || {
+    RttiTypeBuilder::<Schema>::built_in(SCHEMA_TYPE_ID, "Schema")
+        .default_constructor()
+        .embedded_array::<Vec<TypeSchema>>(1, "types", |s| &s.types, |s| &mut s.types)
+        .build()
+});
 
-// Each in its own scope: the macro names its descriptor `RTTI`.
-const _: () = {
-    crate::__reflectable_impl_reflectable!(TypeSchema, || {
-        RttiTypeBuilder::<TypeSchema>::built_in(TYPE_SCHEMA_TYPE_ID, "TypeSchema")
-            .default_constructor()
-            .plain::<u32>(1, "id", |s| &s.id, |s| &mut s.id)
-            .plain::<String>(2, "name", |s| &s.name, |s| &mut s.name)
-            .plain::<Option<u32>>(3, "base", |s| &s.base, |s| &mut s.base)
-            .plain::<bool>(4, "is_enum", |s| &s.is_enum, |s| &mut s.is_enum)
-            .plain::<bool>(5, "is_abstract", |s| &s.is_abstract, |s| &mut s.is_abstract)
-            .embedded_array::<Vec<FieldSchema>>(6, "fields", |s| &s.fields, |s| &mut s.fields)
-            .embedded_array::<Vec<VariantSchema>>(7, "variants", |s| &s.variants, |s| &mut s.variants)
-            .plain::<u64>(8, "fingerprint", |s| &s.fingerprint, |s| &mut s.fingerprint)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(TypeSchema, || {
+    RttiTypeBuilder::<TypeSchema>::built_in(TYPE_SCHEMA_TYPE_ID, "TypeSchema")
+        .default_constructor()
+        .plain::<u32>(1, "id", |s| &s.id, |s| &mut s.id)
+        .plain::<String>(2, "name", |s| &s.name, |s| &mut s.name)
+        .plain::<Option<u32>>(3, "base", |s| &s.base, |s| &mut s.base)
+        .plain::<bool>(4, "is_enum", |s| &s.is_enum, |s| &mut s.is_enum)
+        .plain::<bool>(5, "is_abstract", |s| &s.is_abstract, |s| &mut s.is_abstract)
+        .embedded_array::<Vec<FieldSchema>>(6, "fields", |s| &s.fields, |s| &mut s.fields)
+        .embedded_array::<Vec<VariantSchema>>(7, "variants", |s| &s.variants, |s| &mut s.variants)
+        .plain::<u64>(8, "fingerprint", |s| &s.fingerprint, |s| &mut s.fingerprint)
+        .build()
+});
 
-// Each in its own scope: the macro names its descriptor `RTTI`.
-const _: () = {
-    crate::__reflectable_impl_reflectable!(VariantSchema, || {
-        RttiTypeBuilder::<VariantSchema>::built_in(VARIANT_SCHEMA_TYPE_ID, "VariantSchema")
-            .default_constructor()
-            .plain::<u32>(1, "id", |s| &s.id, |s| &mut s.id)
-            .plain::<String>(2, "name", |s| &s.name, |s| &mut s.name)
-            .embedded_array::<Vec<FieldSchema>>(3, "fields", |s| &s.fields, |s| &mut s.fields)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(VariantSchema, || {
+    RttiTypeBuilder::<VariantSchema>::built_in(VARIANT_SCHEMA_TYPE_ID, "VariantSchema")
+        .default_constructor()
+        .plain::<u32>(1, "id", |s| &s.id, |s| &mut s.id)
+        .plain::<String>(2, "name", |s| &s.name, |s| &mut s.name)
+        .embedded_array::<Vec<FieldSchema>>(3, "fields", |s| &s.fields, |s| &mut s.fields)
+        .build()
+});
 
-// Each in its own scope: the macro names its descriptor `RTTI`.
-const _: () = {
-    crate::__reflectable_impl_reflectable!(FieldSchema, || {
-        RttiTypeBuilder::<FieldSchema>::built_in(FIELD_SCHEMA_TYPE_ID, "FieldSchema")
-            .default_constructor()
-            .plain::<u16>(1, "id", |s| &s.id, |s| &mut s.id)
-            .plain::<String>(2, "name", |s| &s.name, |s| &mut s.name)
-            // The shape as the field header word with ID 0; a word that is no field header leaves
-            // the default shape.
-            .plain_computed::<u32>(
-                3,
-                "shape",
-                |s| FieldHeader { id: 0, shape: s.shape }.pack(),
-                |s, word| {
-                    if let Ok(Some(header)) = FieldHeader::unpack(word & !crate::wire::format::OBJECT_BIT) {
-                        s.shape = header.shape;
-                    }
-                },
-            )
-            .plain_array::<Vec<u32>>(4, "signature", |s| &s.signature, |s| &mut s.signature)
-            // What the elements are declared to be: (0 none | 1 type | 2 trait, type ID, trait name).
-            .plain_computed::<(u8, u32, String)>(
-                5,
-                "declared",
-                |s| match &s.declared {
-                    None => (0, 0, String::new()),
-                    Some(DeclaredSchema::Type(id)) => (1, *id, String::new()),
-                    Some(DeclaredSchema::Trait(name)) => (2, 0, name.clone()),
-                },
-                |s, (kind, id, name)| {
-                    s.declared = match kind {
-                        1 => Some(DeclaredSchema::Type(id)),
-                        2 => Some(DeclaredSchema::Trait(name)),
-                        _ => None,
-                    }
-                },
-            )
-            .plain::<bool>(6, "weak", |s| &s.weak, |s| &mut s.weak)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(FieldSchema, || {
+    RttiTypeBuilder::<FieldSchema>::built_in(FIELD_SCHEMA_TYPE_ID, "FieldSchema")
+        .default_constructor()
+        .plain::<u16>(1, "id", |s| &s.id, |s| &mut s.id)
+        .plain::<String>(2, "name", |s| &s.name, |s| &mut s.name)
+        // The shape as the field header word with ID 0; a word that is no field header leaves
+        // the default shape.
+        .plain_computed::<u32>(
+            3,
+            "shape",
+            |s| FieldHeader { id: 0, shape: s.shape }.pack(),
+            |s, word| {
+                if let Ok(Some(header)) = FieldHeader::unpack(word & !crate::wire::format::OBJECT_BIT) {
+                    s.shape = header.shape;
+                }
+            },
+        )
+        .plain_array::<Vec<u32>>(4, "signature", |s| &s.signature, |s| &mut s.signature)
+        // What the elements are declared to be: (0 none | 1 type | 2 trait, type ID, trait name).
+        .plain_computed::<(u8, u32, String)>(
+            5,
+            "declared",
+            |s| match &s.declared {
+                None => (0, 0, String::new()),
+                Some(DeclaredSchema::Type(id)) => (1, *id, String::new()),
+                Some(DeclaredSchema::Trait(name)) => (2, 0, name.clone()),
+            },
+            |s, (kind, id, name)| {
+                s.declared = match kind {
+                    1 => Some(DeclaredSchema::Type(id)),
+                    2 => Some(DeclaredSchema::Trait(name)),
+                    _ => None,
+                }
+            },
+        )
+        .plain::<bool>(6, "weak", |s| &s.weak, |s| &mut s.weak)
+        .build()
+});
 
 impl Default for FieldSchema {
     fn default() -> Self {

@@ -202,7 +202,11 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
     let mut steps = Vec::new();
     if attrs.is_abstract.is_none() {
         let krate = path_at(krate, ident.span());
-        steps.push(quote_spanned!(ident.span()=> let builder = #krate::__private::default_constructor(builder);));
+        let builder = local("builder");
+        // The type argument names the type: a missing `Default` is reported at its name.
+        steps.push(
+            quote_spanned!(ident.span()=> let #builder = #krate::__private::default_constructor::<#owner>(#builder);),
+        );
     }
     match &input.variants {
         None => steps.extend(input.fields.iter().filter_map(|field| field_step(krate, owner, ident, field, None))),
@@ -218,7 +222,12 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
     }
     if let Some(hooks) = &attrs.hooks {
         let krate = path_at(krate, hooks.span());
-        steps.push(quote_spanned!(hooks.span()=> let builder = #krate::__private::hooks(builder);));
+        let builder = local("builder");
+        // `steps` holds the builder under the `hooks` key's span: a missing `RttiHooks` impl is
+        // reported there.
+        steps.push(
+            quote_spanned!(hooks.span()=> let #builder = { let steps = #builder; #krate::__private::hooks(steps) };),
+        );
     }
     if let Some(extend) = &attrs.extend {
         steps.push(quote!(let builder = builder.extend(#extend);));
@@ -262,9 +271,10 @@ fn generated_code(krate: &Path, input: &Input, owner: &TokenStream) -> Option<Ge
         pairs.extend(pairs_call(&krate, field, function, &arguments, index, quote!(&a.#member), quote!(&b.#member)));
         let encode = Ident::new(&format!("encode_{function}"), span);
         let decode = Ident::new(&format!("decode_{function}"), span);
-        writes.push(quote_spanned!(span=> #krate::__private::#encode::<#arguments>(w, #index, &o.#member)?;));
+        let (w, r, o) = (local("w"), local("r"), local("o"));
+        writes.push(quote_spanned!(span=> #krate::__private::#encode::<#arguments>(#w, #index, &#o.#member)?;));
         reads.push(quote_spanned!(span=>
-            if !#krate::__private::#decode::<#arguments>(r, #index, &mut o.#member)? {
+            if !#krate::__private::#decode::<#arguments>(#r, #index, &mut #o.#member)? {
                 return ::core::result::Result::Ok(());
             }
         ));
@@ -337,8 +347,9 @@ fn pairs_call(
     }
     let span = field.ty().span();
     let pairs = Ident::new(&format!("pairs_{function}"), span);
+    let pairs_local = local("pairs");
     Some(quote_spanned!(span=>
-        if !#krate::__private::#pairs::<#arguments>(pairs, #index, #a, #b)? {
+        if !#krate::__private::#pairs::<#arguments>(#pairs_local, #index, #a, #b)? {
             return ::core::option::Option::Some(false);
         }
     ))
@@ -447,8 +458,9 @@ fn field_function(krate: &TokenStream, field: &Field) -> Option<FieldFunction> {
             (kind_function(layout.kind), layout.array, None)
         }
     };
-    // The shape argument spans the whole type (its first token to its last): an element of the
-    // wrong kind is reported there, under the field's type.
+    // The shape argument spans the field's type from its first token to its last, so the codec's
+    // and comparison's calls report an element of the wrong kind under the whole type (the
+    // builder step's report may still point at its first token alone).
     let last = last_span(ty);
     let (shape, fill) = match array {
         true => {
@@ -478,8 +490,9 @@ fn same_call(
 ) -> TokenStream {
     let span = field.ty().span();
     let same = Ident::new(&format!("same_{function}"), span);
+    let scope = local("scope");
     quote_spanned!(span=>
-        if !#krate::__private::#same::<#arguments>(#a, #b, scope)? {
+        if !#krate::__private::#same::<#arguments>(#a, #b, #scope)? {
             return ::core::option::Option::Some(false);
         }
     )
@@ -571,14 +584,16 @@ fn field_step(
     let krate = path_at(krate, span);
     if attrs.base.is_some() {
         let member = &field.member;
+        let builder = local("builder");
         return Some(quote_spanned! {span=>
-            let builder = #krate::__private::base::<#owner, #ty>(builder, |o: &#owner| &o.#member, |o: &mut #owner| &mut o.#member);
+            let #builder = #krate::__private::base::<#owner, #ty>(#builder, |o: &#owner| &o.#member, |o: &mut #owner| &mut o.#member);
         });
     }
     if attrs.unknown.is_some() {
         let member = &field.member;
+        let builder = local("builder");
         return Some(quote_spanned! {span=>
-            let builder = #krate::__private::unknown_fields::<#owner>(builder, |o: &#owner| &o.#member, |o: &mut #owner| &mut o.#member);
+            let #builder = #krate::__private::unknown_fields::<#owner>(#builder, |o: &#owner| &o.#member, |o: &mut #owner| &mut o.#member);
         });
     }
     let id = attrs.id.as_ref().expect("checked: a reflected field has an ID");
@@ -592,13 +607,14 @@ fn field_step(
         }
         _ => None,
     };
+    let builder = local("builder");
     let Some(FieldFunction { name: function, arguments, fill, array }) = field_function(&krate, field) else {
         return Some(quote_spanned! {span=>
-            let builder = #krate::__private::object_map::<#owner, #ty>(builder, #id, #name, #access);
+            let #builder = #krate::__private::object_map::<#owner, #ty>(#builder, #id, #name, #access);
             #flags
         });
     };
-    // Spanned from the type's first token to its last, as the shape argument is.
+    // With the path spanned at the type's first token and this at its last, the call spans it.
     let add = Ident::new(function, last_span(ty));
     // An array's filler is a local, so an element type of the wrong kind is reported at the
     // field's type rather than inside the `array_fill!` expansion.
@@ -609,9 +625,16 @@ fn field_step(
     Some(quote_spanned! {span=>
         #feature_check
         #fill_local
-        let builder = #krate::__private::#add::<#owner, #arguments>(builder, #id, #name, #access, #fill);
+        let #builder = #krate::__private::#add::<#owner, #arguments>(#builder, #id, #name, #access, #fill);
         #flags
     })
+}
+
+/// A local of the generated functions (`builder`, `o`, `w`, ...) named inside code spanned at
+/// the user's tokens: with the derive's own span, so it is the same variable however the user's
+/// tokens came (a type declared by a `macro_rules!` has tokens of another hygiene context).
+fn local(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
 }
 
 /// The span of the last token of `ty`: joined with its first token's (what `ty.span()` gives

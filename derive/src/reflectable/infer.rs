@@ -56,16 +56,26 @@ fn is_object_list(ty: &Type) -> bool {
     }
 }
 
+/// `ty` without the invisible groups (a `macro_rules!` `$t:ty`) and parentheses around it: how
+/// it is written is what the inference reads.
+pub fn ungroup(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(group) => ungroup(&group.elem),
+        Type::Paren(paren) => ungroup(&paren.elem),
+        _ => ty,
+    }
+}
+
 /// The last path segment's identifier and its generic type arguments.
 fn path_parts(ty: &Type) -> Option<(String, Vec<&Type>)> {
-    let Type::Path(path) = ty else { return None };
+    let Type::Path(path) = ungroup(ty) else { return None };
     let segment = path.path.segments.last()?;
     let args = match &segment.arguments {
         PathArguments::AngleBracketed(args) => args
             .args
             .iter()
             .filter_map(|arg| match arg {
-                GenericArgument::Type(ty) => Some(ty),
+                GenericArgument::Type(ty) => Some(ungroup(ty)),
                 _ => None,
             })
             .collect(),
@@ -76,13 +86,13 @@ fn path_parts(ty: &Type) -> Option<(String, Vec<&Type>)> {
 
 /// The element type of an array container (`Vec<E>`, `[E; N]`, `SmallVec<[E; N]>`).
 pub fn array_elem(ty: &Type) -> Option<&Type> {
-    if let Type::Array(array) = ty {
-        return Some(&array.elem);
+    if let Type::Array(array) = ungroup(ty) {
+        return Some(ungroup(&array.elem));
     }
     match path_parts(ty)? {
         (name, args) if name == "Vec" && args.len() == 1 => Some(args[0]),
         (name, args) if name == "SmallVec" && args.len() == 1 => match args[0] {
-            Type::Array(array) => Some(&array.elem),
+            Type::Array(array) => Some(ungroup(&array.elem)),
             _ => None,
         },
         _ => None,
@@ -93,7 +103,7 @@ pub fn array_elem(ty: &Type) -> Option<&Type> {
 fn strip_option(ty: &Type) -> &Type {
     match path_parts(ty) {
         Some((name, args)) if name == "Option" && args.len() == 1 => args[0],
-        _ => ty,
+        _ => ungroup(ty),
     }
 }
 

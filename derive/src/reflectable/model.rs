@@ -121,9 +121,9 @@ pub struct FieldAttrs {
 }
 
 impl Field<'_> {
-    /// The field's type.
+    /// The field's type, without the invisible group a `macro_rules!` puts around a `$t:ty`.
     pub fn ty(&self) -> &Type {
-        &self.original.ty
+        super::infer::ungroup(&self.original.ty)
     }
 
     /// The field as messages name it: its identifier, or its position in a tuple struct.

@@ -257,101 +257,84 @@ fn origin_from(parts: (u8, u32, u8)) -> Origin {
     }
 }
 
-// Each in its own scope: the macro names its descriptor `RTTI`.
-const _: () = {
-    crate::__reflectable_impl_reflectable!(Patch, || {
-        RttiTypeBuilder::<Patch>::built_in(PATCH_TYPE_ID, "Patch")
-            .default_constructor()
-            .embedded_array::<Vec<ObjectEdit>>(1, "objects", |p| &p.objects, |p| &mut p.objects)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(Patch, || {
+    RttiTypeBuilder::<Patch>::built_in(PATCH_TYPE_ID, "Patch")
+        .default_constructor()
+        .embedded_array::<Vec<ObjectEdit>>(1, "objects", |p| &p.objects, |p| &mut p.objects)
+        .build()
+});
 
-const _: () = {
-    crate::__reflectable_impl_reflectable!(ObjectEdit, || {
-        RttiTypeBuilder::<ObjectEdit>::built_in(OBJECT_EDIT_TYPE_ID, "PatchObject")
-            .default_constructor()
-            .plain_computed::<(u8, u32, u8)>(
-                1,
-                "origin",
-                |e| origin_parts(&e.origin),
-                |e, parts| e.origin = origin_from(parts),
-            )
-            .plain::<Vec<(u32, u16, u32)>>(2, "path", |e| &e.path, |e| &mut e.path)
-            .reflectable::<ObjectBody>(3, "body", |e| &e.body, |e| &mut e.body)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(ObjectEdit, || {
+    RttiTypeBuilder::<ObjectEdit>::built_in(OBJECT_EDIT_TYPE_ID, "PatchObject")
+        .default_constructor()
+        .plain_computed::<(u8, u32, u8)>(
+            1,
+            "origin",
+            |e| origin_parts(&e.origin),
+            |e, parts| e.origin = origin_from(parts),
+        )
+        .plain::<Vec<(u32, u16, u32)>>(2, "path", |e| &e.path, |e| &mut e.path)
+        .reflectable::<ObjectBody>(3, "body", |e| &e.body, |e| &mut e.body)
+        .build()
+});
 
-const _: () = {
-    crate::__reflectable_impl_reflectable!(ObjectBody, || {
-        RttiTypeBuilder::<ObjectBody>::built_in(OBJECT_BODY_TYPE_ID, "PatchBody")
-            .default_constructor()
-            .plain::<u32>(1, "type_id", |b| &b.type_id, |b| &mut b.type_id)
-            .plain::<bool>(2, "fresh", |b| &b.fresh, |b| &mut b.fresh)
-            .plain::<Option<u32>>(3, "variant", |b| &b.variant, |b| &mut b.variant)
-            .embedded_array::<Vec<PlainEdit>>(4, "plain", |b| &b.plain, |b| &mut b.plain)
-            .embedded_array::<Vec<EmbeddedEdit>>(5, "embedded", |b| &b.embedded, |b| &mut b.embedded)
-            .embedded_array::<Vec<PointerEdit>>(6, "pointers", |b| &b.pointers, |b| &mut b.pointers)
-            .embedded_array::<Vec<KeptEdit>>(7, "kept", |b| &b.kept, |b| &mut b.kept)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(ObjectBody, || {
+    RttiTypeBuilder::<ObjectBody>::built_in(OBJECT_BODY_TYPE_ID, "PatchBody")
+        .default_constructor()
+        .plain::<u32>(1, "type_id", |b| &b.type_id, |b| &mut b.type_id)
+        .plain::<bool>(2, "fresh", |b| &b.fresh, |b| &mut b.fresh)
+        .plain::<Option<u32>>(3, "variant", |b| &b.variant, |b| &mut b.variant)
+        .embedded_array::<Vec<PlainEdit>>(4, "plain", |b| &b.plain, |b| &mut b.plain)
+        .embedded_array::<Vec<EmbeddedEdit>>(5, "embedded", |b| &b.embedded, |b| &mut b.embedded)
+        .embedded_array::<Vec<PointerEdit>>(6, "pointers", |b| &b.pointers, |b| &mut b.pointers)
+        .embedded_array::<Vec<KeptEdit>>(7, "kept", |b| &b.kept, |b| &mut b.kept)
+        .build()
+});
 
-const _: () = {
-    crate::__reflectable_impl_reflectable!(PlainEdit, || {
-        RttiTypeBuilder::<PlainEdit>::built_in(PLAIN_EDIT_TYPE_ID, "PatchPlain")
-            .default_constructor()
-            .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
-            .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
-            .plain::<u32>(3, "plain_type", |e| &e.plain_type, |e| &mut e.plain_type)
-            .plain::<u32>(4, "count", |e| &e.count, |e| &mut e.count)
-            .plain::<Vec<u8>>(5, "bytes", |e| &e.bytes, |e| &mut e.bytes)
-            .plain::<Vec<(u32, u32)>>(6, "runs", |e| &e.runs, |e| &mut e.runs)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(PlainEdit, || {
+    RttiTypeBuilder::<PlainEdit>::built_in(PLAIN_EDIT_TYPE_ID, "PatchPlain")
+        .default_constructor()
+        .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+        .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
+        .plain::<u32>(3, "plain_type", |e| &e.plain_type, |e| &mut e.plain_type)
+        .plain::<u32>(4, "count", |e| &e.count, |e| &mut e.count)
+        .plain::<Vec<u8>>(5, "bytes", |e| &e.bytes, |e| &mut e.bytes)
+        .plain::<Vec<(u32, u32)>>(6, "runs", |e| &e.runs, |e| &mut e.runs)
+        .build()
+});
 
-const _: () = {
-    crate::__reflectable_impl_reflectable!(EmbeddedEdit, || {
-        RttiTypeBuilder::<EmbeddedEdit>::built_in(EMBEDDED_EDIT_TYPE_ID, "PatchEmbedded")
-            .default_constructor()
-            .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
-            .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
-            .plain::<bool>(3, "rebuild", |e| &e.rebuild, |e| &mut e.rebuild)
-            .embedded_array::<Vec<EmbeddedElement>>(4, "elements", |e| &e.elements, |e| &mut e.elements)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(EmbeddedEdit, || {
+    RttiTypeBuilder::<EmbeddedEdit>::built_in(EMBEDDED_EDIT_TYPE_ID, "PatchEmbedded")
+        .default_constructor()
+        .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+        .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
+        .plain::<bool>(3, "rebuild", |e| &e.rebuild, |e| &mut e.rebuild)
+        .embedded_array::<Vec<EmbeddedElement>>(4, "elements", |e| &e.elements, |e| &mut e.elements)
+        .build()
+});
 
-const _: () = {
-    crate::__reflectable_impl_reflectable!(EmbeddedElement, || {
-        RttiTypeBuilder::<EmbeddedElement>::built_in(EMBEDDED_ELEMENT_TYPE_ID, "PatchElement")
-            .default_constructor()
-            .plain::<Option<u32>>(1, "old", |e| &e.old, |e| &mut e.old)
-            .reflectable::<Option<ObjectBody>>(2, "body", |e| &e.body, |e| &mut e.body)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(EmbeddedElement, || {
+    RttiTypeBuilder::<EmbeddedElement>::built_in(EMBEDDED_ELEMENT_TYPE_ID, "PatchElement")
+        .default_constructor()
+        .plain::<Option<u32>>(1, "old", |e| &e.old, |e| &mut e.old)
+        .reflectable::<Option<ObjectBody>>(2, "body", |e| &e.body, |e| &mut e.body)
+        .build()
+});
 
-const _: () = {
-    crate::__reflectable_impl_reflectable!(PointerEdit, || {
-        RttiTypeBuilder::<PointerEdit>::built_in(POINTER_EDIT_TYPE_ID, "PatchPointers")
-            .default_constructor()
-            .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
-            .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
-            .plain::<bool>(3, "rebuild", |e| &e.rebuild, |e| &mut e.rebuild)
-            .plain::<Vec<(u32, u32)>>(4, "elements", |e| &e.elements, |e| &mut e.elements)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(PointerEdit, || {
+    RttiTypeBuilder::<PointerEdit>::built_in(POINTER_EDIT_TYPE_ID, "PatchPointers")
+        .default_constructor()
+        .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+        .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
+        .plain::<bool>(3, "rebuild", |e| &e.rebuild, |e| &mut e.rebuild)
+        .plain::<Vec<(u32, u32)>>(4, "elements", |e| &e.elements, |e| &mut e.elements)
+        .build()
+});
 
-const _: () = {
-    crate::__reflectable_impl_reflectable!(KeptEdit, || {
-        RttiTypeBuilder::<KeptEdit>::built_in(KEPT_EDIT_TYPE_ID, "PatchKept")
-            .default_constructor()
-            .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
-            .embedded_array::<Vec<FieldSchema>>(2, "fields", |e| &e.fields, |e| &mut e.fields)
-            .build()
-    });
-};
+crate::rtti::built_in_reflectable!(KeptEdit, || {
+    RttiTypeBuilder::<KeptEdit>::built_in(KEPT_EDIT_TYPE_ID, "PatchKept")
+        .default_constructor()
+        .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+        .embedded_array::<Vec<FieldSchema>>(2, "fields", |e| &e.fields, |e| &mut e.fields)
+        .build()
+});
