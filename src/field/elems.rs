@@ -93,43 +93,46 @@ pub(crate) fn embedded_elems<E: EmbeddedSlot>(
 /// point at (another type, a trait it lacks) is refused, and so is a null `Weak` to a trait
 /// object (see [`dead_target`]). Also returns how many were refused: an array never closes up
 /// over an element it cannot take without saying so.
+#[inline]
 pub(crate) fn pointer_elems<E: PointerSlot>(
     array: bool,
     targets: &[Option<&SharedObject>],
     registry: &Registry,
 ) -> (Elems<E>, usize) {
-    let dead = dead_target::<E>(targets);
-    // The element for one target, or `None`; and whether it was refused (a target it cannot
-    // point at, or a null it cannot hold).
-    let element = |target: &Option<&SharedObject>| -> (Option<E>, bool) {
-        let target = target.or(dead.as_ref());
+    let mut refused = 0;
+    let mut convert = |target: Option<&SharedObject>| {
         let handle = target.and_then(|target| target.cast_in::<E::Handle>(registry));
-        let elem = E::from_handle(handle.as_ref());
-        let refused = if target.is_some() { handle.is_none() } else { elem.is_none() };
-        (elem, refused)
+        refused += usize::from(target.is_some() && handle.is_none());
+        E::from_handle(handle.as_ref())
     };
     if !array {
         // A single field that cannot be null keeps its value: nothing is lost.
-        let Some(target) = targets.first() else { return (Elems::Keep, 0) };
-        let (elem, refused) = element(target);
-        return (elem.map_or(Elems::Keep, Elems::One), usize::from(refused && target.is_some()));
+        let elems = targets.first().and_then(|target| convert(*target)).map_or(Elems::Keep, Elems::One);
+        return (elems, refused);
     }
-    let mut refused = 0;
-    let mut elems = Vec::with_capacity(targets.len());
-    for target in targets {
-        let (elem, refusal) = element(target);
-        refused += usize::from(refusal);
-        elems.extend(elem);
+    // Nulls among the targets of elements that cannot be null (a `Weak`, a bare `Rc`).
+    let nulls = match E::from_handle(None) {
+        Some(_) => 0,
+        None => targets.iter().filter(|target| target.is_none()).count(),
+    };
+    if nulls == 0 {
+        return (Elems::Many(targets.iter().filter_map(|target| convert(*target)).collect()), refused);
     }
-    (Elems::Many(elems), refused)
+    let dead = dead_target::<E>();
+    let elems = Elems::Many(targets.iter().filter_map(|target| convert(target.or(dead.as_ref()))).collect());
+    // Without a dead target they are left out: said, never silent.
+    if dead.is_none() {
+        refused += nulls;
+    }
+    (elems, refused)
 }
 
 /// What a null element of a `Weak` field points at: `Weak::new` needs a sized pointee, which a
 /// generic element cannot promise, so it points at an object made here and dropped with the
-/// returned value, which reads as null everywhere. `None` when no target is null, the elements
-/// are strong, or the pointee is a trait object (no type to make one of) or an abstract type.
-fn dead_target<E: PointerSlot>(targets: &[Option<&SharedObject>]) -> Option<SharedObject> {
-    if !E::WEAK || targets.iter().all(Option::is_some) {
+/// returned value, which reads as null everywhere. `None` for strong elements, or when the
+/// pointee is a trait object (no type to make one of) or an abstract type.
+fn dead_target<E: PointerSlot>() -> Option<SharedObject> {
+    if !E::WEAK {
         return None;
     }
     match <<E::Handle as SharedHandle>::Pointee as AsReflectable>::declared() {
