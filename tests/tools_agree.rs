@@ -443,7 +443,7 @@ type Tamper = fn(&mut Vec<serde_json::Value>);
 #[test]
 fn hostile_kept_sets_are_reported_and_the_graph_still_saves() {
     let old = older_build();
-    let tamperings: [(&str, Tamper); 4] = [
+    let tamperings: [(&str, Tamper); 5] = [
         ("a declared field's ID", |fields| fields[0]["id"] = 1.into()),
         ("one ID twice", |fields| {
             let first = fields[0].clone();
@@ -454,6 +454,10 @@ fn hostile_kept_sets_are_reported_and_the_graph_still_saves() {
             hue["signature"] = serde_json::json!([20]);
         }),
         ("a weak plain field", |fields| fields[0]["weak"] = true.into()),
+        ("one name twice", |fields| {
+            let name = fields[0]["name"].clone();
+            fields[1]["name"] = name;
+        }),
     ];
     for (what, tamper) in tamperings {
         let (mut x, mut json) = patch_creating_a_node();
@@ -468,6 +472,7 @@ fn hostile_kept_sets_are_reported_and_the_graph_still_saves() {
         let report = apply_with(&mut x, &patch, &old);
         assert!(!report.is_complete(), "{what}: applied in full");
         assert!(report.to_string().contains("kept unknown fields"), "{what}: {report}");
+        assert!(!report.to_string().contains("sets of kept fields already"), "{what}: {report}");
         MemorySerializer::with_registry(&old).encode(&x).unwrap_or_else(|e| panic!("{what}: {e}"));
         reflectable::rtti::break_cycles(&x);
     }

@@ -151,8 +151,9 @@ impl super::UnknownFields {
 static KEPT_FIELDS: Lazy<Mutex<AHashMap<KeptKey, &'static KeptFields>>> = Lazy::new(Default::default);
 
 /// The kept field set of `stored` fields of `owner` (a running type that lacks them), defined
-/// once per process; `None` past [`MAX_KEPT_TYPES`] (counted with the kept types).
-pub(crate) fn kept_fields(owner: &'static RttiType, stored: Vec<FieldSchema>) -> Option<&'static KeptFields> {
+/// once per process; or why not: past [`MAX_KEPT_TYPES`] (counted with the kept types), or fields
+/// no type can have (two of one name, say).
+pub(crate) fn kept_fields(owner: &'static RttiType, stored: Vec<FieldSchema>) -> Result<&'static KeptFields, String> {
     let schema = TypeSchema {
         id: owner.id(),
         name: format!("{} (unknown fields)", owner.name()),
@@ -168,20 +169,20 @@ pub(crate) fn kept_fields(owner: &'static RttiType, stored: Vec<FieldSchema>) ->
     let key = (entry.into_boxed_slice(), owner as *const RttiType as usize);
     let mut sets = KEPT_FIELDS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(set) = sets.get(&key) {
-        return Some(set);
+        return Ok(set);
     }
     if DEFINED.load(Ordering::Relaxed) >= MAX_KEPT_TYPES {
-        return None;
+        return Err(format!("the process keeps {MAX_KEPT_TYPES} sets of kept fields already"));
     }
     let description = schema
         .fields
         .iter()
         .fold(TypeDescription::new(schema.id, schema.name.clone()), |d, field| d.field(field_description(field)));
-    let rtti = description.define().ok()?;
+    let rtti = description.define().map_err(|error| format!("the kept fields cannot be defined: {error}"))?;
     let set: &'static KeptFields = Box::leak(Box::new(KeptFields { rtti, stored: schema.fields.into() }));
     sets.insert(key, set);
     DEFINED.fetch_add(1, Ordering::Relaxed);
-    Some(set)
+    Ok(set)
 }
 
 /// What a stored list or map object holds, read from its field headers: the keys' element kind

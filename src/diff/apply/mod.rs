@@ -16,7 +16,7 @@ use super::patch::{KeptEdit, Malformed, ObjectBody, Origin, Patch};
 use crate::field::{RttiField, SharedHandle, SharedObject};
 use crate::rtti::visit;
 use crate::rtti::{Reflectable, Registry, RttiType};
-use crate::runtime::{kept_fields, RuntimeObject, MAX_KEPT_TYPES};
+use crate::runtime::{kept_fields, RuntimeObject};
 use crate::schema::table::checked_fields;
 use ahash::AHashSet;
 
@@ -368,9 +368,9 @@ impl<'p> Applier<'p> {
             let why = format!("field {} is one the type declares", field.id);
             return self.problem(index, name(), ApplyProblemKind::FieldMismatch(why));
         }
-        let Some(set) = kept_fields(rtti, fields) else {
-            let why = format!("the process keeps {MAX_KEPT_TYPES} sets of kept fields already");
-            return self.problem(index, name(), ApplyProblemKind::BadValue(why));
+        let set = match kept_fields(rtti, fields) {
+            Ok(set) => set,
+            Err(why) => return self.problem(index, name(), ApplyProblemKind::BadValue(why)),
         };
         match RuntimeObject::create(set.rtti) {
             Some(values) => unknown.set_kept(set, values),

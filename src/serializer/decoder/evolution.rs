@@ -111,7 +111,7 @@ fn keep_unknown(stored: &TypeSchema, rtti: &'static RttiType, actions: &mut [Pla
         return;
     }
     // Past the process's limit on kept sets, the fields are skipped and reported as before.
-    let Some(kept) = kept_fields(rtti, fields) else { return };
+    let Ok(kept) = kept_fields(rtti, fields) else { return };
     for (_, action, _) in actions.iter_mut().filter(|entry| unknown(entry)) {
         *action = Action::Keep(kept);
     }
