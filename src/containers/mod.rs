@@ -26,20 +26,10 @@ pub use element::Element;
 pub(crate) use map::{add_map_field, drops_values};
 pub use map::{MapEntries, MapValue, ObjectMap};
 
-/// Type ID of a list object (`Vec<X>` nested in a field).
-pub const LIST_TYPE_ID: u32 = 0xFFFF_FF01;
-/// Type ID of a map object (a map field whose values are objects or pointers).
-pub const MAP_TYPE_ID: u32 = 0xFFFF_FF02;
-/// Type ID of an external reference: a top-level stub standing for an object a subtree save cut
-/// off, which the reading program re-links (`FORMAT.md`, "External references"; see
-/// [`WeakPointers::External`](crate::serializer::WeakPointers::External)). Not a container, but
-/// one of the format's built-in types all the same.
-pub const EXTERNAL_TYPE_ID: u32 = 0xFFFF_FF03;
+pub use crate::rtti::reserved::{EXTERNAL_TYPE_ID, FIRST_RESERVED_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 /// Field ID of a list object's items (objects or pointers).
 pub const LIST_ITEMS_FIELD_ID: u16 = 1;
 /// Field ID of a map object's keys (plain).
 pub const MAP_KEYS_FIELD_ID: u16 = 1;
 /// Field ID of a map object's values (objects or pointers).
 pub const MAP_VALUES_FIELD_ID: u16 = 2;
-/// Type IDs from this one up are reserved for the format's built-in types.
-pub const FIRST_RESERVED_TYPE_ID: u32 = 0xFFFF_FF00;

@@ -19,7 +19,4 @@ pub use equal::{rtti_eq, Difference};
 pub use generate::diff_walked;
 pub use generate::{diff, DiffError};
 pub(crate) use generated::{same_sections, GeneratedComparison, SameScope};
-pub use patch::{
-    Patch, EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, KEPT_EDIT_TYPE_ID, OBJECT_BODY_TYPE_ID,
-    OBJECT_EDIT_TYPE_ID, PATCH_TYPE_ID, PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,
-};
+pub use patch::Patch;

@@ -13,6 +13,7 @@ pub(crate) mod lifecycle;
 mod migration;
 mod reflectable;
 mod registry;
+pub(crate) mod reserved;
 mod rtti_type;
 pub(crate) mod runtime_object;
 mod type_data;
@@ -56,8 +57,7 @@ pub trait RttiHooks {
     fn on_deserialization_ended(&mut self, _context: &mut dyn Any) {}
 }
 
-/// The type ID no type may have: streams write it for an empty embedded slot (`FORMAT.md`).
-pub const NULL_TYPE_ID: u32 = 0;
+pub use reserved::NULL_TYPE_ID;
 
 /// The field ID an enum's stream uses for its variant tag (`FORMAT.md`); no field of a variant
 /// may have it.

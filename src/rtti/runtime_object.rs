@@ -5,9 +5,7 @@ use crate::rtti::{downcast_box, Reflectable, RttiType, RttiTypeBuilder};
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
-/// The type ID of [`RuntimeObject::rtti_static`]: the placeholder the Rust type `RuntimeObject`
-/// answers when asked for its descriptor without an instance. It is never registered or written.
-pub const RUNTIME_OBJECT_TYPE_ID: u32 = 0xFFFF_FF20;
+use super::reserved::RUNTIME_OBJECT_TYPE_ID;
 
 /// An object of a type defined at run time (see [`TypeDescription`](crate::runtime::TypeDescription)):
 /// one storage slot per field of its own type, and the embedded base object when the type has a

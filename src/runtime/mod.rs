@@ -42,7 +42,7 @@ mod kept;
 mod plain_slot;
 mod raw_plain;
 
-pub use crate::rtti::runtime_object::{RuntimeObject, RUNTIME_OBJECT_TYPE_ID};
+pub use crate::rtti::runtime_object::RuntimeObject;
 pub use crate::rtti::UnknownFields;
 pub use description::{FieldDescription, TypeDescription, VariantDescription};
 pub use kept::MAX_KEPT_TYPES;

@@ -47,7 +47,6 @@ pub(crate) mod table;
 pub use crate::plain::signature::describe_signature;
 pub use diff::{Change, ChangeKind};
 pub(crate) use fingerprint::fingerprint;
-pub use reflect::{FIELD_SCHEMA_TYPE_ID, SCHEMA_TYPE_ID, TYPE_SCHEMA_TYPE_ID, VARIANT_SCHEMA_TYPE_ID};
 pub use table::{stored_schema, table_size};
 
 use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID};

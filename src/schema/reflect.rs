@@ -8,14 +8,7 @@ use crate::field::{WireKind, WireShape};
 use crate::rtti::RttiTypeBuilder;
 use crate::wire::format::FieldHeader;
 
-/// Type ID of [`Schema`].
-pub const SCHEMA_TYPE_ID: u32 = 0xFFFF_FF10;
-/// Type ID of [`TypeSchema`].
-pub const TYPE_SCHEMA_TYPE_ID: u32 = 0xFFFF_FF11;
-/// Type ID of [`VariantSchema`].
-pub const VARIANT_SCHEMA_TYPE_ID: u32 = 0xFFFF_FF12;
-/// Type ID of [`FieldSchema`].
-pub const FIELD_SCHEMA_TYPE_ID: u32 = 0xFFFF_FF13;
+use crate::rtti::reserved::{FIELD_SCHEMA_TYPE_ID, SCHEMA_TYPE_ID, TYPE_SCHEMA_TYPE_ID, VARIANT_SCHEMA_TYPE_ID};
 
 crate::rtti::built_in_reflectable!(Schema, || {
     RttiTypeBuilder::<Schema>::built_in(SCHEMA_TYPE_ID, "Schema")

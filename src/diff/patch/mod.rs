@@ -20,22 +20,10 @@ use crate::rtti::RttiTypeBuilder;
 use crate::schema::FieldSchema;
 use crate::serializer::{DecodeError, DecodeReport, EncodeError, MemorySerializer};
 
-/// Type ID of [`Patch`].
-pub const PATCH_TYPE_ID: u32 = 0xFFFF_FF30;
-/// Type ID of an object edit.
-pub const OBJECT_EDIT_TYPE_ID: u32 = 0xFFFF_FF31;
-/// Type ID of an object body.
-pub const OBJECT_BODY_TYPE_ID: u32 = 0xFFFF_FF32;
-/// Type ID of a plain field edit.
-pub const PLAIN_EDIT_TYPE_ID: u32 = 0xFFFF_FF33;
-/// Type ID of an embedded field edit.
-pub const EMBEDDED_EDIT_TYPE_ID: u32 = 0xFFFF_FF34;
-/// Type ID of an embedded element.
-pub const EMBEDDED_ELEMENT_TYPE_ID: u32 = 0xFFFF_FF35;
-/// Type ID of a pointer field edit.
-pub const POINTER_EDIT_TYPE_ID: u32 = 0xFFFF_FF36;
-/// Type ID of a kept-fields edit.
-pub const KEPT_EDIT_TYPE_ID: u32 = 0xFFFF_FF37;
+use crate::rtti::reserved::{
+    EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, KEPT_EDIT_TYPE_ID, OBJECT_BODY_TYPE_ID, OBJECT_EDIT_TYPE_ID,
+    PATCH_TYPE_ID, PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,
+};
 
 /// An element index or target that is none (no old element; a null pointer is target 0).
 pub(crate) const NONE: u32 = u32::MAX;
