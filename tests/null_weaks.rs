@@ -105,3 +105,44 @@ fn a_null_weak_to_a_trait_object_is_reported_not_closed_over_silently() {
     assert!(!report.is_empty(), "the null element left out is reported");
     assert!(report.to_string().contains("list"), "{report}");
 }
+
+/// A type that must not be made behind the program's back: its constructor panics.
+#[derive(Reflectable)]
+#[rtti(id = 340_004)]
+struct Touchy {
+    #[rtti(id = 1)]
+    label: String,
+}
+
+impl Default for Touchy {
+    fn default() -> Self {
+        panic!("a null `Weak` made an object")
+    }
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 340_005)]
+struct TouchyWatchers {
+    #[rtti(id = 1)]
+    list: Vec<Weak<RefCell<Touchy>>>,
+    #[rtti(id = 2)]
+    fixed: [std::sync::Weak<std::sync::Mutex<Touchy>>; 2],
+    #[rtti(id = 3)]
+    one: Weak<RefCell<Touchy>>,
+}
+
+#[test]
+fn a_null_weak_is_made_without_making_an_object() {
+    let original = TouchyWatchers { list: vec![Weak::new(), Weak::new()], ..TouchyWatchers::default() };
+    for generated in [true, false] {
+        let serializer = MemorySerializer::with(BinarySerializer::new().generated_codecs(generated));
+        let bytes = serializer.encode(&original).unwrap();
+        let (loaded, report) = serializer.decode_as_with_report::<TouchyWatchers>(&bytes).unwrap();
+        assert!(report.is_empty(), "{report}");
+        assert_eq!(loaded.list.len(), 2);
+        assert!(loaded.list.iter().chain([&loaded.one]).all(|weak| weak.upgrade().is_none()));
+        assert!(loaded.fixed.iter().all(|weak| weak.upgrade().is_none()));
+    }
+    let cloned = deep_clone(&original).unwrap();
+    assert_eq!(cloned.list.len(), 2);
+}

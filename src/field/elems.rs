@@ -91,7 +91,7 @@ pub(crate) fn embedded_elems<E: EmbeddedSlot>(
 
 /// The elements of a pointer field pointing at decoded `targets`: a target the element cannot
 /// point at (another type, a trait it lacks) is refused, and so is a null `Weak` to a trait
-/// object (see [`dead_target`]). Also returns how many were refused: an array never closes up
+/// object (see [`null_weak`]). Also returns how many were refused: an array never closes up
 /// over an element it cannot take without saying so.
 #[inline]
 pub(crate) fn pointer_elems<E: PointerSlot>(
@@ -106,9 +106,13 @@ pub(crate) fn pointer_elems<E: PointerSlot>(
         E::from_handle(handle.as_ref())
     };
     if !array {
-        // A single field that cannot be null keeps its value: nothing is lost.
-        let elems = targets.first().and_then(|target| convert(*target)).map_or(Elems::Keep, Elems::One);
-        return (elems, refused);
+        // A null `Weak` is made; a single field that cannot be null keeps its value.
+        let elem = match targets.first() {
+            Some(None) => null_weak::<E>().or_else(|| convert(None)),
+            Some(target) => convert(*target),
+            None => None,
+        };
+        return (elem.map_or(Elems::Keep, Elems::One), refused);
     }
     // Nulls among the targets of elements that cannot be null (a `Weak`, a bare `Rc`).
     let nulls = match E::from_handle(None) {
@@ -118,25 +122,30 @@ pub(crate) fn pointer_elems<E: PointerSlot>(
     if nulls == 0 {
         return (Elems::Many(targets.iter().filter_map(|target| convert(*target)).collect()), refused);
     }
-    let dead = dead_target::<E>();
-    let elems = Elems::Many(targets.iter().filter_map(|target| convert(target.or(dead.as_ref()))).collect());
-    // Without a dead target they are left out: said, never silent.
-    if dead.is_none() {
-        refused += nulls;
+    let mut elems = Vec::with_capacity(targets.len());
+    let mut left_out = 0;
+    for target in targets {
+        match target {
+            // Without a null `Weak` to make, the element is left out: said, never silent.
+            None => match null_weak::<E>() {
+                Some(null) => elems.push(null),
+                None => left_out += 1,
+            },
+            Some(_) => elems.extend(convert(*target)),
+        }
     }
-    (elems, refused)
+    (Elems::Many(elems), refused + left_out)
 }
 
-/// What a null element of a `Weak` field points at: `Weak::new` needs a sized pointee, which a
-/// generic element cannot promise, so it points at an object made here and dropped with the
-/// returned value, which reads as null everywhere. `None` for strong elements, or when the
-/// pointee is a trait object (no type to make one of) or an abstract type.
-fn dead_target<E: PointerSlot>() -> Option<SharedObject> {
+/// A `Weak` element that points at nothing: `Weak::new` needs a sized pointee, which a generic
+/// slot cannot promise, so the pointee's descriptor makes it (no object is made). `None` for
+/// strong elements and for a `Weak` to a trait object, which has no type to make one of.
+fn null_weak<E: PointerSlot>() -> Option<E> {
     if !E::WEAK {
         return None;
     }
     match <<E::Handle as SharedHandle>::Pointee as AsReflectable>::declared() {
-        Declared::Type(declared) => declared().create_shared(<E::Handle as SharedHandle>::FAMILY),
+        Declared::Type(declared) => declared().null_weak::<E>(),
         Declared::Trait(_) => None,
     }
 }

@@ -64,6 +64,12 @@ pub(crate) type MakeShared = fn(Family, Box<dyn Reflectable>) -> Result<SharedOb
 /// [`SharedObject::concrete`] of the type's Rust type.
 pub(crate) type Concrete = fn(&SharedObject) -> Option<SharedObject>;
 
+/// Writes a `Weak` to the type's Rust type that points at nothing into `out`, an
+/// `Option<Weak<..>>` of one of the five families; leaves any other `out` alone. A generic
+/// pointer slot cannot call `Weak::new` (its pointee may be unsized); the descriptor of a sized
+/// type can, without making an object.
+pub(crate) type NullWeak = fn(&mut dyn Any);
+
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
 /// constructor and hooks.
 pub struct RttiType {
@@ -80,6 +86,7 @@ pub struct RttiType {
     pub(crate) create: Option<Constructor>,
     pub(crate) make_shared: MakeShared,
     concrete: Concrete,
+    null_weak: NullWeak,
     pub(crate) hooks: Hooks,
     pub(crate) migrations: Vec<Migration>,
     /// What the schema module computes of the type once: its fingerprint, its schema table entry.
@@ -130,7 +137,7 @@ impl RttiType {
         fields: Vec<RttiField>,
         variants: Option<Variants>,
         create: Option<Constructor>,
-        (make_shared, concrete): (MakeShared, Concrete),
+        (make_shared, concrete, null_weak): (MakeShared, Concrete, NullWeak),
         hooks: Hooks,
         migrations: Vec<Migration>,
     ) -> Self {
@@ -147,6 +154,7 @@ impl RttiType {
             create,
             make_shared,
             concrete,
+            null_weak,
             hooks,
             migrations,
             schema_cache: SchemaCache::default(),
@@ -327,6 +335,13 @@ impl RttiType {
     /// erased `Rc<RefCell<dyn Reflectable>>` (a kept field's) and not borrowed mutably now.
     pub(crate) fn concrete_handle(&self, shared: &SharedObject) -> Option<SharedObject> {
         (self.concrete)(shared)
+    }
+    /// A `Weak` of family `W` (`rc::Weak<RefCell<T>>`, ...) to this type that points at nothing;
+    /// `None` when `W` is not a `Weak` to this type's Rust type.
+    pub(crate) fn null_weak<W: 'static>(&self) -> Option<W> {
+        let mut out: Option<W> = None;
+        (self.null_weak)(&mut out);
+        out
     }
     /// The base object embedded in `object` (which must be of this type).
     pub fn base_of<'a>(&self, object: &'a dyn Reflectable) -> Option<&'a dyn Reflectable> {

@@ -202,23 +202,24 @@ impl Applier<'_> {
             );
             return;
         }
-        // A `Weak` cannot be set to null through its handle type (`Weak::new` needs a sized
-        // pointee): it is set to an object that dies at the end of this call instead, which
-        // reads as null everywhere.
-        let dead = match (pointers.is_weak(), targets.iter().any(Option::is_none), pointers.declared()) {
-            (true, true, Declared::Type(declared)) => declared().create_shared(pointers.family()),
-            (true, true, Declared::Trait(name)) => {
+        // A null `Weak` to a trait object cannot be made (`Weak::new` needs a sized pointee):
+        // the store leaves it out and counts it, said here once with the reason.
+        let mut unexpressed = 0;
+        if let (true, Declared::Trait(name)) = (pointers.is_weak(), pointers.declared()) {
+            unexpressed = targets.iter().filter(|target| target.is_none()).count();
+            if unexpressed > 0 {
                 let why = format!("a null `Weak` to `dyn {name}` cannot be expressed");
                 self.problem(index, name_of(edit, field), ApplyProblemKind::FieldMismatch(why));
-                None
             }
-            _ => None,
-        };
-        let targets: Vec<Option<&SharedObject>> =
-            targets.iter().map(|target| target.as_ref().or(dead.as_ref())).collect();
+        }
+        let targets: Vec<Option<&SharedObject>> = targets.iter().map(Option::as_ref).collect();
         match pointers.store(owner, &targets, self.registry) {
-            Ok(0) => {}
-            Ok(refused) => self.problem(index, name(), ApplyProblemKind::Field(format!("{refused} targets refused"))),
+            Ok(refused) if refused <= unexpressed => {}
+            Ok(refused) => self.problem(
+                index,
+                name(),
+                ApplyProblemKind::Field(format!("{} targets refused", refused - unexpressed)),
+            ),
             Err(error) => self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
         }
     }

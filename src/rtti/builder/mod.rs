@@ -549,7 +549,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             self.fields,
             variants,
             self.create,
-            (make_shared::<T>, SharedObject::concrete::<T>),
+            (make_shared::<T>, SharedObject::concrete::<T>, null_weak::<T>),
             self.hooks,
             self.migrations,
         );
@@ -644,6 +644,18 @@ fn make_shared<T: Reflectable>(
     object: Box<dyn Reflectable>,
 ) -> Result<SharedObject, Box<dyn Reflectable>> {
     Ok(shared_of(family, *downcast_box::<T>(object)?))
+}
+
+/// See [`NullWeak`](super::rtti_type::NullWeak).
+fn null_weak<T: Reflectable>(out: &mut dyn Any) {
+    fn put<W: 'static>(out: &mut dyn Any, weak: impl FnOnce() -> W) -> bool {
+        out.downcast_mut::<Option<W>>().map(|out| *out = Some(weak())).is_some()
+    }
+    let _ = put(out, std::rc::Weak::<RefCell<T>>::new)
+        || put(out, std::rc::Weak::<T>::new)
+        || put(out, std::sync::Weak::<T>::new)
+        || put(out, std::sync::Weak::<Mutex<T>>::new)
+        || put(out, std::sync::Weak::<RwLock<T>>::new);
 }
 
 /// `value` in a shared allocation of `family`.
