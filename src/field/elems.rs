@@ -5,11 +5,10 @@
 use super::access::Shape;
 use super::embedded::EmbeddedSlot;
 use super::error::FieldError;
-use super::pointer::{PointerSlot, SharedHandle};
+use super::pointer::PointerSlot;
 use super::shared_object::SharedObject;
-use super::Declared;
 use crate::plain::{min_elem_size_with, read_elem_with, PlainCodec, PlainError, Reader};
-use crate::rtti::{AsReflectable, Reflectable, Registry};
+use crate::rtti::{Reflectable, Registry};
 
 /// Elements ready to go into a field.
 pub(crate) enum Elems<E> {
@@ -90,9 +89,9 @@ pub(crate) fn embedded_elems<E: EmbeddedSlot>(
 }
 
 /// The elements of a pointer field pointing at decoded `targets`: a target the element cannot
-/// point at (another type, a trait it lacks) is refused, and so is a null `Weak` to a trait
-/// object (see [`null_weak`]). Also returns how many were refused: an array never closes up
-/// over an element it cannot take without saying so.
+/// point at (another type, a trait it lacks) is refused, and so is a null the element cannot
+/// hold (a bare `Rc`, a `Weak` to a trait object). Also returns how many were refused: an array
+/// never closes up over an element it cannot take without saying so.
 #[inline]
 pub(crate) fn pointer_elems<E: PointerSlot>(
     array: bool,
@@ -100,52 +99,16 @@ pub(crate) fn pointer_elems<E: PointerSlot>(
     registry: &Registry,
 ) -> (Elems<E>, usize) {
     let mut refused = 0;
-    let mut convert = |target: Option<&SharedObject>| {
+    let mut convert = |target: &Option<&SharedObject>| {
         let handle = target.and_then(|target| target.cast_in::<E::Handle>(registry));
-        refused += usize::from(target.is_some() && handle.is_none());
-        E::from_handle(handle.as_ref())
+        let elem = E::from_handle(handle.as_ref());
+        // A single field keeps its value instead of a null it cannot hold: nothing is lost.
+        refused += usize::from(if target.is_some() { handle.is_none() } else { array && elem.is_none() });
+        elem
     };
-    if !array {
-        // A null `Weak` is made; a single field that cannot be null keeps its value.
-        let elem = match targets.first() {
-            Some(None) => null_weak::<E>().or_else(|| convert(None)),
-            Some(target) => convert(*target),
-            None => None,
-        };
-        return (elem.map_or(Elems::Keep, Elems::One), refused);
-    }
-    // Nulls among the targets of elements that cannot be null (a `Weak`, a bare `Rc`).
-    let nulls = match E::from_handle(None) {
-        Some(_) => 0,
-        None => targets.iter().filter(|target| target.is_none()).count(),
+    let elems = match array {
+        false => targets.first().and_then(&mut convert).map_or(Elems::Keep, Elems::One),
+        true => Elems::Many(targets.iter().filter_map(&mut convert).collect()),
     };
-    if nulls == 0 {
-        return (Elems::Many(targets.iter().filter_map(|target| convert(*target)).collect()), refused);
-    }
-    let mut elems = Vec::with_capacity(targets.len());
-    let mut left_out = 0;
-    for target in targets {
-        match target {
-            // Without a null `Weak` to make, the element is left out: said, never silent.
-            None => match null_weak::<E>() {
-                Some(null) => elems.push(null),
-                None => left_out += 1,
-            },
-            Some(_) => elems.extend(convert(*target)),
-        }
-    }
-    (Elems::Many(elems), refused + left_out)
-}
-
-/// A `Weak` element that points at nothing: `Weak::new` needs a sized pointee, which a generic
-/// slot cannot promise, so the pointee's descriptor makes it (no object is made). `None` for
-/// strong elements and for a `Weak` to a trait object, which has no type to make one of.
-fn null_weak<E: PointerSlot>() -> Option<E> {
-    if !E::WEAK {
-        return None;
-    }
-    match <<E::Handle as SharedHandle>::Pointee as AsReflectable>::declared() {
-        Declared::Type(declared) => declared().null_weak::<E>(),
-        Declared::Trait(_) => None,
-    }
+    (elems, refused)
 }

@@ -199,10 +199,17 @@ macro_rules! pointer_slots {
             fn pointer_count(&self) -> usize {
                 self.strong_count() + self.weak_count()
             }
-            /// A null target cannot be expressed for an unsized pointee (`Weak::new` needs
-            /// `Sized`), so the field keeps its value.
+            /// A null target is a `Weak` to nothing, which the pointee's descriptor makes
+            /// (`Weak::new` needs a sized pointee, which `U` need not be; no object is made).
+            /// A trait object has no type to make one of: `None`.
             fn from_handle(target: Option<&$strong>) -> Option<Self> {
-                target.map(SharedHandle::downgrade)
+                let Some(target) = target else {
+                    return match U::declared() {
+                        Declared::Type(declared) => declared().null_weak::<Self>(),
+                        Declared::Trait(_) => None,
+                    };
+                };
+                Some(SharedHandle::downgrade(target))
             }
         }
     )*};
