@@ -6,7 +6,7 @@
 //! Run with `cargo run --example prefab`.
 
 use reflectable::clone::Cloner;
-use reflectable::diff::{apply_to_handle, diff, rtti_eq, Patch};
+use reflectable::diff::{diff, rtti_eq, Patch};
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -51,7 +51,7 @@ fn child(entity: &Handle, index: usize) -> Handle {
 /// An instance of `prefab`: its clone with `overrides` applied.
 fn instantiate(prefab: &Handle, overrides: &Patch) -> Handle {
     let instance = Cloner::new().clone_handle(prefab).expect("a prefab clones");
-    let report = apply_to_handle(&instance, overrides);
+    let report = overrides.apply_shared(&instance);
     assert!(report.is_complete(), "{report}");
     instance
 }

@@ -132,7 +132,7 @@ fn compare(serializer: &MemorySerializer<'_>, bytes: &[u8], rounds: usize) {
         // What `reflectable json` does: read the file without its types, write its JSON twin.
         let started = Instant::now();
         let graph = DynamicGraph::from_bytes(bytes).expect("decode");
-        reflectable::json::write(&graph, std::io::sink()).expect("a JSON form");
+        graph.write_json(std::io::sink()).expect("a JSON form");
         json.push(started.elapsed());
     }
     let median = |times: &mut Vec<Duration>| {

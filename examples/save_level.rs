@@ -30,7 +30,8 @@ fn main() {
     let (loaded, report): (Level, _) = serializer.decode_as_with_report(&path).expect("load the level");
     let loaded_in = started.elapsed();
     assert!(report.is_empty(), "the same types read everything as it is: {report}");
-    let schema = reflectable::schema::table_size(&std::fs::read(&path).expect("read the file")).expect("a stream");
+    let schema =
+        reflectable::schema::Schema::size_in_stream(&std::fs::read(&path).expect("read the file")).expect("a stream");
 
     let shared = compare_levels(&level, &loaded).expect("the loaded level equals the saved one");
     assert_eq!(shared, stats.shared_objects, "every shared object comes back exactly once");

@@ -11,7 +11,7 @@ mod level;
 
 use level::{break_cycles, build_level, scene_objects as objects, Camera, Component, Level, Projection, SceneObject};
 use reflectable::clone::deep_clone;
-use reflectable::diff::{apply, diff, rtti_eq, Patch};
+use reflectable::diff::{diff, rtti_eq, Patch};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -107,7 +107,7 @@ fn main() {
 
     // Undo everything, checking each state on the way.
     for (index, step) in steps.iter().enumerate().rev() {
-        let report = apply(&mut level, &step.reverse);
+        let report = step.reverse.apply(&mut level);
         assert!(report.is_complete(), "undo {}: {report}", step.name);
         rtti_eq(&level, &states[index]).unwrap_or_else(|d| panic!("undo {}: {d}", step.name));
     }
@@ -115,7 +115,7 @@ fn main() {
 
     // Redo everything.
     for (index, step) in steps.iter().enumerate() {
-        let report = apply(&mut level, &step.forward);
+        let report = step.forward.apply(&mut level);
         assert!(report.is_complete(), "redo {}: {report}", step.name);
         rtti_eq(&level, &states[index + 1]).unwrap_or_else(|d| panic!("redo {}: {d}", step.name));
     }

@@ -5,7 +5,7 @@
 //!
 //! Every reflectable type has an [`RttiType`]: a name, a stable numeric type ID, an optional base
 //! type, its fields, a constructor and serialization hooks. Types register themselves through
-//! `inventory`, so objects can be created from a numeric ID or a name ([`rtti::rtti_create`]), and
+//! `inventory`, so objects can be created from a numeric ID or a name ([`Registry::create`]), and
 //! every field of every object can be walked, read and written without naming the types.
 //!
 //! Fields have unique numeric IDs and one of three kinds ([`field::FieldKind`]), each also as an
@@ -19,8 +19,7 @@
 //! ## Declaring a type with the derive
 //!
 //! ```
-//! use reflectable::rtti::{rtti_create, rtti_is_subclass};
-//! use reflectable::{reflect_trait, Reflectable};
+//! use reflectable::{reflect_trait, Reflectable, Registry};
 //! use std::cell::RefCell;
 //! use std::rc::{Rc, Weak};
 //!
@@ -57,10 +56,10 @@
 //!     parent: Weak<RefCell<Node>>,
 //! }
 //!
-//! let object = rtti_create(200_001).expect("Texture is registered");
+//! let object = Registry::global().create(200_001).expect("Texture is registered");
 //! assert_eq!(object.rtti().name(), "Texture");
-//! assert!(rtti_is_subclass::<Resource>(&*object));
-//! assert!(rtti_create(200_000).is_none(), "abstract types have no constructor");
+//! assert!(object.is_subclass_of::<Resource>());
+//! assert!(Registry::global().create(200_000).is_none(), "abstract types have no constructor");
 //!
 //! let size = object.rtti().field_by_name("size").unwrap();
 //! assert_eq!(size.get::<[u32; 2]>(&*object).unwrap(), [0, 0]);
@@ -132,7 +131,7 @@
 //! let celsius = Sensor::rtti_static().field(2).unwrap();
 //! celsius.set(&mut sensor, 20.0f64).unwrap();
 //! assert!((sensor.kelvin - 293.15).abs() < 1e-9);
-//! assert!(reflectable::rtti::rtti_create_by_name("Sensor").is_some());
+//! assert!(reflectable::Registry::global().create_by_name("Sensor").is_some());
 //! ```
 //!
 //! ## Enums, generic types and containers of objects

@@ -16,15 +16,19 @@ pub use std::cell::RefCell;
 pub use std::rc::Rc;
 pub use std::sync::{Arc, Mutex, RwLock};
 
-pub use crate::field::{Container, One};
+pub use crate::field::access::One;
+pub use crate::field::cast::{TraitCast, TraitCastFn};
+pub use crate::field::embedded::boxed_trait_object;
+pub use crate::field::Container;
 pub use crate::plain::{
-    compact::sum_min_sizes, elem_size, inline_or_dynamic, read_elem, sum_static_sizes, write_elem, PlainCodec,
-    PlainError, PlainType, Reader,
+    compact::sum_min_sizes,
+    elem_size, read_elem,
+    sizes::{inline_or_dynamic, sum_static_sizes},
+    write_elem, PlainCodec, PlainError, PlainType, Reader,
 };
-pub use crate::rtti::{
-    generic_rtti, instantiation_id, instantiation_name, Reflectable, RttiError, RttiHooks, RttiType, RttiTypeBuilder,
-    TypeArgument,
-};
+pub use crate::rtti::generic::{generic_rtti, instantiation_id, instantiation_name, InstantiationId};
+pub use crate::rtti::registry::TypeRegistration;
+pub use crate::rtti::{Reflectable, RttiError, RttiHooks, RttiType, RttiTypeBuilder, TypeArgument};
 pub use crate::{
     __reflectable_array_fill as array_fill, __reflectable_impl_boxed_embedded as impl_boxed_embedded,
     __reflectable_impl_reflectable as impl_reflectable, register_trait_impl,
@@ -150,7 +154,7 @@ pub fn base<O: Reflectable, B: Reflectable>(
     builder.base(get, get_mut)
 }
 
-pub use crate::plain::{PlainDescription, PlainLayout};
+pub use crate::plain::described::{PlainDescription, PlainLayout};
 
 /// A `#[rtti(unknown)]` member.
 pub fn unknown_fields<O: Reflectable>(
@@ -457,7 +461,7 @@ macro_rules! __reflectable_impl_boxed_embedded {
                 object: ::core::option::Option<::std::boxed::Box<dyn $crate::Reflectable>>,
                 _: &$crate::Registry,
             ) -> ::core::option::Option<Self> {
-                $crate::rtti::downcast_box::<$type>(object?).ok()
+                object?.downcast_box::<$type>().ok()
             }
         }
     };
@@ -517,7 +521,7 @@ macro_rules! __reflectable_impl_reflectable {
         $crate::__private::impl_reflectable!($type, $build);
 
         $crate::__private::inventory::submit! {
-            $crate::rtti::TypeRegistration { rtti: || RTTI.as_ref() }
+            $crate::__private::TypeRegistration { rtti: || RTTI.as_ref() }
         }
     };
 }

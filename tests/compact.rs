@@ -27,7 +27,7 @@ fn compact() -> MemorySerializer<'static> {
 
 /// The schema table of a version 3 stream (the 234 bytes before its trailer in FORMAT.md).
 fn table_of(normal: &[u8]) -> &[u8] {
-    let size = reflectable::schema::table_size(normal).unwrap();
+    let size = reflectable::schema::Schema::size_in_stream(normal).unwrap();
     &normal[normal.len() - TRAILER_SIZE - size..normal.len() - TRAILER_SIZE]
 }
 
@@ -79,7 +79,7 @@ fn samples_transcode_exactly_and_decode_alike() {
     for normal in fuzz_model::sample_encodings().into_iter().filter(|bytes| bytes[4] != 4) {
         let Ok(bytes) = to_compact(&normal) else {
             // Only the fingerprint-table sample has no schema table to go by.
-            assert!(reflectable::schema::stored_schema(&normal).is_err());
+            assert!(reflectable::schema::Schema::of_stream(&normal).is_err());
             continue;
         };
         assert!(bytes.len() < normal.len(), "{} bytes against {}", bytes.len(), normal.len());

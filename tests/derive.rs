@@ -2,9 +2,9 @@
 //! and through nothing but its `__private` module) and type IDs given as constants.
 
 use reflectable::field::FieldKind;
-use reflectable::rtti::{rtti_create, rtti_is_subclass, RttiHooks};
+use reflectable::rtti::RttiHooks;
 use reflectable::serializer::MemorySerializer;
-use reflectable::{reflect_trait, PlainType, Reflectable};
+use reflectable::{reflect_trait, PlainType, Reflectable, Registry};
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -105,9 +105,9 @@ fn a_crate_path_reaches_everything_the_derives_generate_through_private() {
             (7, FieldKind::Pointer, false),
         ]
     );
-    let car = rtti_create(CAR_ID).expect("Car is registered");
-    assert!(rtti_is_subclass::<Base>(&*car));
-    assert!(rtti_create(310_000).is_none(), "Base is abstract");
+    let car = Registry::global().create(CAR_ID).expect("Car is registered");
+    assert!(car.is_subclass_of::<Base>());
+    assert!(Registry::global().create(310_000).is_none(), "Base is abstract");
     assert_eq!(<Extent as reflectable::plain::PlainType>::STATIC_SIZE, Some(8));
 }
 

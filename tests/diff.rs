@@ -11,7 +11,7 @@ mod random_graph;
 use quickcheck::{quickcheck, TestResult};
 use random_graph::{build, cut_outward_weaks, node, reachable, unlink, Kind, Node};
 use reflectable::clone::Cloner;
-use reflectable::diff::{apply, apply_to_handle, diff, diff_walked, rtti_eq, ApplyProblemKind, Patch};
+use reflectable::diff::{diff, diff_walked, rtti_eq, ApplyProblemKind, Patch};
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -107,7 +107,7 @@ quickcheck! {
         let (a, b) = graph_and_edited(&values, &edges, &edits);
         let patch = diff(&a[0], &b).unwrap();
         let target = clone(&a[0]);
-        let report = apply_to_handle(&target, &patch);
+        let report = patch.apply_shared(&target);
         let applied = report.is_complete() && rtti_eq(&target, &b).is_ok();
         if !applied {
             eprintln!("report: {report}\ndifference: {:?}\npatch: {patch:?}", rtti_eq(&target, &b).err());
@@ -151,7 +151,7 @@ quickcheck! {
         }
         if let Ok((patch, _)) = Patch::from_bytes(&bytes) {
             let target = clone(&a[0]);
-            let _ = apply_to_handle(&target, &patch);
+            let _ = patch.apply_shared(&target);
             unlink(&reachable(&target));
         }
         unlink(&reachable(&b));
@@ -178,7 +178,7 @@ fn a_move_is_one_pointer_edit_and_a_retarget_creates_nothing() {
     assert_eq!(patch.objects_changed(), 1, "{patch:?}");
     assert_eq!(patch.objects_created(), 0);
     let target = clone(&root);
-    assert!(apply_to_handle(&target, &patch).is_complete());
+    assert!(patch.apply_shared(&target).is_complete());
     rtti_eq(&target, &edited).unwrap();
     for root in [root, edited, target] {
         unlink(&reachable(&root));
@@ -211,7 +211,7 @@ fn edits_inside_singly_held_objects_address_the_right_elements() {
     assert_eq!(patch.objects_changed(), 2, "{patch:?}");
     assert_eq!(patch.objects_created(), 0, "{patch:?}");
     let target = clone(&root);
-    let report = apply_to_handle(&target, &patch);
+    let report = patch.apply_shared(&target);
     assert!(report.is_complete(), "{report}");
     rtti_eq(&target, &edited).unwrap();
     let values = |root: &Shared| reachable(root).iter().map(|n| n.borrow().value).collect::<Vec<_>>();
@@ -239,7 +239,7 @@ fn an_insert_into_a_long_plain_array_is_a_small_patch() {
     let size = patch.to_bytes().unwrap().len();
     assert!(size < 1_000, "{size} bytes");
     let mut target = Samples { values: old.values.clone() };
-    assert!(apply(&mut target, &patch).is_complete());
+    assert!(patch.apply(&mut target).is_complete());
     assert_eq!(target.values, new.values);
 }
 
@@ -273,13 +273,13 @@ mod v2 {
 fn patches_survive_renames_and_added_fields_and_report_what_is_gone() {
     let patch = diff(&v1::Lamp { on: false, name: "a".into() }, &v1::Lamp { on: true, name: "b".into() }).unwrap();
     let mut lamp = v2::Lamp { is_on: false, label: "a".into(), hue: 0.5 };
-    assert!(apply(&mut lamp, &patch).is_complete());
+    assert!(patch.apply(&mut lamp).is_complete());
     assert_eq!((lamp.is_on, lamp.label.as_str(), lamp.hue), (true, "b", 0.5));
 
     // Made by the newer build, applied by the older one: the field it lacks is reported.
     let patch = diff(&v2::Lamp::default(), &v2::Lamp { is_on: true, label: String::new(), hue: 0.25 }).unwrap();
     let mut lamp = v1::Lamp::default();
-    let report = apply(&mut lamp, &patch);
+    let report = patch.apply(&mut lamp);
     assert!(lamp.on, "what it can apply, it applies");
     assert_eq!(report.problems().len(), 1, "{report}");
     assert_eq!(report.problems()[0].kind, ApplyProblemKind::Gone);
@@ -287,7 +287,7 @@ fn patches_survive_renames_and_added_fields_and_report_what_is_gone() {
 
     // A patch for another type is refused, not applied by accident.
     let patch = diff(&Node::default(), &Node { value: 3, ..Node::default() }).unwrap();
-    let report = apply(&mut lamp, &patch);
+    let report = patch.apply(&mut lamp);
     assert!(matches!(report.problems()[0].kind, ApplyProblemKind::TypeMismatch { expected: 570_002, .. }), "{report}");
 }
 
@@ -317,7 +317,7 @@ fn a_patch_of_a_level_reapplies_one_percent_of_edits() {
     assert_eq!(patch.objects_changed(), 1 + objects.len().div_ceil(100));
     assert_eq!(patch.objects_created(), 0);
     let mut target = reflectable::clone::deep_clone(&level).unwrap();
-    let report = apply(&mut target, &patch);
+    let report = patch.apply(&mut target);
     assert!(report.is_complete(), "{report}");
     rtti_eq(&target, &edited).unwrap();
     for level in [&level, &edited, &target] {
@@ -400,7 +400,7 @@ fn level_edits_make_the_walked_patch(seed: u8, edits: Vec<(u8, u16, u16)>) -> bo
     let patch = diff(&level, &edited).unwrap();
     let same = patch == diff_walked(&level, &edited).unwrap();
     let mut target = reflectable::clone::deep_clone(&level).unwrap();
-    let report = apply(&mut target, &patch);
+    let report = patch.apply(&mut target);
     let applied = report.is_complete() && rtti_eq(&target, &edited).is_ok();
     for level in [&level, &edited, &target] {
         level::break_cycles(level);
@@ -442,7 +442,7 @@ fn diff_in_time(old: Arc<Mutex<Locked>>, new: Arc<Mutex<Locked>>) {
     std::thread::spawn(move || {
         let patch = diff(&old, &new).unwrap();
         let target = Cloner::new().clone_handle(&old).unwrap();
-        let report = apply_to_handle(&target, &patch);
+        let report = patch.apply_shared(&target);
         assert!(report.is_complete(), "{report}");
         rtti_eq(&target, &new).unwrap();
         done.send(()).unwrap();
@@ -597,7 +597,7 @@ quickcheck! {
         let patch = diff(&old, &new).unwrap();
         let same = patch == diff_walked(&old, &new).unwrap();
         let mut target = reflectable::clone::deep_clone(&old).unwrap();
-        let applied = apply(&mut target, &patch).is_complete() && rtti_eq(&target, &new).is_ok();
+        let applied = patch.apply(&mut target).is_complete() && rtti_eq(&target, &new).is_ok();
         TestResult::from_bool(same && applied && diff(&old, &old).unwrap().is_empty())
     }
 }

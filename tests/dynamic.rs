@@ -7,7 +7,8 @@ mod level;
 mod fuzz_model;
 
 use reflectable::dynamic::{DynamicError, DynamicField, DynamicGraph, DynamicObject, DynamicValue};
-use reflectable::serializer::{AsRoot, BinarySerializer, DecodeErrorKind, DecodeEvent, Limits, MemorySerializer};
+use reflectable::rtti::AsRoot;
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, DecodeEvent, Limits, MemorySerializer};
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -41,7 +42,7 @@ fn the_worked_example_reads_by_name_without_its_types_and_writes_back() {
     drop(root);
 
     assert_eq!(graph.to_bytes().unwrap(), bytes);
-    assert_eq!(graph.schema().unwrap(), reflectable::schema::stored_schema(&bytes).unwrap());
+    assert_eq!(graph.schema().unwrap(), reflectable::schema::Schema::of_stream(&bytes).unwrap());
 }
 
 #[test]

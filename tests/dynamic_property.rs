@@ -21,7 +21,7 @@ quickcheck! {
         let nodes = build(&values, &edges);
         let bytes = reflectable::serializer::BinarySerializer::new()
             .checksum(checksum)
-            .encode_to_vec(reflectable::serializer::Root::shared(&nodes[0]), &mut ())
+            .encode_to_vec(reflectable::rtti::Root::shared(&nodes[0]), &mut ())
             .unwrap();
         unlink(&nodes);
         let graph = DynamicGraph::from_bytes(&bytes).unwrap();
@@ -35,11 +35,11 @@ quickcheck! {
         let nodes = build(&values, &edges);
         let bytes = reflectable::serializer::BinarySerializer::new()
             .checksum(checksum)
-            .encode_to_vec(reflectable::serializer::Root::shared(&nodes[0]), &mut ())
+            .encode_to_vec(reflectable::rtti::Root::shared(&nodes[0]), &mut ())
             .unwrap();
         unlink(&nodes);
         let text = reflectable::json::from_bytes(&bytes).unwrap();
-        let graph = reflectable::json::graph_from_str(&text).unwrap();
+        let graph = DynamicGraph::from_json(&text).unwrap();
         TestResult::from_bool(graph == DynamicGraph::from_bytes(&bytes).unwrap() && graph.to_bytes().unwrap() == bytes)
     }
 

@@ -7,7 +7,7 @@
 //! Regenerate the file (only if the v1 definitions themselves were wrong) with
 //! `REFLECTABLE_WRITE_TEST_DATA=1 cargo test --test evolution`.
 
-use reflectable::schema::{stored_schema, Change, ChangeKind, Schema, TypeSchema};
+use reflectable::schema::{Change, ChangeKind, Schema, TypeSchema};
 use reflectable::serializer::{BinarySerializer, DecodeErrorKind, MemorySerializer};
 use reflectable::{PlainType, Reflectable, Registry, RttiTypeBuilder};
 use std::path::PathBuf;
@@ -269,7 +269,7 @@ struct LosslessV1 {
 
 #[test]
 fn the_stored_schema_says_what_changed() {
-    let stored = stored_schema(&committed()).unwrap();
+    let stored = Schema::of_stream(&committed()).unwrap();
     let now = Schema::new(vec![TypeSchema::of(Ship::rtti_static()), TypeSchema::of(Stance::rtti_static())]);
     // The schemas alone: retyping `armor` loses data.
     let changes = stored.compare(&now);

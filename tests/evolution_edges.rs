@@ -2,7 +2,7 @@
 //! variant a migration renamed, a stand-in handed to a migration, types reached only through
 //! fields. Each of these once read a stored value as another type, or dropped it without a word.
 
-use reflectable::schema::{stored_schema, ChangeKind};
+use reflectable::schema::{ChangeKind, Schema};
 use reflectable::serializer::{BinarySerializer, DecodeErrorKind, DecodeEvent, MemorySerializer, SkipReason};
 use reflectable::{PlainType, Reflectable, Registry, RttiTypeBuilder};
 use std::collections::BTreeMap;
@@ -87,7 +87,7 @@ fn a_map_whose_keys_changed_type_is_skipped_and_reported_not_reinterpreted() {
     let strict = MemorySerializer::with(BinarySerializer::new().strict(true)).decode_as::<Holder>(&bytes);
     assert!(matches!(strict.unwrap_err().kind(), DecodeErrorKind::DataLoss { .. }));
     // The schema comparison sees it too.
-    let stored = stored_schema(&bytes).unwrap();
+    let stored = Schema::of_stream(&bytes).unwrap();
     let changes = Registry::global().changes_since(&stored);
     assert!(changes.iter().any(|change| change.loses_data() && change.to_string().contains("`by_key` retyped")));
 }
@@ -186,7 +186,7 @@ struct Outer {
 fn types_reached_only_through_fields_are_not_reported_removed() {
     // `Wrap<Cell>` is never registered: decoders find it through `Outer::wrapped`.
     let bytes = reflectable::to_vec(&Outer::default()).unwrap();
-    let stored = stored_schema(&bytes).unwrap();
+    let stored = Schema::of_stream(&bytes).unwrap();
     assert!(stored.types.iter().any(|schema| schema.name == "Wrap<Cell>"));
     let (_, report) = MemorySerializer::new().decode_as_with_report::<Outer>(&bytes).unwrap();
     assert!(report.is_empty(), "{report}");

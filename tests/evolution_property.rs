@@ -4,8 +4,6 @@
 //! or keeps its default and the report names the field: never a reinterpreted value.
 
 use quickcheck::{quickcheck, TestResult};
-use reflectable::field::{Accessor, VecShape};
-use reflectable::rtti::downcast_box;
 use reflectable::serializer::{BinarySerializer, DecodeEvent, SkipReason};
 use reflectable::{Reflectable, Registry, RttiType, RttiTypeBuilder};
 use std::collections::BTreeMap;
@@ -112,12 +110,7 @@ macro_rules! array_slot {
         let set = move |bag: &mut Bag, value: Vec<$elem>| {
             bag.slots.insert(id, Val::$variant(value));
         };
-        $builder.add_plain::<Vec<$elem>, VecShape>(
-            id,
-            format!("f{id}"),
-            Accessor::Computed { get: Box::new(get), set: Box::new(set) },
-            Some(<$elem>::default),
-        )
+        $builder.plain_array_computed::<Vec<$elem>>(id, format!("f{id}"), get, set)
     }};
 }
 
@@ -280,7 +273,7 @@ fn evolve(seed: u64) -> TestResult {
     registry.register(reader).expect("registers");
     let (root, report) =
         BinarySerializer::with_registry(&registry).decode_with_report(&bytes, &mut ()).expect("decodes");
-    let Ok(bag) = downcast_box::<Bag>(root) else { return TestResult::error("the root is not a bag") };
+    let Ok(bag) = root.downcast_box::<Bag>() else { return TestResult::error("the root is not a bag") };
 
     let skipped = |id: u16| {
         report.events().any(|(event, _)| matches!(event, DecodeEvent::FieldSkipped { field_id, .. } if *field_id == id))
@@ -336,5 +329,5 @@ fn identical_schemas_read_everything_with_an_empty_report() {
     registry.register(reader).unwrap();
     let (root, report) = BinarySerializer::with_registry(&registry).decode_with_report(&bytes, &mut ()).unwrap();
     assert!(report.is_empty(), "{report}");
-    assert_eq!(downcast_box::<Bag>(root).ok().unwrap().slots, slots);
+    assert_eq!(root.downcast_box::<Bag>().ok().unwrap().slots, slots);
 }

@@ -4,7 +4,8 @@
 #[path = "../examples/common/level.rs"]
 mod level;
 
-use reflectable::serializer::{write_atomically, BinarySerializer, EncodeError, FileSerializer, Root};
+use reflectable::rtti::Root;
+use reflectable::serializer::{write_atomically, BinarySerializer, EncodeError, FileSerializer};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 

@@ -65,7 +65,7 @@ fn the_same_types_read_it_and_it_is_smaller_by_the_descriptions() {
     let full = MemorySerializer::new().encode(&door()).unwrap();
     // Three types: 48 bytes of fingerprint table against 234 of schema table.
     assert_eq!(full.len() - bytes.len(), 234 - 48);
-    assert_eq!(reflectable::schema::table_size(&bytes).unwrap(), 48);
+    assert_eq!(reflectable::schema::Schema::size_in_stream(&bytes).unwrap(), 48);
     let back: Door = fingerprints().decode_as(&bytes).unwrap();
     assert_eq!(back, door());
     // Any serializer reads it: the stream says how it is written.
@@ -136,13 +136,13 @@ fn a_reader_lacking_a_type_refuses_the_stream() {
 
 fn lock_fingerprint() -> u64 {
     let full = MemorySerializer::new().encode(&door()).unwrap();
-    reflectable::schema::stored_schema(&full).unwrap().get(1002).unwrap().fingerprint
+    reflectable::schema::Schema::of_stream(&full).unwrap().get(1002).unwrap().fingerprint
 }
 
 #[test]
 fn a_stream_without_descriptions_has_no_stored_schema() {
     let bytes = fingerprints().encode(&door()).unwrap();
-    let error = reflectable::schema::stored_schema(&bytes).unwrap_err();
+    let error = reflectable::schema::Schema::of_stream(&bytes).unwrap_err();
     assert_eq!(error.kind(), &DecodeErrorKind::NoSchema);
 }
 
@@ -151,7 +151,7 @@ fn the_dynamic_graph_and_its_json_write_it_back_exactly() {
     let bytes = fingerprints().encode(&door()).unwrap();
     let graph = DynamicGraph::from_bytes(&bytes).unwrap();
     let full = MemorySerializer::new().encode(&door()).unwrap();
-    let schema = reflectable::schema::stored_schema(&full).unwrap();
+    let schema = reflectable::schema::Schema::of_stream(&full).unwrap();
     let listed: Vec<(u32, u64)> = schema.types.iter().map(|t| (t.id, t.fingerprint)).collect();
     let mut listed_in_order = listed.clone();
     listed_in_order.sort_by_key(|&(id, _)| [1000, 1001, 1002].iter().position(|&x| x == id));
@@ -159,7 +159,7 @@ fn the_dynamic_graph_and_its_json_write_it_back_exactly() {
     assert!(graph.schema().unwrap().types.is_empty());
     assert_eq!(graph.to_bytes().unwrap(), bytes);
     let mut json = Vec::new();
-    reflectable::json::write(&graph, &mut json).unwrap();
+    graph.write_json(&mut json).unwrap();
     let text = String::from_utf8(json).unwrap();
     assert!(text.contains("\"f23d4d3df8acc8bf\""), "{text}");
     assert_eq!(reflectable::json::to_bytes(&text).unwrap(), bytes);
@@ -169,7 +169,7 @@ fn the_dynamic_graph_and_its_json_write_it_back_exactly() {
 fn a_json_document_cannot_list_types_and_fingerprints_both() {
     let bytes = fingerprints().encode(&door()).unwrap();
     let mut json = Vec::new();
-    reflectable::json::write(&DynamicGraph::from_bytes(&bytes).unwrap(), &mut json).unwrap();
+    DynamicGraph::from_bytes(&bytes).unwrap().write_json(&mut json).unwrap();
     let mut document: serde_json::Value = serde_json::from_slice(&json).unwrap();
     document["types"] = serde_json::json!([]);
     let error = reflectable::json::to_bytes(&document.to_string()).unwrap_err();

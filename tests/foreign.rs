@@ -5,7 +5,8 @@
 
 use reflectable::field::{ElemShape, FieldKind, PlainInfo};
 use reflectable::plain::{PlainCodec, PlainError, Reader, FIRST_USER_PLAIN_TYPE_ID};
-use reflectable::serializer::{BinarySerializer, DecodeError, Root};
+use reflectable::rtti::Root;
+use reflectable::serializer::{BinarySerializer, DecodeError};
 use reflectable::{Reflectable, Registry};
 use smallvec::SmallVec;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};

@@ -277,7 +277,7 @@ struct Slots {
 #[test]
 fn nulls_are_explicit() {
     let bytes = MemorySerializer::new().encode(&Slots::default()).unwrap();
-    let table = reflectable::schema::table_size(&bytes).unwrap();
+    let table = reflectable::schema::Schema::size_in_stream(&bytes).unwrap();
     assert_eq!(
         bytes[8..bytes.len() - TRAILER_SIZE - table],
         [

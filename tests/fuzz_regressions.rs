@@ -60,8 +60,8 @@ fn the_foreign_fingerprint_seed_takes_the_evolved_path_without_loss() {
     let foreign = encodings.last().unwrap();
     assert_ne!(foreign, &encodings[0]);
     assert_eq!(
-        reflectable::schema::table_size(foreign).unwrap(),
-        reflectable::schema::table_size(&encodings[0]).unwrap()
+        reflectable::schema::Schema::size_in_stream(foreign).unwrap(),
+        reflectable::schema::Schema::size_in_stream(&encodings[0]).unwrap()
     );
     let (root, report) =
         reflectable::serializer::MemorySerializer::new().decode_as_with_report::<fuzz_model::Machine>(foreign).unwrap();
@@ -77,7 +77,7 @@ fn the_foreign_fingerprint_seed_takes_the_evolved_path_without_loss() {
 fn the_derived_inputs_reach_the_objects_and_the_table() {
     use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
     let seed = &fuzz_model::sample_encodings()[0];
-    let table_start = seed.len() - 24 - reflectable::schema::table_size(seed).unwrap();
+    let table_start = seed.len() - 24 - reflectable::schema::Schema::size_in_stream(seed).unwrap();
     let body = fuzz_model::without_trailer(seed).unwrap();
     assert_eq!((body.len(), &body[4..8]), (table_start, &1u32.to_le_bytes()[..]));
     let root: fuzz_model::Machine = MemorySerializer::new().decode_as(&body).unwrap();

@@ -12,7 +12,8 @@ mod random_graph;
 
 use quickcheck::quickcheck;
 use reflectable::plain::{PlainCodec, PlainError, Reader};
-use reflectable::serializer::{AsRoot, BinarySerializer, EncodeError, MemorySerializer};
+use reflectable::rtti::AsRoot;
+use reflectable::serializer::{BinarySerializer, EncodeError, MemorySerializer};
 use reflectable::{Reflectable, UnknownFields};
 use smallvec::SmallVec;
 use std::cell::RefCell;
@@ -29,7 +30,7 @@ fn both_ways<R: AsRoot + ?Sized>(root: &R) -> Vec<u8> {
     let generated = serializer(true).encode(root).unwrap();
     let walked = serializer(false).encode(root).unwrap();
     assert_eq!(generated, walked, "generated code and the descriptor walk wrote different bytes");
-    let shared = matches!(root.as_root(), reflectable::serializer::Root::Shared(_));
+    let shared = matches!(root.as_root(), reflectable::rtti::Root::Shared(_));
     let again = [true, false].map(|reader| {
         let reader = serializer(reader);
         if !shared {
@@ -37,7 +38,7 @@ fn both_ways<R: AsRoot + ?Sized>(root: &R) -> Vec<u8> {
         }
         let back = reader.decode_shared::<Rc<RefCell<dyn Reflectable>>>(&generated).unwrap();
         let again = serializer(false).encode(&back).unwrap();
-        reflectable::rtti::break_cycles_shared(&back);
+        reflectable::rtti::break_cycles(&back);
         again
     });
     assert_eq!(again[0], again[1], "the graphs read back both ways wrote different bytes");

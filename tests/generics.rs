@@ -1,7 +1,6 @@
 //! Generic reflectable types: each instantiation is a type of its own, with its own ID and name.
 
 use reflectable::rtti::{derived_instantiation_id, TypeArgument};
-use reflectable::rtti::{rtti_create, rtti_create_by_name};
 use reflectable::{from_slice, register_type, to_vec, PlainType, Reflectable, Registry};
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -124,12 +123,12 @@ fn the_derived_id_is_the_documented_hash() {
 
 #[test]
 fn registered_instantiations_are_created_by_id_and_name() {
-    let texture = rtti_create(200_310).unwrap();
+    let texture = Registry::global().create(200_310).unwrap();
     assert!(texture.is::<Handle<Texture>>());
-    let mesh = rtti_create(Handle::<Mesh>::rtti_static().id()).unwrap();
+    let mesh = Registry::global().create(Handle::<Mesh>::rtti_static().id()).unwrap();
     assert!(mesh.is::<Handle<Mesh>>());
-    assert!(rtti_create_by_name("Handle<Sound>").unwrap().is::<Handle<Sound>>());
-    assert!(rtti_create_by_name("Pool<Mesh>").unwrap().is::<Pool<Mesh>>());
+    assert!(Registry::global().create_by_name("Handle<Sound>").unwrap().is::<Handle<Sound>>());
+    assert!(Registry::global().create_by_name("Pool<Mesh>").unwrap().is::<Pool<Mesh>>());
     assert!(Registry::global().get(Handle::<Sound>::rtti_static().id()).is_some());
 }
 

@@ -1,5 +1,5 @@
 //! Streams and patches built to slip a deep drop past the decoder's drop check (and
-//! `diff::apply`'s), from an adversarial review of the check: orphans that hold nothing at the
+//! `Patch::apply`'s), from an adversarial review of the check: orphans that hold nothing at the
 //! drop, a table of handles freed in the wrong order, links the estimate priced too low, a
 //! failed decode's teardown, patch links nested deep, and orphan cycles a fixed array kept alive.
 //! Each is decoded (or applied) with the default limits on the main thread and on a worker
@@ -391,7 +391,7 @@ fn a_failed_decode_lets_go_of_nested_chains_parents_first(thread: Thread) {
     refused_or_dropped("a short, deep immutable chain", thread, load_and_drop::<ImmutableLinks>(&immutable_links(250)));
 }
 
-// ---- diff::apply prices a patch's links by their nesting -------------------------------------
+// ---- Patch::apply prices a patch's links by their nesting -------------------------------------
 
 #[derive(Reflectable, Default, Clone)]
 #[rtti(id = 490_030)]
@@ -452,7 +452,7 @@ fn patch_links_are_priced_by_nesting(thread: Thread) {
         at = take_next(&mut link.borrow_mut());
     }
     let (patch, _) = Patch::from_bytes(&bytes).expect("the patch loads");
-    let report = diff::apply(&mut value, &patch);
+    let report = patch.apply(&mut value);
     for problem in report.problems() {
         assert!(
             matches!(&problem.kind, ApplyProblemKind::Malformed { at, .. } if at == "objects"),

@@ -1,7 +1,7 @@
 //! Hostile patches of shapes a mutation rarely finds (issue 38's review): elements of no size
 //! spread over many edits, and a chain of created objects too long to drop.
 
-use reflectable::diff::{apply, diff, ApplyProblemKind, Patch};
+use reflectable::diff::{diff, ApplyProblemKind, Patch};
 use reflectable::Reflectable;
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -77,7 +77,7 @@ fn a_patch_that_links_too_long_a_chain_is_refused_before_anything_changes() {
         .spawn(move || {
             let (patch, _) = Patch::from_bytes(&bytes).unwrap();
             let mut root = Root::default();
-            let report = apply(&mut root, &patch);
+            let report = patch.apply(&mut root);
             let untouched = root.head.is_none();
             drop(root);
             (report, untouched)
@@ -101,7 +101,7 @@ fn a_patch_that_links_too_long_a_chain_is_refused_before_anything_changes() {
     edits[2_000]["body"]["pointers"][0]["elements"] = json!([[0, 0]]);
     let (patch, _) = Patch::from_json(&serde_json::to_string(&doc).unwrap()).unwrap();
     let mut root = Root::default();
-    let report = apply(&mut root, &patch);
+    let report = patch.apply(&mut root);
     assert!(report.is_complete(), "{report}");
     let mut length = 0;
     let mut at = root.head.clone();

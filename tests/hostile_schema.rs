@@ -9,7 +9,7 @@ mod schema_edit;
 
 use quickcheck::{quickcheck, TestResult};
 use reflectable::plain::{PlainError, PlainType};
-use reflectable::schema::{stored_schema, table_size};
+use reflectable::schema::Schema;
 use reflectable::serializer::format::{FieldHeader, WireKind, STREAM_HEADER_SIZE, TRAILER_SIZE};
 use reflectable::serializer::{
     BinarySerializer, DecodeError, DecodeErrorKind, DecodeEvent, MemorySerializer, SkipReason,
@@ -128,7 +128,7 @@ fn assert_table_error(bytes: &[u8], expected: DecodeErrorKind) -> DecodeError {
     let error = decoded.expect_err("a corrupt table is an error");
     assert!(peak < 8 * bytes.len() + 4096, "peak heap {peak} for {} input bytes", bytes.len());
     assert_eq!(error.kind(), &expected, "{error}");
-    let (schema, peak) = peak_heap(|| stored_schema(bytes).map(drop));
+    let (schema, peak) = peak_heap(|| Schema::of_stream(bytes).map(drop));
     let schema_error = schema.expect_err("stored_schema refuses a corrupt table");
     assert!(peak < 8 * bytes.len() + 4096, "stored_schema: peak heap {peak} for {} input bytes", bytes.len());
     assert_eq!((schema_error.kind(), schema_error.offset()), (error.kind(), error.offset()));
@@ -152,7 +152,7 @@ fn at_offset(error: &DecodeError, offset: usize) {
 fn the_test_streams_are_what_the_edits_expect() {
     let bytes = gauge_stream();
     let found = table(&bytes);
-    assert_eq!(found.end - found.start, table_size(&bytes).unwrap());
+    assert_eq!(found.end - found.start, Schema::size_in_stream(&bytes).unwrap());
     let entry = found.entry(GAUGE);
     assert_eq!(entry.fields.len(), 3);
     assert_eq!(word(&bytes, entry.fields[0].sig_at), <u32 as PlainType>::TYPE_ID);
@@ -390,7 +390,7 @@ fn a_table_cut_off_is_an_error() {
     for cut in found.start..found.end {
         let edited = schema_edit::fix_trailer([&bytes[..cut], &bytes[found.end..]].concat());
         assert!(MemorySerializer::new().decode(&edited).is_err(), "cut at {cut}");
-        assert!(stored_schema(&edited).is_err(), "cut at {cut}");
+        assert!(Schema::of_stream(&edited).is_err(), "cut at {cut}");
     }
 }
 
@@ -400,7 +400,7 @@ fn every_truncation_is_an_error() {
         for len in 0..bytes.len() {
             let error = MemorySerializer::new().decode(&bytes[..len]).map(drop).expect_err("a truncated stream");
             assert!(error.offset().is_some_and(|offset| offset <= len), "{error}");
-            assert!(stored_schema(&bytes[..len]).is_err());
+            assert!(Schema::of_stream(&bytes[..len]).is_err());
         }
     }
 }
@@ -425,7 +425,7 @@ quickcheck! {
                 drop(root);
             }
             let _ = MemorySerializer::new().decode(&edited);
-            let _ = stored_schema(&edited);
+            let _ = Schema::of_stream(&edited);
             TestResult::passed()
         })
     }

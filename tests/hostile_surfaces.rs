@@ -33,10 +33,10 @@ use hostile_input::{
 };
 use level::{build_level, scene_objects, Level, SceneObject};
 use reflectable::clone::deep_clone;
-use reflectable::diff::{apply, diff, Patch};
+use reflectable::diff::{diff, Patch};
 use reflectable::dynamic::DynamicGraph;
 use reflectable::json::{self, JsonReader};
-use reflectable::rtti::{break_cycles, break_cycles_shared};
+use reflectable::rtti::break_cycles;
 use reflectable::serializer::format::{Trailer, TRAILER_SIZE};
 use reflectable::serializer::MemorySerializer;
 use reflectable::Reflectable;
@@ -668,18 +668,18 @@ fn apply_to(target: Target, patch: &Patch) -> Result<(), String> {
     match target {
         Target::Level(mut level) => {
             let originals = scene_objects(&level);
-            let _report = apply(&mut level, patch);
+            let _report = patch.apply(&mut level);
             let result = typed_round_trip(&level, "the patched graph");
             break_cycles(&level);
-            originals.iter().for_each(break_cycles_shared);
+            originals.iter().for_each(break_cycles);
             result
         }
         Target::Sheet(mut sheet) => {
             let originals = sheet_nodes(&sheet);
-            let _report = apply(&mut sheet, patch);
+            let _report = patch.apply(&mut sheet);
             let result = typed_round_trip(&sheet, "the patched graph");
             break_cycles(&sheet);
-            originals.iter().for_each(break_cycles_shared);
+            originals.iter().for_each(break_cycles);
             result
         }
     }
@@ -999,7 +999,7 @@ fn doc_patch() -> Patch {
 fn read_and_apply(data: Vec<u8>, read: impl FnOnce() -> Result<Patch, String>) -> Result<Vec<String>, String> {
     let patch = read()?;
     let mut doc = Doc { data };
-    let report = apply(&mut doc, &patch);
+    let report = patch.apply(&mut doc);
     Ok(report.problems().iter().map(ToString::to_string).collect())
 }
 
@@ -1284,11 +1284,11 @@ fn the_seeds_and_mutations_are_sound() {
         let report = match kind {
             Kind::Level => {
                 let mut level = small_level();
-                let report = apply(&mut level, &patch);
+                let report = patch.apply(&mut level);
                 break_cycles(&level);
                 report
             }
-            _ => apply(&mut sheet(), &patch),
+            _ => patch.apply(&mut sheet()),
         };
         assert!(report.is_complete(), "{name}: {:?}", report.problems());
         for json in [false, true] {

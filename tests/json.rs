@@ -7,6 +7,7 @@
 mod level;
 
 use level::{build_level, compare_levels, Level};
+use reflectable::dynamic::DynamicGraph;
 use reflectable::json::{self, JsonError, JsonReader};
 use reflectable::serializer::{BinarySerializer, MemorySerializer};
 use reflectable::{PlainType, Reflectable, Registry};
@@ -175,12 +176,11 @@ fn a_document_from_an_older_program_loads_with_defaults_and_a_report() {
     let mut registry = Registry::new();
     registry.register_type::<older::Sample>().unwrap();
     let old = older::Sample { big: 5, ratio: 2.0, retired: "gone".into() };
-    let text = json::graph_to_string(
-        &reflectable::dynamic::DynamicGraph::from_bytes(
-            &MemorySerializer::with_registry(&registry).encode(&old).unwrap(),
-        )
-        .unwrap(),
+    let text = reflectable::dynamic::DynamicGraph::from_bytes(
+        &MemorySerializer::with_registry(&registry).encode(&old).unwrap(),
     )
+    .unwrap()
+    .to_json()
     .unwrap();
     let (now, report) = JsonReader::new().read_as::<Sample>(&text).unwrap();
     assert_eq!((now.big, now.ratio, now.letter, now.scores.len()), (5, 2.0, '\0', 0), "new fields at defaults");
@@ -203,7 +203,7 @@ fn a_hand_written_document_names_the_programs_types() {
 #[test]
 fn malformed_json_is_placed_by_line_and_column() {
     let text = "{\n  \"objects\": [\n    { \"$id\": 1 \"$type\": \"Sample\" }\n  ]\n}";
-    match json::graph_from_str(text) {
+    match DynamicGraph::from_json(text) {
         Err(JsonError::Syntax { line, column, message }) => {
             assert_eq!((line, column), (3, 16), "{message}");
             assert!(message.contains("expected"), "{message}");
@@ -239,7 +239,7 @@ fn a_document_that_is_not_a_graph_is_placed_by_its_path() {
         }
     }
     let dangling = r#"{ "types": [], "objects": [ { "$id": 1, "$type": 5, "7": { "$wire": "pointer", "$value": { "$ref": 9 } } } ] }"#;
-    let error = json::graph_from_str(dangling).unwrap_err();
+    let error = DynamicGraph::from_json(dangling).unwrap_err();
     assert!(error.to_string().contains("no object has `$id` 9"), "{error}");
 }
 
@@ -268,7 +268,7 @@ fn cut_and_damaged_documents_never_panic() {
         r#"{{ "objects": [ {{ "$id": 1, "$type": "Sample", "shape": {} }} ] }}"#,
         "{\"$type\": \"Shape\", \"x\": ".repeat(2000) + "{}" + &"}".repeat(2000)
     );
-    assert!(json::graph_from_str(&deep).is_err());
+    assert!(DynamicGraph::from_json(&deep).is_err());
 }
 
 #[derive(Reflectable, Default, Debug)]

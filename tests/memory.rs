@@ -13,6 +13,8 @@ mod fuzz_model;
 #[path = "common/fuzz_patch.rs"]
 mod fuzz_patch;
 
+use reflectable::dynamic::DynamicGraph;
+use reflectable::rtti::AsRoot;
 use reflectable::serializer::format::{
     FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, MAGIC, TRAILER_SIZE, VERSION,
 };
@@ -394,7 +396,7 @@ fn random_tree(nodes: usize) -> Rc<std::cell::RefCell<TreeNode>> {
 
 /// What a streaming save of `root` adds at its peak (the 64 KiB buffer included).
 fn streaming_save_peak(root: &Rc<std::cell::RefCell<TreeNode>>) -> usize {
-    use reflectable::serializer::{AsRoot, BinarySerializer};
+    use reflectable::serializer::BinarySerializer;
     let (written, peak, _) =
         measure(|| BinarySerializer::new().encode_to_writer(root.as_root(), &mut std::io::sink(), &mut ()).unwrap());
     println!("{written} bytes saved, peak {peak} bytes");
@@ -482,9 +484,9 @@ fn degenerate_json_documents_stay_within_ten_times_their_size() {
             ),
         ),
     ];
-    let _ = reflectable::json::graph_from_str(&cases[4].1); // first uses of lazy statics
+    let _ = DynamicGraph::from_json(&cases[4].1); // first uses of lazy statics
     for (what, text) in cases {
-        let (accepted, peak, left) = measure(|| reflectable::json::graph_from_str(&text).map(drop).is_ok());
+        let (accepted, peak, left) = measure(|| DynamicGraph::from_json(&text).map(drop).is_ok());
         let budget = 10 * text.len() + (1 << 20);
         println!(
             "{what}: {} bytes, accepted {accepted}, peak {peak} ({:.1}x)",

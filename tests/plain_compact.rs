@@ -1,11 +1,8 @@
-//! The compact element form of plain values (`reflectable::plain::compact`): round trips of every
+//! The compact element form of plain values (`PlainType::write_compact`): round trips of every
 //! built-in and derived type, exact byte layouts, one encoding per value, and hostile input.
 
 use quickcheck::{quickcheck, TestResult};
-use reflectable::plain::{
-    read_elem_compact, read_elem_compact_with, write_elem, write_elem_compact, write_elem_compact_with, PlainCodec,
-    PlainError, PlainType, Reader,
-};
+use reflectable::plain::{write_elem, PlainCodec, PlainError, PlainType, Reader};
 use reflectable::PlainType;
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
@@ -16,7 +13,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 fn compact<T: PlainType>(value: &T) -> Vec<u8> {
     let mut out = Vec::new();
-    write_elem_compact(value, &mut out);
+    value.write_compact(&mut out);
     out
 }
 
@@ -28,7 +25,7 @@ fn normal<T: PlainType>(value: &T) -> Vec<u8> {
 
 fn decode<T: PlainType>(bytes: &[u8]) -> Result<T, PlainError> {
     let mut reader = Reader::new(bytes);
-    let value = read_elem_compact(&mut reader)?;
+    let value = T::read_compact(&mut reader)?;
     reader.expect_end()?;
     Ok(value)
 }
@@ -190,11 +187,11 @@ quickcheck! {
         let back: Words = decode(&compact(&Words(words.clone()))).unwrap();
         let mut bytes = Vec::new();
         for degree in &degrees {
-            write_elem_compact_with::<CelsiusCodec, _>(&Celsius(*degree), &mut bytes);
+            CelsiusCodec::write_compact(&Celsius(*degree), &mut bytes);
         }
         let mut reader = Reader::new(&bytes);
         let read: Vec<i16> =
-            degrees.iter().map(|_| read_elem_compact_with::<CelsiusCodec, _>(&mut reader).unwrap().0).collect();
+            degrees.iter().map(|_| CelsiusCodec::read_compact(&mut reader).unwrap().0).collect();
         back == Words(words) && read == degrees && bytes.len() == 2 * degrees.len() && reader.is_empty()
     }
 
@@ -223,7 +220,7 @@ quickcheck! {
 /// (unless a stand-in was read for a value this build lacks, such as an unknown enum variant).
 fn canonical<T: PlainType + Debug>(bytes: &[u8]) -> bool {
     let mut reader = Reader::new(bytes);
-    match read_elem_compact::<T>(&mut reader) {
+    match T::read_compact(&mut reader) {
         Ok(_) if reader.substitutions() > 0 => true,
         Ok(value) => {
             let used = &bytes[..bytes.len() - reader.remaining()];
@@ -386,7 +383,7 @@ fn recursive_types_nest_only_so_deep_in_both_forms() {
     // The same, read by the type's signature.
     let mut signature = Vec::new();
     Tree::signature(&mut signature);
-    let by_signature = reflectable::text::read_plain_compact(&signature, &mut Reader::new(&hostile));
+    let by_signature = reflectable::text::PlainValue::read_compact(&signature, &mut Reader::new(&hostile));
     assert!(matches!(by_signature, Err(reflectable::text::TextError::TooDeep { limit: 64 })));
     let mut normal_hostile = Vec::new();
     for level in 0..100_000u32 {
@@ -397,6 +394,6 @@ fn recursive_types_nest_only_so_deep_in_both_forms() {
     }
     normal_hostile.extend_from_slice(&[12, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0]);
     assert!(matches!(read_elem::<Tree>(&mut Reader::new(&normal_hostile)), Err(PlainError::TooDeep { .. })));
-    let by_signature = reflectable::text::read_plain(&signature, None, 1, false, &normal_hostile);
+    let by_signature = reflectable::text::PlainValue::read(&signature, None, 1, false, &normal_hostile);
     assert!(matches!(by_signature, Err(reflectable::text::TextError::TooDeep { limit: 64 })));
 }

@@ -3,10 +3,7 @@
 
 use once_cell::sync::Lazy;
 use reflectable::field::{Declared, ElemShape, Family, FieldError, FieldKind, SKIP_REFERENCE_SEARCH};
-use reflectable::rtti::{
-    downcast_arc, downcast_box, downcast_rc, rtti_cast, rtti_cast_mut, rtti_create, rtti_create_by_name,
-    rtti_is_of_type, rtti_is_subclass, RttiError,
-};
+use reflectable::rtti::RttiError;
 use reflectable::{reflect_trait, PlainType, Reflectable, Registry, RttiType, RttiTypeBuilder};
 use smallvec::SmallVec;
 use std::cell::RefCell;
@@ -46,15 +43,15 @@ struct RenderTexture {
 fn hierarchy_chain_and_subclass() {
     let rt = RenderTexture::default();
     let object: &dyn Reflectable = &rt;
-    assert!(rtti_is_subclass::<RenderTexture>(object));
-    assert!(rtti_is_subclass::<Texture>(object));
-    assert!(rtti_is_subclass::<Resource>(object));
-    assert!(rtti_is_of_type::<RenderTexture>(object));
-    assert!(!rtti_is_of_type::<Texture>(object));
+    assert!(object.is_subclass_of::<RenderTexture>());
+    assert!(object.is_subclass_of::<Texture>());
+    assert!(object.is_subclass_of::<Resource>());
+    assert!(object.is::<RenderTexture>());
+    assert!(!object.is::<Texture>());
 
     let texture = Texture::default();
-    assert!(rtti_is_subclass::<Resource>(&texture));
-    assert!(!rtti_is_subclass::<RenderTexture>(&texture));
+    assert!(<dyn Reflectable>::is_subclass_of::<Resource>(&texture));
+    assert!(!<dyn Reflectable>::is_subclass_of::<RenderTexture>(&texture));
 
     let chain: Vec<&str> = RenderTexture::rtti_static().chain().map(RttiType::name).collect();
     assert_eq!(chain, ["RenderTexture", "Texture", "Resource"]);
@@ -71,10 +68,10 @@ fn rtti_cast_walks_embedded_bases() {
     let mut rt = RenderTexture::default();
     rt.texture.resource.path = "rt.tex".into();
     rt.texture.width = 64;
-    assert_eq!(rtti_cast::<Texture>(&rt).unwrap().width, 64);
-    assert_eq!(rtti_cast::<Resource>(&rt).unwrap().path, "rt.tex");
-    assert!(rtti_cast::<Mesh>(&rt).is_none());
-    rtti_cast_mut::<Resource>(&mut rt).unwrap().path = "renamed".into();
+    assert_eq!(<dyn Reflectable>::cast::<Texture>(&rt).unwrap().width, 64);
+    assert_eq!(<dyn Reflectable>::cast::<Resource>(&rt).unwrap().path, "rt.tex");
+    assert!(<dyn Reflectable>::cast::<Mesh>(&rt).is_none());
+    <dyn Reflectable>::cast_mut::<Resource>(&mut rt).unwrap().path = "renamed".into();
     assert_eq!(rt.texture.resource.path, "renamed");
 
     // Fields of every section, reached through the descriptor chain.
@@ -463,21 +460,21 @@ fn create_by_id_and_name() {
         (200_020, "Zoo"),
         (200_030, "Pixels"),
     ] {
-        let by_id = rtti_create(id).unwrap_or_else(|| panic!("create {id}"));
+        let by_id = Registry::global().create(id).unwrap_or_else(|| panic!("create {id}"));
         assert_eq!((by_id.rtti().id(), by_id.rtti().name()), (id, name));
-        let by_name = rtti_create_by_name(name).unwrap();
+        let by_name = Registry::global().create_by_name(name).unwrap();
         assert_eq!(by_name.rtti().id(), id);
     }
-    let texture = downcast_box::<Texture>(rtti_create(200_001).unwrap()).unwrap();
+    let texture = Registry::global().create(200_001).unwrap().downcast_box::<Texture>().unwrap();
     assert_eq!(*texture, Texture::default());
-    assert!(rtti_create(200_002).unwrap().is::<RenderTexture>());
+    assert!(Registry::global().create(200_002).unwrap().is::<RenderTexture>());
 
     // Abstract and unknown types give nothing.
     assert!(Resource::rtti_static().is_abstract());
-    assert!(rtti_create(200_000).is_none());
-    assert!(rtti_create_by_name("Resource").is_none());
-    assert!(rtti_create(999_999).is_none());
-    assert!(rtti_create_by_name("Nope").is_none());
+    assert!(Registry::global().create(200_000).is_none());
+    assert!(Registry::global().create_by_name("Resource").is_none());
+    assert!(Registry::global().create(999_999).is_none());
+    assert!(Registry::global().create_by_name("Nope").is_none());
 }
 
 // ---- the manual builder with a data transformation ----------------------------------------
@@ -644,19 +641,19 @@ fn oversized_static_plain_is_refused() {
 #[test]
 fn shared_handles_downcast_to_their_concrete_type() {
     let light: Rc<dyn Reflectable> = Rc::new(Light { intensity: 2.0 });
-    let light = downcast_rc::<Light>(light).unwrap();
+    let light = light.downcast_rc::<Light>().unwrap();
     assert_eq!(light.intensity, 2.0);
     let mesh: Rc<dyn Reflectable> = Rc::new(Mesh::default());
-    let mesh = downcast_rc::<Light>(mesh).unwrap_err();
+    let mesh = mesh.downcast_rc::<Light>().unwrap_err();
     assert!(mesh.is::<Mesh>());
 
     let light: Arc<dyn Reflectable + Send + Sync> = Arc::new(Light { intensity: 3.0 });
-    assert_eq!(downcast_arc::<Light>(light).unwrap().intensity, 3.0);
+    assert_eq!(light.downcast_arc::<Light>().unwrap().intensity, 3.0);
     let mesh: Arc<dyn Reflectable + Send + Sync> = Arc::new(Mesh::default());
-    assert!(downcast_arc::<Light>(mesh).is_err());
+    assert!(mesh.downcast_arc::<Light>().is_err());
 
     let boxed: Box<dyn Reflectable> = Box::new(Light::default());
-    assert!(downcast_box::<Mesh>(boxed).unwrap_err().is::<Light>());
+    assert!(boxed.downcast_box::<Mesh>().unwrap_err().is::<Light>());
 }
 
 // ---- reserved type ID ------------------------------------------------------------------------
@@ -680,7 +677,7 @@ fn type_id_zero_is_refused_where_types_are_declared() {
     let error = RttiTypeBuilder::<Nothing>::new(0, "Nothing").default_constructor().build().unwrap_err();
     assert_eq!(error, reflectable::rtti::RttiError::ReservedTypeId { type_name: "Nothing".into() });
     assert!(error.to_string().contains("reserved for the null type"), "{error}");
-    assert!(reflectable::rtti::rtti_create(0).is_none());
+    assert!(Registry::global().create(0).is_none());
     // The derive refuses `#[rtti(id = 0)]` at compile time: tests/compile_fail/type_id_zero.rs.
 }
 
@@ -694,10 +691,10 @@ fn a_hand_built_registry_casts_and_derives_for_its_own_types() {
     registry.register_type::<RenderTexture>().unwrap();
     let derived: Vec<u32> = registry.derived_types(200_000).iter().map(|t| t.id()).collect();
     assert_eq!(derived, [200_001]);
-    assert!(registry.casts().is_empty(), "no registered type implements a trait");
+    assert!(registry.cast_count() == 0, "no registered type implements a trait");
 
     registry.register_type::<Light>().unwrap();
-    assert_eq!(registry.casts().len(), 6, "Light => Component for Box and each shared family");
+    assert_eq!(registry.cast_count(), 6, "Light => Component for Box and each shared family");
     registry.register_type::<Zoo>().unwrap();
 
     let zoo = Zoo { component: Some(Box::new(Light { intensity: 2.0 })), ..Zoo::default() };

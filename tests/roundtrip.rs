@@ -7,8 +7,9 @@ mod level;
 
 use quickcheck::{quickcheck, TestResult};
 use reflectable::field::SharedObject;
+use reflectable::rtti::Root;
 use reflectable::rtti::RttiHooks;
-use reflectable::serializer::{BinarySerializer, MemorySerializer, Root};
+use reflectable::serializer::{BinarySerializer, MemorySerializer};
 use reflectable::{reflect_trait, PlainType, Reflectable};
 use smallvec::SmallVec;
 use std::any::Any;
@@ -534,7 +535,7 @@ fn weak_only_targets_live_as_long_as_someone_holds_them() {
     let watcher = Watcher { watched: Rc::downgrade(&square) };
     let serializer = MemorySerializer::new();
     let bytes = serializer.encode(&watcher).unwrap();
-    let table = reflectable::schema::table_size(&bytes).unwrap();
+    let table = reflectable::schema::Schema::size_in_stream(&bytes).unwrap();
     assert_eq!(
         bytes.len(),
         8 + 16 + 16 + table + 24,
@@ -546,7 +547,7 @@ fn weak_only_targets_live_as_long_as_someone_holds_them() {
     // A dead weak pointer is written as null.
     drop(square);
     let bytes = serializer.encode(&watcher).unwrap();
-    let table = reflectable::schema::table_size(&bytes).unwrap();
+    let table = reflectable::schema::Schema::size_in_stream(&bytes).unwrap();
     assert_eq!(bytes.len(), 8 + 16 + table + 24, "stream header, the watcher alone, the schema, the trailer");
 }
 

@@ -156,7 +156,7 @@ fn the_stub_is_the_bytes_format_md_gives() {
         0x00, 0x08, 0x01, 0x00, 5, 0, 0, 0, 0, 0, 0, 0, // field 1: key 5
         0x00, 0x04, 0x02, 0x00, 0x10, 0x5C, 0x0C, 0x00, // field 2: type 810_000
     ];
-    let end = bytes.len() - TRAILER_SIZE - reflectable::schema::table_size(&bytes).unwrap();
+    let end = bytes.len() - TRAILER_SIZE - reflectable::schema::Schema::size_in_stream(&bytes).unwrap();
     assert_eq!(bytes[end - stub.len()..end], stub, "the last object, before the schema table");
 }
 

@@ -7,7 +7,7 @@
 
 use quickcheck::{quickcheck, TestResult};
 use reflectable::clone::Cloner;
-use reflectable::diff::{apply_with, diff, rtti_eq, Patch};
+use reflectable::diff::{diff, rtti_eq, Patch};
 use reflectable::serializer::MemorySerializer;
 use reflectable::{Reflectable, Registry, UnknownFields};
 use std::cell::RefCell;
@@ -324,7 +324,7 @@ fn agree(a: Plan, b: Plan) -> Result<(), String> {
     if from_bytes != patch || from_json != patch {
         return Err("the patch changed through its own save".into());
     }
-    let report = apply_with(&mut x, &patch, &old);
+    let report = patch.apply_with(&mut x, &old);
     if !report.is_complete() {
         return Err(format!("apply: {report}"));
     }
@@ -401,7 +401,7 @@ fn kept_fields_of_objects_held_by_value() {
         rtti_eq(&x, &y).unwrap_err();
         let patch = diff(&x, &y).unwrap();
         assert!(!patch.is_empty());
-        assert!(apply_with(&mut x, &patch, &old).is_complete());
+        assert!(patch.apply_with(&mut x, &old).is_complete());
         rtti_eq(&x, &y).unwrap();
         assert_eq!(older.encode(&x).unwrap(), older.encode(&y).unwrap());
     }
@@ -469,7 +469,7 @@ fn hostile_kept_sets_are_reported_and_the_graph_still_saves() {
         assert!(found, "the patch has a kept set");
         // The patch's own rules hold: what is wrong shows against the type it lands in.
         let (patch, _) = Patch::from_json(&json.to_string()).unwrap();
-        let report = apply_with(&mut x, &patch, &old);
+        let report = patch.apply_with(&mut x, &old);
         assert!(!report.is_complete(), "{what}: applied in full");
         assert!(report.to_string().contains("kept unknown fields"), "{what}: {report}");
         assert!(!report.to_string().contains("sets of kept fields already"), "{what}: {report}");

@@ -9,8 +9,8 @@ mod damage;
 
 use reflectable::containers::MAP_TYPE_ID;
 use reflectable::field::{FieldAccess, FieldKind};
-use reflectable::runtime::RawPlain;
-use reflectable::schema::stored_schema;
+use reflectable::plain::PlainBytes;
+use reflectable::schema::Schema;
 use reflectable::serializer::{BinarySerializer, EncodeError, MemorySerializer};
 use reflectable::{Reflectable, Registry, UnknownFields};
 use std::cell::RefCell;
@@ -300,8 +300,8 @@ fn an_older_build_keeps_the_fields_a_newer_one_added() {
         let kept = door.kept.object().unwrap();
         assert_eq!(kept.get::<f32>("width"), Ok(1.5), "a plain type the older build has reads as itself");
         assert_eq!(kept.get::<u64>("serial"), Ok(u64::MAX - 1));
-        let tags = kept.get::<RawPlain>("tags").unwrap();
-        assert_eq!(tags.count, 2, "a plain type it lacks is kept as its bytes");
+        let tags = kept.get::<PlainBytes>("tags").unwrap();
+        assert_eq!(tags.count(), 2, "a plain type it lacks is kept as its bytes");
         assert!(kept.get::<f32>("tags").is_err(), "never reinterpreted");
         let hinge = door.kept.fields().iter().find(|field| field.name() == "hinge").unwrap();
         let hinge = hinge.shared(kept, 0).unwrap().expect("a kept pointer holds its target");
@@ -333,7 +333,7 @@ fn an_older_build_keeps_the_fields_a_newer_one_added() {
 #[test]
 fn a_save_describes_kept_fields_as_the_newer_build_did() {
     let (new_bytes, old_bytes) = both_saves();
-    let door_of = |bytes: &[u8]| stored_schema(bytes).unwrap().get(720_002).unwrap().clone();
+    let door_of = |bytes: &[u8]| Schema::of_stream(bytes).unwrap().get(720_002).unwrap().clone();
     let (new_door, old_door) = (door_of(&new_bytes), door_of(&old_bytes));
     assert_ne!(new_door.fingerprint, old_door.fingerprint, "the older build's own type, plus what it kept");
     assert_eq!(old_door.fields, new_door.fields, "every field, described exactly as stored");
@@ -471,14 +471,14 @@ fn derived_and_built_types_say_whether_they_keep() {
 #[test]
 fn graph_walks_and_teardown_follow_kept_pointers() {
     use reflectable::field::SharedObject;
-    use reflectable::rtti::{break_cycles_shared, reachable_from_shared};
+    use reflectable::rtti::{break_cycles, reachable_shared};
     let old_registry = older_build();
     let loaded: Rc<RefCell<Level>> = older_serializer(&old_registry).decode_shared(&newer_save()).unwrap();
-    let reachable = reachable_from_shared(&SharedObject::new(loaded.clone()));
+    let reachable = reachable_shared(&SharedObject::new(loaded.clone()));
     assert_eq!(reachable.len(), 1 + 3 + 2 + 2, "the level, its doors, and the hinges and lights only kept fields hold");
     drop(reachable);
     let door = Rc::downgrade(&loaded.borrow().doors[0]);
-    break_cycles_shared(&loaded);
+    break_cycles(&loaded);
     drop(loaded);
     assert!(door.upgrade().is_none(), "the ring through kept fields is broken, and freed");
 }

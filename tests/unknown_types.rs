@@ -7,7 +7,8 @@
 mod damage;
 
 use reflectable::field::FieldError;
-use reflectable::runtime::{RawPlain, RuntimeObject};
+use reflectable::plain::PlainBytes;
+use reflectable::runtime::RuntimeObject;
 use reflectable::serializer::{BinarySerializer, MemorySerializer};
 use reflectable::{register_trait_impl, PlainType, Reflectable, Registry};
 use std::cell::RefCell;
@@ -222,8 +223,8 @@ fn an_older_build_keeps_what_a_newer_one_wrote() {
         assert_eq!(turret.get::<String>("label"), Ok("turret 0".to_owned()));
         assert_eq!(turret.get::<u32>("damage"), Ok(10), "its known base is a Rust Weapon");
         assert!(turret.base().unwrap().is::<Weapon>());
-        let raw = turret.get::<RawPlain>("aim").unwrap();
-        assert_eq!((raw.count, raw.bytes.len()), (1, 8), "a plain type the old build lacks, as stored bytes");
+        let raw = turret.get::<PlainBytes>("aim").unwrap();
+        assert_eq!((raw.count(), raw.bytes().len()), (1, 8), "a plain type the old build lacks, as stored bytes");
         assert!(matches!(turret.get::<f32>("aim"), Err(FieldError::WrongType { .. })), "never reinterpreted");
         assert!(loaded.extras[0].is::<RuntimeObject>());
     }

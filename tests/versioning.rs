@@ -244,7 +244,7 @@ fn the_committed_file_is_what_the_v1_types_write() {
     let committed = std::fs::read(data_file()).expect("tests/data/player_v1.bin is committed");
     assert_eq!(committed[4..8], 1u32.to_le_bytes(), "player_v1.bin is a format version 1 stream");
     assert_eq!(written[4..8], 3u32.to_le_bytes());
-    let table = reflectable::schema::table_size(&written).unwrap();
+    let table = reflectable::schema::Schema::size_in_stream(&written).unwrap();
     let body = written.len() - reflectable::serializer::format::TRAILER_SIZE - table;
     assert_eq!(committed[8..], written[8..body], "player_v1.bin no longer matches the v1 definitions above");
 }

@@ -5,7 +5,7 @@
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use prost::Message;
 use reflectable::dynamic::DynamicGraph;
-use reflectable::plain::{read_elem_compact, write_elem_compact, PlainType, Reader};
+use reflectable::plain::{PlainType, Reader};
 use reflectable::serializer::{BinarySerializer, Encoding, MemorySerializer};
 use reflectable::Reflectable;
 use reflectable_bench::level_peers::{self, FLevel, FlatLevel, TLevel};
@@ -155,23 +155,23 @@ fn fory<T: fory::Serializer<Target = T> + PartialEq + std::fmt::Debug>(
 }
 
 /// Copying as many bytes as reflectable writes: the physical limit.
-/// Reflectable's compact plain elements (`plain::write_elem_compact`), for a dataset that is one
+/// Reflectable's compact plain elements (`PlainType::write_compact`), for a dataset that is one
 /// plain array: no stream, no schema table, the form for messages between builds that share
 /// their types (compare postcard).
 fn compact_elements<T: PlainType + PartialEq + std::fmt::Debug>(group: &mut Group<'_>, dataset: &str, values: &Vec<T>) {
     let mut bytes = Vec::new();
-    write_elem_compact(values, &mut bytes);
-    assert_eq!(&read_elem_compact::<Vec<T>>(&mut Reader::new(&bytes)).unwrap(), values, "compact round trip");
+    values.write_compact(&mut bytes);
+    assert_eq!(&Vec::<T>::read_compact(&mut Reader::new(&bytes)).unwrap(), values, "compact round trip");
     record(dataset, "reflectable_elements", bytes.len());
     group.bench_function("reflectable_elements/encode", |b| {
         b.iter(|| {
             let mut out = Vec::new();
-            write_elem_compact(black_box(values), &mut out);
+            black_box(values).write_compact(&mut out);
             out
         })
     });
     group.bench_function("reflectable_elements/decode", |b| {
-        decode_timed(b, dataset, || read_elem_compact::<Vec<T>>(&mut Reader::new(black_box(&bytes))).unwrap())
+        decode_timed(b, dataset, || Vec::<T>::read_compact(&mut Reader::new(black_box(&bytes))).unwrap())
     });
 }
 
@@ -287,7 +287,7 @@ fn level_graph(c: &mut Criterion) {
             b.iter_with_large_drop(|| {
                 let graph = DynamicGraph::from_bytes(black_box(&bytes)).unwrap();
                 let mut out = Vec::with_capacity(bytes.len() * 5);
-                reflectable::json::write(&graph, &mut out).unwrap();
+                graph.write_json(&mut out).unwrap();
                 (graph, out)
             })
         });

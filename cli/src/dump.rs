@@ -4,7 +4,7 @@ use crate::load::Loaded;
 use reflectable::containers::{LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use reflectable::dynamic::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, InstanceIndex};
 use reflectable::field::WireKind;
-use reflectable::text::{read_plain, PlainValue};
+use reflectable::text::PlainValue;
 use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Write};
@@ -57,7 +57,7 @@ pub fn map_entries<'m>(
     let signature = &holder.describe(field)?.signature;
     let keys = map.own().field(MAP_KEYS_FIELD_ID)?;
     let (DynamicValue::Plain(bytes), WireKind::Plain(size)) = (keys.value(), keys.shape().kind) else { return None };
-    let PlainValue::Seq(keys) = read_plain(signature, size, bytes.count(), true, bytes.bytes()).ok()? else {
+    let PlainValue::Seq(keys) = PlainValue::read(signature, size, bytes.count(), true, bytes.bytes()).ok()? else {
         return None;
     };
     let values: Vec<MapValue<'m>> = match map.own().field(MAP_VALUES_FIELD_ID)?.value() {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// The file as a JSON document.
 pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
-    reflectable::json::write(&loaded.graph, &mut *out).map_err(io::Error::other)?;
+    loaded.graph.write_json(&mut *out).map_err(io::Error::other)?;
     writeln!(out)
 }
 

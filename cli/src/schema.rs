@@ -2,11 +2,11 @@
 
 use crate::load::Failure;
 use reflectable::field::WireKind;
-use reflectable::schema::{describe_signature, stored_schema, ChangeKind, DeclaredSchema, FieldSchema};
+use reflectable::schema::{describe_signature, ChangeKind, DeclaredSchema, FieldSchema, Schema};
 use std::io::Write;
 
 pub fn print(bytes: &[u8], out: &mut dyn Write) -> Result<(), Failure> {
-    let schema = stored_schema(bytes).map_err(|error| crate::load::explain(bytes, &error))?;
+    let schema = Schema::of_stream(bytes).map_err(|error| crate::load::explain(bytes, &error))?;
     if schema.types.is_empty() {
         writeln!(out, "the file describes no types (format version 2 or older)")?;
     }
@@ -65,7 +65,7 @@ fn field_line(field: &FieldSchema) -> String {
 /// What reading files like `old` with the types of `new` keeps, converts and loses: type by type,
 /// from the two files' schema tables. `true` when something is lost.
 pub fn print_diff(old: &[u8], new: &[u8], out: &mut dyn Write) -> Result<bool, Failure> {
-    let read = |bytes: &[u8]| stored_schema(bytes).map_err(|error| crate::load::explain(bytes, &error));
+    let read = |bytes: &[u8]| Schema::of_stream(bytes).map_err(|error| crate::load::explain(bytes, &error));
     let changes = read(old)?.compare(&read(new)?);
     if changes.is_empty() {
         writeln!(out, "the same types: everything is kept")?;

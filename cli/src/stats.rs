@@ -37,7 +37,7 @@ pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
     let total = loaded.bytes.len();
     let (headers, data): (usize, usize) =
         stats.types.values().fold((0, 0), |(headers, data), tally| (headers + tally.headers, data + tally.data));
-    let table = reflectable::schema::table_size(&loaded.bytes).unwrap_or(0);
+    let table = reflectable::schema::Schema::size_in_stream(&loaded.bytes).unwrap_or(0);
     writeln!(out, "{total} bytes: objects {objects} (headers {headers}, data {data}), schema table {table}, stream header and trailer {}", total - objects - table)?;
     print_table(out, "per type (objects, bytes of their own sections: headers + data)", &stats.types, usize::MAX)?;
     print_table(out, "per field (fields, bytes: headers and counts + data), the 40 largest", &stats.fields, 40)

@@ -185,7 +185,7 @@ impl<'r> Cloner<'r> {
     /// A clone of `object`, typed.
     pub fn clone_value<T: Reflectable>(&self, object: &T) -> Result<T, CloneError> {
         let clone = self.clone_object(object)?;
-        Ok(*crate::rtti::downcast_box::<T>(clone).unwrap_or_else(|_| unreachable!("a clone has its original's type")))
+        Ok(*clone.downcast_box::<T>().unwrap_or_else(|_| unreachable!("a clone has its original's type")))
     }
 
     /// A clone of the object in a shared allocation, in a new allocation of the same family. A

@@ -2,8 +2,9 @@
 
 use crate::field::{FieldAccess, FieldError, SharedObject};
 use crate::rtti::visit;
+use crate::rtti::{AsRoot, Root};
 use crate::rtti::{FieldPath, PathStep, Reflectable};
-use crate::serializer::{AsRoot, Root};
+
 use ahash::AHashMap;
 use smallvec::SmallVec;
 use std::collections::VecDeque;

@@ -1,7 +1,7 @@
 //! Comparing, diffing and patching object graphs through RTTI, as Banshee's prefabs, undo and
 //! replication do: [`rtti_eq`] (deep equality that compares sharing and cycles as well as values,
 //! and says where two graphs first differ), [`diff`] (a [`Patch`] holding only what changed,
-//! addressed by type and field IDs) and [`apply`] (with a report of whatever could not be
+//! addressed by type and field IDs) and [`Patch::apply`] (with a report of whatever could not be
 //! applied). A patch is a reflectable value: it saves and loads in the binary format
 //! ([`Patch::to_bytes`], [`Patch::from_bytes`]) and as JSON ([`Patch::to_json`],
 //! [`Patch::from_json`]), so overrides and undo steps can be kept.
@@ -13,7 +13,7 @@ pub(crate) mod generate;
 pub(crate) mod generated;
 mod patch;
 
-pub use apply::{apply, apply_shared, apply_to_handle, apply_with, ApplyProblem, ApplyProblemKind, ApplyReport};
+pub use apply::{ApplyProblem, ApplyProblemKind, ApplyReport};
 pub use equal::{rtti_eq, Difference};
 #[doc(hidden)]
 pub use generate::diff_walked;

@@ -6,10 +6,11 @@
 //! number whatever the order; then each object is read in stream order. Plain elements are kept
 //! as their bytes, never interpreted.
 
-use super::object::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes};
+use super::object::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue};
 use super::{DynamicGraph, StoredEntry};
 use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::{WireKind, WireShape};
+use crate::plain::PlainBytes;
 use crate::plain::{skip_elem, Reader};
 use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;

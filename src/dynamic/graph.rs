@@ -4,12 +4,11 @@
 use super::object::{DynamicObject, DynamicRef, DynamicValue};
 use super::{decode, encode, DynamicError};
 use crate::field::SharedHandle;
+use crate::rtti::AsRoot;
 use crate::rtti::Reflectable;
 use crate::schema::table::TableIndex;
 use crate::schema::Schema;
-use crate::serializer::{
-    AsRoot, DecodeError, DecodeReport, EncodeError, Encoding, Limits, MemorySerializer, ProgressFn,
-};
+use crate::serializer::{DecodeError, DecodeReport, EncodeError, Encoding, Limits, MemorySerializer};
 use crate::wire::format::{SCHEMA_MARK, VERSION};
 use ahash::AHashMap;
 use std::hash::{Hash, Hasher};
@@ -128,7 +127,11 @@ impl DynamicGraph {
     /// assert_eq!(last.get().and_then(|progress| progress.fraction()), Some(1.0));
     /// # drop(graph);
     /// ```
-    pub fn from_bytes_with_progress(bytes: &[u8], limits: Limits, report: ProgressFn<'_>) -> Result<Self, DecodeError> {
+    pub fn from_bytes_with_progress(
+        bytes: &[u8],
+        limits: Limits,
+        report: &dyn Fn(crate::serializer::Progress),
+    ) -> Result<Self, DecodeError> {
         decode::decode(bytes, limits, Some(report))
     }
 

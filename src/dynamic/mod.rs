@@ -4,7 +4,7 @@
 //! clone and scripting layers stand on. [`DynamicGraph`] is that tree for a whole graph: every
 //! top-level object of a stream as a [`DynamicObject`] (one [`DynamicSection`] per type in its
 //! chain, each a list of [`DynamicField`]s in stream order), plain values kept as their stored
-//! bytes ([`PlainBytes`]) and decoded on demand, objects stored by value nested, and pointers as
+//! bytes ([`PlainBytes`](crate::plain::PlainBytes)) and decoded on demand, objects stored by value nested, and pointers as
 //! shared [`DynamicRef`] handles, so sharing and cycles are the stream's. The stream's schema
 //! table gives names and plain types; without one (format versions 1 and 2) fields are known by
 //! ID and wire shape.
@@ -83,7 +83,7 @@ mod object;
 
 pub(crate) use graph::StoredEntry;
 pub use graph::{DynamicGraph, InstanceIndex};
-pub use object::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes, WeakDynamicRef};
+pub use object::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, WeakDynamicRef};
 
 use crate::field::WireShape;
 use crate::plain::PlainError;

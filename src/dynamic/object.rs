@@ -3,7 +3,7 @@
 
 use super::DynamicError;
 use crate::field::{WireKind, WireShape};
-use crate::plain::{read_elem, write_elem, PlainType, Reader};
+use crate::plain::{PlainBytes, PlainType};
 use crate::schema::{FieldSchema, TypeSchema};
 use crate::text::{PlainText, PlainValue, Text, TextError};
 use crate::wire::format::VARIANT_TAG_FIELD_ID;
@@ -48,23 +48,6 @@ pub enum DynamicValue {
     /// Pointers to shared objects; `None` is null.
     Pointer(Box<[Option<DynamicRef>]>),
 }
-
-/// Plain elements in their wire form ("as an element", `FORMAT.md`): decoded into a Rust value
-/// only on demand, so a value of a type this program lacks is kept byte for byte.
-#[derive(Debug, Clone)]
-pub struct PlainBytes(Repr);
-
-/// Short values (most plain fields: numbers, vectors, short strings) in place, longer ones
-/// boxed: with boxed object lists, this keeps a [`DynamicField`] at 32 bytes, which is most of
-/// what a dynamic graph holds.
-#[derive(Debug, Clone)]
-enum Repr {
-    Inline { count: u32, len: u8, data: [u8; INLINE] },
-    Heap { count: u32, bytes: Box<[u8]> },
-}
-
-/// The most bytes a plain value holds in place.
-const INLINE: usize = 16;
 
 /// A shared handle to a dynamic object: identity is the allocation, as for `Rc<RefCell<T>>`.
 #[derive(Clone)]
@@ -333,13 +316,13 @@ impl DynamicSection {
     /// case: a value is never read as another type.
     pub fn get<T: PlainType>(&self, id: u16) -> Result<T, DynamicError> {
         let (field, bytes) = self.plain_field::<T>(id, false)?;
-        bytes.get::<T>().map_err(|error| error.in_field(field.id))
+        bytes.get::<T>().map_err(|error| DynamicError::from(error).in_field(field.id))
     }
 
     /// The plain array field `id`, decoded as `T`s (checked as [`get`](Self::get) checks).
     pub fn get_array<T: PlainType>(&self, id: u16) -> Result<Vec<T>, DynamicError> {
         let (field, bytes) = self.plain_field::<T>(id, true)?;
-        bytes.get_all::<T>().map_err(|error| error.in_field(field.id))
+        bytes.get_all::<T>().map_err(|error| DynamicError::from(error).in_field(field.id))
     }
 
     fn plain_field<T: PlainType>(&self, id: u16, array: bool) -> Result<(&DynamicField, &PlainBytes), DynamicError> {
@@ -491,73 +474,6 @@ impl DynamicField {
             return Err(DynamicError::WrongKind { id: self.id, shape: self.shape });
         }
         Ok(())
-    }
-}
-
-impl PlainBytes {
-    pub(crate) fn from_wire(count: u32, bytes: &[u8]) -> Self {
-        PlainBytes(match bytes.len() {
-            len @ 0..=INLINE => {
-                let mut data = [0; INLINE];
-                data[..len].copy_from_slice(bytes);
-                Repr::Inline { count, len: len as u8, data }
-            }
-            _ => Repr::Heap { count, bytes: bytes.into() },
-        })
-    }
-
-    /// The wire form of `values`.
-    pub fn of<T: PlainType>(values: &[T]) -> Self {
-        let mut out = Vec::new();
-        values.iter().for_each(|value| write_elem(value, &mut out));
-        PlainBytes::from_wire(values.len() as u32, &out)
-    }
-
-    /// How many elements.
-    pub fn count(&self) -> usize {
-        match self.0 {
-            Repr::Inline { count, .. } | Repr::Heap { count, .. } => count as usize,
-        }
-    }
-
-    /// The elements' bytes, as the stream holds them (dynamic elements with their size prefix).
-    pub fn bytes(&self) -> &[u8] {
-        match &self.0 {
-            Repr::Inline { len, data, .. } => &data[..usize::from(*len)],
-            Repr::Heap { bytes, .. } => bytes,
-        }
-    }
-
-    /// The single element as a `T` (no type check: [`DynamicSection::get`] makes it).
-    pub fn get<T: PlainType>(&self) -> Result<T, DynamicError> {
-        let mut reader = Reader::new(self.bytes());
-        let value = read_elem::<T>(&mut reader)?;
-        reader.expect_end()?;
-        Ok(value)
-    }
-
-    /// Every element as a `T` (no type check).
-    pub fn get_all<T: PlainType>(&self) -> Result<Vec<T>, DynamicError> {
-        let mut reader = Reader::new(self.bytes());
-        let values = (0..self.count()).map(|_| read_elem::<T>(&mut reader)).collect::<Result<_, _>>()?;
-        reader.expect_end()?;
-        Ok(values)
-    }
-}
-
-/// Equal counts and bytes, however they are held.
-impl PartialEq for PlainBytes {
-    fn eq(&self, other: &Self) -> bool {
-        self.count() == other.count() && self.bytes() == other.bytes()
-    }
-}
-
-impl Eq for PlainBytes {}
-
-impl Hash for PlainBytes {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.count().hash(state);
-        self.bytes().hash(state);
     }
 }
 

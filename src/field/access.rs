@@ -4,17 +4,9 @@
 use super::FieldError;
 use smallvec::SmallVec;
 
-/// Getter for a computed field: produces the stored form from the object.
-pub type Getter<O, C> = Box<dyn Fn(&O) -> C + Send + Sync>;
-/// Setter for a computed field: takes the stored form back into the object.
-pub type Setter<O, C> = Box<dyn Fn(&mut O, C) + Send + Sync>;
-/// Borrows a container held in an object's run-time storage; an error when the object's storage
-/// is not laid out for this field (see [`Accessor::Slot`]).
-pub type SlotGetter<O, C> = Box<dyn Fn(&O) -> Result<&C, FieldError> + Send + Sync>;
-/// Mutable [`SlotGetter`].
-pub type SlotGetterMut<O, C> = Box<dyn Fn(&mut O) -> Result<&mut C, FieldError> + Send + Sync>;
-
 /// Reaches a container of type `C` inside an owner `O`.
+// The closures are spelled out, not aliased, so that the documentation shows what each one takes.
+#[allow(clippy::type_complexity)]
 pub enum Accessor<O, C> {
     /// The container is a real member: borrowed in place, no copies.
     Direct {
@@ -37,17 +29,17 @@ pub enum Accessor<O, C> {
     /// getter's error ([`FieldError::WrongOwner`], [`FieldError::InactiveVariant`]) otherwise.
     Slot {
         /// Shared borrow of the slot.
-        get: SlotGetter<O, C>,
+        get: Box<dyn Fn(&O) -> Result<&C, FieldError> + Send + Sync>,
         /// Mutable borrow of the slot.
-        get_mut: SlotGetterMut<O, C>,
+        get_mut: Box<dyn Fn(&mut O) -> Result<&mut C, FieldError> + Send + Sync>,
     },
     /// The stored form is computed (Banshee's getter/setter pair): for data transformations such as
     /// compressing pixels on save and expanding them on load.
     Computed {
         /// Produces the stored form.
-        get: Getter<O, C>,
+        get: Box<dyn Fn(&O) -> C + Send + Sync>,
         /// Takes a stored form back.
-        set: Setter<O, C>,
+        set: Box<dyn Fn(&mut O, C) + Send + Sync>,
     },
 }
 
@@ -222,7 +214,8 @@ where
     }
 }
 
-/// An array container, naming its [`Shape`]: `Vec<E>`, `[E; N]`, `SmallVec<A>`.
+/// An array container: `Vec<E>`, `[E; N]`, `SmallVec<A>`, each with the shape that reaches its
+/// elements. Implemented by this crate only.
 pub trait Container: Sized + 'static {
     /// The element type.
     type Elem: 'static;

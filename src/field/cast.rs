@@ -95,13 +95,9 @@ impl CastTable {
     }
 
     /// Number of casts.
-    pub fn len(&self) -> usize {
+    #[allow(clippy::len_without_is_empty)] // crate-internal: only counted, for `Registry::cast_count`
+    pub(crate) fn len(&self) -> usize {
         self.casts.len()
-    }
-
-    /// `true` when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.casts.is_empty()
     }
 }
 
@@ -133,7 +129,7 @@ macro_rules! register_trait_impl {
     ($concrete:ty => $($trait:path),+ $(,)?) => {$(
         const _: () = {
             use $crate::__private::{Any, Arc, Mutex, Rc, RefCell, RwLock, TypeId};
-            use $crate::field::{TraitCast, TraitCastFn};
+            use $crate::__private::{TraitCast, TraitCastFn};
             fn shared<H: Clone + 'static, T: 'static>(from: &dyn Any, out: &mut dyn Any, cast: fn(H) -> T) {
                 if let (Some(from), Some(out)) = (from.downcast_ref::<H>(), out.downcast_mut::<Option<T>>()) {
                     *out = Some(cast(from.clone()));

@@ -7,17 +7,17 @@
 //! | [`FieldKind::Embedded`] | `T: Reflectable`, `Box<dyn Reflectable>`, `Box<dyn UserTrait>`, `Option` of these | `embedded.rs` |
 //! | [`FieldKind::Pointer`] | `Rc<T>`, `Rc<RefCell<T>>`, `Arc<T>`, `Arc<Mutex<T>>`, `Arc<RwLock<T>>`, their `Weak`s, `Option` of the strong ones; `T` may be `dyn UserTrait` | `pointer.rs` |
 //!
-//! A field reaches its storage through an [`Accessor`] (a real member, or a getter/setter pair for
-//! computed data) and holds its elements in a [`Shape`] (a single value, `Vec`, `[T; N]`,
-//! `SmallVec`); `erased.rs` joins the two into the one field implementation. What a field holds is
+//! A field reaches its storage through an accessor (a real member, or a getter/setter pair for
+//! computed data; `access.rs`) and holds its elements in a shape (a single value, or a
+//! [`Container`]: `Vec`, `[T; N]`, `SmallVec`); `erased.rs` joins the two into the one field implementation. What a field holds is
 //! described once, when its type is built, by a [`FieldShape`] (`shape.rs`). The dynamic access
 //! methods of [`RttiField`] (`rtti_field.rs`) work the same for every combination, and report a
 //! wrong owner, kind or element type as a [`FieldError`].
 
-mod access;
+pub(crate) mod access;
 pub(crate) mod cast;
 mod elems;
-mod embedded;
+pub(crate) mod embedded;
 mod erased;
 mod error;
 mod plain;
@@ -26,22 +26,22 @@ mod rtti_field;
 mod shape;
 mod shared_object;
 
-pub use access::{
-    Accessor, ArrayShape, Container, Getter, One, Setter, Shape, SlotGetter, SlotGetterMut, SmallVecShape, VecShape,
-};
-pub use cast::{CastTable, TraitCast, TraitCastFn};
+pub(crate) use access::VecShape;
+pub use access::{Accessor, Container, One, Shape};
+pub(crate) use cast::CastTable;
 pub(crate) use elems::{embedded_elems, pointer_elems, read_plain};
-pub use embedded::{boxed_trait_object, EmbeddedAccess, EmbeddedSlot};
-pub use erased::{ErasedElems, FieldImpl};
+pub use embedded::{EmbeddedAccess, EmbeddedSlot};
+pub use erased::ErasedElems;
+pub(crate) use erased::FieldImpl;
 pub use error::FieldError;
 pub use plain::PlainAccess;
 pub(crate) use plain::{same_plains, write_plain};
-pub use pointer::{Family, PointerAccess, PointerSlot, PointerVisitor, SharedHandle};
+pub use pointer::{Family, PointerAccess, PointerSlot, SharedHandle};
 pub use rtti_field::RttiField;
 pub(crate) use rtti_field::TraitCheck;
 pub use shape::{Declared, ElemShape, FieldKind, FieldShape, PlainInfo, WireKind, WireShape};
+pub use shared_object::SharedObject;
 pub(crate) use shared_object::{HandleKind, HandleSlot};
-pub use shared_object::{SharedObject, UpcastFn};
 
 pub(crate) use erased::{elem_at, elem_at_mut, owner_mut, owner_ref};
 

@@ -89,9 +89,9 @@ mod write;
 
 use crate::dynamic::{DynamicError, DynamicGraph};
 use crate::field::SharedHandle;
+use crate::rtti::AsRoot;
 use crate::rtti::{Reflectable, Registry};
-use crate::serializer::{AsRoot, DecodeError, DecodeReport, EncodeError, MemorySerializer};
-use serde_json::Value;
+use crate::serializer::{DecodeError, DecodeReport, EncodeError, MemorySerializer};
 
 /// The value of a document's `"format"` member.
 pub const FORM: &str = "reflectable-json/1";
@@ -142,31 +142,59 @@ pub(crate) fn invalid(path: &str, message: impl Into<String>) -> JsonError {
     JsonError::Invalid { path: path.to_owned(), message: message.into() }
 }
 
-/// The document of a dynamic graph.
-pub fn to_value(graph: &DynamicGraph) -> Result<Value, JsonError> {
-    serde_json::to_value(write::Document::new(graph)).map_err(|error| invalid("", error.to_string()))
-}
+/// The JSON form of a dynamic graph, whatever program wrote its stream.
+///
+/// ```
+/// use reflectable::dynamic::DynamicGraph;
+/// use reflectable::Reflectable;
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9962)]
+/// struct Door {
+///     #[rtti(id = 1)]
+///     open: bool,
+/// }
+///
+/// let bytes = reflectable::to_vec(&Door { open: true }).unwrap();
+/// let graph = DynamicGraph::from_bytes(&bytes).unwrap();
+/// let text = graph.to_json().unwrap();
+/// assert!(text.contains(r#""open": true"#));
+///
+/// let back = DynamicGraph::from_json(&text).unwrap();
+/// assert_eq!(back.to_bytes().unwrap(), bytes);
+/// let mut out = Vec::new();
+/// back.write_json(&mut out).unwrap();
+/// assert_eq!(out, text.as_bytes());
+/// ```
+impl DynamicGraph {
+    /// Writes the graph's document to `out`, indented, without building it first.
+    pub fn write_json(&self, out: impl std::io::Write) -> Result<(), JsonError> {
+        serde_json::to_writer_pretty(out, &write::Document::new(self)).map_err(|error| invalid("", error.to_string()))
+    }
 
-/// Writes the document of a dynamic graph to `out`, indented, without building it first.
-pub fn write(graph: &DynamicGraph, out: impl std::io::Write) -> Result<(), JsonError> {
-    serde_json::to_writer_pretty(out, &write::Document::new(graph)).map_err(|error| invalid("", error.to_string()))
-}
+    /// The graph's document, indented.
+    pub fn to_json(&self) -> Result<String, JsonError> {
+        let mut out = Vec::new();
+        self.write_json(&mut out)?;
+        Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+    }
 
-/// The document of a dynamic graph, indented.
-pub fn graph_to_string(graph: &DynamicGraph) -> Result<String, JsonError> {
-    let mut out = Vec::new();
-    write(graph, &mut out)?;
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+    /// Parses a document into a dynamic graph (types only from the document), checked as
+    /// [`to_bytes`] checks it. [`JsonReader::read_dynamic`] also resolves types the document does
+    /// not list.
+    pub fn from_json(text: &str) -> Result<DynamicGraph, JsonError> {
+        DynamicGraph::from_bytes(&stream_of(text, None)?).map_err(refused)
+    }
 }
 
 /// The document of a Rust object graph (what its binary stream holds), indented.
 pub fn to_string<R: AsRoot + ?Sized>(root: &R) -> Result<String, JsonError> {
-    graph_to_string(&DynamicGraph::from_typed(root)?)
+    DynamicGraph::from_typed(root)?.to_json()
 }
 
 /// The document of a binary stream, indented: no types needed.
 pub fn from_bytes(bytes: &[u8]) -> Result<String, JsonError> {
-    graph_to_string(&DynamicGraph::from_bytes(bytes)?)
+    DynamicGraph::from_bytes(bytes)?.to_json()
 }
 
 /// The binary stream of a document that lists its types (as every document this module writes
@@ -234,10 +262,4 @@ impl<'r> JsonReader<'r> {
         let bytes = stream_of(text, Some(self.registry))?;
         Ok(self.serializer.decode_shared_with_report(&bytes)?)
     }
-}
-
-/// Parses a document into a dynamic graph (types only from the document), checked as
-/// [`to_bytes`] checks it.
-pub fn graph_from_str(text: &str) -> Result<DynamicGraph, JsonError> {
-    DynamicGraph::from_bytes(&stream_of(text, None)?).map_err(refused)
 }

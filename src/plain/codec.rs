@@ -125,7 +125,7 @@ pub trait PlainCodec<T>: 'static {
     const COMPACT_MIN_SIZE: usize = super::compact::default_min_size(Self::COMPACT_SIZE);
 
     /// Appends `value` as a compact element: by default its normal content, framed by a varint
-    /// length when the codec is dynamic (see [`compact`](super::compact)).
+    /// length when the codec is dynamic (see [compact elements](super#compact-elements)).
     #[inline]
     fn write_compact(value: &T, out: &mut Vec<u8>) {
         super::compact::write_default(Self::STATIC_SIZE, || Self::size(value), |out| Self::write(value, out), out)

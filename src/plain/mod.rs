@@ -5,9 +5,6 @@
 //! written as an *element*: a `u32` size that counts itself, then the content, so that any reader can
 //! skip a value it does not understand. [`write_elem`], [`read_elem`] and [`elem_size`] produce and
 //! consume that element form; they need no reflection and suit hand-written network messages.
-//! Where size matters more than skipping values of unknown types, the [`compact`] element form
-//! ([`write_elem_compact`], [`read_elem_compact`]) writes integers as varints and drops the size
-//! prefixes.
 //!
 //! ```
 //! use reflectable::plain::{read_elem, write_elem, elem_size, Reader};
@@ -21,28 +18,73 @@
 //! let back: (u16, String, Vec<f32>) = read_elem(&mut reader).unwrap();
 //! assert_eq!(back, value);
 //! ```
+//!
+//! # Compact elements
+//!
+//! Where size matters more than a layout that can be skipped without the type (network messages;
+//! compact streams), [`PlainType::write_compact`] and [`PlainType::read_compact`] write and read
+//! the *compact* element form:
+//!
+//! - Integers of 16 bits or more, `usize`, `isize` and `char` are LEB128 varints (seven bits per
+//!   byte, lowest group first), signed ones zig-zag mapped first so that small negative numbers
+//!   stay short. Only the canonical form reads: no overlong encoding and no bits beyond the
+//!   value's width.
+//! - Every other type of static size keeps its normal content: `u8`, floats, `bool`, and static
+//!   composites (`(u32, u32)`, `[f32; 3]`, `Option<u16>`, static derives, glam types). They stay
+//!   fixed-size, so slices of them are still one copy.
+//! - `String` and `PathBuf` are a varint length, then the bytes.
+//! - Sequences and sets are a varint count, then each element in compact form; maps a varint
+//!   count, then each key and value. Hash maps and sets are written in the order of their keys'
+//!   compact bytes, so the bytes do not depend on a hasher's seed.
+//! - A dynamic `Option` is a tag byte (0 or 1), then the value; dynamic arrays and tuples, and
+//!   dynamic `#[derive(PlainType)]` structs, are their parts in order; `Box<T>` is `T`.
+//! - Any other dynamic type (a hand-written [`PlainType`] or [`PlainCodec`], serde values) is
+//!   *framed*: a varint length, then its normal content.
+//!
+//! There are no per-element size prefixes: a compact element is delimited by its own structure,
+//! and each value has one compact encoding.
+//!
+//! ```
+//! use reflectable::plain::{write_elem, PlainType, Reader};
+//!
+//! let value = (7u16, String::from("door"), vec![300u32, 5]);
+//! let mut compact = Vec::new();
+//! value.write_compact(&mut compact);
+//! // 7, then "door" with its length, then the count 2 and the two varints.
+//! assert_eq!(compact, [7, 4, b'd', b'o', b'o', b'r', 2, 0xAC, 0x02, 5]);
+//!
+//! let mut normal = Vec::new();
+//! write_elem(&value, &mut normal);
+//! assert_eq!(normal.len(), 30);
+//!
+//! let back = <(u16, String, Vec<u32>)>::read_compact(&mut Reader::new(&compact)).unwrap();
+//! assert_eq!(back, value);
+//! ```
 
+mod bytes;
 mod codec;
 mod collections;
-pub mod compact;
+pub(crate) mod compact;
 pub(crate) mod described;
 #[cfg(feature = "glam")]
 mod glam;
-pub mod pod;
+pub(crate) mod pod;
 mod primitives;
 mod reader;
 #[cfg(feature = "serde")]
 mod serde;
 pub(crate) mod signature;
+pub(crate) mod sizes;
 mod std_types;
-pub mod varint;
+pub(crate) mod varint;
 
-pub use codec::{elem_size_with, min_elem_size_with, read_elem_with, write_elem_with, Native, PlainCodec};
-pub use compact::{read_elem_compact, read_elem_compact_with, write_elem_compact, write_elem_compact_with};
-pub use described::{PlainDescription, PlainLayout};
+pub use bytes::PlainBytes;
+pub(crate) use codec::{elem_size_with, min_elem_size_with};
+pub use codec::{read_elem_with, write_elem_with, Native, PlainCodec};
 pub use reader::{PlainError, Reader, MAX_PLAIN_DEPTH, ZERO_SIZED_ALLOWANCE};
 #[cfg(feature = "serde")]
 pub use serde::SerdeCodec;
+pub(crate) use sizes::{inline_or_dynamic, min_elem_size, skip_elem, sum_static_sizes};
 
 /// Size in bytes of the `u32` that prefixes every dynamic-size element.
 pub const DYNAMIC_SIZE_PREFIX: usize = 4;
@@ -116,7 +158,7 @@ pub trait PlainType: Sized + 'static {
         Ok(())
     }
 
-    /// `Some(n)` when this type's compact element (see [`compact`]) is its normal content, `n`
+    /// `Some(n)` when this type's compact element (see [the module documentation](self#compact-elements)) is its normal content, `n`
     /// bytes: the default for every static type. `None` when the compact element has a form of
     /// its own: integers of 16 bits or more and `char` (varints), and dynamic types. A type that
     /// overrides [`write_compact`](PlainType::write_compact) sets it to `None`.
@@ -219,14 +261,6 @@ pub fn same_parts(parts: impl IntoIterator<Item = Option<bool>>) -> Option<bool>
     known.then_some(true)
 }
 
-/// Smallest number of bytes one element of `T` occupies on the wire, so that an element count
-/// read from the input can be checked against the bytes that remain. 0 for a type of static size
-/// 0, whose counts [`Reader::read_count`] checks against its zero-size allowance instead.
-#[inline]
-pub const fn min_elem_size<T: PlainType>() -> usize {
-    min_elem_size_with::<Native, T>()
-}
-
 /// Bytes [`write_elem`] appends for `value`: the content, plus the size prefix for dynamic types.
 #[inline]
 pub fn elem_size<T: PlainType>(value: &T) -> usize {
@@ -248,46 +282,6 @@ pub fn write_elem<T: PlainType>(value: &T, out: &mut Vec<u8>) {
 #[inline]
 pub fn read_elem<T: PlainType>(reader: &mut Reader<'_>) -> Result<T, PlainError> {
     read_elem_with::<Native, T>(reader)
-}
-
-/// Skips one element of a plain type whose static size is `static_size` (`None` = dynamic),
-/// without knowing the type. Used to step over fields a reader does not understand.
-pub fn skip_elem(reader: &mut Reader<'_>, static_size: Option<u32>) -> Result<(), PlainError> {
-    match static_size {
-        Some(n) => reader.skip(n as usize),
-        None => {
-            let start = reader.offset();
-            let total = reader.read_u32()? as usize;
-            if total < DYNAMIC_SIZE_PREFIX {
-                return Err(PlainError::Invalid { offset: start, what: "dynamic size smaller than its own prefix" });
-            }
-            reader.skip(total - DYNAMIC_SIZE_PREFIX)
-        }
-    }
-}
-
-/// Sums static sizes at compile time: `Some(total)` when every part is static, else `None`.
-/// Used by `#[derive(PlainType)]` and the tuple impls.
-pub const fn sum_static_sizes(parts: &[Option<u32>]) -> Option<u32> {
-    let mut total: u32 = 0;
-    let mut i = 0;
-    while i < parts.len() {
-        match parts[i] {
-            Some(n) => total += n,
-            None => return None,
-        }
-        i += 1;
-    }
-    Some(total)
-}
-
-/// A static size, or dynamic when it does not fit a field header's 8-bit inline size. Composite
-/// types (tuples, arrays, derived structs) pass their summed size through this.
-pub const fn inline_or_dynamic(size: Option<u32>) -> Option<u32> {
-    match size {
-        Some(n) if n <= MAX_INLINE_SIZE => Some(n),
-        _ => None,
-    }
 }
 
 /// Numeric IDs of the built-in plain types, as FORMAT.md lists them. Outside this crate a

@@ -3,15 +3,17 @@
 
 use super::visit::{self, Slot, SlotMut};
 use super::walker::{Borrowed, Flow, GraphWalker, Run, Visit};
-use super::{Reflectable, Registry};
-use crate::field::{FieldAccess, FieldError, SharedHandle, SharedObject};
+use super::{AsRoot, Reflectable, Registry, Root};
+use crate::field::{FieldAccess, FieldError, SharedObject};
 use ahash::AHashSet;
 use once_cell::sync::Lazy;
 use std::convert::Infallible;
 
 /// Every shared object reachable from `root` through pointer fields (strong, and `Weak`s whose
-/// target is alive; kept [`UnknownFields`](super::UnknownFields) included), each once, in breadth-first order. An object borrowed mutably elsewhere is
-/// listed but its own pointers are not followed.
+/// target is alive; kept [`UnknownFields`](super::UnknownFields) included), each once, in
+/// breadth-first order. A root held in a shared allocation (`&Rc<RefCell<Scene>>`, a
+/// [`SharedObject`]) is listed first. An object borrowed mutably elsewhere is listed but its own
+/// pointers are not followed.
 ///
 /// ```
 /// use reflectable::rtti::reachable_shared;
@@ -29,13 +31,12 @@ use std::convert::Infallible;
 /// let tree = Tree { children: vec![leaf.clone(), leaf, Rc::new(Tree::default())] };
 /// assert_eq!(reachable_shared(&tree).len(), 2);
 /// ```
-pub fn reachable_shared(root: &dyn Reflectable) -> Vec<SharedObject> {
-    walk_all(true, Some(root), None, None).found.unwrap_or_default()
-}
-
-/// [`reachable_shared`] from a root held in a shared allocation (listed first).
-pub fn reachable_from_shared(root: &SharedObject) -> Vec<SharedObject> {
-    walk_all(true, None, Some(root), None).found.unwrap_or_default()
+pub fn reachable_shared<R: AsRoot + ?Sized>(root: &R) -> Vec<SharedObject> {
+    let found = match root.as_root() {
+        Root::Object(object) => walk_all(true, Some(object), None, None),
+        Root::Shared(shared) => walk_all(true, None, Some(&shared), None),
+    };
+    found.found.unwrap_or_default()
 }
 
 /// Addresses of the shared objects reachable from `root` (or `shared_root`) through strong
@@ -156,6 +157,9 @@ static NO_CASTS: Lazy<Registry> = Lazy::new(Registry::new);
 /// Breaks every reference cycle reachable from `root`: clears the pointer fields of each
 /// reachable object that can be changed (behind `RefCell`, `Mutex` or `RwLock`), so the graph is
 /// freed once its last outside handle goes. Call it on a graph with strong cycles you are done with.
+/// A root held in a shared allocation (`&Rc<RefCell<Scene>>`, `&Arc<Mutex<Scene>>`, ...) has its
+/// own pointers cleared too: this is how a decoded graph with a shared root is torn down. It never
+/// recurses, however long the graph's chains.
 ///
 /// ```
 /// use reflectable::rtti::break_cycles;
@@ -176,16 +180,11 @@ static NO_CASTS: Lazy<Registry> = Lazy::new(Registry::new);
 /// break_cycles(&root);
 /// assert_eq!(Rc::strong_count(&a), 2, "only `a` and `root` hold it now");
 /// ```
-pub fn break_cycles(root: &dyn Reflectable) {
-    clear_all(reachable_shared(root));
-}
-
-/// [`break_cycles`] for a graph whose root lives in a shared allocation (`Rc<RefCell<Scene>>`,
-/// `Arc<Mutex<Scene>>`, ...): the root's own pointers are cleared too. This is how a decoded
-/// graph with a shared root is torn down; it never recurses, however long its chains.
+///
+/// A shared root:
 ///
 /// ```
-/// use reflectable::rtti::break_cycles_shared;
+/// use reflectable::rtti::break_cycles;
 /// use reflectable::Reflectable;
 /// use std::cell::RefCell;
 /// use std::rc::Rc;
@@ -199,11 +198,11 @@ pub fn break_cycles(root: &dyn Reflectable) {
 ///
 /// let scene = Rc::new(RefCell::new(Scene::default()));
 /// scene.borrow_mut().me = Some(scene.clone());
-/// break_cycles_shared(&scene);
+/// break_cycles(&scene);
 /// assert_eq!(Rc::strong_count(&scene), 1);
 /// ```
-pub fn break_cycles_shared<H: SharedHandle>(root: &H) {
-    clear_all(reachable_from_shared(&SharedObject::new(root.clone())));
+pub fn break_cycles<R: AsRoot + ?Sized>(root: &R) {
+    clear_all(reachable_shared(root));
 }
 
 /// Clears the pointers of every object in `objects` that can be changed. Immutable pointees

@@ -1,19 +1,22 @@
 //! Run-time type information: the [`Reflectable`] trait, the [`RttiType`] descriptor, the
-//! [`RttiTypeBuilder`], the [`Registry`], and Banshee's free functions ([`rtti_create`],
-//! [`rtti_is_of_type`], [`rtti_is_subclass`], [`rtti_cast`]).
+//! [`RttiTypeBuilder`] and the [`Registry`]. Banshee's free functions are methods here:
+//! `rtti_create` is [`Registry::create`], and `rtti_is_of_type`, `rtti_is_subclass` and
+//! `rtti_cast` are `is`, `is_subclass_of` and `cast` on
+//! [`dyn Reflectable`](Reflectable#impl-dyn+Reflectable).
 //!
 //! Rust has no inheritance, so a derived type embeds its base as a designated member; the
-//! descriptor records the chain and [`rtti_cast`] walks it.
+//! descriptor records the chain and `cast` walks it.
 
 mod builder;
 mod field_table;
-mod generic;
+pub(crate) mod generic;
 pub(crate) mod graph;
 pub(crate) mod lifecycle;
 mod migration;
 mod reflectable;
-mod registry;
+pub(crate) mod registry;
 pub(crate) mod reserved;
+mod root;
 mod rtti_type;
 pub(crate) mod runtime_object;
 mod type_data;
@@ -25,16 +28,15 @@ mod walker;
 
 pub use builder::RttiTypeBuilder;
 pub(crate) use field_table::FieldTable;
-pub use generic::{
-    derived_instantiation_id, generic_rtti, instantiation_id, instantiation_name, InstantiationId, TypeArgument,
-    DERIVED_ID_BIT,
-};
-pub use graph::{break_cycles, break_cycles_shared, clear_pointers, reachable_from_shared, reachable_shared};
+pub(crate) use generic::generic_rtti;
+pub use generic::{derived_instantiation_id, TypeArgument, DERIVED_ID_BIT};
+pub use graph::{break_cycles, clear_pointers, reachable_shared};
 pub use migration::Migration;
 pub(crate) use reflectable::built_in_reflectable;
-pub use reflectable::{downcast_arc, downcast_box, downcast_rc, AsReflectable, Reflectable};
-pub use registry::{Registry, TypeRegistration};
-pub use rtti_type::{Hook, HookMut, Hooks, RttiType};
+pub use reflectable::{AsReflectable, Reflectable};
+pub use registry::Registry;
+pub use root::{AsRoot, Root};
+pub use rtti_type::RttiType;
 pub use type_data::TypeData;
 pub(crate) use type_set::TypeSet;
 pub use unknown_fields::UnknownFields;
@@ -182,37 +184,4 @@ pub enum RttiError {
         /// The enum's name.
         type_name: String,
     },
-}
-
-/// A fresh instance of the globally registered type with ID `type_id`; `None` when the ID is
-/// unknown or the type is abstract.
-pub fn rtti_create(type_id: u32) -> Option<Box<dyn Reflectable>> {
-    Registry::global().create(type_id)
-}
-
-/// A fresh instance of the globally registered type named `name`.
-pub fn rtti_create_by_name(name: &str) -> Option<Box<dyn Reflectable>> {
-    Registry::global().create_by_name(name)
-}
-
-/// `true` when `object`'s exact type is `T`.
-pub fn rtti_is_of_type<T: Reflectable>(object: &dyn Reflectable) -> bool {
-    object.rtti().id() == T::rtti_static().id()
-}
-
-/// `true` when `object` is a `Base` or derives from it, directly or transitively.
-pub fn rtti_is_subclass<Base: Reflectable>(object: &dyn Reflectable) -> bool {
-    object.rtti().is_subclass_of(Base::rtti_static())
-}
-
-/// `object` viewed as a `T`: the object itself when it is one, or the embedded base object of type
-/// `T` when it derives from `T`.
-pub fn rtti_cast<T: Reflectable>(object: &dyn Reflectable) -> Option<&T> {
-    RttiType::sections(object).find_map(|(_, section)| section.downcast_ref::<T>())
-}
-
-/// Mutable [`rtti_cast`].
-pub fn rtti_cast_mut<T: Reflectable>(object: &mut dyn Reflectable) -> Option<&mut T> {
-    let index = object.rtti().chain().position(|rtti| rtti.rust_type() == std::any::TypeId::of::<T>())?;
-    RttiType::section_mut(object, index)?.downcast_mut::<T>()
 }

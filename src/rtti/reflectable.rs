@@ -41,10 +41,43 @@ impl std::fmt::Debug for dyn Reflectable + Send + Sync {
     }
 }
 
+/// Type tests and casts, as Banshee's `rtti_is_of_type`, `rtti_is_subclass` and `rtti_cast`.
+///
+/// ```
+/// use reflectable::{Reflectable, Registry};
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 200_300)]
+/// struct Resource {
+///     #[rtti(id = 1)]
+///     path: String,
+/// }
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 200_301)]
+/// struct Texture {
+///     #[rtti(base)]
+///     resource: Resource,
+///     #[rtti(id = 1)]
+///     size: [u32; 2],
+/// }
+///
+/// let mut object = Registry::global().create(200_301).expect("Texture is registered");
+/// assert!(object.is::<Texture>() && !object.is::<Resource>());
+/// assert!(object.is_subclass_of::<Resource>());
+/// // `cast` also finds the base an object embeds; `downcast_ref` only the exact type.
+/// object.cast_mut::<Resource>().unwrap().path = "rock.png".into();
+/// assert_eq!(object.cast::<Resource>().unwrap().path, "rock.png");
+/// assert!(object.downcast_ref::<Resource>().is_none());
+/// ```
 impl dyn Reflectable {
     /// `true` when the object's exact type is `T`.
     pub fn is<T: Reflectable>(&self) -> bool {
         (self as &dyn Any).is::<T>()
+    }
+    /// `true` when the object is a `Base` or derives from it, directly or transitively.
+    pub fn is_subclass_of<Base: Reflectable>(&self) -> bool {
+        self.rtti().is_subclass_of(Base::rtti_static())
     }
     /// The object as `&T` when its exact type is `T`.
     pub fn downcast_ref<T: Reflectable>(&self) -> Option<&T> {
@@ -54,37 +87,61 @@ impl dyn Reflectable {
     pub fn downcast_mut<T: Reflectable>(&mut self) -> Option<&mut T> {
         (self as &mut dyn Any).downcast_mut()
     }
-}
-
-/// Unboxes `object` as a `T`, or gives it back.
-pub fn downcast_box<T: Reflectable>(object: Box<dyn Reflectable>) -> Result<Box<T>, Box<dyn Reflectable>> {
-    if object.is::<T>() {
-        let any: Box<dyn Any> = object;
-        Ok(any.downcast().expect("type checked above"))
-    } else {
-        Err(object)
+    /// The object viewed as a `T`: the object itself when it is one, or the embedded base object
+    /// of type `T` when it derives from `T`.
+    pub fn cast<T: Reflectable>(&self) -> Option<&T> {
+        RttiType::sections(self).find_map(|(_, section)| section.downcast_ref::<T>())
+    }
+    /// Mutable [`cast`](#method.cast).
+    pub fn cast_mut<T: Reflectable>(&mut self) -> Option<&mut T> {
+        let index = self.rtti().chain().position(|rtti| rtti.rust_type() == std::any::TypeId::of::<T>())?;
+        RttiType::section_mut(self, index)?.downcast_mut::<T>()
+    }
+    /// Unboxes the object as a `T` when its exact type is `T`, or gives it back.
+    ///
+    /// ```
+    /// # use reflectable::{Reflectable, Registry};
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 200_302)]
+    /// struct Lamp {
+    ///     #[rtti(id = 1)]
+    ///     watts: f32,
+    /// }
+    ///
+    /// let object: Box<dyn Reflectable> = Box::new(Lamp { watts: 40.0 });
+    /// let lamp: Box<Lamp> = object.downcast_box().unwrap();
+    /// assert_eq!(lamp.watts, 40.0);
+    /// ```
+    pub fn downcast_box<T: Reflectable>(self: Box<Self>) -> Result<Box<T>, Box<Self>> {
+        if self.is::<T>() {
+            let any: Box<dyn Any> = self;
+            Ok(any.downcast().expect("type checked above"))
+        } else {
+            Err(self)
+        }
+    }
+    /// Turns a shared `Rc<dyn Reflectable>` into `Rc<T>` when the object's exact type is `T`, or
+    /// gives it back.
+    pub fn downcast_rc<T: Reflectable>(self: Rc<Self>) -> Result<Rc<T>, Rc<Self>> {
+        if self.is::<T>() {
+            let any: Rc<dyn Any> = self;
+            Ok(any.downcast().expect("type checked above"))
+        } else {
+            Err(self)
+        }
     }
 }
 
-/// Turns a shared `Rc<dyn Reflectable>` into `Rc<T>`, or gives it back.
-pub fn downcast_rc<T: Reflectable>(object: Rc<dyn Reflectable>) -> Result<Rc<T>, Rc<dyn Reflectable>> {
-    if object.is::<T>() {
-        let any: Rc<dyn Any> = object;
-        Ok(any.downcast().expect("type checked above"))
-    } else {
-        Err(object)
-    }
-}
-
-/// Turns a shared `Arc<dyn Reflectable + Send + Sync>` into `Arc<T>`, or gives it back.
-pub fn downcast_arc<T: Reflectable + Send + Sync>(
-    object: Arc<dyn Reflectable + Send + Sync>,
-) -> Result<Arc<T>, Arc<dyn Reflectable + Send + Sync>> {
-    if (&*object as &dyn Any).is::<T>() {
-        let any: Arc<dyn Any + Send + Sync> = object;
-        Ok(any.downcast().expect("type checked above"))
-    } else {
-        Err(object)
+impl dyn Reflectable + Send + Sync {
+    /// Turns a shared `Arc<dyn Reflectable + Send + Sync>` into `Arc<T>` when the object's exact
+    /// type is `T`, or gives it back.
+    pub fn downcast_arc<T: Reflectable + Send + Sync>(self: Arc<Self>) -> Result<Arc<T>, Arc<Self>> {
+        if (&*self as &dyn Any).is::<T>() {
+            let any: Arc<dyn Any + Send + Sync> = self;
+            Ok(any.downcast().expect("type checked above"))
+        } else {
+            Err(self)
+        }
     }
 }
 
@@ -205,7 +262,7 @@ macro_rules! reflect_trait {
                 object: ::core::option::Option<::std::boxed::Box<dyn $crate::Reflectable>>,
                 registry: &$crate::Registry,
             ) -> ::core::option::Option<Self> {
-                $crate::field::boxed_trait_object::<Self>(object, registry)
+                $crate::__private::boxed_trait_object::<Self>(object, registry)
             }
             fn trait_target() -> ::core::option::Option<::core::any::TypeId> {
                 ::core::option::Option::Some(::core::any::TypeId::of::<Self>())

@@ -45,12 +45,12 @@ inventory::collect!(TypeRegistration);
 macro_rules! register_type {
     ($type:ty) => {
         $crate::__private::inventory::submit! {
-            $crate::rtti::TypeRegistration { rtti: || Ok(<$type as $crate::Reflectable>::rtti_static()) }
+            $crate::__private::TypeRegistration { rtti: || Ok(<$type as $crate::Reflectable>::rtti_static()) }
         }
     };
     ($type:ty, id = $id:expr) => {
         $crate::__private::inventory::submit! {
-            $crate::rtti::InstantiationId { rust_type: || ::core::any::TypeId::of::<$type>(), id: $id }
+            $crate::__private::InstantiationId { rust_type: || ::core::any::TypeId::of::<$type>(), id: $id }
         }
         $crate::register_type!($type);
     };
@@ -187,10 +187,15 @@ impl Registry {
     pub fn create_by_name(&self, name: &str) -> Option<Box<dyn Reflectable>> {
         self.by_name(name)?.create()
     }
-    /// The trait casts of the registered types (`implements(...)`, `register_trait_impl!`): how
-    /// objects of these types go into `dyn Trait` fields when decoded through this registry.
-    pub fn casts(&self) -> &CastTable {
+    /// The trait casts of the registered types.
+    pub(crate) fn casts(&self) -> &CastTable {
         &self.casts
+    }
+    /// How many trait casts the registered types bring (`implements(...)`,
+    /// `register_trait_impl!`), one per trait and handle form (`Box`, and each shared family):
+    /// how objects of these types go into `dyn Trait` fields when decoded through this registry.
+    pub fn cast_count(&self) -> usize {
+        self.casts.len()
     }
     /// Types whose direct base is the type with ID `id`.
     pub fn derived_types(&self, id: u32) -> &[&'static RttiType] {

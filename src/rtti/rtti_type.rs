@@ -374,7 +374,7 @@ impl RttiType {
         self.migrations.iter().filter(move |migration| migration.field_id == id)
     }
     /// The type's hooks.
-    pub fn hooks(&self) -> &Hooks {
+    pub(crate) fn hooks(&self) -> &Hooks {
         &self.hooks
     }
     /// The sections of `object`: its own type with the object itself first, then each embedded

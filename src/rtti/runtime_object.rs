@@ -1,7 +1,7 @@
 //! [`RuntimeObject`]: an instance of a type defined at run time.
 
 use crate::field::{Accessor, FieldError};
-use crate::rtti::{downcast_box, Reflectable, RttiType, RttiTypeBuilder};
+use crate::rtti::{Reflectable, RttiType, RttiTypeBuilder};
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
@@ -66,7 +66,7 @@ impl RuntimeObject {
 
     /// A fresh object of `rtti`; `None` when `rtti` is not a type defined at run time.
     pub fn create(rtti: &RttiType) -> Option<RuntimeObject> {
-        downcast_box::<RuntimeObject>(rtti.create()?).ok().map(|object| *object)
+        rtti.create()?.downcast_box::<RuntimeObject>().ok().map(|object| *object)
     }
 
     /// The embedded base object, for a type with a base.

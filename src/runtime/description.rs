@@ -1,8 +1,9 @@
 //! [`TypeDescription`]: a type's definition as data, and how it becomes an [`RttiType`].
 
-use super::raw_plain::{RawPlain, RawPlainField};
+use super::raw_plain::RawPlainField;
 use super::PlainSlot;
 use crate::field::{One, VecShape};
+use crate::plain::PlainBytes;
 use crate::rtti::runtime_object::{base_of, base_of_mut, slot_accessor, Owner, RuntimeObject, SlotAt};
 use crate::rtti::{Reflectable, RttiError, RttiType, RttiTypeBuilder};
 use std::any::Any;
@@ -177,7 +178,7 @@ impl FieldDescription {
         match (&self.elem, self.array) {
             (Elem::Plain(slot), array) => (slot.default)(array),
             // No value until one is read: a field its stored object lacked is left out on save.
-            (Elem::Raw { .. }, _) => Box::new(RawPlain::default()),
+            (Elem::Raw { .. }, _) => Box::new(PlainBytes::default()),
             (Elem::Embedded, false) => Box::new(None::<Box<dyn Reflectable>>),
             (Elem::Pointer, false) => Box::new(None::<Shared>),
             (Elem::Weak, false) => Box::new(dangling()),
@@ -190,7 +191,7 @@ impl FieldDescription {
     fn value_size(&self) -> usize {
         match (&self.elem, self.array) {
             (Elem::Plain(slot), array) => (slot.size)(array),
-            (Elem::Raw { .. }, _) => size_of::<RawPlain>(),
+            (Elem::Raw { .. }, _) => size_of::<PlainBytes>(),
             (_, true) => size_of::<Vec<u8>>(),
             (Elem::Embedded | Elem::Pointer | Elem::Weak, false) => size_of::<Option<Box<dyn Reflectable>>>(),
         }

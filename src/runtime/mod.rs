@@ -48,4 +48,3 @@ pub use description::{FieldDescription, TypeDescription, VariantDescription};
 pub use kept::MAX_KEPT_TYPES;
 pub(crate) use kept::{kept_container, kept_fields, kept_type, ContainerShape, KeptFields};
 pub use plain_slot::PlainSlot;
-pub use raw_plain::RawPlain;

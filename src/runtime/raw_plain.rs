@@ -2,23 +2,14 @@
 //! their elements as the stream stored them, and writes them back unchanged.
 
 use crate::field::{ErasedElems, FieldError, PlainAccess, PlainInfo};
-use crate::plain::{skip_elem, PlainError, Reader};
+use crate::plain::{skip_elem, PlainBytes, PlainError, Reader};
 use crate::rtti::runtime_object::{RuntimeObject, SlotAt};
 use std::any::{Any, TypeId};
 
-/// The elements of one plain field as the stream stored them (element form, see `FORMAT.md`),
-/// for element types this program lacks. What [`RttiField::with_elem`](crate::field::RttiField::with_elem)
-/// shows of such a field (for any index in range), and what `set_elem` takes.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct RawPlain {
-    /// Number of elements.
-    pub count: usize,
-    /// Their bytes, one element after another.
-    pub bytes: Vec<u8>,
-}
-
 /// A plain field of a stored element type: its signature and static size come from the stream's
-/// schema table.
+/// schema table. Its elements are kept as [`PlainBytes`], which is what
+/// [`RttiField::with_elem`](crate::field::RttiField::with_elem) shows of the field (for any index
+/// in range), and what `set_elem` takes.
 pub(super) struct RawPlainField {
     pub(super) at: SlotAt,
     pub(super) signature: Vec<u32>,
@@ -27,12 +18,12 @@ pub(super) struct RawPlainField {
 }
 
 impl RawPlainField {
-    fn elems<'a>(&self, owner: &'a dyn Any) -> Result<&'a RawPlain, FieldError> {
+    fn elems<'a>(&self, owner: &'a dyn Any) -> Result<&'a PlainBytes, FieldError> {
         let owner = owner.downcast_ref::<RuntimeObject>().ok_or_else(FieldError::wrong_owner::<RuntimeObject>)?;
         owner.slot(&self.at)
     }
 
-    fn elems_mut<'a>(&self, owner: &'a mut dyn Any) -> Result<&'a mut RawPlain, FieldError> {
+    fn elems_mut<'a>(&self, owner: &'a mut dyn Any) -> Result<&'a mut PlainBytes, FieldError> {
         let owner = owner.downcast_mut::<RuntimeObject>().ok_or_else(FieldError::wrong_owner::<RuntimeObject>)?;
         owner.slot_mut(&self.at)
     }
@@ -46,7 +37,7 @@ impl ErasedElems for RawPlainField {
         std::any::type_name::<RuntimeObject>()
     }
     fn elem_type_name(&self) -> &'static str {
-        std::any::type_name::<RawPlain>()
+        std::any::type_name::<PlainBytes>()
     }
     fn elem_size(&self) -> usize {
         self.static_size.unwrap_or(0) as usize
@@ -58,25 +49,25 @@ impl ErasedElems for RawPlainField {
         false
     }
     fn len(&self, owner: &dyn Any) -> Result<usize, FieldError> {
-        Ok(self.elems(owner)?.count)
+        Ok(self.elems(owner)?.count())
     }
     fn resize(&self, owner: &mut dyn Any, len: usize) -> Result<(), FieldError> {
         // New elements of a type the program lacks have no value to start from.
-        match self.elems_mut(owner)?.count {
+        match self.elems_mut(owner)?.count() {
             count if count == len => Ok(()),
             count => Err(FieldError::FixedLength { expected: count, got: len }),
         }
     }
     fn with_elem(&self, owner: &dyn Any, index: usize, f: &mut dyn FnMut(&dyn Any)) -> Result<(), FieldError> {
         let elems = self.elems(owner)?;
-        if index >= elems.count {
-            return Err(FieldError::OutOfRange { index, len: elems.count });
+        if index >= elems.count() {
+            return Err(FieldError::OutOfRange { index, len: elems.count() });
         }
         f(elems);
         Ok(())
     }
     fn set_elem(&self, owner: &mut dyn Any, _index: usize, value: &mut dyn Any) -> Result<(), FieldError> {
-        let value = value.downcast_mut::<Option<RawPlain>>().ok_or_else(FieldError::wrong_type::<RawPlain>)?;
+        let value = value.downcast_mut::<Option<PlainBytes>>().ok_or_else(FieldError::wrong_type::<PlainBytes>)?;
         let elems = self.elems_mut(owner)?;
         if let Some(value) = value.take() {
             *elems = value;
@@ -96,8 +87,8 @@ impl PlainAccess for RawPlainField {
 
     fn write(&self, owner: &dyn Any, out: &mut Vec<u8>) -> Result<usize, FieldError> {
         let elems = self.elems(owner)?;
-        out.extend_from_slice(&elems.bytes);
-        Ok(elems.count)
+        out.extend_from_slice(elems.bytes());
+        Ok(elems.count())
     }
 
     fn read(&self, owner: &mut dyn Any, count: usize, reader: &mut Reader<'_>) -> Result<(), FieldError> {
@@ -110,13 +101,14 @@ impl PlainAccess for RawPlainField {
             Some(size) => reader.skip(size as usize * count)?,
             None => (0..count).try_for_each(|_| skip_elem(reader, None))?,
         }
-        let bytes = rest[..rest.len() - reader.remaining()].to_vec();
-        *self.elems_mut(owner)? = RawPlain { count, bytes };
+        // The field header's count is a `u32`, so every count read here fits one.
+        let count = u32::try_from(count).expect("a field's element count is a u32");
+        *self.elems_mut(owner)? = PlainBytes::from_wire(count, &rest[..rest.len() - reader.remaining()]);
         Ok(())
     }
 
     fn same(&self, a: &dyn Any, b: &dyn Any) -> Result<Option<bool>, FieldError> {
         let (a, b) = (self.elems(a)?, self.elems(b)?);
-        Ok(Some(a.count == b.count && a.bytes == b.bytes))
+        Ok(Some(a == b))
     }
 }

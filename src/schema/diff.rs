@@ -263,7 +263,7 @@ impl Registry {
     }
 
     /// What changed from `old` (a schema saved from an older program, or read from one of its
-    /// streams with [`stored_schema`](super::stored_schema)) to this registry's types, each
+    /// streams with [`Schema::of_stream`](super::Schema::of_stream)) to this registry's types, each
     /// change marked [`migrated`](Change::migrated) when a registered migration takes the old
     /// values. The changes that still [lose data](Change::loses_data) are what old saves would
     /// lose: a CI check can fail on them.

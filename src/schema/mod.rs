@@ -10,7 +10,7 @@
 //! reinterpreting its bytes.
 //!
 //! - [`Registry::schema`](crate::Registry::schema) is the schema of the running program;
-//!   [`stored_schema`] reads the one a stream was written with.
+//!   [`Schema::of_stream`] reads the one a stream was written with.
 //! - [`Schema::compare`] lists what changed between two schemas and which changes lose data when
 //!   old streams are read by the new program: a CI check for "this change breaks old saves".
 //! - Each type's [`fingerprint`](TypeSchema::fingerprint) hashes what decoding depends on, so a
@@ -33,7 +33,7 @@
 //! assert_eq!(schema.fields[1].type_description(), "[u16]");
 //!
 //! let bytes = reflectable::to_vec(&Door::default()).unwrap();
-//! let stored = reflectable::schema::stored_schema(&bytes).unwrap();
+//! let stored = reflectable::schema::Schema::of_stream(&bytes).unwrap();
 //! assert_eq!(stored.get(9800), Some(&schema));
 //! ```
 
@@ -47,11 +47,11 @@ pub(crate) mod table;
 pub use crate::plain::signature::describe_signature;
 pub use diff::{Change, ChangeKind};
 pub(crate) use fingerprint::fingerprint;
-pub use table::{stored_schema, table_size};
 
 use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID};
 use crate::field::{Declared, ElemShape, FieldAccess, RttiField, WireShape};
 use crate::rtti::RttiType;
+use crate::wire::error::DecodeError;
 use std::fmt;
 
 /// The schemas of a set of types, sorted by type ID. Reflectable (a built-in type): save it with
@@ -122,6 +122,30 @@ pub enum DeclaredSchema {
 }
 
 impl Schema {
+    /// The schema a stream was written with: every type it holds, as its writer described them.
+    /// A stream older than version 3, or one that lists its types' fingerprints only
+    /// ([`SchemaTable::Fingerprints`](crate::serializer::SchemaTable::Fingerprints)), has no schema
+    /// table: [`DecodeErrorKind::NoSchema`](crate::serializer::DecodeErrorKind::NoSchema).
+    pub fn of_stream(bytes: &[u8]) -> Result<Schema, DecodeError> {
+        table::stored_schema(bytes)
+    }
+
+    /// How many bytes of a stream its schema table (or fingerprint table) takes; 0 for a stream
+    /// before version 3: what describing its types costs.
+    ///
+    /// ```
+    /// # use reflectable::Reflectable;
+    /// # #[derive(Reflectable, Default)]
+    /// # #[rtti(id = 9830)]
+    /// # struct Door { #[rtti(id = 1)] open: bool }
+    /// let bytes = reflectable::to_vec(&Door::default()).unwrap();
+    /// let table = reflectable::schema::Schema::size_in_stream(&bytes).unwrap();
+    /// assert!(table > 0 && table < bytes.len());
+    /// ```
+    pub fn size_in_stream(bytes: &[u8]) -> Result<usize, DecodeError> {
+        table::table_size(bytes)
+    }
+
     /// A schema of `types` (sorted by ID here; a type listed twice is kept once).
     pub fn new(mut types: Vec<TypeSchema>) -> Self {
         types.sort_by_key(|schema| schema.id);

@@ -113,7 +113,7 @@ mod tests {
         let back: Schema = crate::from_slice(&bytes).unwrap();
         assert_eq!(back, schema);
         // The schema types describe themselves in the table like any type.
-        let stored = super::super::stored_schema(&bytes).unwrap();
+        let stored = super::super::Schema::of_stream(&bytes).unwrap();
         assert!(stored.get(FIELD_SCHEMA_TYPE_ID).is_some_and(|field| field.name == "FieldSchema"));
     }
 }

@@ -480,11 +480,8 @@ fn signature_fits(sig: &[u32], kind: WireKind) -> bool {
     }
 }
 
-/// The schema a stream was written with: every type it holds, as its writer described them.
-/// A stream older than version 3, or one that lists its types' fingerprints only
-/// ([`SchemaTable::Fingerprints`](crate::serializer::SchemaTable::Fingerprints)), has no schema
-/// table: [`DecodeErrorKind::NoSchema`].
-pub fn stored_schema(bytes: &[u8]) -> Result<Schema, DecodeError> {
+/// The schema a stream was written with ([`Schema::of_stream`]).
+pub(crate) fn stored_schema(bytes: &[u8]) -> Result<Schema, DecodeError> {
     let body = stream_body(bytes)?;
     match body.schema {
         Some((start, end)) => TableIndex::read(bytes, start, end)?.schema(),
@@ -492,19 +489,8 @@ pub fn stored_schema(bytes: &[u8]) -> Result<Schema, DecodeError> {
     }
 }
 
-/// How many bytes of a stream its schema table (or fingerprint table) takes; 0 for a stream
-/// before version 3: what describing its types costs.
-///
-/// ```
-/// # use reflectable::Reflectable;
-/// # #[derive(Reflectable, Default)]
-/// # #[rtti(id = 9830)]
-/// # struct Door { #[rtti(id = 1)] open: bool }
-/// let bytes = reflectable::to_vec(&Door::default()).unwrap();
-/// let table = reflectable::schema::table_size(&bytes).unwrap();
-/// assert!(table > 0 && table < bytes.len());
-/// ```
-pub fn table_size(bytes: &[u8]) -> Result<usize, DecodeError> {
+/// How many bytes of a stream its schema table (or fingerprint table) takes ([`Schema::size_in_stream`]).
+pub(crate) fn table_size(bytes: &[u8]) -> Result<usize, DecodeError> {
     let body = stream_body(bytes)?;
     Ok(body.schema.or(body.fingerprints).map_or(0, |(start, end)| end - start))
 }

@@ -18,10 +18,11 @@ mod trait_check;
 
 use super::external::write_stub;
 use super::progress::Tracker;
-use super::{BinarySerializer, Limits, Root, SchemaTable, WeakPointers};
+use super::{BinarySerializer, Limits, SchemaTable, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
 use crate::rtti::visit;
+use crate::rtti::Root;
 use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::fingerprint_table::{running_fingerprints, write_fingerprint_table};
 use crate::schema::table::{one_per_id, write_table};

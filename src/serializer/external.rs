@@ -18,14 +18,10 @@ pub const EXTERNAL_KEY_FIELD_ID: u16 = 1;
 /// Field ID of an external reference's target type ID (`u32`, static size 4).
 pub const EXTERNAL_TYPE_FIELD_ID: u16 = 2;
 
-/// Gives the key an external reference stores for an object a subtree save cut off (`None`:
-/// write a null pointer instead). It is called once per cut object, with the object borrowed.
-pub type ExternalKey<'f> = &'f dyn Fn(&dyn Reflectable) -> Option<u64>;
-
 /// Re-links an external reference on decode: from the stored key and type ID to an object of
 /// the caller's (`None`: the pointer stays null). See
 /// [`BinarySerializer::relink`](super::BinarySerializer::relink).
-pub type Relink<'f> = &'f dyn Fn(u64, u32) -> Option<crate::field::SharedObject>;
+pub(crate) type Relink<'f> = &'f dyn Fn(u64, u32) -> Option<crate::field::SharedObject>;
 
 /// What the encoder does with a `Weak` pointer
 /// ([`BinarySerializer::weak_pointers`](super::BinarySerializer::weak_pointers)).
@@ -93,8 +89,9 @@ pub enum WeakPointers<'f> {
     /// Write a `Weak` whose target the graph reaches only through `Weak`s as null.
     Null,
     /// Write a `Weak` whose target the graph reaches only through `Weak`s as an external
-    /// reference holding the key the function gives for the target (`None`: null).
-    External(ExternalKey<'f>),
+    /// reference holding the key the function gives for the target (`None`: null). It is called
+    /// once per cut object, with the object borrowed.
+    External(&'f dyn Fn(&dyn Reflectable) -> Option<u64>),
 }
 
 impl fmt::Debug for WeakPointers<'_> {

@@ -1,7 +1,8 @@
 //! [`FileSerializer`]: whole graphs to and from files, saved through [`write_atomically`].
 
-use super::{write_atomically, AsRoot, BinarySerializer, DecodeError, DecodeErrorKind, DecodeReport, EncodeError};
+use super::{write_atomically, BinarySerializer, DecodeError, DecodeErrorKind, DecodeReport, EncodeError};
 use crate::field::SharedHandle;
+use crate::rtti::AsRoot;
 use crate::rtti::Reflectable;
 use std::fs;
 use std::io;

@@ -49,7 +49,6 @@ mod external;
 mod file;
 pub(crate) mod progress;
 mod report;
-mod root;
 mod shortcuts;
 
 pub use crate::wire::error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
@@ -58,16 +57,16 @@ pub use crate::wire::limits::{Limits, ALLOCATION_BASE, ALLOCATION_PER_INPUT_BYTE
 pub use atomic_write::write_atomically;
 pub(crate) use decoder::generated::GeneratedDecode;
 pub(crate) use encoder::generated::GeneratedEncode;
-pub use external::{ExternalKey, Relink, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
+pub(crate) use external::Relink;
+pub use external::{WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use file::FileSerializer;
-pub use progress::{Progress, ProgressFn};
+pub use progress::Progress;
+pub(crate) use progress::ProgressFn;
 pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason};
-pub use root::AsRoot;
-pub use root::Root;
 pub use shortcuts::{from_slice, from_slice_shared, load, load_shared, save, to_vec};
 
 use crate::field::{Declared, SharedHandle, SharedObject};
-use crate::rtti::{downcast_box, AsReflectable, Reflectable, Registry};
+use crate::rtti::{AsReflectable, AsRoot, Reflectable, Registry, Root};
 use decoder::Decoder;
 use encoder::Encoder;
 use std::any::Any;
@@ -305,7 +304,7 @@ impl<'r> BinarySerializer<'r> {
     /// Make the object with [`SharedObject::new_concrete`] for fields declaring
     /// `dyn Reflectable`; [`SharedObject::new`] serves the others. See [`WeakPointers`] for an
     /// example.
-    pub fn relink(mut self, relink: Relink<'r>) -> Self {
+    pub fn relink(mut self, relink: &'r dyn Fn(u64, u32) -> Option<SharedObject>) -> Self {
         self.relink = Some(relink);
         self
     }
@@ -332,7 +331,7 @@ impl<'r> BinarySerializer<'r> {
     /// let loaded = last.get().unwrap();
     /// assert_eq!((loaded.objects, loaded.fraction()), (3001, Some(1.0)));
     /// ```
-    pub fn progress(mut self, report: ProgressFn<'r>) -> Self {
+    pub fn progress(mut self, report: &'r dyn Fn(Progress)) -> Self {
         self.progress = Some(report);
         self
     }
@@ -475,7 +474,7 @@ impl<'r> BinarySerializer<'r> {
     ) -> Result<(T, DecodeReport), DecodeError> {
         let expected = Declared::Type(T::rtti_static);
         let (root, report) = self.decode_with(bytes, context, |decoder| decoder.decode_boxed(Some(expected)))?;
-        let root = downcast_box::<T>(root).map(|root| *root).map_err(|root| {
+        let root = root.downcast_box::<T>().map(|root| *root).map_err(|root| {
             let found = root.rtti().name().to_owned();
             DecodeError::new(DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found }, None)
         })?;

@@ -26,7 +26,7 @@ impl Progress {
 }
 
 /// Receives [`Progress`] reports (see [`BinarySerializer::progress`](super::BinarySerializer::progress)).
-pub type ProgressFn<'f> = &'f dyn Fn(Progress);
+pub(crate) type ProgressFn<'f> = &'f dyn Fn(Progress);
 
 /// Objects between two reports: often enough for a smooth bar on a level of thousands of objects,
 /// rare enough that reporting costs nothing measurable.

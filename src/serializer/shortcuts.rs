@@ -2,8 +2,9 @@
 //! default limits and no hook context. [`BinarySerializer`](super::BinarySerializer) configures
 //! everything these fix.
 
-use super::{AsRoot, DecodeError, EncodeError, FileSerializer, MemorySerializer};
+use super::{DecodeError, EncodeError, FileSerializer, MemorySerializer};
 use crate::field::SharedHandle;
+use crate::rtti::AsRoot;
 use crate::rtti::Reflectable;
 use std::path::Path;
 

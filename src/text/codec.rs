@@ -471,7 +471,7 @@ pub(super) fn write_content(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>, 
 }
 
 /// Writes hash set elements or hash map entries (`value` set) in compact form, in the order of
-/// their keys' compact bytes: the order `plain::write_elem_compact` gives them, so a value taken
+/// their keys' compact bytes: the order `PlainType::write_compact` gives them, so a value taken
 /// apart and written compact again has the typed codec's bytes whatever order it listed them in.
 fn by_compact_key<'v>(
     entries: impl Iterator<Item = (&'v PlainValue, Option<&'v PlainValue>)>,
@@ -718,7 +718,7 @@ mod tests {
         let mut bytes = (4 + 4 + 20_000u32).to_le_bytes().to_vec(); // the element's size
         bytes.extend(20_000u32.to_le_bytes());
         bytes.extend((0..20_000).map(|i| i as u8));
-        let value = crate::text::read_plain(&deep, None, 1, false, &bytes).unwrap();
+        let value = crate::text::PlainValue::read(&deep, None, 1, false, &bytes).unwrap();
         let mut again = Vec::new();
         crate::text::write_value(&deep, &value, &mut again).unwrap();
         assert_eq!(again, bytes);

@@ -257,11 +257,11 @@ mod tests {
         // typed decoder admits them; taking the value apart stops at the shown allowance.
         let no_size = [2, 0x80, 0x80, 0x80, 0x08, 0];
         let signature = sig::<Vec<Vec<[u8; 0]>>>();
-        assert!(crate::plain::read_elem_compact::<Vec<Vec<[u8; 0]>>>(&mut Reader::new(&no_size)).is_ok());
+        assert!(<Vec<Vec<[u8; 0]>> as crate::plain::PlainType>::read_compact(&mut Reader::new(&no_size)).is_ok());
         let mut reader = Reader::new(&no_size);
-        assert!(matches!(crate::text::read_plain_compact(&signature, &mut reader), Err(TextError::Corrupt(_))));
+        assert!(matches!(crate::text::PlainValue::read_compact(&signature, &mut reader), Err(TextError::Corrupt(_))));
         let mut reader = Reader::new(&[1, 3]);
-        assert!(crate::text::read_plain_compact(&signature, &mut reader).is_ok());
+        assert!(crate::text::PlainValue::read_compact(&signature, &mut reader).is_ok());
         assert_eq!(reader.zero_sized_left(), crate::plain::ZERO_SIZED_ALLOWANCE - 3, "what was shown is spent");
         // A long signature over many elements: each node's facts are worked out once (this took
         // seconds per hundred bytes when they were worked out per element), and the value reads.
@@ -272,9 +272,9 @@ mod tests {
         deep.push(id::STRING);
         let mut bytes = vec![0xD0, 0x0F]; // 2,000 elements
         bytes.extend(std::iter::repeat_n(0u8, 2000)); // each an empty string, 60 arrays deep
-        let value = crate::text::read_plain_compact(&deep, &mut Reader::new(&bytes)).unwrap();
+        let value = crate::text::PlainValue::read_compact(&deep, &mut Reader::new(&bytes)).unwrap();
         let mut again = Vec::new();
-        crate::text::write_plain_compact(&deep, &value, &mut again).unwrap();
+        value.write_compact(&deep, &mut again).unwrap();
         assert_eq!(again, bytes);
         // Past `MAX_SHOWN_DEPTH` containers, a value is refused rather than walked.
         let mut deeper = vec![id::VEC];
@@ -282,7 +282,7 @@ mod tests {
             deeper.extend([id::ARRAY, 1]);
         }
         deeper.push(id::STRING);
-        let error = crate::text::read_plain_compact(&deeper, &mut Reader::new(&[1, 0])).unwrap_err();
+        let error = crate::text::PlainValue::read_compact(&deeper, &mut Reader::new(&[1, 0])).unwrap_err();
         assert!(matches!(error, TextError::TooDeep { limit: crate::text::MAX_SHOWN_DEPTH }), "{error}");
         // A type nobody describes cannot be walked in compact form: it is named.
         assert!(matches!(read_value(&[5000], &mut Reader::new(&[0])), Err(TextError::Undescribed { .. })));

@@ -58,63 +58,6 @@ pub(crate) fn remembering<R>(sig: &[u32], f: impl FnOnce() -> R) -> R {
     memo::scope(sig, f)
 }
 
-/// Plain elements as stored (`count` of them, each in element form) taken apart by their type's
-/// `signature` into one value, or a list of them when `array`; `static_size` is what the field
-/// header records (it delimits elements of types this program cannot take apart, which come as
-/// bytes). What a tool uses when it knows a value's type from elsewhere (a map's keys, from the
-/// field that holds the map).
-pub fn read_plain(
-    signature: &[u32],
-    static_size: Option<u8>,
-    count: usize,
-    array: bool,
-    bytes: &[u8],
-) -> Result<PlainValue, TextError> {
-    read_field(signature, static_size, count, array, bytes)
-}
-
-/// One compact element (`plain::write_elem_compact`; `FORMAT.md`, "Compact plain elements")
-/// taken apart by its type's `signature`. The compact form has no size prefixes, so every type in
-/// it must be one this program can take apart: a type nobody describes is
-/// [`TextError::Undescribed`].
-///
-/// ```
-/// use reflectable::plain::{write_elem_compact, PlainType, Reader};
-/// use reflectable::text::{read_plain_compact, write_plain_compact, PlainValue};
-///
-/// let mut signature = Vec::new();
-/// <(u16, String)>::signature(&mut signature);
-/// let mut bytes = Vec::new();
-/// write_elem_compact(&(300u16, String::from("oak")), &mut bytes);
-///
-/// let value = read_plain_compact(&signature, &mut Reader::new(&bytes)).unwrap();
-/// assert_eq!(value.to_string(), r#"[300, "oak"]"#);
-/// let mut again = Vec::new();
-/// write_plain_compact(&signature, &value, &mut again).unwrap();
-/// assert_eq!(again, bytes);
-/// # let _ = PlainValue::Bool(true);
-/// ```
-///
-/// As with [`read_plain`], one value may hold at most [`MAX_ZERO_SIZED_SHOWN`] elements of no
-/// size and nest at most [`MAX_SHOWN_DEPTH`] levels (fewer if `reader` admits fewer), although a
-/// typed decoder admits more.
-pub fn read_plain_compact(signature: &[u32], reader: &mut crate::plain::Reader<'_>) -> Result<PlainValue, TextError> {
-    let admitted = reader.zero_sized_left();
-    let shown = admitted.min(MAX_ZERO_SIZED_SHOWN);
-    reader.set_zero_sized_left(shown);
-    let depth = reader.limit_depth(MAX_SHOWN_DEPTH);
-    let value = memo::scope(signature, || compact::read_value(signature, reader));
-    reader.set_zero_sized_left(admitted - (shown - reader.zero_sized_left()));
-    reader.restore_depth(depth);
-    value
-}
-
-/// Appends `value` as one compact element of the type `signature` describes: the inverse of
-/// [`read_plain_compact`], and what `plain::write_elem_compact` writes for the same value.
-pub fn write_plain_compact(signature: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
-    memo::scope(signature, || compact::write_value(signature, value, out))
-}
-pub use crate::plain::{PlainDescription, PlainLayout};
 pub use parse::parse;
 pub use path::{get_text, get_value, set_text};
 pub use scalar::PlainText;
@@ -290,4 +233,77 @@ pub(crate) fn excerpt(value: &impl fmt::Display) -> String {
 /// The name of the type `signature` describes, cut at [`NAME_EXCERPT`] characters.
 pub(crate) fn type_name(signature: &[u32]) -> String {
     cut(&describe_signature(signature), NAME_EXCERPT).into_owned()
+}
+
+/// Reading and writing values by their type's signature (see
+/// [`PlainType::signature`](crate::plain::PlainType::signature)), without the type.
+impl PlainValue {
+    /// Plain elements as stored (`count` of them, each in element form) taken apart by their
+    /// type's `signature` into one value, or a list of them when `array`; `static_size` is what
+    /// the field header records (it delimits elements of types this program cannot take apart,
+    /// which come as bytes). What a tool uses when it knows a value's type from elsewhere (a map's
+    /// keys, from the field that holds the map).
+    ///
+    /// ```
+    /// use reflectable::plain::{write_elem, PlainType};
+    /// use reflectable::text::PlainValue;
+    ///
+    /// let mut signature = Vec::new();
+    /// <(u16, String)>::signature(&mut signature);
+    /// let mut bytes = Vec::new();
+    /// write_elem(&(7u16, String::from("oak")), &mut bytes);
+    /// let value = PlainValue::read(&signature, None, 1, false, &bytes).unwrap();
+    /// assert_eq!(value.to_string(), r#"[7, "oak"]"#);
+    /// ```
+    pub fn read(
+        signature: &[u32],
+        static_size: Option<u8>,
+        count: usize,
+        array: bool,
+        bytes: &[u8],
+    ) -> Result<PlainValue, TextError> {
+        read_field(signature, static_size, count, array, bytes)
+    }
+
+    /// One compact element ([`PlainType::write_compact`](crate::plain::PlainType::write_compact);
+    /// `FORMAT.md`, "Compact plain elements") taken apart by its type's `signature`. The compact
+    /// form has no size prefixes, so every type in it must be one this program can take apart: a
+    /// type nobody describes is [`TextError::Undescribed`].
+    ///
+    /// ```
+    /// use reflectable::plain::{PlainType, Reader};
+    /// use reflectable::text::PlainValue;
+    ///
+    /// let mut signature = Vec::new();
+    /// <(u16, String)>::signature(&mut signature);
+    /// let mut bytes = Vec::new();
+    /// (300u16, String::from("oak")).write_compact(&mut bytes);
+    ///
+    /// let value = PlainValue::read_compact(&signature, &mut Reader::new(&bytes)).unwrap();
+    /// assert_eq!(value.to_string(), r#"[300, "oak"]"#);
+    /// let mut again = Vec::new();
+    /// value.write_compact(&signature, &mut again).unwrap();
+    /// assert_eq!(again, bytes);
+    /// ```
+    ///
+    /// As with [`read`](Self::read), one value may hold at most [`MAX_ZERO_SIZED_SHOWN`] elements
+    /// of no size and nest at most [`MAX_SHOWN_DEPTH`] levels (fewer if `reader` admits fewer),
+    /// although a typed decoder admits more.
+    pub fn read_compact(signature: &[u32], reader: &mut crate::plain::Reader<'_>) -> Result<PlainValue, TextError> {
+        let admitted = reader.zero_sized_left();
+        let shown = admitted.min(MAX_ZERO_SIZED_SHOWN);
+        reader.set_zero_sized_left(shown);
+        let depth = reader.limit_depth(MAX_SHOWN_DEPTH);
+        let value = memo::scope(signature, || compact::read_value(signature, reader));
+        reader.set_zero_sized_left(admitted - (shown - reader.zero_sized_left()));
+        reader.restore_depth(depth);
+        value
+    }
+
+    /// Appends this value as one compact element of the type `signature` describes: the inverse
+    /// of [`read_compact`](Self::read_compact), and what `PlainType::write_compact` writes for the
+    /// same value.
+    pub fn write_compact(&self, signature: &[u32], out: &mut Vec<u8>) -> Result<(), TextError> {
+        memo::scope(signature, || compact::write_value(signature, self, out))
+    }
 }

@@ -517,10 +517,10 @@ pub fn exercise(bytes: &[u8]) {
     dynamic_writes_back(bytes);
     kept_without_types(bytes);
     kept_by_slim_types(bytes);
-    let _ = reflectable::schema::stored_schema(bytes);
+    let _ = reflectable::schema::Schema::of_stream(bytes);
     if let Some(fixed) = with_actual_length(bytes) {
         decode_every_way(&fixed);
-        let _ = reflectable::schema::stored_schema(&fixed);
+        let _ = reflectable::schema::Schema::of_stream(&fixed);
     }
     if let Some(body) = without_trailer(bytes) {
         decode_every_way(&body);
@@ -674,9 +674,7 @@ pub fn mutate(seed: &[u8], ops: &[u8]) -> Vec<u8> {
 /// decodes must decode again after re-encoding (in both forms), and, except for maps and sets
 /// (duplicate keys, order), re-encode to the very bytes it came from.
 pub fn plain_round_trips(data: &[u8]) {
-    use reflectable::plain::{
-        read_elem_compact_with, read_elem_with, write_elem_compact_with, write_elem_with, PlainCodec,
-    };
+    use reflectable::plain::{read_elem_with, write_elem_with, PlainCodec};
     type Write<T> = fn(&T, &mut Vec<u8>);
     type Read<T> = fn(&mut Reader<'_>) -> Result<T, reflectable::plain::PlainError>;
     fn check<T: reflectable::plain::PlainType + std::fmt::Debug>(data: &[u8], canonical: bool) {
@@ -684,7 +682,7 @@ pub fn plain_round_trips(data: &[u8]) {
     }
     fn check_with<K: PlainCodec<T>, T: std::fmt::Debug>(data: &[u8], canonical: bool) {
         let normal: (Write<T>, Read<T>) = (write_elem_with::<K, T>, read_elem_with::<K, T>);
-        let compact: (Write<T>, Read<T>) = (write_elem_compact_with::<K, T>, read_elem_compact_with::<K, T>);
+        let compact: (Write<T>, Read<T>) = (K::write_compact, K::read_compact);
         for (read_from, other) in [(normal, compact), (compact, normal)] {
             let mut reader = Reader::new(data);
             let Ok(value) = read_from.1(&mut reader) else { continue };
@@ -711,12 +709,12 @@ pub fn plain_round_trips(data: &[u8]) {
         let mut signature = Vec::new();
         K::signature(&mut signature);
         let mut typed = Reader::new(data);
-        let Ok(value) = read_elem_compact_with::<K, T>(&mut typed) else { return };
+        let Ok(value) = K::read_compact(&mut typed) else { return };
         if typed.substitutions() > 0 {
             return;
         }
         let mut by_signature = Reader::new(data);
-        let taken = match reflectable::text::read_plain_compact(&signature, &mut by_signature) {
+        let taken = match reflectable::text::PlainValue::read_compact(&signature, &mut by_signature) {
             Ok(taken) => taken,
             // Taken apart, a value shows fewer elements of no size, and nests less deeply, than
             // a typed decoder admits.
@@ -732,7 +730,7 @@ pub fn plain_round_trips(data: &[u8]) {
         assert_eq!(typed.remaining(), by_signature.remaining(), "{value:?} read to another end by its signature");
         let consumed = &data[..data.len() - typed.remaining()];
         let mut again = Vec::new();
-        reflectable::text::write_plain_compact(&signature, &taken, &mut again).expect("a value read writes back");
+        taken.write_compact(&signature, &mut again).expect("a value read writes back");
         if canonical {
             assert_eq!(again, consumed, "{taken} written back by its signature");
         }
@@ -769,7 +767,7 @@ pub fn plain_round_trips(data: &[u8]) {
 }
 
 fn clear_shared(root: &SharedObject) {
-    for shared in reflectable::rtti::reachable_from_shared(root) {
+    for shared in reflectable::rtti::reachable_shared(root) {
         if let Ok(cleared) = shared.write(reflectable::rtti::clear_pointers) {
             cleared.expect("the model's pointer fields can all be cleared");
         }
@@ -829,8 +827,8 @@ pub fn json_reads_back(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else { return };
     if mode % 2 == 0 {
         if let Ok(graph) = DynamicGraph::from_bytes(rest) {
-            let text = json::graph_to_string(&graph).expect("a read graph has a JSON form");
-            let back = json::graph_from_str(&text).expect("its JSON reads back");
+            let text = graph.to_json().expect("a read graph has a JSON form");
+            let back = DynamicGraph::from_json(&text).expect("its JSON reads back");
             same_stream(&back.to_bytes().expect("it writes"), rest);
         }
         return;

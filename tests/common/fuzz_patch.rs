@@ -18,9 +18,9 @@
 
 use crate::level::{build_level, scene_objects as objects, Level, Rng, SceneObject};
 use reflectable::clone::deep_clone;
-use reflectable::diff::{apply, diff, rtti_eq, Patch};
+use reflectable::diff::{diff, rtti_eq, Patch};
 use reflectable::dynamic::{DynamicGraph, DynamicObject, DynamicSection, DynamicValue};
-use reflectable::rtti::{break_cycles, break_cycles_shared, Registry, UnknownFields};
+use reflectable::rtti::{break_cycles, Registry, UnknownFields};
 use reflectable::serializer::MemorySerializer;
 use reflectable::Reflectable;
 use std::cell::RefCell;
@@ -316,8 +316,8 @@ fn sheet_edits() -> [fn(&mut Sheet); 7] {
 
 fn tear_down_sheet(sheet: &Sheet, (pages, tiles): &SheetObjects) {
     break_cycles(sheet);
-    pages.iter().for_each(break_cycles_shared);
-    tiles.iter().for_each(break_cycles_shared);
+    pages.iter().for_each(break_cycles);
+    tiles.iter().for_each(break_cycles);
 }
 
 /// Real patches of the sample level and of the sample sheet (see [`sheet_edits`]), each with the
@@ -339,7 +339,7 @@ pub fn sample_patch_values() -> Vec<Patch> {
         let patch = diff(&sheet, &edited).expect("sheets diff");
         let mut target = sample_sheet();
         let shared = sheet_objects(&target);
-        let report = apply(&mut target, &patch);
+        let report = patch.apply(&mut target);
         assert!(report.is_complete(), "{report}");
         if let Err(difference) = rtti_eq(&target, &edited) {
             panic!("the patch applied gives another sheet: {difference}");
@@ -419,15 +419,15 @@ pub fn patch_json_applies(data: &[u8]) {
 pub fn apply_to_samples(patch: &Patch) {
     let mut level = sample_level();
     let originals = objects(&level);
-    let report = apply(&mut level, patch);
+    let report = patch.apply(&mut level);
     let _ = report.to_string();
     let _ = reflectable::to_vec(&level);
     break_cycles(&level);
-    originals.iter().for_each(break_cycles_shared);
+    originals.iter().for_each(break_cycles);
 
     let mut sheet = sample_sheet();
     let originals = sheet_objects(&sheet);
-    let report = apply(&mut sheet, patch);
+    let report = patch.apply(&mut sheet);
     let _ = report.to_string();
     let _ = reflectable::to_vec(&sheet);
     tear_down_sheet(&sheet, &originals);

@@ -46,7 +46,8 @@ struct Parts {
 
 /// Bytes of `value` as a varint.
 fn varint(value: u64) -> usize {
-    reflectable::plain::varint::len_u64(value)
+    // Seven bits per byte, at least one byte.
+    (64 - value.leading_zeros() as usize).div_ceil(7).max(1)
 }
 
 impl Parts {
@@ -187,12 +188,12 @@ fn compact_plain(
     let static_size = access.info().static_size.and_then(|n| u8::try_from(n).ok());
     let count_bytes = if array { varint(count as u64) } else { 0 };
     let mut out = Vec::new();
-    match reflectable::text::read_plain(&signature, static_size, count, true, normal) {
+    match reflectable::text::PlainValue::read(&signature, static_size, count, true, normal) {
         Ok(reflectable::text::PlainValue::Seq(elements)) => {
             for element in &elements {
                 match element {
                     reflectable::text::PlainValue::Raw(bytes) => out.extend_from_slice(bytes),
-                    value => reflectable::text::write_plain_compact(&signature, value, &mut out)
+                    value => value.write_compact(&signature, &mut out)
                         .expect("a value read writes back"),
                 }
             }

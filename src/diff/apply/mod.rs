@@ -1,4 +1,4 @@
-//! [`apply`]: a [`Patch`] applied to a graph, with a report of whatever could not be applied.
+//! [`Patch::apply`]: a patch applied to a graph, with a report of whatever could not be applied.
 //!
 //! Every object edit is found first, in the graph as it was: the root, then each found object by
 //! its path from an earlier one. Then the objects the patch creates are made (mutable families
@@ -20,35 +20,56 @@ use crate::runtime::{kept_fields, RuntimeObject};
 use crate::schema::table::checked_fields;
 use ahash::AHashSet;
 
-/// Applies `patch` to the graph under `target` (an object the caller owns); see [`diff`](super::diff).
-/// Objects the patch creates are made with the global registry's types (or the types their
-/// fields declare).
-pub fn apply(target: &mut dyn Reflectable, patch: &Patch) -> ApplyReport {
-    apply_with(target, patch, Registry::global())
-}
-
-/// [`apply`], creating objects and casting trait objects with `registry`.
-pub fn apply_with(target: &mut dyn Reflectable, patch: &Patch, registry: &Registry) -> ApplyReport {
-    if let Some(report) = refused(patch, registry) {
-        return report;
+/// Applying a patch: see [`diff`](super::diff) for a whole round.
+impl Patch {
+    /// Applies the patch to the graph under `target` (an object the caller owns). Objects the
+    /// patch creates are made with the global registry's types (or the types their fields
+    /// declare).
+    ///
+    /// ```
+    /// use reflectable::diff::diff;
+    /// use reflectable::Reflectable;
+    ///
+    /// #[derive(Reflectable, Default, Clone)]
+    /// #[rtti(id = 9860)]
+    /// struct Lamp {
+    ///     #[rtti(id = 1)]
+    ///     watts: f32,
+    /// }
+    ///
+    /// let (old, new) = (Lamp { watts: 40.0 }, Lamp { watts: 60.0 });
+    /// let patch = diff(&old, &new).unwrap();
+    /// let mut target = old.clone();
+    /// assert!(patch.apply(&mut target).is_complete());
+    /// assert_eq!(target.watts, 60.0);
+    /// ```
+    pub fn apply(&self, target: &mut dyn Reflectable) -> ApplyReport {
+        self.apply_with(target, Registry::global())
     }
-    let mut run = Applier::new(patch, registry);
-    run.locate(Some(&*target), None);
-    run.create();
-    run.edit(0, target);
-    run.apply_shared_bodies();
-    run.release_unheld();
-    run.report
+
+    /// [`apply`](Self::apply), creating objects and casting trait objects with `registry`.
+    pub fn apply_with(&self, target: &mut dyn Reflectable, registry: &Registry) -> ApplyReport {
+        if let Some(report) = refused(self, registry) {
+            return report;
+        }
+        let mut run = Applier::new(self, registry);
+        run.locate(Some(&*target), None);
+        run.create();
+        run.edit(0, target);
+        run.apply_shared_bodies();
+        run.release_unheld();
+        run.report
+    }
+
+    /// Applies the patch to the graph under a shared root (the handle [`diff`](super::diff) was
+    /// given for the old graph's root, or its clone's).
+    pub fn apply_shared<H: SharedHandle>(&self, target: &H) -> ApplyReport {
+        apply_shared(&SharedObject::new(target.clone()), self, Registry::global())
+    }
 }
 
-/// Applies `patch` to the graph under a shared root (the handle [`diff`](super::diff) was given
-/// for the old graph's root, or its clone's).
-pub fn apply_to_handle<H: SharedHandle>(target: &H, patch: &Patch) -> ApplyReport {
-    apply_shared(&SharedObject::new(target.clone()), patch, Registry::global())
-}
-
-/// [`apply_to_handle`] for a type-erased handle, with `registry`.
-pub fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -> ApplyReport {
+/// [`Patch::apply_shared`] for a type-erased handle, with `registry`.
+pub(crate) fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -> ApplyReport {
     if let Some(report) = refused(patch, registry) {
         return report;
     }

@@ -1,8 +1,8 @@
-//! What [`apply`](super::apply) reports: the parts of a patch it could not apply, and why.
+//! What [`Patch::apply`](crate::diff::Patch::apply) reports: the parts of a patch it could not apply, and why.
 
 use std::fmt;
 
-/// What [`apply`](super::apply) could not do.
+/// What [`Patch::apply`](crate::diff::Patch::apply) could not do.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct ApplyReport {
     pub(super) problems: Vec<ApplyProblem>,

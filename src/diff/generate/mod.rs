@@ -27,9 +27,10 @@ use super::SameScope;
 use crate::containers::MAP_TYPE_ID;
 use crate::field::{FieldAccess, FieldError, RttiField, SharedObject};
 use crate::rtti::visit::{self, Section};
+use crate::rtti::{AsRoot, Root};
 use crate::rtti::{Reflectable, RttiType};
 use crate::runtime::UnknownFields;
-use crate::serializer::{generated_codecs_by_default, AsRoot, Root};
+use crate::serializer::generated_codecs_by_default;
 use ahash::AHashMap;
 pub use pairs::PointerPairs;
 use places::{Frame, Place, FRAME};
@@ -110,12 +111,12 @@ fn unreadable_object(source: FieldError) -> DiffError {
 /// The changes that turn the graph under `old` into the graph under `new`, addressed by type and
 /// field IDs, so the patch still applies after fields are renamed or added.
 ///
-/// Applied with [`apply`](super::apply) to `old` (or to a clone of it), the patch makes a graph
-/// [`rtti_eq`](super::rtti_eq) to `new`. `diff(a, a)` is empty. Both roots must be of one type,
+/// Applied with [`Patch::apply`](super::Patch::apply) to `old` (or to a clone of it), the patch
+/// makes a graph [`rtti_eq`](super::rtti_eq) to `new`. `diff(a, a)` is empty. Both roots must be of one type,
 /// and both by value or both shared.
 ///
 /// ```
-/// use reflectable::diff::{apply, diff, rtti_eq};
+/// use reflectable::diff::{diff, rtti_eq};
 /// use reflectable::Reflectable;
 ///
 /// #[derive(Reflectable, Default)]
@@ -133,7 +134,7 @@ fn unreadable_object(source: FieldError) -> DiffError {
 /// assert_eq!(patch.objects_changed(), 1);
 ///
 /// let mut target = Light { color: [1.0, 1.0, 1.0], tags: vec!["sun".into(), "warm".into()] };
-/// let report = apply(&mut target, &patch);
+/// let report = patch.apply(&mut target);
 /// assert!(report.is_complete(), "{report}");
 /// rtti_eq(&target, &new).unwrap();
 /// assert!(diff(&new, &new).unwrap().is_empty());

@@ -1,7 +1,7 @@
 //! A patch checked against itself before anything applies it. A patch is as untrusted as a file
 //! (undo histories and prefab overrides come from disk, replication deltas from the network), so
 //! every count, index and reference it holds must be bounded by the patch's own size before
-//! [`apply`](crate::diff::apply) allocates or walks by it. What depends on the graph it lands in
+//! [`Patch::apply`](crate::diff::Patch::apply) allocates or walks by it. What depends on the graph it lands in
 //! (an old element's index against the array's length) is checked by `apply`, before it
 //! allocates, for each field.
 //!

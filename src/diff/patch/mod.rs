@@ -29,7 +29,7 @@ use crate::rtti::reserved::{
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// The changes that turn one object graph into another; see [`diff`](super::diff) and
-/// [`apply`](super::apply).
+/// [`apply`](Self::apply).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Patch {
     pub(crate) objects: Vec<ObjectEdit>,

@@ -24,10 +24,10 @@ use super::write::map_key_size;
 use super::JsonError;
 use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use crate::dynamic::{
-    DynamicField, DynamicGraph, DynamicObject, DynamicRef, DynamicSection, DynamicValue, PlainBytes, StoredEntry,
+    DynamicField, DynamicGraph, DynamicObject, DynamicRef, DynamicSection, DynamicValue, StoredEntry,
 };
 use crate::field::{WireKind, WireShape};
-use crate::plain::type_ids as id;
+use crate::plain::{type_ids as id, PlainBytes};
 use crate::rtti::Registry;
 use crate::schema::{DeclaredSchema, FieldSchema, Schema, TypeSchema};
 use crate::serializer::Encoding;

@@ -4,7 +4,7 @@ mod variants;
 
 use super::rtti_type::{BaseLink, BaseRtti, Constructor, Hooks, UnknownLink};
 use super::variant::{ActiveVariant, VariantMigration};
-use super::{downcast_box, Migration, Reflectable, RttiError, RttiType, TypeData, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID};
+use super::{Migration, Reflectable, RttiError, RttiType, TypeData, NULL_TYPE_ID, VARIANT_TAG_FIELD_ID};
 use crate::containers::{add_map_field, ObjectMap, FIRST_RESERVED_TYPE_ID};
 use crate::field::{
     Accessor, Container, ElemShape, EmbeddedSlot, Family, FieldAccess, FieldImpl, One, PointerSlot, RttiField, Shape,
@@ -328,6 +328,22 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         self.add_plain::<C, One>(id, name, Accessor::Computed { get: Box::new(get), set: Box::new(set) }, None)
     }
 
+    /// A plain array (`Vec`, `[T; N]`, `SmallVec`) computed by `get` on save and handed to `set`
+    /// on load: the array form of [`plain_computed`](Self::plain_computed).
+    pub fn plain_array_computed<C: Container>(
+        self,
+        id: u16,
+        name: impl Into<Cow<'static, str>>,
+        get: impl Fn(&T) -> C + Send + Sync + 'static,
+        set: impl Fn(&mut T, C) + Send + Sync + 'static,
+    ) -> Self
+    where
+        C::Elem: PlainType + Default,
+    {
+        let access = Accessor::Computed { get: Box::new(get), set: Box::new(set) };
+        self.add_plain::<C, C::Shape>(id, name, access, Some(C::Elem::default))
+    }
+
     /// An array member (`Vec`, `[T; N]`, `SmallVec`) of plain elements.
     pub fn plain_array<C: Container>(
         self,
@@ -643,7 +659,7 @@ fn make_shared<T: Reflectable>(
     family: Family,
     object: Box<dyn Reflectable>,
 ) -> Result<SharedObject, Box<dyn Reflectable>> {
-    Ok(shared_of(family, *downcast_box::<T>(object)?))
+    Ok(shared_of(family, *object.downcast_box::<T>()?))
 }
 
 /// See [`NullWeak`](super::rtti_type::NullWeak).

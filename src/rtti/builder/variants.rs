@@ -23,7 +23,7 @@ pub(super) struct PendingVariant {
 impl<T: Reflectable> RttiTypeBuilder<T> {
     /// Declares `T` an enum: `active` gives the ID of the variant an object holds. Declare each
     /// variant with [`variant`](Self::variant); the fields added after a variant are its fields,
-    /// reached through [`Accessor::Variant`](crate::field::Accessor::Variant).
+    /// reached only while the object holds that variant.
     ///
     /// ```
     /// use reflectable::field::Accessor;

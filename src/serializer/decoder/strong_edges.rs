@@ -15,7 +15,7 @@ use super::drop_depth::DropDepth;
 
 /// Strong pointers stored while decoding: `from -> to` instance indices (0 is the root), each
 /// with where it sits in `from` ([`Link`]). A pointer inside an object embedded by value counts
-/// as its top-level object's. (`diff::apply` asks the same of the links a patch makes, by edit
+/// as its top-level object's. (`Patch::apply` asks the same of the links a patch makes, by edit
 /// index.)
 #[derive(Default)]
 pub(crate) struct StrongEdges {

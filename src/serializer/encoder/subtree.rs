@@ -9,7 +9,8 @@
 use super::{Encoder, FieldFailure, Seen};
 use crate::field::{SharedObject, TraitCheck};
 use crate::rtti::graph::strong_identities;
-use crate::serializer::{Root, WeakPointers};
+use crate::rtti::Root;
+use crate::serializer::WeakPointers;
 use crate::wire::error::EncodeError;
 use crate::wire::format::{MAX_INSTANCE_ID, NULL_INSTANCE};
 

@@ -1,4 +1,5 @@
-//! What a stream is saved from: an object by reference, or the shared allocation a root lives in.
+//! The object a graph starts from (what a stream is saved from, a diff or a walk starts at): an
+//! object by reference, or the shared allocation a root lives in.
 
 use crate::field::{SharedHandle, SharedObject};
 use crate::rtti::{AsReflectable, Reflectable};
@@ -9,7 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 /// The object a stream starts from.
 pub enum Root<'a> {
     /// An object owned by the caller. A pointer in the graph back to it cannot be expressed and is
-    /// an [`EncodeError::RootBehindPointer`](super::EncodeError::RootBehindPointer); save such a
+    /// an [`EncodeError::RootBehindPointer`](crate::serializer::EncodeError::RootBehindPointer); save such a
     /// root through its shared handle.
     Object(&'a dyn Reflectable),
     /// An object in a shared allocation: pointers to it inside the graph resolve to the root.
@@ -69,7 +70,7 @@ impl From<SharedObject> for Root<'_> {
 ///
 /// // By reference, the parent pointer cannot be expressed: an error, not a silent copy.
 /// assert!(reflectable::to_vec(&*scene.borrow()).is_err());
-/// # reflectable::rtti::break_cycles_shared(&back);
+/// # reflectable::rtti::break_cycles(&back);
 /// ```
 pub trait AsRoot {
     /// The root to save.
