@@ -11,7 +11,7 @@
 mod level;
 
 use reflectable::dynamic::DynamicGraph;
-use reflectable::serializer::MemorySerializer;
+use reflectable::serializer::BinarySerializer;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -57,7 +57,7 @@ fn main() {
         level::break_cycles(&level);
         return;
     }
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let mut bytes = Vec::new();
     let started = Instant::now();
     for _ in 0..encode_rounds {
@@ -87,7 +87,7 @@ fn main() {
         return;
     }
     if mode == "compare" {
-        compare(&MemorySerializer::with(reflectable::serializer::BinarySerializer::new()), &bytes, decode_rounds);
+        compare(&reflectable::serializer::BinarySerializer::new(), &bytes, decode_rounds);
         level::break_cycles(&level);
         return;
     }
@@ -95,7 +95,7 @@ fn main() {
     let mut decode_only = std::time::Duration::ZERO;
     for _ in 0..decode_rounds {
         let round = Instant::now();
-        let loaded: level::Level = serializer.decode_as(&bytes).expect("decode");
+        let loaded: level::Level = serializer.decode(&bytes).expect("decode");
         decode_only += round.elapsed();
         level::break_cycles(&loaded);
     }
@@ -112,13 +112,13 @@ fn main() {
 
 /// Typed and dynamic decodes of the same bytes, in turn: the median time of each, and the bytes
 /// each decoded graph holds.
-fn compare(serializer: &MemorySerializer<'_>, bytes: &[u8], rounds: usize) {
+fn compare(serializer: &BinarySerializer<'_>, bytes: &[u8], rounds: usize) {
     let (mut typed, mut dynamic, mut json) = (Vec::new(), Vec::new(), Vec::new());
     let (mut typed_bytes, mut dynamic_bytes) = (0, 0);
     for _ in 0..rounds.max(1) {
         let before = LIVE.load(Ordering::Relaxed);
         let started = Instant::now();
-        let loaded: level::Level = serializer.decode_as(bytes).expect("decode");
+        let loaded: level::Level = serializer.decode(bytes).expect("decode");
         typed.push(started.elapsed());
         typed_bytes = LIVE.load(Ordering::Relaxed) - before;
         level::break_cycles(&loaded);
@@ -158,7 +158,7 @@ fn clone_or_diff(level: &level::Level, rounds: usize, diff: bool) {
     level::scene_objects(&edited).iter().step_by(100).for_each(|object| object.borrow_mut().name.push('!'));
     // Each round also times one encode of the level, the yardstick of issue 15's diff target,
     // so that the ratio comes from one process on one machine state.
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let (mut fastest_diff, mut fastest_encode) = (Duration::MAX, Duration::MAX);
     for _ in 0..rounds {
         let started = Instant::now();

@@ -1,7 +1,7 @@
 //! Builds a level (a scene tree with `Weak` parents, polymorphic components, meshes, materials and
 //! textures shared between many objects, resource handles, camera -> object strong cycles, a
 //! generic `Handle<AudioClip>`, camera projections that are an enum with data, and a material
-//! library that is a `HashMap` of shared materials), saves it with `FileSerializer`, loads it
+//! library that is a `HashMap` of shared materials), saves it with `BinarySerializer::save`, loads it
 //! back, and checks that values and sharing survived.
 //!
 //! Run with `cargo run --release --example save_level [objects]` (default 10,000 objects).
@@ -10,7 +10,7 @@
 mod level;
 
 use level::{break_cycles, build_level, compare_levels, Level};
-use reflectable::serializer::FileSerializer;
+use reflectable::serializer::BinarySerializer;
 use std::time::Instant;
 
 fn main() {
@@ -21,13 +21,13 @@ fn main() {
     let (level, stats) = build_level(objects, 42);
     let built = started.elapsed();
 
-    let serializer = FileSerializer::new();
+    let serializer = BinarySerializer::new();
     let started = Instant::now();
-    let size = serializer.encode(&level, &path).expect("save the level");
+    let size = serializer.save(&level, &path).expect("save the level");
     let saved = started.elapsed();
 
     let started = Instant::now();
-    let (loaded, report): (Level, _) = serializer.decode_as_with_report(&path).expect("load the level");
+    let (loaded, report): (Level, _) = serializer.load_with_report(&path).expect("load the level");
     let loaded_in = started.elapsed();
     assert!(report.is_empty(), "the same types read everything as it is: {report}");
     let schema =

@@ -219,9 +219,9 @@
 //! The [`serializer`] writes whole object graphs in the self-describing format of `FORMAT.md`.
 //! For the common case, [`to_vec`] / [`from_slice`] and [`save`] / [`load`] (atomic, with a
 //! checksum) take an object, or the `Rc<RefCell<_>>`/`Arc` handle a root lives in. To configure a
-//! registry, limits, checksums or hook contexts: [`serializer::MemorySerializer`] to bytes,
-//! [`serializer::FileSerializer`] to files, [`serializer::BinarySerializer`] to any `io::Write` or a
-//! fixed buffer with a flush callback.
+//! registry, limits, checksums or hook contexts, a [`serializer::BinarySerializer`] holds them as
+//! a value and writes to bytes, files, any `io::Write` or a fixed buffer with a flush callback,
+//! and decodes into what the call names ([`serializer::DecodeTarget`]).
 //!
 //! ## Layout
 //!
@@ -232,7 +232,7 @@
 //! | floor | modules | what |
 //! |---|---|---|
 //! | 0 | [`plain`], `fnv` | plain values: codecs, the bounds-checked [`plain::Reader`], signatures (split into parts, static sizes, names), the layouts of derived plain types, the compact element form; the FNV hash |
-//! | 1 | [`field`], [`rtti`], [`containers`] | the type model: field descriptors (one implementation per kind, a shape described once, [`field::FieldError`]), the [`Reflectable`] trait, type descriptors and variants with what other modules attach to them ([`rtti::TypeData`]), the builder, migrations, generic instantiations, the [`Registry`], the one walk over an object's fields and the graph walks built on it, objects of types defined at run time and the fields an object keeps for a newer build ([`UnknownFields`]), lists and maps of objects |
+//! | 1 | [`field`], [`rtti`], [`containers`] | the type model: field descriptors (one implementation per kind, a shape described once, [`field::FieldError`]), the [`Reflectable`] trait, type descriptors and variants with what other modules attach to them ([`RttiTypeBuilder::data`]), the builder, migrations, generic instantiations, the [`Registry`], the one walk over an object's fields and the graph walks built on it, objects of types defined at run time and the fields an object keeps for a newer build ([`UnknownFields`]), lists and maps of objects |
 //! | 2 | `wire` | the stream grammar of `FORMAT.md`: layouts and constants ([`serializer::format`]), type and field headers read in sequence (and written, by one writer), the one walk over an object's stream, the index of top-level objects, skipping, [`serializer::DecodeError`] and [`serializer::Limits`] |
 //! | 3 | [`schema`] | schemas as values, fingerprints, the schema table, lossless conversions, schema comparison |
 //! | 4 | [`runtime`] | defining types at run time ([`runtime::TypeDescription`]), and the types and fields kept from a stream's schema table |
@@ -264,7 +264,7 @@ mod wire;
 pub use reflectable_derive::{PlainType, Reflectable};
 pub use rtti::UnknownFields;
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};
-pub use serializer::{from_slice, from_slice_shared, load, load_shared, save, to_vec};
+pub use serializer::{from_slice, load, load_shared, save, to_vec};
 
 /// The README's examples, run as doctests so the README stays true.
 #[cfg(doctest)]

@@ -192,12 +192,12 @@ fn objects_of_builder_types_and_runtime_types_clone_too() {
     let bytes = reflectable::to_vec(&root).unwrap();
     let empty = Registry::new();
     let serializer = BinarySerializer::with_registry(&empty).keep_unknown_types(true);
-    let object: Rc<RefCell<dyn Reflectable>> = serializer.decode_shared(&bytes, &mut ()).unwrap();
+    let object: Rc<RefCell<dyn Reflectable>> = serializer.decode(&bytes).unwrap();
     assert_eq!(object.borrow().rtti().name(), "Node");
     let copy = Cloner::with_registry(&empty).clone_handle(&object).unwrap();
     rtti_eq(&object, &copy).unwrap();
     assert!(!Rc::ptr_eq(&object, &copy));
-    let writer = reflectable::serializer::MemorySerializer::with_registry(&empty);
+    let writer = reflectable::serializer::BinarySerializer::with_registry(&empty);
     assert_eq!(writer.encode(&copy).unwrap(), bytes);
     unlink(&reachable(&root));
 

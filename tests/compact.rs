@@ -16,13 +16,13 @@ use quickcheck::{QuickCheck, TestResult};
 use reflectable::dynamic::DynamicGraph;
 use reflectable::serializer::compact::{to_compact, to_normal};
 use reflectable::serializer::format::TRAILER_SIZE;
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, EncodeError, Encoding, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, EncodeError, Encoding, Limits};
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-fn compact() -> MemorySerializer<'static> {
-    MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact))
+fn compact() -> BinarySerializer<'static> {
+    BinarySerializer::new().encoding(Encoding::Compact)
 }
 
 /// The schema table of a version 3 stream (the 234 bytes before its trailer in FORMAT.md).
@@ -75,7 +75,7 @@ fn zero_fields_are_left_out() {
 /// compact and back to exactly its bytes, and decodes to the same graph either way.
 #[test]
 fn samples_transcode_exactly_and_decode_alike() {
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     for normal in fuzz_model::sample_encodings().into_iter().filter(|bytes| bytes[4] != 4) {
         let Ok(bytes) = to_compact(&normal) else {
             // Only the fingerprint-table sample has no schema table to go by.
@@ -87,7 +87,7 @@ fn samples_transcode_exactly_and_decode_alike() {
         assert_eq!(to_compact(&bytes).unwrap(), bytes, "a compact stream stays as it is");
         assert_eq!(to_normal(&normal).unwrap(), normal, "a normal stream stays as it is");
         let again = |input: &[u8]| {
-            let (root, report) = serializer.core().decode_with_report(input, &mut ()).unwrap();
+            let (root, report) = serializer.decode_with_report::<Box<dyn reflectable::Reflectable>>(input).unwrap();
             let written = serializer.encode(&*root).unwrap();
             reflectable::rtti::break_cycles(&*root);
             (written, report.to_string())
@@ -129,7 +129,7 @@ fn random_graphs_transcode_exactly() {
         let bytes = compact().encode(&nodes[0]).unwrap();
         random_graph::unlink(&nodes);
         let written = |input: &[u8]| {
-            let decoded: Rc<RefCell<random_graph::Node>> = reflectable::from_slice_shared(input).unwrap();
+            let decoded: Rc<RefCell<random_graph::Node>> = reflectable::from_slice(input).unwrap();
             let written = reflectable::to_vec(&decoded).unwrap();
             random_graph::unlink(&random_graph::reachable(&decoded));
             written
@@ -241,7 +241,7 @@ fn expansion_is_bounded() {
     let error = reflectable::from_slice::<Many>(&bytes).unwrap_err();
     assert!(matches!(error.kind(), DecodeErrorKind::AllocationLimit { .. }), "{error}");
     let roomy = BinarySerializer::new().limits(Limits { max_allocation: Some(1 << 30), ..Limits::default() });
-    let back: Many = roomy.decode_as(&bytes, &mut ()).unwrap();
+    let back: Many = roomy.decode(&bytes).unwrap();
     assert_eq!(back.all.len(), 2000);
 }
 
@@ -249,7 +249,7 @@ fn expansion_is_bounded() {
 /// table, and a dynamic graph with an object nothing points to.
 #[test]
 fn what_compact_cannot_express_is_refused() {
-    let omitted = MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact).schema_table(false));
+    let omitted = BinarySerializer::new().encoding(Encoding::Compact).schema_table(false);
     assert!(matches!(omitted.encode(&door()), Err(EncodeError::NotCompact(_))));
     let mut graph = DynamicGraph::from_bytes(&reflectable::to_vec(&door()).unwrap()).unwrap();
     let stray = graph.objects()[1].borrow().clone();
@@ -385,9 +385,7 @@ fn a_malformed_plain_block_is_refused() {
 #[test]
 fn the_no_schema_variant_reads_only_into_the_same_types() {
     use reflectable::serializer::SchemaTable;
-    let message = MemorySerializer::with(
-        BinarySerializer::new().encoding(Encoding::Compact).schema_table(SchemaTable::Fingerprints),
-    );
+    let message = BinarySerializer::new().encoding(Encoding::Compact).schema_table(SchemaTable::Fingerprints);
     let bytes = message.encode(&door()).unwrap();
     let schema_bytes = compact().encode(&door()).unwrap();
     // The same objects and plain block, then the 48-byte fingerprint table of FORMAT.md.
@@ -405,7 +403,7 @@ fn the_no_schema_variant_reads_only_into_the_same_types() {
     ]);
     assert_eq!(bytes, expected);
     assert_eq!(bytes.len(), 109);
-    assert_eq!(message.decode_as::<Door>(&bytes).unwrap(), door());
+    assert_eq!(message.decode::<Door>(&bytes).unwrap(), door());
     assert_eq!(reflectable::from_slice::<Door>(&bytes).unwrap(), door());
     // Without the types there is nothing to walk the objects by.
     let error = DynamicGraph::from_bytes(&bytes).unwrap_err();
@@ -427,7 +425,10 @@ fn the_no_schema_variant_reads_only_into_the_same_types() {
     registry.register_type::<Door>().unwrap();
     registry.register_type::<Frame>().unwrap();
     registry.register_type::<other::Lock>().unwrap();
-    let error = MemorySerializer::with_registry(&registry).decode(&bytes).map(drop).unwrap_err();
+    let error = BinarySerializer::with_registry(&registry)
+        .decode::<Box<dyn reflectable::Reflectable>>(&bytes)
+        .map(drop)
+        .unwrap_err();
     match error.kind() {
         DecodeErrorKind::FingerprintMismatch {
             type_id: 1002, recorded: 0xBFB4D0E2DD4BD27C, running: Some(_), ..

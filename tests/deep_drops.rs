@@ -12,7 +12,7 @@ mod level;
 #[path = "common/stack_mark.rs"]
 mod stack_mark;
 
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, Limits};
 use reflectable::Reflectable;
 use stack_mark::{chain_bytes, measured_drop, on_both, release, sole, StackMark, Thread};
 use std::cell::RefCell;
@@ -53,7 +53,7 @@ fn route(waypoints: usize) -> Route {
 /// builds (several times the stack per link) it is refused.
 fn a_long_route(thread: Thread) {
     let built = route(20_000);
-    let bytes = MemorySerializer::new().encode(&built).expect("encode");
+    let bytes = BinarySerializer::new().encode(&built).expect("encode");
     if thread == Thread::Main {
         // Dropped by recursion: the route is what a program can build and drop on its main thread.
         drop(built);
@@ -63,7 +63,7 @@ fn a_long_route(thread: Thread) {
             at = waypoint.borrow_mut().next.take();
         }
     }
-    match MemorySerializer::new().decode_as::<Route>(&bytes) {
+    match BinarySerializer::new().decode::<Route>(&bytes) {
         Ok(loaded) => {
             let mut length = 0;
             let mut at = loaded.start.clone();
@@ -88,16 +88,16 @@ fn a_long_route(thread: Thread) {
 /// turned away, so the drop frees the whole tree by recursion.
 fn the_level(objects: usize, thread: Thread) {
     let (level, _) = level::build_level(objects, 42);
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = serializer.encode(&level).expect("encode");
-    let loaded: level::Level = serializer.decode_as(&bytes).unwrap_or_else(|e| panic!("{objects}, {thread:?}: {e}"));
+    let loaded: level::Level = serializer.decode(&bytes).unwrap_or_else(|e| panic!("{objects}, {thread:?}: {e}"));
     level::break_cycles(&loaded);
     drop(loaded);
 
     cut_camera_cycles(&level);
     let bytes = serializer.encode(&level).expect("encode");
     level::break_cycles(&level);
-    let loaded: level::Level = serializer.decode_as(&bytes).unwrap_or_else(|e| panic!("{objects}, {thread:?}: {e}"));
+    let loaded: level::Level = serializer.decode(&bytes).unwrap_or_else(|e| panic!("{objects}, {thread:?}: {e}"));
     let root = Rc::downgrade(loaded.root.as_ref().expect("a root"));
     drop(loaded);
     assert!(root.upgrade().is_none(), "the drop freed the scene");
@@ -211,7 +211,7 @@ fn hostile_chains(thread: Thread) {
                 |n| MutableLink { next: Some(Rc::new(RefCell::new(n))) },
                 |n| n.next.take().and_then(sole),
             ),
-            |bytes| MemorySerializer::new().decode_as::<MutableLink>(bytes).map(drop),
+            |bytes| BinarySerializer::new().decode::<MutableLink>(bytes).map(drop),
         ),
         (
             "Rc<_>",
@@ -220,7 +220,7 @@ fn hostile_chains(thread: Thread) {
                 |n| ImmutableLink { next: Some(Rc::new(n)) },
                 |n| n.next.take().and_then(|n| Rc::try_unwrap(n).ok()),
             ),
-            |bytes| MemorySerializer::new().decode_as::<ImmutableLink>(bytes).map(drop),
+            |bytes| BinarySerializer::new().decode::<ImmutableLink>(bytes).map(drop),
         ),
         (
             "Arc<Mutex<_>>",
@@ -229,7 +229,7 @@ fn hostile_chains(thread: Thread) {
                 |n| MutexLink { next: Some(Arc::new(Mutex::new(n))) },
                 |n| n.next.take().and_then(|n| Arc::try_unwrap(n).ok()).map(|n| n.into_inner().expect("not poisoned")),
             ),
-            |bytes| MemorySerializer::new().decode_as::<MutexLink>(bytes).map(drop),
+            |bytes| BinarySerializer::new().decode::<MutexLink>(bytes).map(drop),
         ),
         (
             "Arc<RwLock<_>>",
@@ -238,7 +238,7 @@ fn hostile_chains(thread: Thread) {
                 |n| RwLockLink { next: Some(Arc::new(RwLock::new(n))) },
                 |n| n.next.take().and_then(|n| Arc::try_unwrap(n).ok()).map(|n| n.into_inner().expect("not poisoned")),
             ),
-            |bytes| MemorySerializer::new().decode_as::<RwLockLink>(bytes).map(drop),
+            |bytes| BinarySerializer::new().decode::<RwLockLink>(bytes).map(drop),
         ),
         (
             "Arc<_>",
@@ -247,7 +247,7 @@ fn hostile_chains(thread: Thread) {
                 |n| ArcLink { next: Some(Arc::new(n)) },
                 |n| n.next.take().and_then(|n| Arc::try_unwrap(n).ok()),
             ),
-            |bytes| MemorySerializer::new().decode_as::<ArcLink>(bytes).map(drop),
+            |bytes| BinarySerializer::new().decode::<ArcLink>(bytes).map(drop),
         ),
         (
             "a map's values",
@@ -256,12 +256,12 @@ fn hostile_chains(thread: Thread) {
                 |n| MapLink { next: HashMap::from([("next".to_owned(), Rc::new(RefCell::new(n)))]) },
                 |n| n.next.drain().next().and_then(|(_, n)| sole(n)),
             ),
-            |bytes| MemorySerializer::new().decode_as::<MapLink>(bytes).map(drop),
+            |bytes| BinarySerializer::new().decode::<MapLink>(bytes).map(drop),
         ),
         (
             "a list",
             chain_bytes(links, |n| ListLink { next: vec![Rc::new(RefCell::new(n))] }, |n| n.next.pop().and_then(sole)),
-            |bytes| MemorySerializer::new().decode_as::<ListLink>(bytes).map(drop),
+            |bytes| BinarySerializer::new().decode::<ListLink>(bytes).map(drop),
         ),
         (
             "an enum's variant",
@@ -273,7 +273,7 @@ fn hostile_chains(thread: Thread) {
                     EnumLink::End => None,
                 },
             ),
-            |bytes| MemorySerializer::new().decode_as::<EnumLink>(bytes).map(drop),
+            |bytes| BinarySerializer::new().decode::<EnumLink>(bytes).map(drop),
         ),
     ];
     for (family, bytes, decode) in cases {
@@ -341,10 +341,10 @@ fn the_estimate_covers_any_drop(_: Thread) {
     let mut worst: f64 = 0.0;
     for seed in 1..=300u64 {
         let graph = random_graph(seed);
-        let bytes = MemorySerializer::new().encode(&graph).expect("encode");
+        let bytes = BinarySerializer::new().encode(&graph).expect("encode");
         drop(graph);
         let tight = Limits { max_drop_stack: Some(0), ..Limits::default() };
-        let estimate = match BinarySerializer::new().limits(tight).decode(&bytes, &mut ()) {
+        let estimate = match BinarySerializer::new().limits(tight).decode::<Box<dyn reflectable::Reflectable>>(&bytes) {
             Ok(root) => {
                 drop(root);
                 0
@@ -354,7 +354,7 @@ fn the_estimate_covers_any_drop(_: Thread) {
                 _ => panic!("seed {seed}: {error}"),
             },
         };
-        let decoded: Node = MemorySerializer::new().decode_as(&bytes).expect("decode");
+        let decoded: Node = BinarySerializer::new().decode(&bytes).expect("decode");
         let measured = measured_drop(decoded);
         assert!(estimate >= measured, "seed {seed}: {estimate} bytes estimated, {measured} taken");
         if measured > 0 {

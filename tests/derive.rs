@@ -3,7 +3,7 @@
 
 use reflectable::field::FieldKind;
 use reflectable::rtti::RttiHooks;
-use reflectable::serializer::MemorySerializer;
+use reflectable::serializer::BinarySerializer;
 use reflectable::{reflect_trait, PlainType, Reflectable, Registry};
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -126,10 +126,10 @@ fn a_type_declared_through_a_crate_path_round_trips_with_its_hooks() {
         _cache: 9,
     };
     let before = HOOKS_RUN.with(Cell::get);
-    let bytes = MemorySerializer::new().encode(&car).unwrap();
+    let bytes = BinarySerializer::new().encode(&car).unwrap();
     assert_eq!(HOOKS_RUN.with(Cell::get), before + 1, "on_serialization_started ran once");
 
-    let back: Car = MemorySerializer::new().decode_as(&bytes).unwrap();
+    let back: Car = BinarySerializer::new().decode(&bytes).unwrap();
     assert_eq!(back.base.label, "red");
     assert_eq!(back.facing, Facing::South);
     assert_eq!(back.extents, car.extents);
@@ -190,8 +190,8 @@ fn a_type_declared_by_a_macro_is_the_type_written_out() {
     }
     let shared = Rc::new(RefCell::new(Knob { label: "shared".into() }));
     let holder = MacroHolder { list: vec![1, 2, 3], link: Some(shared), pair: [4, 5] };
-    let serializer = MemorySerializer::new();
-    let loaded: MacroHolder = serializer.decode_as(&serializer.encode(&holder).unwrap()).unwrap();
+    let serializer = BinarySerializer::new();
+    let loaded: MacroHolder = serializer.decode(&serializer.encode(&holder).unwrap()).unwrap();
     assert_eq!((loaded.list, loaded.pair), (vec![1, 2, 3], [4, 5]));
     assert_eq!(loaded.link.unwrap().borrow().label, "shared");
 }

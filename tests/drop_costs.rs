@@ -8,7 +8,7 @@
 #[path = "common/stack_mark.rs"]
 mod stack_mark;
 
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, Limits};
 use reflectable::Reflectable;
 use stack_mark::{measured_drop, StackMark};
 use std::cell::RefCell;
@@ -276,12 +276,16 @@ fn check_owned<T: Reflectable + Default>(kind: &str, links: usize, make: impl Fn
 }
 
 fn charged_at_least_taken<T: Reflectable + Default>(kind: &str, links: usize, head: &T) {
-    let bytes = MemorySerializer::new().encode(head).expect("encode");
+    let bytes = BinarySerializer::new().encode(head).expect("encode");
     let tight = Limits { max_drop_stack: Some(0), ..Limits::default() };
-    let error = BinarySerializer::new().limits(tight).decode(&bytes, &mut ()).map(drop).expect_err(kind);
+    let error = BinarySerializer::new()
+        .limits(tight)
+        .decode::<Box<dyn reflectable::Reflectable>>(&bytes)
+        .map(drop)
+        .expect_err(kind);
     let DecodeErrorKind::DropTooDeep { stack, length, .. } = *error.kind() else { panic!("{kind}: {error}") };
     assert_eq!(length, links + 1, "{kind}");
-    let value: T = MemorySerializer::new().decode_as(&bytes).expect(kind);
+    let value: T = BinarySerializer::new().decode(&bytes).expect(kind);
     let measured = measured_drop(value);
     println!("{kind}: {} bytes a link charged, {} taken", stack / links, measured / (links - 1));
     assert!(stack >= measured, "{kind}: {stack} bytes charged, {measured} taken");

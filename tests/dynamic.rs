@@ -7,8 +7,7 @@ mod level;
 mod fuzz_model;
 
 use reflectable::dynamic::{DynamicError, DynamicField, DynamicGraph, DynamicObject, DynamicValue};
-use reflectable::rtti::AsRoot;
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, DecodeEvent, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, DecodeEvent, Limits};
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -66,8 +65,8 @@ fn a_value_is_never_read_as_another_type() {
 #[test]
 fn older_format_versions_and_checksums_write_back_as_they_were() {
     let value = door();
-    let v2 = BinarySerializer::new().schema_table(false).encode_to_vec(value.as_root(), &mut ()).unwrap();
-    let checked = BinarySerializer::new().checksum(true).encode_to_vec(value.as_root(), &mut ()).unwrap();
+    let v2 = BinarySerializer::new().schema_table(false).encode(&value).unwrap();
+    let checked = BinarySerializer::new().checksum(true).encode(&value).unwrap();
     let mut v1 = v2[..90].to_vec();
     v1[4] = 1;
     for (bytes, version, checksum) in [(&v1, 1, false), (&v2, 2, false), (&checked, 3, true)] {
@@ -128,7 +127,7 @@ fn sharing_cycles_and_weak_pointers_are_kept() {
     assert_eq!(graph.to_bytes().unwrap(), bytes);
 
     // And back to Rust types, sharing restored.
-    let (back, report) = graph.to_typed_shared::<Rc<RefCell<Node>>>().unwrap();
+    let (back, report) = graph.to_typed::<Rc<RefCell<Node>>>().unwrap();
     assert!(report.is_lossless(), "{report:?}");
     let children = back.borrow().children.clone();
     assert!(Rc::ptr_eq(&children[0], &children[1]));
@@ -261,7 +260,8 @@ fn a_cut_or_flipped_stream_is_an_error_or_writes_back_exactly() {
 #[test]
 fn limits_apply_as_to_the_typed_decoder() {
     let bytes = reflectable::to_vec(&family()).unwrap();
-    let tight = |limits: Limits| DynamicGraph::from_bytes_with_limits(&bytes, limits).unwrap_err().into_kind();
+    let tight =
+        |limits: Limits| BinarySerializer::new().limits(limits).decode::<DynamicGraph>(&bytes).unwrap_err().into_kind();
     let kind = tight(Limits { max_objects: 1, ..Limits::default() });
     assert!(matches!(kind, DecodeErrorKind::TooManyObjects { limit: 1 }), "{kind:?}");
     let kind = tight(Limits { max_array_len: 2, ..Limits::default() });
@@ -269,7 +269,9 @@ fn limits_apply_as_to_the_typed_decoder() {
     let kind = tight(Limits { max_allocation: Some(64), ..Limits::default() });
     assert!(matches!(kind, DecodeErrorKind::AllocationLimit { limit: 64 }), "{kind:?}");
     let nested = reflectable::to_vec(&door()).unwrap();
-    let kind = DynamicGraph::from_bytes_with_limits(&nested, Limits { max_depth: 0, ..Limits::default() })
+    let kind = BinarySerializer::new()
+        .limits(Limits { max_depth: 0, ..Limits::default() })
+        .decode::<DynamicGraph>(&nested)
         .unwrap_err()
         .into_kind();
     assert!(matches!(kind, DecodeErrorKind::TooDeep { limit: 0 }), "{kind:?}");
@@ -310,7 +312,7 @@ fn a_graph_built_by_hand_saves_and_loads_as_rust_types() {
     let graph = DynamicGraph::new(lock);
     let bytes = graph.to_bytes().unwrap();
     assert_eq!(bytes, reflectable::to_vec(&Lock { code: 7 }).unwrap(), "the same bytes as the Rust value's");
-    let back: Lock = MemorySerializer::new().decode_as(&bytes).unwrap();
+    let back: Lock = BinarySerializer::new().decode(&bytes).unwrap();
     assert_eq!(back, Lock { code: 7 });
     let _ = DynamicField::embedded(1, None);
 }

@@ -21,7 +21,7 @@ quickcheck! {
         let nodes = build(&values, &edges);
         let bytes = reflectable::serializer::BinarySerializer::new()
             .checksum(checksum)
-            .encode_to_vec(reflectable::rtti::Root::shared(&nodes[0]), &mut ())
+            .encode(&nodes[0])
             .unwrap();
         unlink(&nodes);
         let graph = DynamicGraph::from_bytes(&bytes).unwrap();
@@ -35,7 +35,7 @@ quickcheck! {
         let nodes = build(&values, &edges);
         let bytes = reflectable::serializer::BinarySerializer::new()
             .checksum(checksum)
-            .encode_to_vec(reflectable::rtti::Root::shared(&nodes[0]), &mut ())
+            .encode(&nodes[0])
             .unwrap();
         unlink(&nodes);
         let text = reflectable::json::from_bytes(&bytes).unwrap();
@@ -46,12 +46,12 @@ quickcheck! {
     fn typed_to_json_to_typed_keeps_the_graph(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>) -> TestResult {
         typed_round_trip(&values, &edges, |nodes| {
             let text = reflectable::json::to_string(nodes).unwrap();
-            reflectable::json::JsonReader::new().read_shared::<Rc<RefCell<Node>>>(&text).unwrap()
+            reflectable::json::JsonReader::new().read::<Rc<RefCell<Node>>>(&text).unwrap()
         })
     }
 
     fn typed_to_dynamic_to_typed_keeps_the_graph(values: Vec<(i64, String)>, edges: Vec<(u8, u8, u8)>) -> TestResult {
-        typed_round_trip(&values, &edges, |nodes| DynamicGraph::from_typed(nodes).unwrap().to_typed_shared().unwrap())
+        typed_round_trip(&values, &edges, |nodes| DynamicGraph::from_typed(nodes).unwrap().to_typed().unwrap())
     }
 }
 

@@ -1,8 +1,8 @@
 //! Reflectable enums: unit, tuple and struct variants, through RTTI and through the format.
 
 use reflectable::field::FieldError;
-use reflectable::serializer::MemorySerializer;
-use reflectable::{from_slice, from_slice_shared, to_vec, Reflectable, Registry, RttiTypeBuilder};
+use reflectable::serializer::BinarySerializer;
+use reflectable::{from_slice, to_vec, Reflectable, Registry, RttiTypeBuilder};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -165,7 +165,7 @@ fn enums_round_trip_inside_a_struct_an_array_and_behind_rc_refcell() {
     // An enum as the shared root itself.
     let root = Rc::new(RefCell::new(LightKind::Point { radius: 1.5 }));
     let bytes = to_vec(&root).unwrap();
-    let back: Rc<RefCell<LightKind>> = from_slice_shared(&bytes).unwrap();
+    let back: Rc<RefCell<LightKind>> = from_slice(&bytes).unwrap();
     assert_eq!(*back.borrow(), LightKind::Point { radius: 1.5 });
 }
 
@@ -224,7 +224,7 @@ fn a_variant_this_build_does_not_know_loads_as_the_default_and_the_rest_loads() 
         ],
         after: 99,
     };
-    let bytes = MemorySerializer::with_registry(registry).encode(&scene).unwrap();
+    let bytes = BinarySerializer::with_registry(registry).encode(&scene).unwrap();
     let back: Scene = from_slice(&bytes).unwrap();
     assert_eq!(back.sun, LightKind::Directional);
     assert_eq!(back.lights, [LightKind::Directional, LightKind::Point { radius: 2.0 }, LightKind::Directional]);
@@ -255,10 +255,10 @@ impl MigratedLight {
 #[test]
 fn a_variant_migration_chooses_the_variant_and_the_stored_fields_follow() {
     let bytes =
-        MemorySerializer::with_registry(newer_registry()).encode(&newer::LightKind::Tube { length: 3.0 }).unwrap();
+        BinarySerializer::with_registry(newer_registry()).encode(&newer::LightKind::Tube { length: 3.0 }).unwrap();
     let mut registry = Registry::new();
     registry.register_type::<MigratedLight>().unwrap();
-    let back: MigratedLight = MemorySerializer::with_registry(&registry).decode_as(&bytes).unwrap();
+    let back: MigratedLight = BinarySerializer::with_registry(&registry).decode(&bytes).unwrap();
     assert_eq!(back, MigratedLight::Point { radius: 3.0 });
 }
 
@@ -348,7 +348,7 @@ fn a_migrated_variant_s_pointers_are_built_without_recursion() {
     for _ in 0..3_000 {
         head = Rc::new(chain::NewNode::Link(Some(head)));
     }
-    let bytes = MemorySerializer::with_registry(&newer).encode(&head).unwrap();
+    let bytes = BinarySerializer::with_registry(&newer).encode(&head).unwrap();
     // Unlink the source chain iteratively: dropping it recursively is the very problem.
     while let Ok(chain::NewNode::Link(next)) = Rc::try_unwrap(head) {
         match next {
@@ -358,7 +358,7 @@ fn a_migrated_variant_s_pointers_are_built_without_recursion() {
     }
     let mut current = Registry::new();
     current.register_type::<chain::Node>().unwrap();
-    let loaded: Rc<chain::Node> = MemorySerializer::with_registry(&current).decode_shared(&bytes).unwrap();
+    let loaded: Rc<chain::Node> = BinarySerializer::with_registry(&current).decode(&bytes).unwrap();
     let mut length = 0;
     let mut node = loaded.clone();
     while let chain::Node::Link(Some(next)) = &*node {

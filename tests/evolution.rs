@@ -8,7 +8,7 @@
 //! `REFLECTABLE_WRITE_TEST_DATA=1 cargo test --test evolution`.
 
 use reflectable::schema::{Change, ChangeKind, Schema, TypeSchema};
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind};
 use reflectable::{PlainType, Reflectable, Registry, RttiTypeBuilder};
 use std::path::PathBuf;
 
@@ -94,7 +94,7 @@ mod v1 {
         let mut registry = reflectable::Registry::new();
         registry.register_type::<Ship>().unwrap();
         registry.register_type::<Stance>().unwrap();
-        reflectable::serializer::MemorySerializer::with_registry(&registry).encode(&sample()).unwrap()
+        reflectable::serializer::BinarySerializer::with_registry(&registry).encode(&sample()).unwrap()
     }
 }
 
@@ -194,7 +194,7 @@ fn old_data_loads_converted_migrated_or_reported() {
 }
 
 fn old_data_loads_from(bytes: &[u8]) {
-    let (ship, report) = MemorySerializer::new().decode_as_with_report::<Ship>(bytes).unwrap();
+    let (ship, report) = BinarySerializer::new().decode_with_report::<Ship>(bytes).unwrap();
     assert_eq!(
         ship,
         Ship {
@@ -235,9 +235,9 @@ fn old_data_loads_from(bytes: &[u8]) {
 
 #[test]
 fn strict_decoding_refuses_the_first_loss() {
-    let strict = MemorySerializer::with(BinarySerializer::new().strict(true));
+    let strict = BinarySerializer::new().strict(true);
     for bytes in committed_both_ways() {
-        let error = strict.decode_as::<Ship>(&bytes).unwrap_err();
+        let error = strict.decode::<Ship>(&bytes).unwrap_err();
         assert_eq!(
             error.kind(),
             &DecodeErrorKind::DataLoss {
@@ -249,7 +249,7 @@ fn strict_decoding_refuses_the_first_loss() {
     // Conversions and migrations alone are no loss: the same data without its lossy parts loads.
     let mut registry = Registry::new();
     registry.register_type::<v1::Ship>().unwrap();
-    let same = strict.decode_as::<Ship>(&MemorySerializer::with_registry(&registry).encode(&lossless()).unwrap());
+    let same = strict.decode::<Ship>(&BinarySerializer::with_registry(&registry).encode(&lossless()).unwrap());
     assert!(same.is_ok(), "{same:?}");
 }
 
@@ -300,7 +300,7 @@ fn a_migration_on_a_live_field_runs_only_for_its_stored_type() {
     // Today's `armor` is an `f32`: stored as `f32` it is read as it is, the `u32` handler stays out.
     let ship = Ship { armor: 7.5, ..Ship::default() };
     let (back, report) =
-        MemorySerializer::new().decode_as_with_report::<Ship>(&reflectable::to_vec(&ship).unwrap()).unwrap();
+        BinarySerializer::new().decode_with_report::<Ship>(&reflectable::to_vec(&ship).unwrap()).unwrap();
     assert_eq!(back.armor, 7.5);
     assert!(report.is_empty(), "{report}");
 }

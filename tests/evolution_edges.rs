@@ -3,7 +3,7 @@
 //! fields. Each of these once read a stored value as another type, or dropped it without a word.
 
 use reflectable::schema::{ChangeKind, Schema};
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, DecodeEvent, MemorySerializer, SkipReason};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, DecodeEvent, SkipReason};
 use reflectable::{PlainType, Reflectable, Registry, RttiTypeBuilder};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -63,7 +63,7 @@ mod v1 {
 fn write_with<T: Reflectable>(value: &T, register: impl FnOnce(&mut Registry)) -> Vec<u8> {
     let mut registry = Registry::new();
     register(&mut registry);
-    MemorySerializer::with_registry(&registry).encode(value).unwrap()
+    BinarySerializer::with_registry(&registry).encode(value).unwrap()
 }
 
 /// Keys retyped from `u32` to `i32`.
@@ -78,13 +78,13 @@ struct Holder {
 fn a_map_whose_keys_changed_type_is_skipped_and_reported_not_reinterpreted() {
     let old = v1::Holder { by_key: BTreeMap::from([(4_000_000_000u32, Rc::new(Cell { v: 5 }))]) };
     let bytes = write_with(&old, |registry| registry.register_type::<v1::Holder>().unwrap());
-    let (back, report) = MemorySerializer::new().decode_as_with_report::<Holder>(&bytes).unwrap();
+    let (back, report) = BinarySerializer::new().decode_with_report::<Holder>(&bytes).unwrap();
     assert!(back.by_key.is_empty(), "no key read as another type: {:?}", back.by_key);
     let why = SkipReason::Retyped { from: "map with u32 keys".into(), to: "map with i32 keys".into() };
     let skipped =
         DecodeEvent::FieldSkipped { type_name: "Holder".into(), field_id: 1, field_name: Some("by_key".into()), why };
     assert_eq!(report.count(&skipped), 1, "{report}");
-    let strict = MemorySerializer::with(BinarySerializer::new().strict(true)).decode_as::<Holder>(&bytes);
+    let strict = BinarySerializer::new().strict(true).decode::<Holder>(&bytes);
     assert!(matches!(strict.unwrap_err().kind(), DecodeErrorKind::DataLoss { .. }));
     // The schema comparison sees it too.
     let stored = Schema::of_stream(&bytes).unwrap();
@@ -119,7 +119,7 @@ fn the_fields_of_a_migrated_variant_follow_the_typed_rules() {
     let bytes = write_with(&v1::Shape::Tube { length: 3.0, segments: 12 }, |registry| {
         registry.register_type::<v1::Shape>().unwrap()
     });
-    let (back, report) = MemorySerializer::new().decode_as_with_report::<Shape>(&bytes).unwrap();
+    let (back, report) = BinarySerializer::new().decode_with_report::<Shape>(&bytes).unwrap();
     // `length: f32` is not read as `x: u32`; `segments` widens from `u16`.
     assert_eq!(back, Shape::Dot { x: 0, segments: 12 });
     let lines: Vec<String> = report.to_string().lines().map(str::to_owned).collect();
@@ -159,12 +159,12 @@ impl Person {
 fn a_stand_in_handed_to_a_migration_is_reported() {
     let bytes =
         write_with(&v1::Person { mood: v1::Mood::Glad }, |registry| registry.register_type::<v1::Person>().unwrap());
-    let (back, report) = MemorySerializer::new().decode_as_with_report::<Person>(&bytes).unwrap();
+    let (back, report) = BinarySerializer::new().decode_with_report::<Person>(&bytes).unwrap();
     assert_eq!(back.mood_code, 100, "the handler got the default variant");
     let replaced = DecodeEvent::ValueReplaced { type_name: "Person".into(), field_name: "stored field 1".into() };
     assert_eq!(report.count(&replaced), 1, "{report}");
     assert!(!report.is_lossless());
-    let strict = MemorySerializer::with(BinarySerializer::new().strict(true)).decode_as::<Person>(&bytes);
+    let strict = BinarySerializer::new().strict(true).decode::<Person>(&bytes);
     assert!(matches!(strict.unwrap_err().kind(), DecodeErrorKind::DataLoss { .. }));
 }
 
@@ -188,7 +188,7 @@ fn types_reached_only_through_fields_are_not_reported_removed() {
     let bytes = reflectable::to_vec(&Outer::default()).unwrap();
     let stored = Schema::of_stream(&bytes).unwrap();
     assert!(stored.types.iter().any(|schema| schema.name == "Wrap<Cell>"));
-    let (_, report) = MemorySerializer::new().decode_as_with_report::<Outer>(&bytes).unwrap();
+    let (_, report) = BinarySerializer::new().decode_with_report::<Outer>(&bytes).unwrap();
     assert!(report.is_empty(), "{report}");
     // Only the other types of this test binary, which the stream lacks, show up: as added.
     let changes = Registry::global().changes_since(&stored);

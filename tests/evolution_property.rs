@@ -271,8 +271,9 @@ fn evolve(seed: u64) -> TestResult {
 
     let mut registry = Registry::new();
     registry.register(reader).expect("registers");
-    let (root, report) =
-        BinarySerializer::with_registry(&registry).decode_with_report(&bytes, &mut ()).expect("decodes");
+    let (root, report) = BinarySerializer::with_registry(&registry)
+        .decode_with_report::<Box<dyn reflectable::Reflectable>>(&bytes)
+        .expect("decodes");
     let Ok(bag) = root.downcast_box::<Bag>() else { return TestResult::error("the root is not a bag") };
 
     let skipped = |id: u16| {
@@ -327,7 +328,9 @@ fn identical_schemas_read_everything_with_an_empty_report() {
     let bytes = reflectable::to_vec(&Bag { rtti: writer, slots: slots.clone() }).unwrap();
     let mut registry = Registry::new();
     registry.register(reader).unwrap();
-    let (root, report) = BinarySerializer::with_registry(&registry).decode_with_report(&bytes, &mut ()).unwrap();
+    let (root, report) = BinarySerializer::with_registry(&registry)
+        .decode_with_report::<Box<dyn reflectable::Reflectable>>(&bytes)
+        .unwrap();
     assert!(report.is_empty(), "{report}");
     assert_eq!(root.downcast_box::<Bag>().ok().unwrap().slots, slots);
 }

@@ -4,8 +4,7 @@
 #[path = "../examples/common/level.rs"]
 mod level;
 
-use reflectable::rtti::Root;
-use reflectable::serializer::{write_atomically, BinarySerializer, EncodeError, FileSerializer};
+use reflectable::serializer::{write_atomically, BinarySerializer, EncodeError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -59,7 +58,7 @@ fn save_failing_after(path: &Path, level: &level::Level, bytes: usize) -> Result
     let core = BinarySerializer::new().flush_threshold(512);
     write_atomically(path, |writer| {
         let mut failing = FailAfter { inner: writer, left: bytes };
-        core.encode_to_writer(Root::Object(level), &mut failing, &mut ())
+        core.encode_to_writer(level, &mut failing)
     })
 }
 
@@ -68,12 +67,12 @@ fn a_save_failing_after_n_bytes_leaves_the_old_file_untouched() {
     let folder = Folder::new("atomic");
     let path = folder.0.join("level.bin");
     let (old_level, _) = level::build_level(40, 1);
-    let serializer = FileSerializer::new();
-    serializer.encode(&old_level, &path).unwrap();
+    let serializer = BinarySerializer::new();
+    serializer.save(&old_level, &path).unwrap();
     let old_bytes = std::fs::read(&path).unwrap();
 
     let (new_level, _) = level::build_level(400, 2);
-    let new_size = BinarySerializer::new().encode_to_vec(Root::Object(&new_level), &mut ()).unwrap().len();
+    let new_size = BinarySerializer::new().encode(&new_level).unwrap().len();
     let mut failures = 0;
     for n in (0..new_size).step_by(new_size / 97).chain([1, 7, new_size - 1]) {
         let error = save_failing_after(&path, &new_level, n).unwrap_err();
@@ -85,10 +84,10 @@ fn a_save_failing_after_n_bytes_leaves_the_old_file_untouched() {
     assert!(failures > 90);
 
     // The old file still loads; a save that succeeds replaces it.
-    let loaded: level::Level = serializer.decode_as(&path).unwrap();
+    let loaded: level::Level = serializer.load(&path).unwrap();
     level::compare_levels(&old_level, &loaded).unwrap();
     save_failing_after(&path, &new_level, usize::MAX).unwrap();
-    let loaded_new: level::Level = serializer.decode_as(&path).unwrap();
+    let loaded_new: level::Level = serializer.load(&path).unwrap();
     level::compare_levels(&new_level, &loaded_new).unwrap();
     assert_eq!(folder.entries(), ["level.bin"]);
     for level in [&old_level, &new_level, &loaded, &loaded_new] {
@@ -101,15 +100,15 @@ fn an_encode_error_midway_leaves_the_old_file_untouched() {
     let folder = Folder::new("encode-error");
     let path = folder.0.join("level.bin");
     let (level, _) = level::build_level(100, 3);
-    let serializer = FileSerializer::new();
-    let size = serializer.encode(&level, &path).unwrap();
+    let serializer = BinarySerializer::new();
+    let size = serializer.save(&level, &path).unwrap();
     let old_bytes = std::fs::read(&path).unwrap();
     assert_eq!(size as usize, old_bytes.len());
 
     // An object borrowed mutably elsewhere cannot be read: the save fails partway through.
     let object = level.root.as_ref().unwrap().borrow().children[0].clone();
     let guard = object.borrow_mut();
-    let error = serializer.encode(&level, &path).unwrap_err();
+    let error = serializer.save(&level, &path).unwrap_err();
     assert!(matches!(error, EncodeError::Pointee { .. }), "{error}");
     drop(guard);
     assert_eq!(std::fs::read(&path).unwrap(), old_bytes);
@@ -122,9 +121,9 @@ fn saving_into_a_missing_folder_fails_without_creating_anything() {
     let folder = Folder::new("missing");
     let path = folder.0.join("nope").join("level.bin");
     let (level, _) = level::build_level(5, 4);
-    assert!(matches!(FileSerializer::new().encode(&level, &path), Err(EncodeError::Io(_))));
+    assert!(matches!(BinarySerializer::new().save(&level, &path), Err(EncodeError::Io(_))));
     assert!(folder.entries().is_empty());
-    assert!(FileSerializer::new().decode(&path).is_err());
+    assert!(BinarySerializer::new().load::<Box<dyn reflectable::Reflectable>>(&path).is_err());
     level::break_cycles(&level);
 }
 
@@ -282,9 +281,9 @@ fn saves_and_loads_report_progress_to_the_end() {
     let (level, stats) = level::build_level(3_000, 11);
     let reports = RefCell::new(Vec::new());
     let report = |progress: Progress| reports.borrow_mut().push(progress);
-    let files = FileSerializer::with(BinarySerializer::new().checksum(true).progress(&report));
+    let files = BinarySerializer::new().checksum(true).progress(&report);
 
-    let size = files.encode(&level, &path).unwrap();
+    let size = files.save(&level, &path).unwrap();
     let saved = reports.take();
     let objects = stats.shared_objects as u64 + 1; // and the root
     assert_eq!(saved.len() as u64, objects / 1024 + 1, "every 1,024 objects, then the end");
@@ -292,7 +291,7 @@ fn saves_and_loads_report_progress_to_the_end() {
     let last = *saved.last().unwrap();
     assert_eq!(last, Progress { objects, bytes: size, total_objects: None, total_bytes: None });
 
-    let loaded: level::Level = files.decode_as(&path).unwrap();
+    let loaded: level::Level = files.load(&path).unwrap();
     let read = reports.take();
     assert_eq!(read.len() as u64, objects / 1024 + 1);
     assert!(read.windows(2).all(|pair| pair[0].objects < pair[1].objects && pair[0].bytes < pair[1].bytes));
@@ -306,7 +305,11 @@ fn saves_and_loads_report_progress_to_the_end() {
     // ID order, the typed decoder as pointers reach them, so only the totals agree on the way).
     let bytes = std::fs::read(&path).unwrap();
     let limits = reflectable::serializer::Limits::default();
-    let graph = reflectable::dynamic::DynamicGraph::from_bytes_with_progress(&bytes, limits, &report).unwrap();
+    let graph = reflectable::serializer::BinarySerializer::new()
+        .limits(limits)
+        .progress(&report)
+        .decode::<reflectable::dynamic::DynamicGraph>(&bytes)
+        .unwrap();
     let dynamic = reports.take();
     let objects_done = |reports: &[Progress]| reports.iter().map(|progress| progress.objects).collect::<Vec<_>>();
     assert_eq!(objects_done(&dynamic), objects_done(&read));

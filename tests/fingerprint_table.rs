@@ -11,7 +11,7 @@ mod level;
 use door::{door, Door, Frame, Lock};
 use reflectable::dynamic::DynamicGraph;
 use reflectable::serializer::format::TRAILER_SIZE;
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, MemorySerializer, SchemaTable};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, SchemaTable};
 use reflectable::{Reflectable, Registry};
 
 /// `Door` as another build declares it: its hinges became `u32`s.
@@ -37,8 +37,8 @@ mod other_build {
 
 const DOOR_FINGERPRINT: u64 = 0xF23D_4D3D_F8AC_C8BF;
 
-fn fingerprints() -> MemorySerializer<'static> {
-    MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints))
+fn fingerprints() -> BinarySerializer<'static> {
+    BinarySerializer::new().schema_table(SchemaTable::Fingerprints)
 }
 
 /// Where the fingerprint table of `bytes` starts.
@@ -62,14 +62,14 @@ fn registry(door: bool, lock: bool) -> Registry {
 #[test]
 fn the_same_types_read_it_and_it_is_smaller_by_the_descriptions() {
     let bytes = fingerprints().encode(&door()).unwrap();
-    let full = MemorySerializer::new().encode(&door()).unwrap();
+    let full = BinarySerializer::new().encode(&door()).unwrap();
     // Three types: 48 bytes of fingerprint table against 234 of schema table.
     assert_eq!(full.len() - bytes.len(), 234 - 48);
     assert_eq!(reflectable::schema::Schema::size_in_stream(&bytes).unwrap(), 48);
-    let back: Door = fingerprints().decode_as(&bytes).unwrap();
+    let back: Door = fingerprints().decode(&bytes).unwrap();
     assert_eq!(back, door());
     // Any serializer reads it: the stream says how it is written.
-    let back: Door = MemorySerializer::new().decode_as(&bytes).unwrap();
+    let back: Door = BinarySerializer::new().decode(&bytes).unwrap();
     assert_eq!(back, door());
 }
 
@@ -77,7 +77,7 @@ fn the_same_types_read_it_and_it_is_smaller_by_the_descriptions() {
 fn a_reader_whose_type_differs_refuses_the_stream_before_reading_it() {
     let bytes = fingerprints().encode(&door()).unwrap();
     let registry = registry(true, true);
-    let error = BinarySerializer::with_registry(&registry).decode_as::<other_build::Door>(&bytes, &mut ()).unwrap_err();
+    let error = BinarySerializer::with_registry(&registry).decode::<other_build::Door>(&bytes).unwrap_err();
     let running = reflectable::schema::TypeSchema::of(registry.get(1000).unwrap()).fingerprint;
     assert_ne!(running, DOOR_FINGERPRINT);
     assert_eq!(
@@ -94,8 +94,8 @@ fn a_reader_whose_type_differs_refuses_the_stream_before_reading_it() {
     let message = error.to_string();
     assert!(message.contains("type 1000 (Door)") && message.contains("f23d4d3df8acc8bf"), "{message}");
     // With its schema table, the same door loads into the other build, its hinges converted.
-    let full = MemorySerializer::new().encode(&door()).unwrap();
-    let other: other_build::Door = BinarySerializer::with_registry(&registry).decode_as(&full, &mut ()).unwrap();
+    let full = BinarySerializer::new().encode(&door()).unwrap();
+    let other: other_build::Door = BinarySerializer::with_registry(&registry).decode(&full).unwrap();
     assert_eq!(other.hinges, vec![2, 3]);
 }
 
@@ -115,7 +115,7 @@ fn a_reader_lacking_a_type_refuses_the_stream() {
     // header at byte 20 (after the stream header, `Holder`'s type header and the field header).
     let mut registry = Registry::new();
     registry.register_type::<Holder>().unwrap();
-    let Err(error) = BinarySerializer::with_registry(&registry).decode_as::<Holder>(&bytes, &mut ()) else {
+    let Err(error) = BinarySerializer::with_registry(&registry).decode::<Holder>(&bytes) else {
         panic!("a stream with a type the reader lacks was read");
     };
     assert_eq!(
@@ -130,12 +130,12 @@ fn a_reader_lacking_a_type_refuses_the_stream() {
     assert_eq!(error.offset(), Some(20));
     assert!(error.to_string().contains("this program lacks it"), "{error}");
     // A reader with it reads the value.
-    let back: Holder = fingerprints().decode_as(&bytes).unwrap();
+    let back: Holder = fingerprints().decode(&bytes).unwrap();
     assert!(back.item.is_some());
 }
 
 fn lock_fingerprint() -> u64 {
-    let full = MemorySerializer::new().encode(&door()).unwrap();
+    let full = BinarySerializer::new().encode(&door()).unwrap();
     reflectable::schema::Schema::of_stream(&full).unwrap().get(1002).unwrap().fingerprint
 }
 
@@ -150,7 +150,7 @@ fn a_stream_without_descriptions_has_no_stored_schema() {
 fn the_dynamic_graph_and_its_json_write_it_back_exactly() {
     let bytes = fingerprints().encode(&door()).unwrap();
     let graph = DynamicGraph::from_bytes(&bytes).unwrap();
-    let full = MemorySerializer::new().encode(&door()).unwrap();
+    let full = BinarySerializer::new().encode(&door()).unwrap();
     let schema = reflectable::schema::Schema::of_stream(&full).unwrap();
     let listed: Vec<(u32, u64)> = schema.types.iter().map(|t| (t.id, t.fingerprint)).collect();
     let mut listed_in_order = listed.clone();
@@ -189,7 +189,7 @@ fn every_change_to_the_table_is_an_error_never_a_misreading() {
         for bit in 0..8 {
             let mut damaged = bytes.clone();
             damaged[at] ^= 1 << bit;
-            let typed = MemorySerializer::new().decode_as::<Door>(&damaged);
+            let typed = BinarySerializer::new().decode::<Door>(&damaged);
             assert!(typed.is_err(), "byte {at} bit {bit}: a damaged table was accepted");
             // Without the types, only the table's form is checked: a changed fingerprint or
             // type ID reads (and writes back as it is), a broken form does not.
@@ -214,7 +214,7 @@ fn a_table_that_lists_a_type_twice_or_miscounts_is_corrupt() {
     let mut miscounted = bytes.clone();
     miscounted[start + 4] = 4;
     assert!(DynamicGraph::from_bytes(&miscounted).is_err());
-    assert!(MemorySerializer::new().decode_as::<Door>(&miscounted).is_err());
+    assert!(BinarySerializer::new().decode::<Door>(&miscounted).is_err());
     // A count of 2: a word too many for two entries.
     miscounted[start + 4] = 2;
     assert!(DynamicGraph::from_bytes(&miscounted).is_err());
@@ -243,15 +243,13 @@ fn data_kept_from_another_writer_needs_a_schema_table() {
     }
     let mut newer = Registry::new();
     newer.register_type::<NewKeeper>().unwrap();
-    let bytes = MemorySerializer::with(BinarySerializer::with_registry(&newer))
-        .encode(&NewKeeper { name: "k".into(), serial: 7 })
-        .unwrap();
-    let keeper: Keeper = MemorySerializer::new().decode_as(&bytes).unwrap();
+    let bytes = BinarySerializer::with_registry(&newer).encode(&NewKeeper { name: "k".into(), serial: 7 }).unwrap();
+    let keeper: Keeper = BinarySerializer::new().decode(&bytes).unwrap();
     assert!(!keeper.kept.is_empty());
     let error = fingerprints().encode(&keeper).unwrap_err();
     assert!(matches!(error, reflectable::serializer::EncodeError::KeptDataNeedsSchema { type_name: "Keeper" }));
     // The schema table carries it.
-    assert!(MemorySerializer::new().encode(&keeper).is_ok());
+    assert!(BinarySerializer::new().encode(&keeper).is_ok());
 }
 
 #[test]
@@ -270,7 +268,7 @@ fn an_object_of_a_type_the_table_does_not_list_is_corrupt() {
     stream.extend_from_slice(&bytes[bytes.len() - TRAILER_SIZE..]);
     let at = stream.len() - TRAILER_SIZE + 12;
     stream[at..at + 8].copy_from_slice(&total.to_le_bytes());
-    let typed = MemorySerializer::new().decode_as::<Door>(&stream).unwrap_err();
+    let typed = BinarySerializer::new().decode::<Door>(&stream).unwrap_err();
     assert!(matches!(typed.kind(), DecodeErrorKind::Corrupt(what) if what.contains("does not list")), "{typed}");
     assert_eq!(typed.offset(), Some(74));
     let dynamic = DynamicGraph::from_bytes(&stream).unwrap_err();
@@ -283,9 +281,9 @@ fn a_level_graph_round_trips_with_its_generic_and_trait_types() {
     // Generic instantiations (`ResourceHandle<Mesh>`), trait-object components, `Weak` parents.
     let (level, stats) = level::build_level(300, 3);
     let bytes = fingerprints().encode(&level).unwrap();
-    let full = MemorySerializer::new().encode(&level).unwrap();
+    let full = BinarySerializer::new().encode(&level).unwrap();
     assert!(bytes.len() < full.len());
-    let decoded: level::Level = fingerprints().decode_as(&bytes).unwrap();
+    let decoded: level::Level = fingerprints().decode(&bytes).unwrap();
     assert_eq!(level::compare_levels(&level, &decoded).unwrap(), stats.shared_objects);
     assert_eq!(DynamicGraph::from_bytes(&bytes).unwrap().to_bytes().unwrap(), bytes);
     level::break_cycles(&decoded);

@@ -5,7 +5,6 @@
 
 use reflectable::field::{ElemShape, FieldKind, PlainInfo};
 use reflectable::plain::{PlainCodec, PlainError, Reader, FIRST_USER_PLAIN_TYPE_ID};
-use reflectable::rtti::Root;
 use reflectable::serializer::{BinarySerializer, DecodeError};
 use reflectable::{Reflectable, Registry};
 use smallvec::SmallVec;
@@ -166,7 +165,7 @@ fn codec_fields_have_the_wire_shape_of_plain_fields_so_old_readers_skip_or_read_
     fn read_as<T: Reflectable>(bytes: &[u8]) -> T {
         let mut registry = Registry::new();
         registry.register_type::<T>().unwrap();
-        BinarySerializer::with_registry(&registry).decode_as(bytes, &mut ()).unwrap()
+        BinarySerializer::with_registry(&registry).decode(bytes).unwrap()
     }
     let bytes = reflectable::to_vec(&asset()).unwrap();
     let old: AssetVersionOnly = read_as(&bytes);
@@ -174,7 +173,7 @@ fn codec_fields_have_the_wire_shape_of_plain_fields_so_old_readers_skip_or_read_
 
     // A stream without a schema (version 2) is read by shape: the codec's bytes fit the plain
     // fields of the same size.
-    let v2 = BinarySerializer::new().schema_table(false).encode_to_vec(Root::Object(&asset()), &mut ()).unwrap();
+    let v2 = BinarySerializer::new().schema_table(false).encode(&asset()).unwrap();
     let plain: AssetAsPlain = read_as(&v2);
     assert_eq!(plain.id, 0x1234);
     assert_eq!(plain.dependencies, [1, u128::MAX]);
@@ -185,7 +184,7 @@ fn codec_fields_have_the_wire_shape_of_plain_fields_so_old_readers_skip_or_read_
     let mut registry = Registry::new();
     registry.register_type::<AssetAsPlain>().unwrap();
     let (plain, report) =
-        BinarySerializer::with_registry(&registry).decode_as_with_report::<AssetAsPlain>(&bytes, &mut ()).unwrap();
+        BinarySerializer::with_registry(&registry).decode_with_report::<AssetAsPlain>(&bytes).unwrap();
     assert_eq!((plain.id, plain.tag.as_str()), (0, ""));
     let report = report.to_string();
     assert!(report.starts_with(

@@ -2,7 +2,7 @@
 //! encoding those values produces exactly those bytes.
 
 use reflectable::serializer::format::{Trailer, EMPTY_SCHEMA_TABLE, TRAILER_CHECKSUM, TRAILER_SIZE};
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, MemorySerializer, SchemaTable};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, SchemaTable};
 use reflectable::Reflectable;
 use std::rc::Rc;
 
@@ -116,14 +116,14 @@ const DOOR_V1: &[u8] = &[
 
 #[test]
 fn worked_example_encodes_byte_for_byte() {
-    let bytes = MemorySerializer::new().encode(&door()).unwrap();
+    let bytes = BinarySerializer::new().encode(&door()).unwrap();
     assert_eq!(bytes.len(), 348);
     assert_eq!(bytes, door_bytes());
     // Without its schema table, the stream is version 2.
-    let v2 = MemorySerializer::with(BinarySerializer::new().schema_table(false)).encode(&door()).unwrap();
+    let v2 = BinarySerializer::new().schema_table(false).encode(&door()).unwrap();
     assert_eq!(v2, door_v2_bytes());
     // With the types' fingerprints in its place, version 3 again.
-    let listed = MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints));
+    let listed = BinarySerializer::new().schema_table(SchemaTable::Fingerprints);
     let bytes = listed.encode(&door()).unwrap();
     assert_eq!(bytes.len(), 162);
     assert_eq!(bytes, door_fingerprint_bytes());
@@ -132,7 +132,7 @@ fn worked_example_encodes_byte_for_byte() {
 #[test]
 fn worked_example_decodes() {
     for bytes in [door_bytes(), door_v2_bytes(), door_fingerprint_bytes()] {
-        let decoded: Door = MemorySerializer::new().decode_as(&bytes).unwrap();
+        let decoded: Door = BinarySerializer::new().decode(&bytes).unwrap();
         assert_eq!(decoded, door());
     }
 }
@@ -159,14 +159,17 @@ fn the_fingerprint_is_the_documented_hash() {
 fn the_worked_example_cut_anywhere_is_an_error() {
     for stream in [door_bytes(), door_v2_bytes(), door_fingerprint_bytes(), GATE.to_vec()] {
         for len in 0..stream.len() {
-            assert!(MemorySerializer::new().decode(&stream[..len]).is_err(), "cut at {len} decoded");
+            assert!(
+                BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&stream[..len]).is_err(),
+                "cut at {len} decoded"
+            );
         }
     }
 }
 
 #[test]
 fn version_1_streams_keep_decoding() {
-    let decoded: Door = MemorySerializer::new().decode_as(DOOR_V1).unwrap();
+    let decoded: Door = BinarySerializer::new().decode(DOOR_V1).unwrap();
     assert_eq!(decoded, door());
     // Version 2 is version 1 with the version word changed and the trailer appended; version 3
     // adds the schema table between the objects and the trailer.
@@ -176,24 +179,30 @@ fn version_1_streams_keep_decoding() {
 
 #[test]
 fn a_checksummed_stream_records_the_crc32_of_everything_before_it() {
-    let serializer = MemorySerializer::with(BinarySerializer::new().checksum(true));
+    let serializer = BinarySerializer::new().checksum(true);
     let bytes = serializer.encode(&door()).unwrap();
     let plain = door_bytes();
     assert_eq!(bytes[..plain.len() - 20], plain[..plain.len() - 20], "the same stream up to the trailer's flags");
     let trailer = Trailer::from_bytes(bytes[bytes.len() - TRAILER_SIZE..].try_into().unwrap()).unwrap();
     assert_eq!(trailer.flags, TRAILER_CHECKSUM);
     assert_eq!(trailer.checksum, crc32fast::hash(&bytes[..bytes.len() - 4]));
-    assert_eq!(serializer.decode_as::<Door>(&bytes).unwrap(), door());
+    assert_eq!(serializer.decode::<Door>(&bytes).unwrap(), door());
 
     // Any flipped bit is caught, wherever it is.
     for bit in (0..bytes.len() * 8).step_by(7) {
         let mut flipped = bytes.clone();
         flipped[bit / 8] ^= 1 << (bit % 8);
-        assert!(serializer.decode(&flipped).is_err(), "bit {bit} flipped and not detected");
+        assert!(
+            serializer.decode::<Box<dyn reflectable::Reflectable>>(&flipped).is_err(),
+            "bit {bit} flipped and not detected"
+        );
     }
     let mut rotten = bytes.clone();
     rotten[20] ^= 0x01; // `open` becomes 0: a valid value, caught by the checksum alone
-    assert!(matches!(serializer.decode(&rotten).unwrap_err().kind(), DecodeErrorKind::ChecksumMismatch { .. }));
+    assert!(matches!(
+        serializer.decode::<Box<dyn reflectable::Reflectable>>(&rotten).unwrap_err().kind(),
+        DecodeErrorKind::ChecksumMismatch { .. }
+    ));
 }
 
 #[derive(Reflectable, Default, Debug, PartialEq)]
@@ -226,12 +235,12 @@ const GATE: &[u8] = &[
 #[test]
 fn base_sections_follow_the_derived_fields() {
     let gate = Gate { portal: Portal { target: 9 }, width: 7 };
-    let v2 = MemorySerializer::with(BinarySerializer::new().schema_table(false));
+    let v2 = BinarySerializer::new().schema_table(false);
     assert_eq!(v2.encode(&gate).unwrap(), GATE);
-    assert_eq!(MemorySerializer::new().decode_as::<Gate>(GATE).unwrap(), gate);
-    let v3 = MemorySerializer::new().encode(&gate).unwrap();
+    assert_eq!(BinarySerializer::new().decode::<Gate>(GATE).unwrap(), gate);
+    let v3 = BinarySerializer::new().encode(&gate).unwrap();
     assert_eq!(v3[8..29], GATE[8..29], "the same objects in version 3");
-    assert_eq!(MemorySerializer::new().decode_as::<Gate>(&v3).unwrap(), gate);
+    assert_eq!(BinarySerializer::new().decode::<Gate>(&v3).unwrap(), gate);
 }
 
 #[derive(Reflectable, Default, Debug, PartialEq)]
@@ -248,7 +257,7 @@ fn objects_are_written_depth_first() {
     let leaf = || Rc::new(Branch::default());
     let a = Rc::new(Branch { children: vec![leaf()] });
     let root = Branch { children: vec![a, leaf()] };
-    let bytes = MemorySerializer::with(BinarySerializer::new().schema_table(false)).encode(&root).unwrap();
+    let bytes = BinarySerializer::new().schema_table(false).encode(&root).unwrap();
     let objects: &[u8] = &[
         0x05, 0x00, 0x00, 0x00, 0xED, 0x03, 0x00, 0x00, // instance 1, type 1005
         0x12, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, // field 1, pointer array of 2:
@@ -261,7 +270,7 @@ fn objects_are_written_depth_first() {
         0x12, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, // []
     ];
     assert_eq!(&bytes[8..bytes.len() - TRAILER_SIZE], objects);
-    let back: Branch = MemorySerializer::new().decode_as(&bytes).unwrap();
+    let back: Branch = BinarySerializer::new().decode(&bytes).unwrap();
     assert_eq!(back, root);
 }
 
@@ -276,7 +285,7 @@ struct Slots {
 
 #[test]
 fn nulls_are_explicit() {
-    let bytes = MemorySerializer::new().encode(&Slots::default()).unwrap();
+    let bytes = BinarySerializer::new().encode(&Slots::default()).unwrap();
     let table = reflectable::schema::Schema::size_in_stream(&bytes).unwrap();
     assert_eq!(
         bytes[8..bytes.len() - TRAILER_SIZE - table],
@@ -288,37 +297,43 @@ fn nulls_are_explicit() {
         ]
     );
     // A null written where the constructor's default is Some still decodes as None.
-    let decoded: Slots = MemorySerializer::new().decode_as(&bytes).unwrap();
+    let decoded: Slots = BinarySerializer::new().decode(&bytes).unwrap();
     assert_eq!(decoded, Slots::default());
 }
 
 #[test]
 fn wrong_magic_and_version_are_rejected() {
-    let error = MemorySerializer::new().decode(b"JUNKJUNK").unwrap_err();
+    let error = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(b"JUNKJUNK").unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::BadMagic { found: b"JUNK".to_vec() });
     let mut bytes = door_bytes();
     bytes[4] = 5;
-    let error = MemorySerializer::new().decode(&bytes).unwrap_err();
+    let error = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err();
     assert_eq!((error.offset(), error.kind()), (Some(4), &DecodeErrorKind::UnsupportedVersion { version: 5 }));
     // Version 4 is the compact form, whose trailer says so too.
     bytes[4] = 4;
-    let error = MemorySerializer::new().decode(&bytes).unwrap_err();
+    let error = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err();
     let flags_at = bytes.len() - TRAILER_SIZE + 4;
     assert_eq!(
         (error.offset(), error.kind()),
         (Some(flags_at), &DecodeErrorKind::Corrupt("a version 4 stream without the compact flag"))
     );
-    let error = MemorySerializer::new().decode(&door_bytes()[..8]).unwrap_err();
+    let error = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&door_bytes()[..8]).unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::MissingTrailer);
     let empty = [&door_v2_bytes()[..8], &Trailer { flags: 0, objects: 0, length: 32, checksum: 0 }.to_bytes()].concat();
-    assert_eq!(*MemorySerializer::new().decode(&empty).unwrap_err().kind(), DecodeErrorKind::NoRoot);
+    assert_eq!(
+        *BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&empty).unwrap_err().kind(),
+        DecodeErrorKind::NoRoot
+    );
     let empty = [
         &door_bytes()[..8],
         &EMPTY_SCHEMA_TABLE,
         &Trailer { flags: 0, objects: 0, length: 44, checksum: 0 }.to_bytes(),
     ]
     .concat();
-    assert_eq!(*MemorySerializer::new().decode(&empty).unwrap_err().kind(), DecodeErrorKind::NoRoot);
-    let error = MemorySerializer::new().decode(&DOOR_V1[..8]).unwrap_err();
+    assert_eq!(
+        *BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&empty).unwrap_err().kind(),
+        DecodeErrorKind::NoRoot
+    );
+    let error = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&DOOR_V1[..8]).unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::NoRoot);
 }

@@ -47,7 +47,9 @@ fn seeds_are_the_current_sample_encodings() {
     assert_eq!(committed.len(), encodings.len(), "fuzz/seeds/decode is out of date");
     // HashMap fields make encodings differ run to run; the seeds must still decode fully.
     for bytes in &committed {
-        reflectable::serializer::MemorySerializer::new().decode(bytes).expect("a seed decodes");
+        reflectable::serializer::BinarySerializer::new()
+            .decode::<Box<dyn reflectable::Reflectable>>(bytes)
+            .expect("a seed decodes");
         fuzz_model::exercise(bytes);
     }
 }
@@ -64,7 +66,7 @@ fn the_foreign_fingerprint_seed_takes_the_evolved_path_without_loss() {
         reflectable::schema::Schema::size_in_stream(&encodings[0]).unwrap()
     );
     let (root, report) =
-        reflectable::serializer::MemorySerializer::new().decode_as_with_report::<fuzz_model::Machine>(foreign).unwrap();
+        reflectable::serializer::BinarySerializer::new().decode_with_report::<fuzz_model::Machine>(foreign).unwrap();
     assert!(report.is_empty(), "{report}");
     assert_eq!(root.tagged_gear.label, "embedded gear");
     reflectable::rtti::break_cycles(&root);
@@ -75,21 +77,21 @@ fn the_foreign_fingerprint_seed_takes_the_evolved_path_without_loss() {
 /// the table's parser instead of failing the length check.
 #[test]
 fn the_derived_inputs_reach_the_objects_and_the_table() {
-    use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
+    use reflectable::serializer::{BinarySerializer, DecodeErrorKind};
     let seed = &fuzz_model::sample_encodings()[0];
     let table_start = seed.len() - 24 - reflectable::schema::Schema::size_in_stream(seed).unwrap();
     let body = fuzz_model::without_trailer(seed).unwrap();
     assert_eq!((body.len(), &body[4..8]), (table_start, &1u32.to_le_bytes()[..]));
-    let root: fuzz_model::Machine = MemorySerializer::new().decode_as(&body).unwrap();
+    let root: fuzz_model::Machine = BinarySerializer::new().decode(&body).unwrap();
     reflectable::rtti::break_cycles(&root);
     assert!(fuzz_model::with_actual_length(seed).is_none(), "nothing to fix");
 
     let mut inserted = seed.clone();
     inserted.insert(table_start + 9, 0xAB);
-    let error = MemorySerializer::new().decode(&inserted).map(drop).unwrap_err();
+    let error = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&inserted).map(drop).unwrap_err();
     assert!(matches!(error.kind(), DecodeErrorKind::LengthMismatch { .. }), "{error}");
     let fixed = fuzz_model::with_actual_length(&inserted).unwrap();
-    let error = MemorySerializer::new().decode(&fixed).map(drop).unwrap_err();
+    let error = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&fixed).map(drop).unwrap_err();
     assert!(error.offset().is_some_and(|offset| offset >= table_start), "{error}");
     assert!(!matches!(error.kind(), DecodeErrorKind::LengthMismatch { .. }), "{error}");
 }
@@ -122,7 +124,9 @@ fn decode_compact_regressions_never_panic() {
         let objects = fuzz_model::compact_objects(sample);
         let count = u32::from_le_bytes(sample[sample.len() - 16..sample.len() - 12].try_into().unwrap());
         let framed = fuzz_model::compact_framed(sample, objects, count);
-        let root = reflectable::serializer::MemorySerializer::new().decode(&framed).expect("a framed sample decodes");
+        let root = reflectable::serializer::BinarySerializer::new()
+            .decode::<Box<dyn reflectable::Reflectable>>(&framed)
+            .expect("a framed sample decodes");
         reflectable::rtti::break_cycles(&*root);
         for cut in [objects.len(), objects.len() / 2, 1] {
             fuzz_model::exercise_compact(&[&[which as u8], &objects[..cut]].concat(), &samples);
@@ -171,7 +175,10 @@ fn json_seeds_and_regressions_read_back() {
     for (path, bytes) in &seeds {
         let text = std::str::from_utf8(&bytes[1..]);
         if bytes[0] == 1 && !path.to_string_lossy().contains("untyped") {
-            reader.read_dynamic(text.expect("a text seed is UTF-8")).expect("a text seed reads");
+            reader
+                .read::<reflectable::dynamic::DynamicGraph>(text.expect("a text seed is UTF-8"))
+                .map(|(graph, _)| graph)
+                .expect("a text seed reads");
         }
     }
     for (path, bytes) in seeds.iter().chain(&files(&root().join("tests/fuzz_regressions/json"))) {
@@ -205,14 +212,14 @@ fn json_text_seeds_read_as_their_types() {
         let text = std::str::from_utf8(&bytes[1..]);
         let text = if name.ends_with(".json") { text.unwrap() } else { continue };
         if name == "text-0.json" {
-            let (machine, report) = reader.read_as::<fuzz_model::Machine>(text).unwrap();
+            let (machine, report) = reader.read::<fuzz_model::Machine>(text).unwrap();
             assert!(report.is_empty(), "{name}: {report}");
             assert_eq!(machine.signal_map.len(), 4, "{name}");
             reflectable::rtti::break_cycles(&machine);
             read += 1;
         } else if name.ends_with("-1.json") {
             // The level's types are all registered: it reads without its schema table too.
-            let (level, report) = reader.read_as::<level::Level>(text).unwrap();
+            let (level, report) = reader.read::<level::Level>(text).unwrap();
             assert!(report.is_empty(), "{name}: {report}");
             assert_eq!(level::scene_objects(&level).len(), 12, "{name}");
             reflectable::rtti::break_cycles(&level);
@@ -427,7 +434,7 @@ fn the_root_sample_decodes_with_every_shape_populated() {
     use fuzz_model::{Machine, Signal};
     use std::rc::Rc;
     let bytes = &fuzz_model::sample_encodings()[0];
-    let root: Machine = reflectable::serializer::MemorySerializer::new().decode_as(bytes).unwrap();
+    let root: Machine = reflectable::serializer::BinarySerializer::new().decode(bytes).unwrap();
     assert!(
         matches!(&root.signal, Signal::Wave { samples, source: Some(_), next: Some(_), inner: Some(_), .. } if samples == &[2.0])
     );

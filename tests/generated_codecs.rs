@@ -13,15 +13,15 @@ mod random_graph;
 use quickcheck::quickcheck;
 use reflectable::plain::{PlainCodec, PlainError, Reader};
 use reflectable::rtti::AsRoot;
-use reflectable::serializer::{BinarySerializer, EncodeError, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, EncodeError};
 use reflectable::{Reflectable, UnknownFields};
 use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use std::sync::{Arc, Mutex};
 
-fn serializer(generated: bool) -> MemorySerializer<'static> {
-    MemorySerializer::with(BinarySerializer::new().generated_codecs(generated))
+fn serializer(generated: bool) -> BinarySerializer<'static> {
+    BinarySerializer::new().generated_codecs(generated)
 }
 
 /// The stream written both ways, which must agree; read back both ways, the two graphs must write
@@ -34,9 +34,11 @@ fn both_ways<R: AsRoot + ?Sized>(root: &R) -> Vec<u8> {
     let again = [true, false].map(|reader| {
         let reader = serializer(reader);
         if !shared {
-            return serializer(false).encode(&*reader.decode(&generated).unwrap()).unwrap();
+            return serializer(false)
+                .encode(&*reader.decode::<Box<dyn reflectable::Reflectable>>(&generated).unwrap())
+                .unwrap();
         }
-        let back = reader.decode_shared::<Rc<RefCell<dyn Reflectable>>>(&generated).unwrap();
+        let back = reader.decode::<Rc<RefCell<dyn Reflectable>>>(&generated).unwrap();
         let again = serializer(false).encode(&back).unwrap();
         reflectable::rtti::break_cycles(&back);
         again
@@ -183,7 +185,7 @@ fn errors_name_the_same_field_both_ways() {
     let errors: Vec<String> = [true, false]
         .into_iter()
         .map(|generated| {
-            let serializer = MemorySerializer::with(BinarySerializer::new().generated_codecs(generated));
+            let serializer = BinarySerializer::new().generated_codecs(generated);
             let error: EncodeError = serializer.encode(&root).unwrap_err();
             error.to_string()
         })
@@ -250,11 +252,11 @@ fn a_stream_that_leaves_the_generated_reader_mid_object_reads_the_same_both_ways
     // one (a version 2 stream) the generated reader takes fields 1 and 2, then meets 5 and hands
     // the rest to the descriptor walk.
     for table in [true, false] {
-        let bytes = MemorySerializer::with(BinarySerializer::new().schema_table(table)).encode(&old).unwrap();
+        let bytes = BinarySerializer::new().schema_table(table).encode(&old).unwrap();
         let read: Vec<(Wide, String)> = [true, false]
             .into_iter()
             .map(|generated| {
-                let (wide, report) = serializer(generated).decode_as_with_report::<Wide>(&bytes).unwrap();
+                let (wide, report) = serializer(generated).decode_with_report::<Wide>(&bytes).unwrap();
                 (wide, report.to_string())
             })
             .collect();
@@ -273,9 +275,8 @@ fn decode_errors_name_the_same_place_both_ways() {
         let mut flipped = bytes.clone();
         flipped[at] ^= 0xA5;
         let decode = |generated: bool, input: &[u8]| {
-            let serializer =
-                MemorySerializer::with(BinarySerializer::new().generated_codecs(generated).checksum(false));
-            serializer.decode_as::<Wide>(input).map(|wide| format!("{wide:?}")).map_err(|error| error.to_string())
+            let serializer = BinarySerializer::new().generated_codecs(generated).checksum(false);
+            serializer.decode::<Wide>(input).map(|wide| format!("{wide:?}")).map_err(|error| error.to_string())
         };
         assert_eq!(decode(true, &flipped), decode(false, &flipped), "byte {at} flipped");
         assert_eq!(decode(true, &bytes[..at]), decode(false, &bytes[..at]), "cut at {at}");

@@ -187,7 +187,7 @@ fn instantiations_load_into_fields_of_their_exact_type_without_being_registered(
     let pool = Pool { items: vec![Texture { path: "b".into() }], favourite: None };
     let back: Pool<Texture> = from_slice(&to_vec(&pool).unwrap()).unwrap();
     assert_eq!(back.items, pool.items);
-    let shared: Rc<RefCell<Pool<Texture>>> = reflectable::from_slice_shared(&to_vec(&pool).unwrap()).unwrap();
+    let shared: Rc<RefCell<Pool<Texture>>> = reflectable::from_slice(&to_vec(&pool).unwrap()).unwrap();
     assert_eq!(shared.borrow().items, pool.items);
 }
 

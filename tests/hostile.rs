@@ -11,7 +11,7 @@ mod level;
 use quickcheck::{quickcheck, TestResult};
 use reflectable::plain::PlainError;
 use reflectable::serializer::format::{WireKind, EMPTY_SCHEMA_TABLE, FIELD_TERMINATOR, TRAILER_SIZE};
-use reflectable::serializer::{BinarySerializer, DecodeErrorKind, ErrorFrame, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, ErrorFrame, Limits};
 use reflectable::Reflectable;
 use std::rc::Rc;
 
@@ -35,8 +35,8 @@ struct Door {
 #[rtti(id = 430_001)]
 struct Empty {}
 
-fn serializer() -> MemorySerializer<'static> {
-    MemorySerializer::new()
+fn serializer() -> BinarySerializer<'static> {
+    BinarySerializer::new()
 }
 
 fn door_chain(depth: usize) -> Door {
@@ -62,7 +62,7 @@ fn samples() -> Vec<Vec<u8>> {
         many: vec![Some(shared.clone()), None, Some(Rc::new(Door::default()))],
     };
     let (level, _) = level::build_level(20, 11);
-    let checksummed = MemorySerializer::with(reflectable::serializer::BinarySerializer::new().checksum(true));
+    let checksummed = reflectable::serializer::BinarySerializer::new().checksum(true);
     let samples = vec![
         serializer().encode(&root).unwrap(),
         serializer().encode(&level).unwrap(),
@@ -78,7 +78,7 @@ fn samples() -> Vec<Vec<u8>> {
 fn every_truncation_is_an_error() {
     for bytes in samples() {
         for len in 0..bytes.len() {
-            match serializer().decode(&bytes[..len]) {
+            match serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes[..len]) {
                 Ok(_) => panic!("a stream of {} bytes cut at {len} decoded", bytes.len()),
                 Err(error) => assert!(
                     error.offset().is_some_and(|offset| offset <= len),
@@ -88,7 +88,7 @@ fn every_truncation_is_an_error() {
             }
         }
         // Bytes appended after the trailer are refused too.
-        assert!(serializer().decode(&[&bytes[..], &[0]].concat()).is_err());
+        assert!(serializer().decode::<Box<dyn reflectable::Reflectable>>(&[&bytes[..], &[0]].concat()).is_err());
     }
 }
 
@@ -99,7 +99,7 @@ fn a_trailer_that_lies_is_an_error() {
     let with = |at: usize, value: &[u8]| {
         let mut bytes = bytes.clone();
         bytes[end + at..end + at + value.len()].copy_from_slice(value);
-        serializer().decode(&bytes).unwrap_err().into_kind()
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err().into_kind()
     };
     assert_eq!(with(0, b"\xC8ENX"), DecodeErrorKind::MissingTrailer);
     assert!(matches!(with(4, &[2, 0, 0, 0]), DecodeErrorKind::Corrupt(_)), "unknown flags");
@@ -131,7 +131,7 @@ fn a_trailer_that_lies_is_an_error() {
 fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
     let bytes = Stream::new().object(1, 430_000).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).end();
     assert_eq!(bytes.len(), 24 + EMPTY_SCHEMA_TABLE.len() + TRAILER_SIZE);
-    let error = serializer().decode(&bytes).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err();
     assert_eq!(
         *error.kind(),
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { offset: 20, claimed: u32::MAX as u64, available: 0 })
@@ -140,16 +140,16 @@ fn a_tiny_input_claiming_four_billion_elements_is_an_error_not_an_allocation() {
     // The same claim in a field the type does not know (skipped), and in pointer and embedded arrays.
     let skipped = Stream::new().object(1, 430_001).field(2, WireKind::Plain(Some(8)), true).word(u32::MAX).end();
     assert!(matches!(
-        serializer().decode(&skipped).unwrap_err().kind(),
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&skipped).unwrap_err().kind(),
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
     ));
     let pointers = Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(u32::MAX).end();
     assert!(matches!(
-        serializer().decode(&pointers).unwrap_err().kind(),
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&pointers).unwrap_err().kind(),
         DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
     ));
     let embedded = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, true).word(u32::MAX).end();
-    assert!(serializer().decode(&embedded).is_err());
+    assert!(serializer().decode::<Box<dyn reflectable::Reflectable>>(&embedded).is_err());
 }
 
 /// A megabyte of nested embedded objects: the depth limit stops it, known fields and skipped ones
@@ -164,7 +164,7 @@ fn maximal_nesting_hits_the_depth_limit() {
     for root_type in [430_000u32, 430_001] {
         let mut bytes = stream.end_clone();
         bytes[12..16].copy_from_slice(&root_type.to_le_bytes());
-        let error = serializer().decode(&bytes).unwrap_err();
+        let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err();
         assert_eq!(*error.kind(), DecodeErrorKind::TooDeep { limit: 128 }, "root type {root_type}");
     }
     assert!(started.elapsed().as_secs() < 10);
@@ -196,7 +196,7 @@ fn pointer_cycles_and_self_references_in_the_stream_terminate() {
         .word(1)
         .word(3)
         .end();
-    let door: Door = serializer().decode_as(&bytes).unwrap();
+    let door: Door = serializer().decode(&bytes).unwrap();
     assert!(door.next.is_none(), "a pointer to the by-value root is null");
     let two = door.many[0].clone().unwrap();
     assert!(Rc::ptr_eq(&two, door.many[1].as_ref().unwrap()));
@@ -218,14 +218,14 @@ fn a_million_references_to_missing_objects_decode_quickly_as_nulls() {
         stream = stream.object(instance, 999_999); // a type nobody registered
     }
     let started = std::time::Instant::now();
-    let door: Door = serializer().decode_as(&stream.end()).unwrap();
+    let door: Door = serializer().decode(&stream.end()).unwrap();
     assert_eq!(door.many.len(), count as usize);
     assert!(door.many.iter().all(Option::is_none));
     assert!(started.elapsed().as_secs() < 10);
 
     // References past the objects the stream holds are an error.
     let bytes = Stream::new().object(1, 430_000).field(4, WireKind::Pointer, false).word(5).end();
-    let error = serializer().decode(&bytes).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::UnknownInstance { id: 5, count: 1 });
     assert_eq!(error.offset(), Some(20));
 }
@@ -233,48 +233,60 @@ fn a_million_references_to_missing_objects_decode_quickly_as_nulls() {
 #[test]
 fn corrupt_structure_is_reported_with_its_offset() {
     let reserved = Stream::new().object(1, 430_000).word(0x0001_00C0).end();
-    let error = serializer().decode(&reserved).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&reserved).unwrap_err();
     assert_eq!((error.offset(), error.kind()), (Some(16), &DecodeErrorKind::Corrupt("reserved field header bits set")));
 
     let sequence = Stream::new().object(2, 430_000).end();
-    let error = serializer().decode(&sequence).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&sequence).unwrap_err();
     assert_eq!(*error.kind(), DecodeErrorKind::InstanceOutOfSequence { expected: 1, found: 2 });
 
     // After the root, objects may come in any order, but their IDs must be 1 to their count.
     let root = || Stream::new().object(1, 430_000).field(5, WireKind::Pointer, true).word(3).word(2).word(2).word(3);
     let any_order = root().object(3, 430_000).field(2, WireKind::Plain(Some(8)), true).word(1).raw(&[3; 8]);
     let any_order = any_order.object(2, 430_000).field(2, WireKind::Plain(Some(8)), true).word(1).raw(&[2; 8]).end();
-    let door: Door = serializer().decode_as(&any_order).unwrap();
+    let door: Door = serializer().decode(&any_order).unwrap();
     let hinges: Vec<u64> = door.many.iter().map(|target| target.as_ref().unwrap().hinges[0]).collect();
     assert_eq!(hinges, [0x0202_0202_0202_0202, 0x0202_0202_0202_0202, 0x0303_0303_0303_0303]);
     assert!(Rc::ptr_eq(door.many[0].as_ref().unwrap(), door.many[1].as_ref().unwrap()));
     let twice = root().object(2, 430_000).object(2, 430_000).end();
-    let error = serializer().decode(&twice).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&twice).unwrap_err();
     assert_eq!((error.offset(), error.kind()), (Some(44), &DecodeErrorKind::DuplicateInstance { id: 2 }));
     let gap = root().object(3, 430_000).object(4, 430_000).end();
-    let error = serializer().decode(&gap).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&gap).unwrap_err();
     assert_eq!((error.offset(), error.kind()), (Some(44), &DecodeErrorKind::InstanceOutOfRange { id: 4, count: 3 }));
     let second_root = root().object(1, 430_000).end();
-    assert_eq!(*serializer().decode(&second_root).unwrap_err().kind(), DecodeErrorKind::DuplicateInstance { id: 1 });
+    assert_eq!(
+        *serializer().decode::<Box<dyn reflectable::Reflectable>>(&second_root).unwrap_err().kind(),
+        DecodeErrorKind::DuplicateInstance { id: 1 }
+    );
 
     let stray_terminator = Stream::new().object(1, 430_000).word(FIELD_TERMINATOR).end();
-    assert!(matches!(serializer().decode(&stray_terminator).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
+    assert!(matches!(
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&stray_terminator).unwrap_err().kind(),
+        DecodeErrorKind::Corrupt(_)
+    ));
 
     let unterminated = Stream::new().object(1, 430_000).field(3, WireKind::Embedded, false).object(0, 430_000).end();
-    assert!(matches!(serializer().decode(&unterminated).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
+    assert!(matches!(
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&unterminated).unwrap_err().kind(),
+        DecodeErrorKind::Corrupt(_)
+    ));
 
     let stray_bytes = Stream::new().object(1, 430_000).raw(&[1, 2]).end();
-    assert!(matches!(serializer().decode(&stray_bytes).unwrap_err().kind(), DecodeErrorKind::Corrupt(_)));
+    assert!(matches!(
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&stray_bytes).unwrap_err().kind(),
+        DecodeErrorKind::Corrupt(_)
+    ));
 
     let unknown_root = Stream::new().object(1, 999_999).end();
     assert_eq!(
-        serializer().decode(&unknown_root).unwrap_err().into_kind(),
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&unknown_root).unwrap_err().into_kind(),
         DecodeErrorKind::UnknownRootType { type_id: 999_999 }
     );
 
     let wrong_root = Stream::new().object(1, 430_001).end();
     assert!(matches!(
-        serializer().decode_as::<Door>(&wrong_root).unwrap_err().kind(),
+        serializer().decode::<Door>(&wrong_root).unwrap_err().kind(),
         DecodeErrorKind::RootTypeMismatch { .. }
     ));
 }
@@ -283,7 +295,7 @@ fn corrupt_structure_is_reported_with_its_offset() {
 fn errors_inside_fields_name_the_type_and_field() {
     let bytes =
         Stream::new().object(1, 430_000).field(1, WireKind::Plain(None), false).word(6).raw(&[0xff, 0xfe]).end();
-    let error = serializer().decode(&bytes).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err();
     assert_eq!(error.offset(), Some(24));
     assert_eq!(error.context()[0], ErrorFrame { type_name: "Door".into(), field: Some("name".into()) });
     assert_eq!(
@@ -294,9 +306,9 @@ fn errors_inside_fields_name_the_type_and_field() {
 
 quickcheck! {
     fn random_bytes_never_panic(body: Vec<u8>) -> bool {
-        let _ = serializer().decode(&body);
-        let _ = serializer().decode(&Stream::new().raw(&body).end());
-        let _ = serializer().decode(&Stream::new().object(1, 430_000).raw(&body).end());
+        let _ = serializer().decode::<Box<dyn reflectable::Reflectable>>(&body);
+        let _ = serializer().decode::<Box<dyn reflectable::Reflectable>>(&Stream::new().raw(&body).end());
+        let _ = serializer().decode::<Box<dyn reflectable::Reflectable>>(&Stream::new().object(1, 430_000).raw(&body).end());
         true
     }
 
@@ -314,7 +326,7 @@ quickcheck! {
                     break;
                 }
             }
-            if let Ok(root) = serializer().decode(&bytes) {
+            if let Ok(root) = serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes) {
                 // Whatever decoded must encode again.
                 if let Some(level) = root.downcast_ref::<level::Level>() {
                     let _ = serializer().encode(level);
@@ -372,11 +384,11 @@ fn a_failed_decode_frees_the_cycles_it_built() {
             .word(2)
     };
     let bytes = cycle().field(2, WireKind::Plain(None), false).word(6).raw(&[0xff, 0xfe]).end();
-    assert!(serializer().decode(&bytes).is_err());
+    assert!(serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).is_err());
     assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 0, "every object built was freed");
     // The same graph without the bad bytes decodes, and break_cycles frees it.
     let good = cycle().end();
-    let root: Counted = serializer().decode_as(&good).unwrap();
+    let root: Counted = serializer().decode(&good).unwrap();
     assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 3);
     reflectable::rtti::break_cycles(&root);
     drop(root);
@@ -401,7 +413,7 @@ fn a_failed_decode_frees_the_cycles_it_built() {
         .field(1, WireKind::Pointer, false)
         .word(3)
         .end();
-    let root: Counted = serializer().decode_as(&bytes).unwrap();
+    let root: Counted = serializer().decode(&bytes).unwrap();
     assert!(root.watch.upgrade().is_none() && root.other.is_none());
     assert_eq!(LIVE.load(std::sync::atomic::Ordering::SeqCst), 1, "only the root is alive");
     drop(root);
@@ -432,7 +444,7 @@ fn a_failed_decode_frees_the_cycles_it_built() {
         .field(1, WireKind::Pointer, false)
         .word(5)
         .end();
-    let root: Counted = serializer().decode_as(&bytes).unwrap();
+    let root: Counted = serializer().decode(&bytes).unwrap();
     assert!(root.watch.upgrade().is_none(), "the weak-only cycle was freed");
     let kept = root.next.as_ref().expect("instance 3").borrow().next.clone().expect("instance 5");
     assert!(Rc::ptr_eq(kept.borrow().next.as_ref().expect("its pointer to itself"), &kept));
@@ -474,7 +486,11 @@ fn each_limit_has_its_own_error() {
     };
     let bytes = serializer().encode(&root).unwrap();
     let decode = |limits: Limits| {
-        BinarySerializer::new().limits(limits).decode(&bytes, &mut ()).map(drop).map_err(|e| e.into_kind())
+        BinarySerializer::new()
+            .limits(limits)
+            .decode::<Box<dyn reflectable::Reflectable>>(&bytes)
+            .map(drop)
+            .map_err(|e| e.into_kind())
     };
     assert_eq!(decode(Limits::default()), Ok(()));
     assert_eq!(
@@ -490,7 +506,9 @@ fn each_limit_has_its_own_error() {
         Err(DecodeErrorKind::AllocationLimit { limit: 500 })
     );
     let nested = serializer().encode(&door_chain(10)).unwrap();
-    let error = BinarySerializer::new().limits(Limits { max_depth: 5, ..Limits::default() }).decode(&nested, &mut ());
+    let error = BinarySerializer::new()
+        .limits(Limits { max_depth: 5, ..Limits::default() })
+        .decode::<Box<dyn reflectable::Reflectable>>(&nested);
     assert_eq!(error.unwrap_err().into_kind(), DecodeErrorKind::TooDeep { limit: 5 });
     // The default budget follows the input size.
     assert_eq!(Limits::default().allocation_budget(1000), 32 * 1000 + (1 << 20));
@@ -530,7 +548,9 @@ fn a_chain_too_long_to_drop_is_an_error_and_nothing_overflows() {
     let on_a_small_stack = std::thread::Builder::new().stack_size(2 << 20).spawn(|| {
         for forward in [true, false] {
             for (type_id, field) in [(430_000, 4), (430_020, 1)] {
-                let error = serializer().decode(&chain(type_id, field, 200_000, forward)).unwrap_err();
+                let error = serializer()
+                    .decode::<Box<dyn reflectable::Reflectable>>(&chain(type_id, field, 200_000, forward))
+                    .unwrap_err();
                 let DecodeErrorKind::DropTooDeep { length, stack, limit } = *error.kind() else {
                     panic!("type {type_id}, forward {forward}: {error}")
                 };
@@ -538,11 +558,11 @@ fn a_chain_too_long_to_drop_is_an_error_and_nothing_overflows() {
                 assert!(stack > limit && limit < 2 << 20, "{stack} > {limit}");
             }
         }
-        drop(serializer().decode_as::<Door>(&chain(430_000, 4, 2_000, false)).unwrap());
-        drop(serializer().decode_as::<Link>(&chain(430_020, 1, 2_000, true)).unwrap());
+        drop(serializer().decode::<Door>(&chain(430_000, 4, 2_000, false)).unwrap());
+        drop(serializer().decode::<Link>(&chain(430_020, 1, 2_000, true)).unwrap());
         let longer = Limits { max_drop_stack: Some(usize::MAX), ..Limits::default() };
         let bytes = chain(430_020, 1, 10_000, true);
-        let link = BinarySerializer::new().limits(longer).decode(&bytes, &mut ()).unwrap();
+        let link = BinarySerializer::new().limits(longer).decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap();
         // A long mutable chain one built on purpose is torn down without recursion.
         reflectable::rtti::break_cycles(&*link);
     });
@@ -570,7 +590,7 @@ fn counts_of_zero_size_elements_are_bounded_by_the_stream() {
     let claim = |field: u16, kind: WireKind, array: bool, count: u32| {
         let stream = Stream::new().object(1, 430_030).field(field, kind, array);
         let stream = if array { stream.word(count) } else { stream.word(8).word(count) };
-        serializer().decode(&stream.end())
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&stream.end())
     };
     // As an array field, and as a plain `Vec` (a dynamic element: size 8, then the count).
     for (field, kind, array) in [(1, WireKind::Plain(Some(0)), true), (2, WireKind::Plain(None), false)] {
@@ -583,7 +603,7 @@ fn counts_of_zero_size_elements_are_bounded_by_the_stream() {
     for _ in 0..300 {
         stream = stream.field(1, WireKind::Plain(Some(0)), true).word(1 << 16);
     }
-    assert!(serializer().decode(&stream.end()).is_err());
+    assert!(serializer().decode::<Box<dyn reflectable::Reflectable>>(&stream.end()).is_err());
     assert!(started.elapsed().as_secs() < 5);
 }
 
@@ -621,8 +641,9 @@ fn nested_object_bodies_share_one_zero_size_allowance() {
     let units = || Rc::new(ZeroUnits { units: std::iter::repeat_n(Unit, (1 << 23) + 1).collect() });
     let holder = |units| Rc::new(std::cell::RefCell::new(ZeroHolder { units: Some(units) }));
     let three = ZeroRoot { holders: vec![holder(units()), holder(units()), holder(units())] };
-    let error = serializer().decode(&serializer().encode(&three).unwrap()).unwrap_err();
+    let error =
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&serializer().encode(&three).unwrap()).unwrap_err();
     assert!(matches!(error.kind(), DecodeErrorKind::Plain(PlainError::TooManyZeroSized { .. })), "{error}");
     let one = ZeroRoot { holders: vec![holder(units())] };
-    assert!(serializer().decode(&serializer().encode(&one).unwrap()).is_ok());
+    assert!(serializer().decode::<Box<dyn reflectable::Reflectable>>(&serializer().encode(&one).unwrap()).is_ok());
 }

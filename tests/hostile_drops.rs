@@ -17,7 +17,7 @@ use stack_mark::{chain_bytes, on_both, release, sole, Thread};
 use stream::Stream;
 
 use reflectable::diff::{self, ApplyProblemKind, Patch};
-use reflectable::serializer::{BinarySerializer, DecodeError, DecodeErrorKind, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeError, DecodeErrorKind, Limits};
 use reflectable::{Reflectable, Registry};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -36,7 +36,7 @@ fn long_chain() -> u32 {
 /// Decodes `bytes` with the default limits: `Ok` after dropping what loaded (where it must
 /// drop), or the decoder's refusal.
 fn load_and_drop<T: Reflectable>(bytes: &[u8]) -> Result<(), DecodeError> {
-    MemorySerializer::new().decode_as::<T>(bytes).map(drop)
+    BinarySerializer::new().decode::<T>(bytes).map(drop)
 }
 
 /// Refused as a drop too deep, or loaded and dropped.
@@ -116,7 +116,7 @@ fn an_orphaned_chain_is_let_go_of_parents_first(thread: Thread) {
             stream = stream.pointer(1, at - 1);
         }
     }
-    let root = MemorySerializer::new().decode_as::<Node>(&stream.end());
+    let root = BinarySerializer::new().decode::<Node>(&stream.end());
     let root = root.unwrap_or_else(|error| panic!("{thread:?}: {error}"));
     assert!(root.next.is_none() && root.side.is_none());
 }
@@ -166,12 +166,10 @@ fn costly_links_fit_their_price(thread: Thread) {
             |n| n.next.take().and_then(sole),
         )
     }
-    let decode_tree_map = |limits: Limits, bytes: &[u8]| {
-        MemorySerializer::with(BinarySerializer::new().limits(limits)).decode_as::<TreeMapLink>(bytes).map(drop)
-    };
-    let decode_wide = |limits: Limits, bytes: &[u8]| {
-        MemorySerializer::with(BinarySerializer::new().limits(limits)).decode_as::<WideLink>(bytes).map(drop)
-    };
+    let decode_tree_map =
+        |limits: Limits, bytes: &[u8]| BinarySerializer::new().limits(limits).decode::<TreeMapLink>(bytes).map(drop);
+    let decode_wide =
+        |limits: Limits, bytes: &[u8]| BinarySerializer::new().limits(limits).decode::<WideLink>(bytes).map(drop);
     let at_the_limit = links_at_the_limit(price_per_link(&tree_map(100), decode_tree_map));
     let past_any_stack = if release() { 200_000 } else { 50_000 };
     for links in [at_the_limit, past_any_stack] {
@@ -311,7 +309,7 @@ fn based_chain(links: usize) -> Vec<u8> {
         head = Some(Rc::new(RefCell::new(link)));
     }
     let head = head.expect("at least one link");
-    let bytes = MemorySerializer::new().encode(&head).expect("encode");
+    let bytes = BinarySerializer::new().encode(&head).expect("encode");
     let mut at = Some(head);
     while let Some(link) = at {
         at = link.borrow_mut().bottom().next.take();
@@ -323,7 +321,7 @@ fn based_chain(links: usize) -> Vec<u8> {
 fn decode_kept(limits: Limits, bytes: &[u8]) -> Result<(), DecodeError> {
     let none = Registry::new();
     let serializer = BinarySerializer::with_registry(&none).keep_unknown_types(true).limits(limits);
-    serializer.decode_shared::<Rc<RefCell<dyn Reflectable>>>(bytes, &mut ()).map(drop)
+    serializer.decode::<Rc<RefCell<dyn Reflectable>>>(bytes).map(drop)
 }
 
 /// A kept type boxes its base, so a pointer in the twelfth base of a kept object sits twelve
@@ -375,7 +373,7 @@ fn immutable_links(links: usize) -> Vec<u8> {
         all.push(Rc::new(ImmutableLink { inner: BTreeMap::from([(1, nested)]) }));
     }
     let root = ImmutableLinks { all };
-    let bytes = MemorySerializer::new().encode(&root).expect("encode");
+    let bytes = BinarySerializer::new().encode(&root).expect("encode");
     // The last link frees all the others by recursion: let go of them from the end.
     let ImmutableLinks { mut all } = root;
     while all.pop().is_some() {}
@@ -482,9 +480,9 @@ fn orphan_cycles_through_fixed_arrays_are_freed(_: Thread) {
     a.borrow_mut().pair[0] = Some(b.clone());
     b.borrow_mut().pair[0] = Some(a.clone());
     let root = FixedArrays { back: Rc::downgrade(&a), ..FixedArrays::default() };
-    let bytes = MemorySerializer::new().encode(&root).expect("encode");
+    let bytes = BinarySerializer::new().encode(&root).expect("encode");
     a.borrow_mut().pair[0] = None;
-    let loaded: FixedArrays = MemorySerializer::new().decode_as(&bytes).expect("decode");
+    let loaded: FixedArrays = BinarySerializer::new().decode(&bytes).expect("decode");
     assert!(loaded.back.upgrade().is_none(), "the orphan cycle was freed");
 }
 

@@ -11,9 +11,7 @@ use quickcheck::{quickcheck, TestResult};
 use reflectable::plain::{PlainError, PlainType};
 use reflectable::schema::Schema;
 use reflectable::serializer::format::{FieldHeader, WireKind, STREAM_HEADER_SIZE, TRAILER_SIZE};
-use reflectable::serializer::{
-    BinarySerializer, DecodeError, DecodeErrorKind, DecodeEvent, MemorySerializer, SkipReason,
-};
+use reflectable::serializer::{BinarySerializer, DecodeError, DecodeErrorKind, DecodeEvent, SkipReason};
 use reflectable::Reflectable;
 use schema_edit::{set, set_word, splice, table, word, TableAt};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -124,7 +122,8 @@ fn peak_heap<R>(f: impl FnOnce() -> R) -> (R, usize) {
 /// both must fail with `expected` at one offset, inside the table of `original` (the stream
 /// before the edit; offsets up to the edit are the same), within a small heap.
 fn assert_table_error(bytes: &[u8], expected: DecodeErrorKind) -> DecodeError {
-    let (decoded, peak) = peak_heap(|| MemorySerializer::new().decode(bytes).map(drop));
+    let (decoded, peak) =
+        peak_heap(|| BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(bytes).map(drop));
     let error = decoded.expect_err("a corrupt table is an error");
     assert!(peak < 8 * bytes.len() + 4096, "peak heap {peak} for {} input bytes", bytes.len());
     assert_eq!(error.kind(), &expected, "{error}");
@@ -180,13 +179,13 @@ fn an_undescribed_field_header_in_a_matching_type_is_corrupt() {
     let bytes = gauge_stream();
     let stray = FieldHeader::new(9, WireKind::Plain(Some(4)), false).pack();
     let edited = set_word(&bytes, FIRST_FIELD, stray);
-    let error = MemorySerializer::new().decode_as::<Gauge>(&edited).unwrap_err();
+    let error = BinarySerializer::new().decode::<Gauge>(&edited).unwrap_err();
     assert_eq!(error.kind(), &corrupt("a field header the stream's schema table does not describe"));
     at_offset(&error, FIRST_FIELD);
     // Without a table (the same body as version 1) the field is merely unknown: skipped.
     let mut v1 = edited[..table(&edited).start].to_vec();
     v1[4..8].copy_from_slice(&1u32.to_le_bytes());
-    let (read, report) = MemorySerializer::new().decode_as_with_report::<Gauge>(&v1).unwrap();
+    let (read, report) = BinarySerializer::new().decode_with_report::<Gauge>(&v1).unwrap();
     assert_eq!(read, Gauge { reading: 0, ..gauge() });
     assert_eq!(report.events().count(), 1);
 }
@@ -198,11 +197,11 @@ fn an_evolved_type_reads_its_fields_and_refuses_contradicting_headers() {
     let bytes = gauge_stream();
     let entry = table(&bytes).entry(GAUGE).clone();
     let evolved = set(&bytes, entry.fingerprint_at, &[bytes[entry.fingerprint_at] ^ 1]);
-    let (read, report) = MemorySerializer::new().decode_as_with_report::<Gauge>(&evolved).unwrap();
+    let (read, report) = BinarySerializer::new().decode_with_report::<Gauge>(&evolved).unwrap();
     assert_eq!(read, gauge());
     assert!(report.is_empty(), "{report}");
     let narrow = FieldHeader::new(1, WireKind::Plain(Some(2)), false).pack();
-    let error = MemorySerializer::new().decode_as::<Gauge>(&set_word(&evolved, FIRST_FIELD, narrow)).unwrap_err();
+    let error = BinarySerializer::new().decode::<Gauge>(&set_word(&evolved, FIRST_FIELD, narrow)).unwrap_err();
     assert_eq!(error.kind(), &corrupt("a field header the stream's schema table does not describe"));
     at_offset(&error, FIRST_FIELD);
 }
@@ -231,16 +230,16 @@ fn a_fingerprint_collision_does_not_reinterpret_a_retyped_field() {
     );
     let body_u64 = set_word(&table_u64, FIRST_FIELD, FieldHeader::new(1, WireKind::Plain(Some(8)), false).pack());
     let wide = schema_edit::fix_trailer([&body_u64[..FIRST_FIELD + 8], &[0; 4], &body_u64[FIRST_FIELD + 8..]].concat());
-    let (read, report) = MemorySerializer::new().decode_as_with_report::<Gauge>(&wide).unwrap();
+    let (read, report) = BinarySerializer::new().decode_with_report::<Gauge>(&wide).unwrap();
     assert_eq!(read, Gauge { reading: 0, ..gauge() });
     assert_eq!(report.events().collect::<Vec<_>>(), [(&retyped_skip("u64"), 1)]);
     // Same header, other plain type (f32): only the signature differs, and that is enough.
     let as_f32 = set_word(&bytes, reading.sig_at, <f32 as PlainType>::TYPE_ID);
-    let (read, report) = MemorySerializer::new().decode_as_with_report::<Gauge>(&as_f32).unwrap();
+    let (read, report) = BinarySerializer::new().decode_with_report::<Gauge>(&as_f32).unwrap();
     assert_eq!(read, Gauge { reading: 0, ..gauge() }, "the f32's bytes are not read as a u32");
     assert_eq!(report.events().collect::<Vec<_>>(), [(&retyped_skip("f32"), 1)]);
-    let strict = MemorySerializer::with(BinarySerializer::new().strict(true));
-    assert!(matches!(strict.decode_as::<Gauge>(&as_f32).unwrap_err().kind(), DecodeErrorKind::DataLoss { .. }));
+    let strict = BinarySerializer::new().strict(true);
+    assert!(matches!(strict.decode::<Gauge>(&as_f32).unwrap_err().kind(), DecodeErrorKind::DataLoss { .. }));
 }
 
 fn too_large(offset: usize) -> impl Fn(&DecodeErrorKind) -> bool {
@@ -254,7 +253,10 @@ fn unexpected_end(kind: &DecodeErrorKind) -> bool {
 /// Decodes and reads the schema of `bytes`: both fail as `expected` says, inside the table, with
 /// a small heap.
 fn assert_table_error_like(bytes: &[u8], expected: impl Fn(&DecodeErrorKind) -> bool) -> DecodeError {
-    let error = MemorySerializer::new().decode(bytes).map(drop).expect_err("a corrupt table is an error");
+    let error = BinarySerializer::new()
+        .decode::<Box<dyn reflectable::Reflectable>>(bytes)
+        .map(drop)
+        .expect_err("a corrupt table is an error");
     assert!(expected(error.kind()), "{error}");
     assert_table_error(bytes, error.into_kind())
 }
@@ -348,7 +350,10 @@ fn an_entry_length_that_lies_is_an_error() {
         let length = word(&bytes, entry.at);
         for lie in [length - 1, length + 1, length + 4, 0, u32::MAX] {
             let edited = set_word(&bytes, entry.at, lie);
-            let error = MemorySerializer::new().decode(&edited).map(drop).expect_err("a lying entry length");
+            let error = BinarySerializer::new()
+                .decode::<Box<dyn reflectable::Reflectable>>(&edited)
+                .map(drop)
+                .expect_err("a lying entry length");
             assert_table_error(&edited, error.into_kind());
         }
         // Four bytes of padding the entry's length covers (and the table's).
@@ -378,7 +383,9 @@ fn table_lengths_that_do_not_fit_and_a_missing_mark_are_corrupt() {
     at_offset(&assert_table_error(&set(&bytes, found.start, &[0]), mark()), found.start);
     // A length that reaches back into the objects finds no mark there.
     let longer = (found.end - found.start + 8) as u32;
-    let error = MemorySerializer::new().decode(&set_word(&bytes, length_at, longer)).unwrap_err();
+    let error = BinarySerializer::new()
+        .decode::<Box<dyn reflectable::Reflectable>>(&set_word(&bytes, length_at, longer))
+        .unwrap_err();
     assert_eq!((error.kind(), error.offset()), (&mark(), Some(found.start - 8)));
 }
 
@@ -389,7 +396,7 @@ fn a_table_cut_off_is_an_error() {
     let found = table(&bytes);
     for cut in found.start..found.end {
         let edited = schema_edit::fix_trailer([&bytes[..cut], &bytes[found.end..]].concat());
-        assert!(MemorySerializer::new().decode(&edited).is_err(), "cut at {cut}");
+        assert!(BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&edited).is_err(), "cut at {cut}");
         assert!(Schema::of_stream(&edited).is_err(), "cut at {cut}");
     }
 }
@@ -398,7 +405,10 @@ fn a_table_cut_off_is_an_error() {
 fn every_truncation_is_an_error() {
     for bytes in [gauge_stream(), panel_stream()] {
         for len in 0..bytes.len() {
-            let error = MemorySerializer::new().decode(&bytes[..len]).map(drop).expect_err("a truncated stream");
+            let error = BinarySerializer::new()
+                .decode::<Box<dyn reflectable::Reflectable>>(&bytes[..len])
+                .map(drop)
+                .expect_err("a truncated stream");
             assert!(error.offset().is_some_and(|offset| offset <= len), "{error}");
             assert!(Schema::of_stream(&bytes[..len]).is_err());
         }
@@ -421,10 +431,10 @@ quickcheck! {
             for &(at, value) in &edits {
                 edited[found.start + usize::from(at) % (found.end - found.start)] ^= value.max(1);
             }
-            if let Ok((root, _)) = MemorySerializer::new().decode_as_with_report::<Panel>(&edited) {
+            if let Ok((root, _)) = BinarySerializer::new().decode_with_report::<Panel>(&edited) {
                 drop(root);
             }
-            let _ = MemorySerializer::new().decode(&edited);
+            let _ = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&edited);
             let _ = Schema::of_stream(&edited);
             TestResult::passed()
         })
@@ -451,7 +461,7 @@ fn an_entry_of_65535_fields_costs_what_its_bytes_cost() {
     let count = entry.variants_count_at - entry.fields_count_at;
     let edited = splice(&body, entry.fields_count_at, count, &list, Some(entry.at));
     let started = std::time::Instant::now();
-    let (read, report) = MemorySerializer::new().decode_as_with_report::<Gauge>(&edited).unwrap();
+    let (read, report) = BinarySerializer::new().decode_with_report::<Gauge>(&edited).unwrap();
     let elapsed = started.elapsed();
     assert_eq!(read, gauge());
     let skipped = DecodeEvent::FieldSkipped {

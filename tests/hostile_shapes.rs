@@ -11,7 +11,7 @@ use reflectable::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use reflectable::plain::PlainError;
 use reflectable::rtti::derived_instantiation_id;
 use reflectable::serializer::format::{WireKind, VARIANT_TAG_FIELD_ID};
-use reflectable::serializer::{BinarySerializer, DecodeError, DecodeErrorKind, Limits, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeError, DecodeErrorKind, Limits};
 use reflectable::{Reflectable, RttiTypeBuilder};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -102,12 +102,12 @@ struct Boxed<T: Reflectable + Default> {
     count: u32,
 }
 
-fn serializer() -> MemorySerializer<'static> {
-    MemorySerializer::new()
+fn serializer() -> BinarySerializer<'static> {
+    BinarySerializer::new()
 }
 
 fn decode_as<T: Reflectable + Default>(bytes: &[u8]) -> Result<T, DecodeError> {
-    serializer().decode_as(bytes)
+    serializer().decode(bytes)
 }
 
 /// The map object of `Store::items`: `keys` strings and `values` instance IDs.
@@ -190,7 +190,7 @@ fn a_variant_tag_of_the_wrong_shape_is_an_error_at_its_offset() {
     for (kind, array) in wrong_shapes {
         // Field header at 16 (after the stream and type headers): the error names the tag's data.
         let root = Stream::new().object(1, 560_001).field(VARIANT_TAG_FIELD_ID, kind, array).word(2).word(2).end();
-        let error = serializer().decode(&root).unwrap_err();
+        let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&root).unwrap_err();
         assert_eq!(
             (error.offset(), error.kind()),
             (Some(20), &DecodeErrorKind::Corrupt("an enum's variant tag must be a single plain value of 4 bytes")),
@@ -206,7 +206,7 @@ fn a_variant_tag_of_the_wrong_shape_is_an_error_at_its_offset() {
             .word(2)
             .end_object()
             .end();
-        let error = serializer().decode(&embedded).unwrap_err();
+        let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&embedded).unwrap_err();
         assert!(matches!(error.kind(), DecodeErrorKind::Corrupt(_)), "{error}");
         assert_eq!(error.offset(), Some(32));
     }
@@ -278,7 +278,7 @@ fn map_keys_claiming_four_billion_entries_are_an_error() {
     );
     let at = stream.len();
     let bytes = stream.word(u32::MAX).end();
-    let error = serializer().decode(&bytes).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err();
     assert_eq!(error.offset(), Some(at));
     assert!(
         matches!(error.kind(), DecodeErrorKind::Plain(PlainError::LengthTooLarge { claimed, .. }) if *claimed == u64::from(u32::MAX)),
@@ -295,7 +295,7 @@ fn map_keys_claiming_four_billion_entries_are_an_error() {
             .end();
         assert!(
             matches!(
-                serializer().decode(&bytes).unwrap_err().kind(),
+                serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err().kind(),
                 DecodeErrorKind::Plain(PlainError::LengthTooLarge { .. })
             ),
             "{kind:?}"
@@ -351,7 +351,7 @@ fn map_values_pointing_at_missing_objects_are_an_error_at_the_pointer() {
     // first value.
     let at = stream.len() - 8;
     let bytes = items(stream, 2, 1).end();
-    let error = serializer().decode(&bytes).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap_err();
     assert_eq!(error.kind(), &DecodeErrorKind::UnknownInstance { id: 9, count: 2 });
     assert_eq!(error.offset(), Some(at));
 }
@@ -383,7 +383,7 @@ fn lists_nested_past_the_depth_limit_are_too_deep() {
     for _ in 0..200 {
         stream = stream.field(1, WireKind::Embedded, true).word(1).embedded(LIST_TYPE_ID);
     }
-    let error = serializer().decode(&stream.end()).unwrap_err();
+    let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&stream.end()).unwrap_err();
     assert_eq!(error.kind(), &DecodeErrorKind::TooDeep { limit: 128 });
     assert!(error.offset().is_some());
 
@@ -399,7 +399,10 @@ fn lists_nested_past_the_depth_limit_are_too_deep() {
     let deep = Deep { deep: vec![vec![vec![vec![vec![Rc::new(RefCell::new(Item::default()))]]]]] };
     let bytes = serializer().encode(&deep).unwrap();
     let decode = |max_depth| {
-        BinarySerializer::new().limits(Limits { max_depth, ..Limits::default() }).decode(&bytes, &mut ()).map(drop)
+        BinarySerializer::new()
+            .limits(Limits { max_depth, ..Limits::default() })
+            .decode::<Box<dyn reflectable::Reflectable>>(&bytes)
+            .map(drop)
     };
     assert!(decode(4).is_ok());
     let error = decode(3).unwrap_err();
@@ -445,7 +448,7 @@ fn container_type_ids_in_slots_that_declare_another_type_are_skipped() {
         assert!(decode_as::<Store>(&pointee).unwrap().any.is_none());
         let root = Stream::new().object(1, container).end();
         assert_eq!(
-            serializer().decode(&root).unwrap_err().into_kind(),
+            serializer().decode::<Box<dyn reflectable::Reflectable>>(&root).unwrap_err().into_kind(),
             DecodeErrorKind::UnknownRootType { type_id: container }
         );
     }
@@ -472,7 +475,10 @@ fn generic_instantiation_ids_nothing_declares_are_skipped() {
         assert!(store.boxed.is_none() && store.any.is_none(), "{type_id:#x}");
         assert_eq!(store.tail, 32);
         let root = Stream::new().object(1, type_id).end();
-        assert_eq!(serializer().decode(&root).unwrap_err().into_kind(), DecodeErrorKind::UnknownRootType { type_id });
+        assert_eq!(
+            serializer().decode::<Box<dyn reflectable::Reflectable>>(&root).unwrap_err().into_kind(),
+            DecodeErrorKind::UnknownRootType { type_id }
+        );
     }
     // The declared one loads where it is declared, but not as a root nobody names, nor through a
     // `dyn Reflectable` pointer (which declares no type).
@@ -490,7 +496,7 @@ fn generic_instantiation_ids_nothing_declares_are_skipped() {
     assert!(store.any.is_none());
     let root = Stream::new().object(1, unregistered).u32_field(2, 6).end();
     assert_eq!(
-        serializer().decode(&root).unwrap_err().into_kind(),
+        serializer().decode::<Box<dyn reflectable::Reflectable>>(&root).unwrap_err().into_kind(),
         DecodeErrorKind::UnknownRootType { type_id: unregistered }
     );
     assert_eq!(decode_as::<Boxed<Item>>(&root).unwrap().count, 6);
@@ -561,7 +567,7 @@ fn a_variant_migration_to_an_immutable_pointer_loads_the_chain() {
 fn a_long_chain_through_variant_migrations_does_not_overflow_the_stack() {
     let on_a_small_stack = std::thread::Builder::new().stack_size(2 << 20).spawn(|| {
         for tag in [2, 9] {
-            let error = serializer().decode(&chain(100_000, tag)).unwrap_err();
+            let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&chain(100_000, tag)).unwrap_err();
             assert!(
                 matches!(error.kind(), &DecodeErrorKind::DropTooDeep { length: 100_001, stack, limit } if stack > limit),
                 "tag {tag}: {error}"
@@ -638,13 +644,13 @@ fn a_field_migration_to_an_immutable_pointer_loads_the_chain() {
 #[test]
 fn a_long_chain_through_field_migrations_is_too_deep() {
     let on_a_small_stack = std::thread::Builder::new().stack_size(2 << 20).spawn(|| {
-        let error = serializer().decode(&node_chain(100_000, false)).unwrap_err();
+        let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&node_chain(100_000, false)).unwrap_err();
         assert!(
             matches!(error.kind(), &DecodeErrorKind::DropTooDeep { length: 100_001, stack, limit } if stack > limit),
             "{error}"
         );
         // Each migrated field is an embedded object decoded inside its owner's body.
-        let error = serializer().decode(&node_chain(100_000, true)).unwrap_err();
+        let error = serializer().decode::<Box<dyn reflectable::Reflectable>>(&node_chain(100_000, true)).unwrap_err();
         assert_eq!(error.kind(), &DecodeErrorKind::TooDeep { limit: 128 });
         assert!(error.offset().is_some());
     });

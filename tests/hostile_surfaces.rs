@@ -38,7 +38,7 @@ use reflectable::dynamic::DynamicGraph;
 use reflectable::json::{self, JsonReader};
 use reflectable::rtti::break_cycles;
 use reflectable::serializer::format::{Trailer, TRAILER_SIZE};
-use reflectable::serializer::MemorySerializer;
+use reflectable::serializer::BinarySerializer;
 use reflectable::Reflectable;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::{Cell, RefCell};
@@ -704,7 +704,7 @@ const ENCODE_REFUSED: u8 = 8;
 /// A graph document through `read_dynamic`, `json::to_bytes` and the typed `read_as`.
 fn graph_input(kind: Kind, text: &str) -> Checked {
     let mut accepted = 0;
-    if let Ok(graph) = JsonReader::new().read_dynamic(text) {
+    if let Ok(graph) = JsonReader::new().read::<reflectable::dynamic::DynamicGraph>(text).map(|(graph, _)| graph) {
         accepted |= READ_DYNAMIC;
         match graph.to_bytes() {
             Ok(bytes) => {
@@ -744,7 +744,7 @@ fn decodes_again(bytes: &[u8], what: &str) -> Result<(), String> {
 
 /// `text` read as a `T`: accepted or not; when accepted, it saves and loads again.
 fn read_typed<T: Reflectable>(text: &str) -> Result<bool, String> {
-    let Ok((value, _report)) = JsonReader::new().read_as::<T>(text) else { return Ok(false) };
+    let Ok((value, _report)) = JsonReader::new().read::<T>(text) else { return Ok(false) };
     let result = typed_round_trip(&value, "the typed graph of `read_as`");
     break_cycles(&value);
     result.map(|()| true)
@@ -1062,8 +1062,14 @@ fn a_failed_json_read_leaks_nothing() {
     let text = edit(&text, "\"next\": {\n        \"$ref\": 3\n      }", "\"next\": {\n        \"$ref\": 1\n      }");
     let text = edit(&text, "\"n\": 3", "\"n\": \"x\"");
     // Once for the first uses of lazy statics (and the error to show), then measured.
-    let result = JsonReader::new().read_dynamic(&text).map(drop).map_err(|error| error.to_string());
-    let (refused, _, left) = measure(|| JsonReader::new().read_dynamic(&text).is_err());
+    let result = JsonReader::new()
+        .read::<reflectable::dynamic::DynamicGraph>(&text)
+        .map(|(graph, _)| graph)
+        .map(drop)
+        .map_err(|error| error.to_string());
+    let (refused, _, left) = measure(|| {
+        JsonReader::new().read::<reflectable::dynamic::DynamicGraph>(&text).map(|(graph, _)| graph).is_err()
+    });
     println!("a failed read: {result:?}, {left} bytes left");
     assert!(refused, "object 3 does not load");
     assert_eq!(left, 0, "a failed read left {left} bytes behind");
@@ -1075,13 +1081,18 @@ type NamedRead<'a> = (&'static str, Box<dyn Fn() -> bool + 'a>);
 /// Peak heap of each way a document is read: `read_dynamic`, `json::to_bytes`, a typed
 /// `read_as`, each dropped before the next.
 fn json_reads_within_budget<T: Reflectable>(name: &str, text: &str) {
-    let _ = JsonReader::new().read_dynamic(&json::to_string(&kit()).unwrap()); // first uses
+    let _ = JsonReader::new().read::<reflectable::dynamic::DynamicGraph>(&json::to_string(&kit()).unwrap()); // first uses
     let reads: [NamedRead<'_>; 3] = [
-        ("read_dynamic", Box::new(|| JsonReader::new().read_dynamic(text).is_ok())),
+        (
+            "read_dynamic",
+            Box::new(|| {
+                JsonReader::new().read::<reflectable::dynamic::DynamicGraph>(text).map(|(graph, _)| graph).is_ok()
+            }),
+        ),
         ("json::to_bytes", Box::new(|| json::to_bytes(text).is_ok())),
         (
             "read_as",
-            Box::new(|| match JsonReader::new().read_as::<T>(text) {
+            Box::new(|| match JsonReader::new().read::<T>(text) {
                 Ok((value, _)) => {
                     break_cycles(&value);
                     true
@@ -1151,9 +1162,9 @@ fn patch_json_with_long_arrays_stays_within_budget() {
 
 /// The three ways a document is read all refuse it.
 fn refused_everywhere(text: &str, why: &str) {
-    let dynamic = JsonReader::new().read_dynamic(text).map(drop);
+    let dynamic = JsonReader::new().read::<reflectable::dynamic::DynamicGraph>(text).map(|(graph, _)| graph).map(drop);
     let bytes = json::to_bytes(text).map(drop);
-    let typed = JsonReader::new().read_as::<Kit>(text).map(|(kit, _)| break_cycles(&kit));
+    let typed = JsonReader::new().read::<Kit>(text).map(|(kit, _)| break_cycles(&kit));
     println!("{why}: read_dynamic {dynamic:?}\njson::to_bytes {bytes:?}\nread_as {typed:?}");
     assert!(dynamic.is_err(), "{why}: read_dynamic accepts it");
     assert!(bytes.is_err(), "{why}: json::to_bytes accepts it");
@@ -1198,7 +1209,7 @@ fn to_bytes_refuses_or_decodes(text: &str, why: &str) {
         Err(error) => Ok(format!("refused: {error}")),
         Ok(bytes) => {
             let dynamic = DynamicGraph::from_bytes(&bytes).map(drop);
-            let typed = MemorySerializer::new().decode_as::<Kit>(&bytes).map(|kit| break_cycles(&kit));
+            let typed = BinarySerializer::new().decode::<Kit>(&bytes).map(|kit| break_cycles(&kit));
             match (dynamic, typed) {
                 (Ok(()), Ok(())) => Ok("accepted, and its bytes decode".to_owned()),
                 (dynamic, typed) => Err(format!("bytes the decoders refuse: dynamic {dynamic:?}, typed {typed:?}")),

@@ -9,7 +9,7 @@ mod level;
 use level::{build_level, compare_levels, Level};
 use reflectable::dynamic::DynamicGraph;
 use reflectable::json::{self, JsonError, JsonReader};
-use reflectable::serializer::{BinarySerializer, MemorySerializer};
+use reflectable::serializer::BinarySerializer;
 use reflectable::{PlainType, Reflectable, Registry};
 use std::collections::{BTreeMap, HashMap};
 
@@ -25,7 +25,7 @@ fn the_example_level_and_its_binary_twin_convert_exactly() {
     let library = &document["objects"][0]["material_library"];
     assert_eq!(library["material_0"], serde_json::json!({ "$ref": 3 }), "a map of pointers, by key: {library}");
 
-    let (back, report) = JsonReader::new().read_as::<Level>(&text).unwrap();
+    let (back, report) = JsonReader::new().read::<Level>(&text).unwrap();
     assert!(report.is_empty(), "{report}");
     let objects = compare_levels(&level, &back).unwrap();
     assert!(objects > 300, "every object, with its sharing: {objects}");
@@ -134,7 +134,7 @@ fn plain_values_read_as_people_expect() {
     let empty = serde_json::json!({ "$type": "Shape", "$variant": "Empty" });
     assert_eq!(root["shapes"], serde_json::json!([[3, circle], [4, empty]]), "a map of objects, by its entries");
 
-    let (back, report) = JsonReader::new().read_as::<Sample>(&text).unwrap();
+    let (back, report) = JsonReader::new().read::<Sample>(&text).unwrap();
     assert!(report.is_empty(), "{report}");
     assert_eq!(back.odd[1].to_bits(), (-0.0f64).to_bits());
     assert_eq!(back, sample());
@@ -177,17 +177,17 @@ fn a_document_from_an_older_program_loads_with_defaults_and_a_report() {
     registry.register_type::<older::Sample>().unwrap();
     let old = older::Sample { big: 5, ratio: 2.0, retired: "gone".into() };
     let text = reflectable::dynamic::DynamicGraph::from_bytes(
-        &MemorySerializer::with_registry(&registry).encode(&old).unwrap(),
+        &BinarySerializer::with_registry(&registry).encode(&old).unwrap(),
     )
     .unwrap()
     .to_json()
     .unwrap();
-    let (now, report) = JsonReader::new().read_as::<Sample>(&text).unwrap();
+    let (now, report) = JsonReader::new().read::<Sample>(&text).unwrap();
     assert_eq!((now.big, now.ratio, now.letter, now.scores.len()), (5, 2.0, '\0', 0), "new fields at defaults");
     assert!(report.to_string().contains("retired"), "what was dropped is reported: {report}");
 
-    let strict = JsonReader::with(Registry::global(), MemorySerializer::with(BinarySerializer::new().strict(true)));
-    let error = strict.read_as::<Sample>(&text).unwrap_err();
+    let strict = JsonReader::with(Registry::global(), BinarySerializer::new().strict(true));
+    let error = strict.read::<Sample>(&text).unwrap_err();
     assert!(error.to_string().contains("retired"), "{error}");
 }
 
@@ -195,7 +195,7 @@ fn a_document_from_an_older_program_loads_with_defaults_and_a_report() {
 fn a_hand_written_document_names_the_programs_types() {
     let text = r#"{ "objects": [ { "$id": 1, "$type": "Sample", "big": 12, "scores": { "bo": 4 },
                      "shape": { "$type": "Shape", "$variant": "Circle", "radius": 2 } } ] }"#;
-    let (sample, report) = JsonReader::new().read_as::<Sample>(text).unwrap();
+    let (sample, report) = JsonReader::new().read::<Sample>(text).unwrap();
     assert!(report.is_empty(), "{report}");
     assert_eq!((sample.big, sample.scores["bo"], sample.shape), (12, 4, Shape::Circle { radius: 2.0 }));
 }
@@ -230,7 +230,7 @@ fn a_document_that_is_not_a_graph_is_placed_by_its_path() {
         (r#"{ "objects": [] }"#, "objects", "at least its root"),
     ];
     for (text, path, message) in cases {
-        match JsonReader::new().read_dynamic(text) {
+        match JsonReader::new().read::<reflectable::dynamic::DynamicGraph>(text).map(|(graph, _)| graph) {
             Err(JsonError::Invalid { path: at, message: why }) => {
                 assert_eq!(at, path, "{why}");
                 assert!(why.contains(message), "{why}");
@@ -249,10 +249,10 @@ fn cut_and_damaged_documents_never_panic() {
     let text = json::to_string(&level).unwrap();
     let reader = JsonReader::new();
     let try_all = |candidate: &str| {
-        if let Ok(graph) = reader.read_dynamic(candidate) {
+        if let Ok(graph) = reader.read::<reflectable::dynamic::DynamicGraph>(candidate).map(|(graph, _)| graph) {
             let _ = graph.to_bytes();
         }
-        let _ = reader.read_as::<Level>(candidate);
+        let _ = reader.read::<Level>(candidate);
     };
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     for step in (0..chars.len()).step_by(chars.len() / 300 + 1) {
@@ -380,7 +380,11 @@ fn json_refuses_what_it_would_ignore_or_read_two_ways() {
 #[test]
 fn json_refusals_are_placed_in_bytes_after_wide_characters() {
     let text = r#"{"objects": [{"$id": 1, "$type": 730102, "marks": [], "small": "ééé", "x": 1}]}"#;
-    let error = JsonReader::new().read_dynamic(text).unwrap_err().to_string();
+    let error = JsonReader::new()
+        .read::<reflectable::dynamic::DynamicGraph>(text)
+        .map(|(graph, _)| graph)
+        .unwrap_err()
+        .to_string();
     let column = text.find("\"ééé\"").unwrap() + "\"ééé\"".len();
     assert!(error.contains(&format!("line 1, column {column})")), "{error} (expected byte column {column})");
 }

@@ -14,11 +14,10 @@ mod fuzz_model;
 mod fuzz_patch;
 
 use reflectable::dynamic::DynamicGraph;
-use reflectable::rtti::AsRoot;
 use reflectable::serializer::format::{
     FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, MAGIC, TRAILER_SIZE, VERSION,
 };
-use reflectable::serializer::{DecodeErrorKind, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind};
 use reflectable::Reflectable;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -129,7 +128,9 @@ const HANG: Duration = Duration::from_secs(30);
 /// leaves nothing behind once the result is dropped.
 fn decode_bounded(name: &str, input: &[u8]) -> Result<(), DecodeErrorKind> {
     let started = Instant::now();
-    let (result, peak, left) = measure(|| MemorySerializer::new().decode(input).map(drop).map_err(|e| e.into_kind()));
+    let (result, peak, left) = measure(|| {
+        BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(input).map(drop).map_err(|e| e.into_kind())
+    });
     let elapsed = started.elapsed();
     println!(
         "{name}: {} bytes in, peak {peak} bytes ({:.2}x), {elapsed:.2?}",
@@ -242,10 +243,10 @@ fn no_decode_leaks_whatever_the_input() {
     }
     // A legitimate level with cycles, loaded and torn down.
     let (original, _) = level::build_level(500, 8);
-    let bytes = MemorySerializer::new().encode(&original).unwrap();
+    let bytes = BinarySerializer::new().encode(&original).unwrap();
     level::break_cycles(&original);
     let ((), peak, left) = measure(|| {
-        let loaded: level::Level = MemorySerializer::new().decode_as(&bytes).unwrap();
+        let loaded: level::Level = BinarySerializer::new().decode(&bytes).unwrap();
         level::break_cycles(&loaded);
     });
     assert_eq!(left, 0);
@@ -356,8 +357,8 @@ fn objects_built_for_immutable_objects_but_not_held_do_not_leak() {
     let sealed = Sealed { holder: Some(holder_of_a_cycle()) };
     let abstractly = Top { watcher: None, anything: Some(Rc::new(Anything { inner: Some(Box::new(sealed)) })) };
     for (name, top) in [("through a Weak", &weakly), ("under an abstract type", &abstractly)] {
-        let bytes = MemorySerializer::new().encode(top).unwrap();
-        let decode = || drop(MemorySerializer::new().decode_as::<Top>(&bytes).unwrap());
+        let bytes = BinarySerializer::new().encode(top).unwrap();
+        let decode = || drop(BinarySerializer::new().decode::<Top>(&bytes).unwrap());
         decode(); // first uses of lazily built statics
         let ((), _, left) = measure(decode);
         assert_eq!(left, 0, "{name}: {left} bytes leaked");
@@ -397,8 +398,7 @@ fn random_tree(nodes: usize) -> Rc<std::cell::RefCell<TreeNode>> {
 /// What a streaming save of `root` adds at its peak (the 64 KiB buffer included).
 fn streaming_save_peak(root: &Rc<std::cell::RefCell<TreeNode>>) -> usize {
     use reflectable::serializer::BinarySerializer;
-    let (written, peak, _) =
-        measure(|| BinarySerializer::new().encode_to_writer(root.as_root(), &mut std::io::sink(), &mut ()).unwrap());
+    let (written, peak, _) = measure(|| BinarySerializer::new().encode_to_writer(root, &mut std::io::sink()).unwrap());
     println!("{written} bytes saved, peak {peak} bytes");
     peak
 }
@@ -437,7 +437,7 @@ fn a_compact_twin_never_holds_more_than_its_cap() {
     use reflectable::serializer::{BinarySerializer, Encoding};
     let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let wide = Wide { numbers: vec![1; 200_000] };
-    let compact = MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact)).encode(&wide).unwrap();
+    let compact = BinarySerializer::new().encoding(Encoding::Compact).encode(&wide).unwrap();
     let cap = MAX_EXPANSION * compact.len() + EXPANSION_BASE;
     assert!(16 * wide.numbers.len() > cap + cap / 2, "the field alone must pass the cap well");
     let (result, peak, left) = measure(|| to_normal(&compact).map(drop).map_err(|e| e.into_kind()));

@@ -5,7 +5,7 @@
 
 use reflectable::clone::deep_clone;
 use reflectable::diff::rtti_eq;
-use reflectable::serializer::{BinarySerializer, MemorySerializer};
+use reflectable::serializer::BinarySerializer;
 use reflectable::{reflect_trait, Reflectable};
 use smallvec::SmallVec;
 use std::cell::RefCell;
@@ -68,9 +68,9 @@ fn null_weak_elements_keep_their_place_on_both_decode_paths() {
     let original = watchers();
     assert_eq!(labels(&original.list), [Some("a".into()), None, Some("b".into()), None]);
     for generated in [true, false] {
-        let serializer = MemorySerializer::with(BinarySerializer::new().generated_codecs(generated));
+        let serializer = BinarySerializer::new().generated_codecs(generated);
         let bytes = serializer.encode(&original).unwrap();
-        let (loaded, report) = serializer.decode_as_with_report::<Watchers>(&bytes).unwrap();
+        let (loaded, report) = serializer.decode_with_report::<Watchers>(&bytes).unwrap();
         assert!(report.is_empty(), "{report}");
         check(&loaded, &original, if generated { "generated" } else { "walked" });
     }
@@ -98,9 +98,9 @@ fn a_null_weak_to_a_trait_object_is_reported_not_closed_over_silently() {
     let dead = Rc::downgrade(&gone);
     drop(gone);
     let original = TraitWatchers { list: vec![dead, Rc::downgrade(&owned)], owned: vec![owned] };
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = serializer.encode(&original).unwrap();
-    let (loaded, report) = serializer.decode_as_with_report::<TraitWatchers>(&bytes).unwrap();
+    let (loaded, report) = serializer.decode_with_report::<TraitWatchers>(&bytes).unwrap();
     assert_eq!(loaded.list.len(), 1);
     assert!(!report.is_empty(), "the null element left out is reported");
     assert!(report.to_string().contains("list"), "{report}");
@@ -135,9 +135,9 @@ struct TouchyWatchers {
 fn a_null_weak_is_made_without_making_an_object() {
     let original = TouchyWatchers { list: vec![Weak::new(), Weak::new()], ..TouchyWatchers::default() };
     for generated in [true, false] {
-        let serializer = MemorySerializer::with(BinarySerializer::new().generated_codecs(generated));
+        let serializer = BinarySerializer::new().generated_codecs(generated);
         let bytes = serializer.encode(&original).unwrap();
-        let (loaded, report) = serializer.decode_as_with_report::<TouchyWatchers>(&bytes).unwrap();
+        let (loaded, report) = serializer.decode_with_report::<TouchyWatchers>(&bytes).unwrap();
         assert!(report.is_empty(), "{report}");
         assert_eq!(loaded.list.len(), 2);
         assert!(loaded.list.iter().chain([&loaded.one]).all(|weak| weak.upgrade().is_none()));

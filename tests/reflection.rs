@@ -699,7 +699,7 @@ fn a_hand_built_registry_casts_and_derives_for_its_own_types() {
 
     let zoo = Zoo { component: Some(Box::new(Light { intensity: 2.0 })), ..Zoo::default() };
     let bytes = reflectable::to_vec(&zoo).unwrap();
-    let serializer = reflectable::serializer::MemorySerializer::with_registry(&registry);
-    let back = serializer.decode_as::<Zoo>(&bytes).unwrap();
+    let serializer = reflectable::serializer::BinarySerializer::with_registry(&registry);
+    let back = serializer.decode::<Zoo>(&bytes).unwrap();
     assert!(back.component.unwrap().is::<Light>(), "cast to `Box<dyn Component>` by this registry");
 }

@@ -6,10 +6,8 @@
 mod level;
 
 use quickcheck::{quickcheck, TestResult};
-use reflectable::field::SharedObject;
-use reflectable::rtti::Root;
 use reflectable::rtti::RttiHooks;
-use reflectable::serializer::{BinarySerializer, MemorySerializer};
+use reflectable::serializer::BinarySerializer;
 use reflectable::{reflect_trait, PlainType, Reflectable};
 use smallvec::SmallVec;
 use std::any::Any;
@@ -143,11 +141,11 @@ fn plains() -> Plains {
 
 #[test]
 fn every_plain_type_round_trips() {
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let value = plains();
-    let back: Plains = serializer.decode_as(&serializer.encode(&value).unwrap()).unwrap();
+    let back: Plains = serializer.decode(&serializer.encode(&value).unwrap()).unwrap();
     assert_eq!(back, value);
-    let default: Plains = serializer.decode_as(&serializer.encode(&Plains::default()).unwrap()).unwrap();
+    let default: Plains = serializer.decode(&serializer.encode(&Plains::default()).unwrap()).unwrap();
     assert_eq!(default, Plains::default());
 }
 
@@ -239,8 +237,8 @@ fn every_field_kind_round_trips_with_sharing() {
         weak_arc: Arc::downgrade(&shared_mutex),
         strong_rc: shared_square.clone(),
     };
-    let serializer = MemorySerializer::new();
-    let back: Kinds = serializer.decode_as(&serializer.encode(&kinds).unwrap()).unwrap();
+    let serializer = BinarySerializer::new();
+    let back: Kinds = serializer.decode(&serializer.encode(&kinds).unwrap()).unwrap();
 
     assert_eq!(back.square, kinds.square);
     assert_eq!(back.maybe, kinds.maybe);
@@ -280,9 +278,9 @@ fn every_field_kind_round_trips_with_sharing() {
 #[test]
 fn a_ten_thousand_object_level_round_trips_with_its_sharing() {
     let (original, stats) = level::build_level(10_000, 3);
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = serializer.encode(&original).unwrap();
-    let decoded: level::Level = serializer.decode_as(&bytes).unwrap();
+    let decoded: level::Level = serializer.decode(&bytes).unwrap();
     let shared = level::compare_levels(&original, &decoded).unwrap();
     assert_eq!(shared, stats.shared_objects, "distinct allocations before and after");
     assert_eq!(stats.scene_objects, 10_000);
@@ -296,16 +294,16 @@ fn a_ten_thousand_object_level_round_trips_with_its_sharing() {
 fn a_shared_root_keeps_pointers_to_itself() {
     let (level, _) = level::build_level(50, 9);
     let root = level.root.clone().unwrap();
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = serializer.encode(&root).unwrap();
-    let back: Rc<RefCell<level::SceneObject>> = serializer.decode_shared(&bytes).unwrap();
+    let back: Rc<RefCell<level::SceneObject>> = serializer.decode(&bytes).unwrap();
     let child = back.borrow().children[0].clone();
     assert!(Rc::ptr_eq(&child.borrow().parent.upgrade().unwrap(), &back), "a child's weak parent is the root");
     let as_level = level::Level { root: Some(back.clone()), ..level::Level::default() };
     let original = level::Level { root: Some(root), ..level::Level::default() };
     level::compare_levels(&original, &as_level).unwrap();
     // Decoding the same stream with the root by value: pointers to the root become null.
-    let boxed: level::SceneObject = serializer.decode_as(&bytes).unwrap();
+    let boxed: level::SceneObject = serializer.decode(&bytes).unwrap();
     assert!(boxed.children[0].borrow().parent.upgrade().is_none());
     level::break_cycles(&original);
     level::break_cycles(&as_level);
@@ -367,16 +365,17 @@ impl RttiHooks for Derived {
 fn hooks_run_with_the_callers_context_bases_first() {
     let child = Rc::new(RefCell::new(Derived { base: Base { value: 2 }, ..Derived::default() }));
     let root = Derived { base: Base { value: 1 }, child: Some(child), ..Derived::default() };
-    let serializer = BinarySerializer::new();
-    let mut log: Vec<String> = Vec::new();
-    let bytes = serializer.encode_to_vec(Root::Object(&root), &mut log).unwrap();
+    let context = RefCell::new(Vec::<String>::new());
+    let serializer = BinarySerializer::new().context(&context);
+    let bytes = serializer.encode(&root).unwrap();
+    let log = context.take();
     assert_eq!(
         log,
         ["save derived 1", "saved derived 1", "save base 1", "save derived 2", "saved derived 2", "save base 2"]
     );
 
-    let mut log: Vec<String> = Vec::new();
-    let back: Derived = serializer.decode_as(&bytes, &mut log).unwrap();
+    let back: Derived = serializer.decode(&bytes).unwrap();
+    let log = context.take();
     assert_eq!(back.seen_child_value, 2);
     assert_eq!(
         log,
@@ -437,8 +436,8 @@ fn strong_cycles_close_in_every_mutable_family() {
     c.write().unwrap().next_rwlock = Some(d.clone());
     let root = Rings { cell: Some(a.clone()), mutex: Some(m.clone()), rwlock: Some(c.clone()) };
 
-    let serializer = MemorySerializer::new();
-    let back: Rings = serializer.decode_as(&serializer.encode(&root).unwrap()).unwrap();
+    let serializer = BinarySerializer::new();
+    let back: Rings = serializer.decode(&serializer.encode(&root).unwrap()).unwrap();
     let a2 = back.cell.clone().unwrap();
     let b2 = a2.borrow().next.clone().unwrap();
     assert_eq!((a2.borrow().id, b2.borrow().id), (1, 2));
@@ -477,8 +476,8 @@ fn immutable_dags_are_decoded_before_they_are_shared() {
     let left = Rc::new(Dag { name: "left".into(), children: vec![leaf.clone()] });
     let right = Rc::new(Dag { name: "right".into(), children: vec![leaf.clone(), leaf.clone()] });
     let root = Dag { name: "root".into(), children: vec![left, right.clone(), right] };
-    let serializer = MemorySerializer::new();
-    let back: Dag = serializer.decode_as(&serializer.encode(&root).unwrap()).unwrap();
+    let serializer = BinarySerializer::new();
+    let back: Dag = serializer.decode(&serializer.encode(&root).unwrap()).unwrap();
     assert_eq!(back, root);
     assert!(Rc::ptr_eq(&back.children[1], &back.children[2]));
     let leaf = &back.children[0].children[0];
@@ -487,7 +486,7 @@ fn immutable_dags_are_decoded_before_they_are_shared() {
 
     // A shared immutable root too.
     let shared = Rc::new(root);
-    let back: Rc<Dag> = serializer.decode_shared(&serializer.encode(&shared).unwrap()).unwrap();
+    let back: Rc<Dag> = serializer.decode(&serializer.encode(&shared).unwrap()).unwrap();
     assert_eq!(*back, *shared);
 }
 
@@ -495,25 +494,20 @@ fn immutable_dags_are_decoded_before_they_are_shared() {
 fn streaming_sinks_produce_the_same_bytes() {
     let (level, _) = level::build_level(300, 5);
     let serializer = BinarySerializer::new().flush_threshold(1000);
-    let expected = serializer.encode_to_vec(Root::Object(&level), &mut ()).unwrap();
+    let expected = serializer.encode(&level).unwrap();
 
     let mut written = Vec::new();
-    let total = serializer.encode_to_writer(Root::Object(&level), &mut written, &mut ()).unwrap();
+    let total = serializer.encode_to_writer(&level, &mut written).unwrap();
     assert_eq!((total as usize, &written), (expected.len(), &expected));
 
     for size in [1, 7, 64, 4096] {
         let mut buffer = vec![0u8; size];
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         let total = serializer
-            .encode_to_buffer(
-                Root::Object(&level),
-                &mut buffer,
-                &mut |chunk| {
-                    chunks.push(chunk.to_vec());
-                    Ok(())
-                },
-                &mut (),
-            )
+            .encode_to_buffer(&level, &mut buffer, &mut |chunk| {
+                chunks.push(chunk.to_vec());
+                Ok(())
+            })
             .unwrap();
         assert_eq!(total as usize, expected.len());
         assert!(chunks.iter().all(|chunk| chunk.len() <= size));
@@ -533,7 +527,7 @@ fn weak_only_targets_live_as_long_as_someone_holds_them() {
     }
     let square = Rc::new(RefCell::new(Square { side: 3.0 }));
     let watcher = Watcher { watched: Rc::downgrade(&square) };
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = serializer.encode(&watcher).unwrap();
     let table = reflectable::schema::Schema::size_in_stream(&bytes).unwrap();
     assert_eq!(
@@ -542,7 +536,7 @@ fn weak_only_targets_live_as_long_as_someone_holds_them() {
         "stream header, the watcher, its target, the schema, the trailer"
     );
     // Nothing in the decoded graph holds the target strongly: the weak pointer is dead afterwards.
-    let back: Watcher = serializer.decode_as(&bytes).unwrap();
+    let back: Watcher = serializer.decode(&bytes).unwrap();
     assert!(back.watched.upgrade().is_none());
     // A dead weak pointer is written as null.
     drop(square);
@@ -650,9 +644,9 @@ fn reachable(root: &Rc<RefCell<Node>>) -> Vec<Rc<RefCell<Node>>> {
 /// Encodes the graph under `root` and decodes it: it must come back as it was (at least `count`
 /// nodes paired) and encode again to the same bytes. The decoded graph is torn down.
 fn round_trips(root: &Rc<RefCell<Node>>, count: usize) -> TestResult {
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = serializer.encode(root).unwrap();
-    let back: Rc<RefCell<Node>> = serializer.decode_shared(&bytes).unwrap();
+    let back: Rc<RefCell<Node>> = serializer.decode(&bytes).unwrap();
     let result = same_graph(root, &back);
     let again = serializer.encode(&back).unwrap();
     drop_graph(&reachable(&back));
@@ -722,8 +716,8 @@ fn random_graphs_without_dangling_weak_links_always_compare_equal() {
         edges.extend((0..rng.below(2 * n)).map(|_| (rng.below(n) as u8, rng.below(n) as u8)));
         let weak: Vec<(u8, u8)> = (0..rng.below(n)).map(|_| (rng.below(n) as u8, rng.below(n) as u8)).collect();
         let nodes = build_graph(&values, &edges, &weak);
-        let serializer = MemorySerializer::new();
-        let back: Rc<RefCell<Node>> = serializer.decode_shared(&serializer.encode(&nodes[0]).unwrap()).unwrap();
+        let serializer = BinarySerializer::new();
+        let back: Rc<RefCell<Node>> = serializer.decode(&serializer.encode(&nodes[0]).unwrap()).unwrap();
         let pairs = same_graph(&nodes[0], &back).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert!(pairs >= n, "seed {seed}: every node is paired");
         drop_graph(&reachable(&back));
@@ -735,17 +729,17 @@ fn random_graphs_without_dangling_weak_links_always_compare_equal() {
 fn shared_object_handles_round_trip_as_roots() {
     let square: Rc<RefCell<dyn Shape>> = Rc::new(RefCell::new(Square { side: 6.0 }));
     let serializer = BinarySerializer::new();
-    let bytes = serializer.encode_to_vec(Root::Shared(SharedObject::new(square.clone())), &mut ()).unwrap();
-    let back: Rc<RefCell<Square>> = serializer.decode_shared(&bytes, &mut ()).unwrap();
+    let bytes = serializer.encode(&square.clone()).unwrap();
+    let back: Rc<RefCell<Square>> = serializer.decode(&bytes).unwrap();
     assert_eq!(back.borrow().side, 6.0);
 }
 
 #[test]
 fn decoding_from_a_reader_matches_decoding_from_a_slice() {
     let dag = Dag { name: "read".into(), children: vec![Rc::new(Dag::default())] };
-    let bytes = MemorySerializer::new().encode(&dag).unwrap();
+    let bytes = BinarySerializer::new().encode(&dag).unwrap();
     let mut reader = std::io::Cursor::new(bytes);
-    let back = BinarySerializer::new().decode_from_reader(&mut reader, &mut ()).unwrap();
+    let back = BinarySerializer::new().decode_from_reader::<Box<dyn reflectable::Reflectable>>(&mut reader).unwrap();
     assert_eq!(back.downcast_ref::<Dag>(), Some(&dag));
 }
 
@@ -776,7 +770,7 @@ struct HoldsLiar {
 
 #[test]
 fn a_plain_value_larger_than_its_declared_size_is_an_encode_error() {
-    let error = MemorySerializer::new().encode(&HoldsLiar::default()).unwrap_err();
+    let error = BinarySerializer::new().encode(&HoldsLiar::default()).unwrap_err();
     match error {
         reflectable::serializer::EncodeError::Field { type_name, field, source } => {
             assert_eq!((type_name, field), ("HoldsLiar", "liar"));
@@ -806,11 +800,14 @@ fn long_immutable_chains_decode() {
     // More than a test thread's 2 MiB stack could drop recursively in a debug build: a program
     // that drops such graphs with care lifts the limit.
     let limits = reflectable::serializer::Limits { max_drop_stack: Some(usize::MAX), ..Default::default() };
-    let serializer = MemorySerializer::with(BinarySerializer::new().limits(limits));
+    let serializer = BinarySerializer::new().limits(limits);
     let bytes = serializer.encode(&root).unwrap();
     let tight = reflectable::serializer::Limits { max_drop_stack: Some(100_000), ..Default::default() };
-    assert!(MemorySerializer::with(BinarySerializer::new().limits(tight)).decode(&bytes).is_err(), "over 100 kB");
-    let back: Cons = serializer.decode_as(&bytes).unwrap();
+    assert!(
+        BinarySerializer::new().limits(tight).decode::<Box<dyn reflectable::Reflectable>>(&bytes).is_err(),
+        "over 100 kB"
+    );
+    let back: Cons = serializer.decode(&bytes).unwrap();
     let mut count = 0;
     let mut node = back.next.clone();
     while let Some(current) = node {
@@ -870,14 +867,17 @@ fn a_root_saved_by_its_handle_keeps_its_parent_links() {
     );
 
     let bytes = reflectable::to_vec(&root).unwrap();
-    let back: Rc<RefCell<SceneRoot>> = reflectable::from_slice_shared(&bytes).unwrap();
+    let back: Rc<RefCell<SceneRoot>> = reflectable::from_slice(&bytes).unwrap();
     assert_eq!(back.borrow().name, "root");
     for child in &back.borrow().children {
         let parent = child.borrow().parent.upgrade().expect("the parent is alive");
         assert!(Rc::ptr_eq(&parent, &back), "the parent is the loaded root itself");
     }
     // Three objects, each written once: the root, then its two children.
-    assert_eq!(MemorySerializer::new().decode(&bytes).unwrap().rtti().name(), "SceneRoot");
+    assert_eq!(
+        BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap().rtti().name(),
+        "SceneRoot"
+    );
     let again = reflectable::to_vec(&back).unwrap();
     assert_eq!(again, bytes);
 }

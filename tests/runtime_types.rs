@@ -10,7 +10,7 @@ use dependencies::Walk;
 use level::{build_level, compare_levels, Component, Level, ResourceHandle, SceneObject};
 use reflectable::field::{FieldError, SKIP_REFERENCE_SEARCH};
 use reflectable::runtime::{FieldDescription, PlainSlot, RuntimeObject, TypeDescription};
-use reflectable::serializer::MemorySerializer;
+use reflectable::serializer::BinarySerializer;
 use reflectable::{register_trait_impl, Reflectable, Registry, RttiType};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -218,9 +218,9 @@ fn a_level_with_script_components_saves_loads_and_walks() {
     assert_eq!(found, wanted, "the collector finds the scripts' icons and skips their previews");
     assert_eq!(walk.visited.len(), expected.shared_objects + followers);
 
-    let serializer = MemorySerializer::with_registry(registry());
+    let serializer = BinarySerializer::with_registry(registry());
     let bytes = serializer.encode(&level).unwrap();
-    let (loaded, report) = serializer.decode_as_with_report::<Level>(&bytes).unwrap();
+    let (loaded, report) = serializer.decode_with_report::<Level>(&bytes).unwrap();
     assert!(report.is_empty(), "{report:?}");
     assert_eq!(serializer.encode(&loaded).unwrap(), bytes, "a reload saves the same bytes");
 
@@ -241,8 +241,8 @@ fn a_level_with_script_components_saves_loads_and_walks() {
 fn without_the_script_types_a_reader_reports_what_it_drops() {
     let (level, _) = build_level(30, 3);
     add_followers(&level);
-    let bytes = MemorySerializer::with_registry(registry()).encode(&level).unwrap();
-    let (loaded, report) = MemorySerializer::new().decode_as_with_report::<Level>(&bytes).unwrap();
+    let bytes = BinarySerializer::with_registry(registry()).encode(&level).unwrap();
+    let (loaded, report) = BinarySerializer::new().decode_with_report::<Level>(&bytes).unwrap();
     assert!(!report.is_empty(), "the followers are dropped, and reported");
     assert!(scene_objects(&loaded).iter().all(|o| o
         .borrow()
@@ -302,15 +302,17 @@ fn a_runtime_enum_holds_one_variant_and_saves_like_a_rust_enum() {
 
     let mut runtime = Registry::new();
     runtime.register(rtti).unwrap();
-    let bytes = MemorySerializer::with_registry(&runtime).encode(&signal).unwrap();
+    let bytes = BinarySerializer::with_registry(&runtime).encode(&signal).unwrap();
     let rust = Signal::Blink { period: 0.5, pattern: vec![0, 9, 0] };
     assert_eq!(bytes, reflectable::to_vec(&rust).unwrap(), "the same bytes as the Rust enum");
 
     let mut rust_registry = Registry::new();
     rust_registry.register_type::<Signal>().unwrap();
-    let back: Signal = MemorySerializer::with_registry(&rust_registry).decode_as(&bytes).unwrap();
+    let back: Signal = BinarySerializer::with_registry(&rust_registry).decode(&bytes).unwrap();
     assert_eq!(back, rust);
-    let again = MemorySerializer::with_registry(&runtime).decode(&reflectable::to_vec(&Signal::Off).unwrap()).unwrap();
+    let again = BinarySerializer::with_registry(&runtime)
+        .decode::<Box<dyn reflectable::Reflectable>>(&reflectable::to_vec(&Signal::Off).unwrap())
+        .unwrap();
     assert_eq!(again.rtti().active_variant(&*again).unwrap().name(), "Off");
 }
 

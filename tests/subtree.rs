@@ -8,7 +8,7 @@ use reflectable::serializer::format::{
     FieldHeader, Trailer, TypeHeader, WireKind, EMPTY_SCHEMA_TABLE, MAGIC, TRAILER_SIZE, VERSION,
 };
 use reflectable::serializer::{
-    BinarySerializer, EncodeError, MemorySerializer, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID,
+    BinarySerializer, EncodeError, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID,
 };
 use reflectable::{Reflectable, RttiTypeBuilder};
 use std::cell::RefCell;
@@ -65,8 +65,8 @@ fn stream_objects(bytes: &[u8]) -> u32 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
 }
 
-fn with(weak: WeakPointers<'_>) -> MemorySerializer<'_> {
-    MemorySerializer::with(BinarySerializer::new().weak_pointers(weak))
+fn with(weak: WeakPointers<'_>) -> BinarySerializer<'_> {
+    BinarySerializer::new().weak_pointers(weak)
 }
 
 /// Keys are the entities' names' lengths: "scene" is 5.
@@ -77,10 +77,10 @@ fn key_of(object: &dyn Reflectable) -> Option<u64> {
 #[test]
 fn following_weak_pointers_saves_the_whole_scene() {
     let Scene { door, scene: _scene, .. } = scene();
-    let bytes = MemorySerializer::new().encode(&door).unwrap();
+    let bytes = BinarySerializer::new().encode(&door).unwrap();
     assert_eq!(stream_objects(&bytes), 5, "the door's parent brings the scene and the lamp");
     // ... which loads, and is dropped again: nothing in the door's graph holds it strongly.
-    let back: Node = MemorySerializer::new().decode_shared(&bytes).unwrap();
+    let back: Node = BinarySerializer::new().decode(&bytes).unwrap();
     assert!(back.borrow().parent.upgrade().is_none());
     assert_eq!(back.borrow().children.len(), 2);
 }
@@ -90,7 +90,7 @@ fn null_writes_only_the_subtree_and_the_parent_loads_dead() {
     let Scene { door, scene: _scene, .. } = scene();
     let bytes = with(WeakPointers::Null).encode(&door).unwrap();
     assert_eq!(stream_objects(&bytes), 3, "door, hinge, knob");
-    let back: Node = MemorySerializer::new().decode_shared(&bytes).unwrap();
+    let back: Node = BinarySerializer::new().decode(&bytes).unwrap();
     assert!(back.borrow().parent.upgrade().is_none(), "the scene was cut");
     let hinge = child(&back, 0);
     assert_eq!(hinge.borrow().name, "hinge");
@@ -106,7 +106,7 @@ fn a_weak_whose_target_the_subtree_holds_stays_linked() {
     knob.borrow_mut().looks_at = Rc::downgrade(&lamp); // outside it
     for weak in [WeakPointers::Null, WeakPointers::External(&key_of)] {
         let bytes = with(weak).encode(&door).unwrap();
-        let back: Node = MemorySerializer::new().decode_shared(&bytes).unwrap();
+        let back: Node = BinarySerializer::new().decode(&bytes).unwrap();
         let (hinge, knob) = (child(&back, 0), child(&back, 1));
         let looked_at = hinge.borrow().looks_at.upgrade().expect("the knob is in the stream");
         assert!(Rc::ptr_eq(&looked_at, &knob), "{weak:?}: the decoded knob itself");
@@ -132,9 +132,9 @@ fn external_relinks_the_parent_to_the_callers_object() {
             _ => None,
         }
     };
-    let paste = MemorySerializer::with(BinarySerializer::new().relink(&relink));
+    let paste = BinarySerializer::new().relink(&relink);
     let holders = Rc::strong_count(&scene);
-    let back: Node = paste.decode_shared(&bytes).unwrap();
+    let back: Node = paste.decode(&bytes).unwrap();
     assert!(Rc::ptr_eq(&back.borrow().parent.upgrade().unwrap(), &scene), "re-linked to the original");
     assert!(Rc::ptr_eq(&back.borrow().looks_at.upgrade().unwrap(), &scene), "both pointers");
     assert!(Rc::ptr_eq(&child(&back, 0).borrow().looks_at.upgrade().unwrap(), &lamp));
@@ -166,12 +166,12 @@ fn a_target_without_a_key_or_a_decoder_without_relink_gives_null() {
     let no_key = |_: &dyn Reflectable| None;
     let bytes = with(WeakPointers::External(&no_key)).encode(&door).unwrap();
     assert_eq!(stream_objects(&bytes), 3, "no key: a null pointer, no stub");
-    let back: Node = MemorySerializer::new().decode_shared(&bytes).unwrap();
+    let back: Node = BinarySerializer::new().decode(&bytes).unwrap();
     assert!(back.borrow().parent.upgrade().is_none());
 
     // A reader without a relink function (or one from before external references) loads null.
     let bytes = with(WeakPointers::External(&key_of)).encode(&door).unwrap();
-    let back: Node = MemorySerializer::new().decode_shared(&bytes).unwrap();
+    let back: Node = BinarySerializer::new().decode(&bytes).unwrap();
     assert!(back.borrow().parent.upgrade().is_none());
     assert_eq!(child(&back, 1).borrow().name, "knob", "and the rest loads");
 }
@@ -191,7 +191,7 @@ fn a_relinked_object_of_the_wrong_type_or_family_gives_null() {
     let scene_in_arc = || Some(SharedObject::new(std::sync::Arc::new(std::sync::Mutex::new(Other::default()))));
     for make in [&wrong_type as &dyn Fn() -> Option<SharedObject>, &wrong_family, &scene_in_arc] {
         let relink = |_: u64, _: u32| make();
-        let back: Node = MemorySerializer::with(BinarySerializer::new().relink(&relink)).decode_shared(&bytes).unwrap();
+        let back: Node = BinarySerializer::new().relink(&relink).decode(&bytes).unwrap();
         assert!(back.borrow().parent.upgrade().is_none());
         assert_eq!(back.borrow().children.len(), 2);
     }
@@ -207,8 +207,8 @@ fn a_failed_decode_leaves_the_relinked_object_alone() {
     bytes[at] = 0xFF;
     let target = scene.clone();
     let relink = move |_: u64, _: u32| Some(SharedObject::new(target.clone()));
-    let paste = MemorySerializer::with(BinarySerializer::new().relink(&relink));
-    assert!(paste.decode_shared::<Node>(&bytes).is_err());
+    let paste = BinarySerializer::new().relink(&relink);
+    assert!(paste.decode::<Node>(&bytes).is_err());
     assert_eq!(scene.borrow().children.len(), 2, "teardown clears what it built, not the caller's scene");
     assert!(Rc::ptr_eq(&child(&scene, 0), &door));
 }
@@ -257,11 +257,11 @@ fn external_references_in_immutable_objects_relink_too() {
     assert_eq!(stream_objects(&bytes), 3, "prefab, holder, the asset's stub");
     let target = asset.clone();
     let relink = move |key: u64, _: u32| (key == 9).then(|| SharedObject::new(target.clone()));
-    let back: Prefab = MemorySerializer::with(BinarySerializer::new().relink(&relink)).decode_as(&bytes).unwrap();
+    let back: Prefab = BinarySerializer::new().relink(&relink).decode(&bytes).unwrap();
     let linked = back.holder.unwrap().asset.upgrade().expect("re-linked");
     assert!(Rc::ptr_eq(&linked, &asset));
 
-    let back: Prefab = with(WeakPointers::Null).decode_as(&with(WeakPointers::Null).encode(&prefab).unwrap()).unwrap();
+    let back: Prefab = with(WeakPointers::Null).decode(&with(WeakPointers::Null).encode(&prefab).unwrap()).unwrap();
     assert!(back.holder.unwrap().asset.upgrade().is_none());
 }
 
@@ -299,7 +299,7 @@ fn hostile_stubs_give_null_never_a_panic() {
     let relink = move |key: u64, type_id: u32| {
         (key == 5 && type_id == Entity::rtti_static().id()).then(|| SharedObject::new(target.clone()))
     };
-    let paste = MemorySerializer::with(BinarySerializer::new().relink(&relink));
+    let paste = BinarySerializer::new().relink(&relink);
     let id = Entity::rtti_static().id().to_le_bytes();
     let (key8, key4) = (WireKind::Plain(Some(8)), WireKind::Plain(Some(4)));
 
@@ -307,7 +307,7 @@ fn hostile_stubs_give_null_never_a_panic() {
         field(b, EXTERNAL_KEY_FIELD_ID, key8, &5u64.to_le_bytes());
         field(b, EXTERNAL_TYPE_FIELD_ID, key4, &id);
     });
-    let back: Node = paste.decode_shared(&good).unwrap();
+    let back: Node = paste.decode(&good).unwrap();
     assert!(Rc::ptr_eq(&back.borrow().parent.upgrade().unwrap(), &scene), "the well-formed stub links");
 
     let cases: Vec<(&str, Vec<u8>)> = vec![
@@ -352,7 +352,7 @@ fn hostile_stubs_give_null_never_a_panic() {
         ),
     ];
     for (what, bytes) in cases {
-        let back: Node = paste.decode_shared(&bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let back: Node = paste.decode(&bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
         assert!(back.borrow().parent.upgrade().is_none(), "{what}: null");
     }
 
@@ -363,7 +363,7 @@ fn hostile_stubs_give_null_never_a_panic() {
         field(b, EXTERNAL_TYPE_FIELD_ID, key4, &id);
         field(b, 10, WireKind::Pointer, &0u32.to_le_bytes());
     });
-    let back: Node = paste.decode_shared(&extra).unwrap();
+    let back: Node = paste.decode(&extra).unwrap();
     assert!(back.borrow().parent.upgrade().is_some());
 
     // A stub as the root is an unknown root type; a truncated or corrupt stub is an error.
@@ -373,12 +373,12 @@ fn hostile_stubs_give_null_never_a_panic() {
     root_stub.extend_from_slice(&EMPTY_SCHEMA_TABLE);
     let length = (root_stub.len() + TRAILER_SIZE) as u64;
     let root_stub = [root_stub, Trailer { flags: 0, objects: 1, length, checksum: 0 }.to_bytes().to_vec()].concat();
-    assert!(paste.decode(&root_stub).is_err());
-    assert!(paste.decode_shared::<Node>(&root_stub).is_err());
+    assert!(paste.decode::<Box<dyn reflectable::Reflectable>>(&root_stub).is_err());
+    assert!(paste.decode::<Node>(&root_stub).is_err());
     let corrupt = hostile(|b| field(b, EXTERNAL_KEY_FIELD_ID, key8, &[1, 2, 3]));
-    assert!(paste.decode_shared::<Node>(&corrupt).is_err());
+    assert!(paste.decode::<Node>(&corrupt).is_err());
     for cut in 0..good.len() {
-        assert!(paste.decode_shared::<Node>(&good[..cut]).is_err(), "cut at {cut}");
+        assert!(paste.decode::<Node>(&good[..cut]).is_err(), "cut at {cut}");
     }
 }
 
@@ -388,7 +388,7 @@ fn a_strong_pointer_to_a_stub_gets_the_callers_object_and_leaves_it_alone() {
     let scene = entity("scene", None);
     let target = scene.clone();
     let relink = move |_: u64, _: u32| Some(SharedObject::new(target.clone()));
-    let paste = MemorySerializer::with(BinarySerializer::new().relink(&relink));
+    let paste = BinarySerializer::new().relink(&relink);
     let id = Entity::rtti_static().id().to_le_bytes();
     let mut bytes = MAGIC.to_vec();
     bytes.extend_from_slice(&VERSION.to_le_bytes());
@@ -401,7 +401,7 @@ fn a_strong_pointer_to_a_stub_gets_the_callers_object_and_leaves_it_alone() {
     bytes.extend_from_slice(&EMPTY_SCHEMA_TABLE);
     let length = (bytes.len() + TRAILER_SIZE) as u64;
     let bytes = [bytes, Trailer { flags: 0, objects: 2, length, checksum: 0 }.to_bytes().to_vec()].concat();
-    let back: Node = paste.decode_shared(&bytes).unwrap();
+    let back: Node = paste.decode(&bytes).unwrap();
     assert_eq!(back.borrow().children.len(), 2);
     assert!(Rc::ptr_eq(&back.borrow().children[1], &scene));
     drop(back);

@@ -8,7 +8,7 @@
 use quickcheck::{quickcheck, TestResult};
 use reflectable::clone::Cloner;
 use reflectable::diff::{diff, rtti_eq, Patch};
-use reflectable::serializer::MemorySerializer;
+use reflectable::serializer::BinarySerializer;
 use reflectable::{Reflectable, Registry, UnknownFields};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -291,14 +291,14 @@ fn save(plan: &Plan, registry: &Registry) -> Vec<u8> {
         title: plan.title.clone(),
         spare: plan.spare.iter().map(|&i| nodes[i].clone()).collect(),
     };
-    let bytes = MemorySerializer::with_registry(registry).encode(&scene).unwrap();
+    let bytes = BinarySerializer::with_registry(registry).encode(&scene).unwrap();
     // The plans may link nodes in strong cycles.
     reflectable::rtti::break_cycles(&scene);
     bytes
 }
 
 fn load(bytes: &[u8], registry: &Registry) -> Scene {
-    let (scene, report) = MemorySerializer::with_registry(registry).decode_as_with_report::<Scene>(bytes).unwrap();
+    let (scene, report) = BinarySerializer::with_registry(registry).decode_with_report::<Scene>(bytes).unwrap();
     assert!(report.is_empty(), "{report}");
     scene
 }
@@ -307,7 +307,7 @@ fn load(bytes: &[u8], registry: &Registry) -> Scene {
 fn agree(a: Plan, b: Plan) -> Result<(), String> {
     let (old, new) = (older_build(), newer_build());
     let (mut x, y) = (load(&save(&a, &new), &old), load(&save(&b, &new), &old));
-    let older = MemorySerializer::with_registry(&old);
+    let older = BinarySerializer::with_registry(&old);
 
     let clone = Cloner::with_registry(&old).clone_value(&x).map_err(|e| format!("clone: {e}"))?;
     rtti_eq(&clone, &x).map_err(|e| format!("a clone differs from its original {e}"))?;
@@ -390,12 +390,12 @@ fn random_graphs_agree() {
 #[test]
 fn kept_fields_of_objects_held_by_value() {
     let (old, new) = (older_build(), newer_build());
-    let (older, newer) = (MemorySerializer::with_registry(&old), MemorySerializer::with_registry(&new));
+    let (older, newer) = (BinarySerializer::with_registry(&old), BinarySerializer::with_registry(&new));
     let holder = |hue: f32, second: f32| newer::Holder {
         part: newer::Part { size: 1, hue },
         parts: vec![newer::Part { size: 2, hue: 0.5 }, newer::Part { size: 3, hue: second }],
     };
-    let load = |value: &newer::Holder| -> Holder { older.decode_as(&newer.encode(value).unwrap()).unwrap() };
+    let load = |value: &newer::Holder| -> Holder { older.decode(&newer.encode(value).unwrap()).unwrap() };
     for (a, b) in [(holder(0.0, 0.0), holder(1.0, 0.0)), (holder(0.0, 0.0), holder(0.0, 2.0))] {
         let (mut x, y) = (load(&a), load(&b));
         rtti_eq(&x, &y).unwrap_err();
@@ -473,7 +473,7 @@ fn hostile_kept_sets_are_reported_and_the_graph_still_saves() {
         assert!(!report.is_complete(), "{what}: applied in full");
         assert!(report.to_string().contains("kept unknown fields"), "{what}: {report}");
         assert!(!report.to_string().contains("sets of kept fields already"), "{what}: {report}");
-        MemorySerializer::with_registry(&old).encode(&x).unwrap_or_else(|e| panic!("{what}: {e}"));
+        BinarySerializer::with_registry(&old).encode(&x).unwrap_or_else(|e| panic!("{what}: {e}"));
         reflectable::rtti::break_cycles(&x);
     }
 }

@@ -2,7 +2,7 @@
 //! the trait (so a decoder could not cast it back, and it would load as null) is an encode error
 //! naming the type, the trait, and the field; registered ones round-trip.
 
-use reflectable::serializer::{BinarySerializer, EncodeError, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, EncodeError};
 use reflectable::{reflect_trait, Reflectable, Registry};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -87,7 +87,7 @@ fn unregistered(error: EncodeError) -> (&'static str, &'static str, &'static str
 #[test]
 fn an_unregistered_impl_in_a_boxed_field_is_an_encode_error_naming_both() {
     let entity = Entity { main: Some(Box::new(Crate { mass: 2.0 })), ..Entity::default() };
-    let error = MemorySerializer::new().encode(&entity).unwrap_err();
+    let error = BinarySerializer::new().encode(&entity).unwrap_err();
     let message = error.to_string();
     assert!(message.contains("`Crate` is not registered as implementing `Component`"), "{message}");
     assert!(message.contains("#[rtti(implements(Component))]"), "{message}");
@@ -100,7 +100,7 @@ fn an_unregistered_impl_behind_a_shared_pointer_is_an_encode_error_naming_both()
     let light: Rc<RefCell<dyn Component>> = Rc::new(RefCell::new(Light { power: 1.0 }));
     let crate_: Rc<RefCell<dyn Component>> = Rc::new(RefCell::new(Crate { mass: 3.0 }));
     let entity = Entity { shared: vec![light, crate_], ..Entity::default() };
-    let error = MemorySerializer::new().encode(&entity).unwrap_err();
+    let error = BinarySerializer::new().encode(&entity).unwrap_err();
     assert_eq!(unregistered(error), ("Entity", "shared", "Crate", "Component"));
 }
 
@@ -115,7 +115,7 @@ fn an_encode_refused_midway_lets_go_of_the_objects_waiting() {
     shared.push(crate_.clone());
     let entity = Entity { shared, ..Entity::default() };
     assert_eq!(Rc::strong_count(&lights[0]), 2);
-    let error = MemorySerializer::new().encode(&entity).unwrap_err();
+    let error = BinarySerializer::new().encode(&entity).unwrap_err();
     assert_eq!(unregistered(error), ("Entity", "shared", "Crate", "Component"));
     for light in &lights {
         assert_eq!(Rc::strong_count(light), 2, "the entity's handle and this test's, no more");
@@ -127,11 +127,11 @@ fn an_encode_refused_midway_lets_go_of_the_objects_waiting() {
 fn an_unregistered_impl_behind_a_weak_or_immutable_pointer_is_refused_too() {
     let crate_: Rc<RefCell<dyn Component>> = Rc::new(RefCell::new(Crate { mass: 3.0 }));
     let entity = Entity { watched: Rc::downgrade(&crate_), ..Entity::default() };
-    let error = MemorySerializer::new().encode(&entity).unwrap_err();
+    let error = BinarySerializer::new().encode(&entity).unwrap_err();
     assert_eq!(unregistered(error), ("Entity", "watched", "Crate", "Component"));
 
     let entity = Entity { immutable: Some(Rc::new(Crate { mass: 1.0 })), ..Entity::default() };
-    let error = MemorySerializer::new().encode(&entity).unwrap_err();
+    let error = BinarySerializer::new().encode(&entity).unwrap_err();
     assert_eq!(unregistered(error), ("Entity", "immutable", "Crate", "Component"));
 }
 
@@ -146,8 +146,8 @@ fn registered_impls_still_round_trip_with_their_sharing() {
         anything: Some(Box::new(Crate { mass: 4.0 })),
         immutable: Some(Rc::new(Light { power: 2.5 })),
     };
-    let serializer = MemorySerializer::new();
-    let back: Entity = serializer.decode_as(&serializer.encode(&entity).unwrap()).unwrap();
+    let serializer = BinarySerializer::new();
+    let back: Entity = serializer.decode(&serializer.encode(&entity).unwrap()).unwrap();
     assert_eq!(back.main.as_ref().unwrap().weight(), 1.5);
     assert_eq!(back.shared.len(), 2);
     assert!(Rc::ptr_eq(&back.shared[0], &back.shared[1]), "one light, shared");
@@ -164,9 +164,9 @@ fn a_locked_object_pointing_at_itself_is_checked_without_locking_it_again() {
     let hub = Arc::new(Mutex::new(Hub::default()));
     let as_component: Arc<Mutex<dyn Component>> = hub.clone();
     hub.lock().unwrap().links.push(as_component);
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = serializer.encode(&hub).unwrap();
-    let back: Arc<Mutex<Hub>> = serializer.decode_shared(&bytes).unwrap();
+    let back: Arc<Mutex<Hub>> = serializer.decode(&bytes).unwrap();
     let link = back.lock().unwrap().links[0].clone();
     let same = Arc::as_ptr(&link) as *const () == Arc::as_ptr(&back) as *const ();
     assert!(same, "the hub points at itself again");
@@ -190,13 +190,13 @@ fn the_check_uses_the_serializers_registry() {
     let mut registry = Registry::new();
     registry.register_type::<Entity>().unwrap();
     let entity = Entity { main: Some(Box::new(Light { power: 1.0 })), ..Entity::default() };
-    let error = MemorySerializer::with_registry(&registry).encode(&entity).unwrap_err();
+    let error = BinarySerializer::with_registry(&registry).encode(&entity).unwrap_err();
     assert_eq!(unregistered(error), ("Entity", "main", "Light", "Component"));
 
     // Registered, the same graph encodes and decodes through that registry.
     registry.register_type::<Light>().unwrap();
-    let serializer = MemorySerializer::with(BinarySerializer::with_registry(&registry));
-    let back: Entity = serializer.decode_as(&serializer.encode(&entity).unwrap()).unwrap();
+    let serializer = BinarySerializer::with_registry(&registry);
+    let back: Entity = serializer.decode(&serializer.encode(&entity).unwrap()).unwrap();
     assert_eq!(back.main.unwrap().weight(), 1.0);
 }
 
@@ -210,7 +210,7 @@ fn a_trait_object_nested_in_a_list_is_checked_at_its_own_field() {
     }
     let crate_: Rc<RefCell<dyn Component>> = Rc::new(RefCell::new(Crate::default()));
     let layers = Layers { layers: vec![vec![crate_]] };
-    let error = MemorySerializer::new().encode(&layers).unwrap_err();
+    let error = BinarySerializer::new().encode(&layers).unwrap_err();
     let (_, _, concrete, trait_name) = unregistered(error);
     assert_eq!((concrete, trait_name), ("Crate", "Component"));
 }

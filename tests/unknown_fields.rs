@@ -11,7 +11,7 @@ use reflectable::containers::MAP_TYPE_ID;
 use reflectable::field::{FieldAccess, FieldKind};
 use reflectable::plain::PlainBytes;
 use reflectable::schema::Schema;
-use reflectable::serializer::{BinarySerializer, EncodeError, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, EncodeError};
 use reflectable::{Reflectable, Registry, UnknownFields};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -257,14 +257,14 @@ fn release_older(level: &Rc<RefCell<Level>>) {
     }
 }
 
-fn older_serializer(registry: &Registry) -> MemorySerializer<'_> {
-    MemorySerializer::with(BinarySerializer::with_registry(registry).keep_unknown_types(true))
+fn older_serializer(registry: &Registry) -> BinarySerializer<'_> {
+    BinarySerializer::with_registry(registry).keep_unknown_types(true)
 }
 
 /// The newer build's save of [`level`] (its cycles freed).
 fn newer_save() -> Vec<u8> {
     let original = level();
-    let bytes = MemorySerializer::with_registry(&newer_build()).encode(&original).unwrap();
+    let bytes = BinarySerializer::with_registry(&newer_build()).encode(&original).unwrap();
     release_newer(&original);
     bytes
 }
@@ -274,7 +274,7 @@ fn both_saves() -> (Vec<u8>, Vec<u8>) {
     let new_bytes = newer_save();
     let old_registry = older_build();
     let older = older_serializer(&old_registry);
-    let loaded: Rc<RefCell<Level>> = older.decode_shared(&new_bytes).unwrap();
+    let loaded: Rc<RefCell<Level>> = older.decode(&new_bytes).unwrap();
     let old_bytes = older.encode(&loaded).unwrap();
     release_older(&loaded);
     (new_bytes, old_bytes)
@@ -283,12 +283,12 @@ fn both_saves() -> (Vec<u8>, Vec<u8>) {
 #[test]
 fn an_older_build_keeps_the_fields_a_newer_one_added() {
     let (new_registry, old_registry) = (newer_build(), older_build());
-    let newer = MemorySerializer::with_registry(&new_registry);
+    let newer = BinarySerializer::with_registry(&new_registry);
     let original = level();
     let new_bytes = newer.encode(&original).unwrap();
 
     let older = older_serializer(&old_registry);
-    let (loaded, report) = older.decode_shared_with_report::<Rc<RefCell<Level>>>(&new_bytes).unwrap();
+    let (loaded, report) = older.decode_with_report::<Rc<RefCell<Level>>>(&new_bytes).unwrap();
     assert!(report.is_empty(), "nothing is dropped: {report}");
     {
         let level = loaded.borrow();
@@ -314,13 +314,13 @@ fn an_older_build_keeps_the_fields_a_newer_one_added() {
     }
     let old_bytes = older.encode(&loaded).unwrap();
 
-    let (reloaded, report) = newer.decode_shared_with_report::<Rc<RefCell<newer::Level>>>(&old_bytes).unwrap();
+    let (reloaded, report) = newer.decode_with_report::<Rc<RefCell<newer::Level>>>(&old_bytes).unwrap();
     assert!(report.is_empty(), "{report}");
     check_level(&original, ["door 0", "door 1", "door 2"]);
     check_level(&reloaded, ["door 0 (renamed)", "door 1 (renamed)", "door 2 (renamed)"]);
 
     // The older build reads its own save as it read the newer one's, and writes the same bytes.
-    let (again, report) = older.decode_shared_with_report::<Rc<RefCell<Level>>>(&old_bytes).unwrap();
+    let (again, report) = older.decode_with_report::<Rc<RefCell<Level>>>(&old_bytes).unwrap();
     assert!(report.is_empty(), "{report}");
     assert_eq!(older.encode(&again).unwrap(), old_bytes);
 
@@ -342,8 +342,8 @@ fn a_save_describes_kept_fields_as_the_newer_build_did() {
 #[test]
 fn without_keeping_unknown_types_only_their_objects_are_dropped() {
     let (new_bytes, old_registry) = (newer_save(), older_build());
-    let older = MemorySerializer::with_registry(&old_registry);
-    let (loaded, report) = older.decode_shared_with_report::<Rc<RefCell<Level>>>(&new_bytes).unwrap();
+    let older = BinarySerializer::with_registry(&old_registry);
+    let (loaded, report) = older.decode_with_report::<Rc<RefCell<Level>>>(&new_bytes).unwrap();
     assert!(report.to_string().contains("720005"), "the lights are dropped, and reported: {report}");
     {
         let level = loaded.borrow();
@@ -367,10 +367,10 @@ fn a_type_without_the_member_skips_and_reports() {
     }
     let mut registry = Registry::new();
     registry.register_type::<PlainDoor>().unwrap();
-    let bytes = MemorySerializer::with_registry(&newer_build())
+    let bytes = BinarySerializer::with_registry(&newer_build())
         .encode(&newer::Door { name: "lone".into(), width: 2.0, ..Default::default() })
         .unwrap();
-    let (door, report) = MemorySerializer::with_registry(&registry).decode_as_with_report::<PlainDoor>(&bytes).unwrap();
+    let (door, report) = BinarySerializer::with_registry(&registry).decode_with_report::<PlainDoor>(&bytes).unwrap();
     assert_eq!(door.name, "lone");
     assert!(report.to_string().contains("width"), "{report}");
 }
@@ -388,10 +388,10 @@ fn maps_and_nested_lists_added_by_a_newer_build_survive_an_older_one() {
         frames: [("left".to_owned(), Frame { width: 3 }), ("right".to_owned(), Frame { width: 4 })].into(),
         rings: vec![vec![hinges[2].clone(), hinges[1].clone()], vec![]],
     };
-    let bytes = MemorySerializer::with_registry(&registry).encode(&door).unwrap();
+    let bytes = BinarySerializer::with_registry(&registry).encode(&door).unwrap();
 
     let old_registry = older_build();
-    let (old, report) = older_serializer(&old_registry).decode_as_with_report::<Door>(&bytes).unwrap();
+    let (old, report) = older_serializer(&old_registry).decode_with_report::<Door>(&bytes).unwrap();
     assert!(report.is_empty(), "nothing dropped: {report}");
     let kept: Vec<_> = old.kept.fields().iter().map(|field| field.name()).collect();
     assert_eq!(kept, ["spares", "frames", "rings"]);
@@ -407,10 +407,10 @@ fn maps_and_nested_lists_added_by_a_newer_build_survive_an_older_one() {
         })
         .unwrap();
     assert_eq!(seen, [(MAP_TYPE_ID, 3, 3, FieldKind::Pointer)]);
-    let old_bytes = MemorySerializer::with_registry(&old_registry).encode(&old).unwrap();
+    let old_bytes = BinarySerializer::with_registry(&old_registry).encode(&old).unwrap();
 
     let (back, report) =
-        MemorySerializer::with_registry(&registry).decode_as_with_report::<newer::DoorWithSpares>(&old_bytes).unwrap();
+        BinarySerializer::with_registry(&registry).decode_with_report::<newer::DoorWithSpares>(&old_bytes).unwrap();
     assert!(report.is_empty(), "the newer build reads every field as its own: {report}");
     assert_eq!(back.spares.keys().copied().collect::<Vec<_>>(), [0, 1, 7]);
     assert!(Rc::ptr_eq(&back.spares[&0], &back.spares[&7]), "sharing inside the map");
@@ -424,23 +424,23 @@ fn maps_and_nested_lists_added_by_a_newer_build_survive_an_older_one() {
 #[test]
 fn a_kept_field_that_clashes_with_a_declared_one_is_refused_on_save() {
     let (new_registry, old_registry) = (newer_build(), older_build());
-    let bytes = MemorySerializer::with_registry(&new_registry)
+    let bytes = BinarySerializer::with_registry(&new_registry)
         .encode(&newer::Door { name: "lone".into(), width: 2.0, ..Default::default() })
         .unwrap();
-    let mut door: Door = older_serializer(&old_registry).decode_as(&bytes).unwrap();
+    let mut door: Door = older_serializer(&old_registry).decode(&bytes).unwrap();
     let mut registry = Registry::new();
     registry.register_type::<DoorWithWidth>().unwrap();
     registry.register_type::<Mood>().unwrap();
     let moved = DoorWithWidth { name: door.name.clone(), width: 1.0, kept: std::mem::take(&mut door.kept) };
-    let error = MemorySerializer::with_registry(&registry).encode(&moved).unwrap_err();
+    let error = BinarySerializer::with_registry(&registry).encode(&moved).unwrap_err();
     assert!(matches!(error, EncodeError::KeptFieldClash { field: 2, .. }), "{error}");
 
     // The same build reading the newer stream keeps only what it lacks, and saves fine.
-    let (reread, report) = older_serializer(&registry).decode_as_with_report::<DoorWithWidth>(&bytes).unwrap();
+    let (reread, report) = older_serializer(&registry).decode_with_report::<DoorWithWidth>(&bytes).unwrap();
     assert!(report.is_empty(), "{report}");
     assert_eq!(reread.width, 2.0);
     assert!(!reread.kept.fields().iter().any(|field| field.id() == 2));
-    MemorySerializer::with_registry(&registry).encode(&reread).unwrap();
+    BinarySerializer::with_registry(&registry).encode(&reread).unwrap();
 }
 
 #[test]
@@ -450,7 +450,7 @@ fn every_cut_and_flipped_byte_is_refused_or_kept_without_a_panic() {
     let (new_bytes, old_bytes) = both_saves();
     for bytes in [new_bytes, old_bytes] {
         let attempt = |input: &[u8]| {
-            if let Ok(root) = older.decode_shared::<Rc<RefCell<Level>>>(input) {
+            if let Ok(root) = older.decode::<Rc<RefCell<Level>>>(input) {
                 let _ = older.encode(&root);
                 release_older(&root);
             }
@@ -473,7 +473,7 @@ fn graph_walks_and_teardown_follow_kept_pointers() {
     use reflectable::field::SharedObject;
     use reflectable::rtti::{break_cycles, reachable_shared};
     let old_registry = older_build();
-    let loaded: Rc<RefCell<Level>> = older_serializer(&old_registry).decode_shared(&newer_save()).unwrap();
+    let loaded: Rc<RefCell<Level>> = older_serializer(&old_registry).decode(&newer_save()).unwrap();
     let reachable = reachable_shared(&SharedObject::new(loaded.clone()));
     assert_eq!(reachable.len(), 1 + 3 + 2 + 2, "the level, its doors, and the hinges and lights only kept fields hold");
     drop(reachable);

@@ -10,7 +10,7 @@ mod damage;
 use reflectable::containers::MAP_TYPE_ID;
 use reflectable::field::{FieldAccess, FieldError};
 use reflectable::runtime::RuntimeObject;
-use reflectable::serializer::{BinarySerializer, MemorySerializer};
+use reflectable::serializer::BinarySerializer;
 use reflectable::{Reflectable, Registry};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -139,17 +139,17 @@ fn check(scene: &Scene) {
     assert!(matches!(scene.extras[0].downcast_ref::<Mood>(), Some(Mood::Singing { song }) if song == "hum"));
 }
 
-fn keeping(registry: &Registry) -> MemorySerializer<'_> {
-    MemorySerializer::with(BinarySerializer::with_registry(registry).keep_unknown_types(true))
+fn keeping(registry: &Registry) -> BinarySerializer<'_> {
+    BinarySerializer::with_registry(registry).keep_unknown_types(true)
 }
 
 #[test]
 fn enums_abstract_bases_and_containers_of_unknown_types_survive_an_older_build() {
     let new_registry = newer_build();
-    let bytes = MemorySerializer::with_registry(&new_registry).encode(&scene()).unwrap();
+    let bytes = BinarySerializer::with_registry(&new_registry).encode(&scene()).unwrap();
 
     let old_registry = older_build();
-    let (loaded, report) = keeping(&old_registry).decode_as_with_report::<Scene>(&bytes).unwrap();
+    let (loaded, report) = keeping(&old_registry).decode_with_report::<Scene>(&bytes).unwrap();
     assert!(report.is_empty(), "nothing is dropped: {report}");
     {
         let angry = loaded.things[2].borrow();
@@ -178,11 +178,11 @@ fn enums_abstract_bases_and_containers_of_unknown_types_survive_an_older_build()
         assert_eq!(keys.len(), 1);
         assert_eq!(keys, ["[0x6c616d70, 0x6372617465]"], "`lamp` and `crate`, in the order of their bytes");
     }
-    let old_bytes = MemorySerializer::with_registry(&old_registry).encode(&loaded).unwrap();
+    let old_bytes = BinarySerializer::with_registry(&old_registry).encode(&loaded).unwrap();
     assert_eq!(old_bytes, bytes, "the older build writes back exactly what the newer one wrote");
 
     let (reloaded, report) =
-        MemorySerializer::with_registry(&new_registry).decode_as_with_report::<Scene>(&old_bytes).unwrap();
+        BinarySerializer::with_registry(&new_registry).decode_with_report::<Scene>(&old_bytes).unwrap();
     assert!(report.is_empty(), "{report}");
     check(&scene());
     check(&reloaded);
@@ -191,9 +191,9 @@ fn enums_abstract_bases_and_containers_of_unknown_types_survive_an_older_build()
 #[test]
 fn a_kept_enum_changes_variant_like_a_rust_one() {
     let new_registry = newer_build();
-    let bytes = MemorySerializer::with_registry(&new_registry).encode(&scene()).unwrap();
+    let bytes = BinarySerializer::with_registry(&new_registry).encode(&scene()).unwrap();
     let old_registry = older_build();
-    let mut loaded: Scene = keeping(&old_registry).decode_as(&bytes).unwrap();
+    let mut loaded: Scene = keeping(&old_registry).decode(&bytes).unwrap();
     {
         let mut calm = loaded.extras[0].as_mut();
         let rtti = calm.rtti();
@@ -205,18 +205,18 @@ fn a_kept_enum_changes_variant_like_a_rust_one() {
         calm = loaded.extras[0].as_mut();
         assert_eq!(rtti.active_variant(&*calm).unwrap().name(), "Angry");
     }
-    let saved = MemorySerializer::with_registry(&old_registry).encode(&loaded).unwrap();
-    let reloaded: Scene = MemorySerializer::with_registry(&new_registry).decode_as(&saved).unwrap();
+    let saved = BinarySerializer::with_registry(&old_registry).encode(&loaded).unwrap();
+    let reloaded: Scene = BinarySerializer::with_registry(&new_registry).decode(&saved).unwrap();
     assert!(matches!(reloaded.extras[0].downcast_ref::<Mood>(), Some(Mood::Angry { level: 3, at: None })));
 }
 
 #[test]
 fn damaged_streams_with_unknown_shapes_are_refused_or_kept_without_a_panic() {
-    let bytes = MemorySerializer::with_registry(&newer_build()).encode(&scene()).unwrap();
+    let bytes = BinarySerializer::with_registry(&newer_build()).encode(&scene()).unwrap();
     let old_registry = older_build();
     let serializer = keeping(&old_registry);
     damage::cuts_and_flips(&bytes).for_each(|input| {
-        if let Ok(root) = serializer.decode(&input) {
+        if let Ok(root) = serializer.decode::<Box<dyn reflectable::Reflectable>>(&input) {
             let _ = serializer.encode(&*root);
         }
     });
@@ -284,7 +284,7 @@ fn gadgets_by_the_newer_build() -> (Registry, Vec<u8>) {
     newer.register_type::<Gadget>().unwrap();
     newer.register_type::<Knob>().unwrap();
     newer.register_type::<Widget>().unwrap();
-    let bytes = MemorySerializer::with_registry(&newer).encode(&gadgets()).unwrap();
+    let bytes = BinarySerializer::with_registry(&newer).encode(&gadgets()).unwrap();
     (newer, bytes)
 }
 
@@ -295,7 +295,7 @@ fn an_unknown_type_derived_from_an_abstract_type_the_program_has_is_kept() {
     let mut older = older_build();
     older.register_type::<Gadget>().unwrap();
     older.register_type::<Knob>().unwrap();
-    let (loaded, report) = keeping(&older).decode_as_with_report::<Scene>(&bytes).unwrap();
+    let (loaded, report) = keeping(&older).decode_with_report::<Scene>(&bytes).unwrap();
     assert!(report.is_empty(), "nothing is dropped: {report}");
     {
         let widget = loaded.things[0].borrow();
@@ -303,9 +303,9 @@ fn an_unknown_type_derived_from_an_abstract_type_the_program_has_is_kept() {
         assert_eq!(widget.get::<u32>("serial"), Ok(41), "its section of the abstract base, kept as a copy");
         assert!(loaded.things[1].borrow().is::<Knob>(), "the program's own type of that base, as ever");
     }
-    let saved = MemorySerializer::with_registry(&older).encode(&loaded).unwrap();
+    let saved = BinarySerializer::with_registry(&older).encode(&loaded).unwrap();
     assert_eq!(saved, bytes, "one entry for the base both describe alike: the same bytes");
-    let back: Scene = MemorySerializer::with_registry(&newer).decode_as(&saved).unwrap();
+    let back: Scene = BinarySerializer::with_registry(&newer).decode(&saved).unwrap();
     let widget = back.things[0].borrow();
     let widget = widget.downcast_ref::<Widget>().unwrap();
     assert_eq!((widget.gadget.serial, widget.label.as_str()), (41, "dial"));
@@ -318,9 +318,9 @@ fn a_kept_copy_that_disagrees_with_the_programs_type_is_refused_on_save() {
     let mut other = older_build();
     other.register_type::<changed::Gadget>().unwrap();
     other.register_type::<changed::Knob>().unwrap();
-    let (loaded, report) = keeping(&other).decode_as_with_report::<Scene>(&bytes).unwrap();
+    let (loaded, report) = keeping(&other).decode_with_report::<Scene>(&bytes).unwrap();
     assert!(report.is_empty(), "{report}");
-    let error = MemorySerializer::with_registry(&other).encode(&loaded).unwrap_err();
+    let error = BinarySerializer::with_registry(&other).encode(&loaded).unwrap_err();
     assert!(
         matches!(&error, reflectable::serializer::EncodeError::TypeIdClash { type_id: 712_020, .. }),
         "one stream cannot describe a type two ways: {error}"

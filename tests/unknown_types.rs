@@ -9,7 +9,7 @@ mod damage;
 use reflectable::field::FieldError;
 use reflectable::plain::PlainBytes;
 use reflectable::runtime::RuntimeObject;
-use reflectable::serializer::{BinarySerializer, MemorySerializer};
+use reflectable::serializer::BinarySerializer;
 use reflectable::{register_trait_impl, PlainType, Reflectable, Registry};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -212,8 +212,8 @@ fn an_older_build_keeps_what_a_newer_one_wrote() {
 
     // The older build loads, keeping what it does not know, and saves.
     let old = old_build();
-    let old_serializer = MemorySerializer::with(BinarySerializer::with_registry(&old).keep_unknown_types(true));
-    let (loaded, report) = old_serializer.decode_as_with_report::<World>(&new_bytes).unwrap();
+    let old_serializer = BinarySerializer::with_registry(&old).keep_unknown_types(true);
+    let (loaded, report) = old_serializer.decode_with_report::<World>(&new_bytes).unwrap();
     assert!(report.is_empty(), "nothing is dropped: {report}");
     {
         let turret = loaded.entities[0].borrow().behaviours[0].clone();
@@ -232,7 +232,7 @@ fn an_older_build_keeps_what_a_newer_one_wrote() {
     assert_eq!(old_bytes, new_bytes, "the older build writes back exactly what the newer one wrote");
 
     // The newer build loads the older one's save: everything is there.
-    let (reloaded, report) = MemorySerializer::new().decode_as_with_report::<World>(&old_bytes).unwrap();
+    let (reloaded, report) = BinarySerializer::new().decode_with_report::<World>(&old_bytes).unwrap();
     assert!(report.is_empty(), "{report}");
     check_world(&original);
     check_world(&reloaded);
@@ -246,7 +246,7 @@ fn without_keeping_an_older_build_drops_and_reports() {
     let original = world();
     let bytes = reflectable::to_vec(&original).unwrap();
     let old = old_build();
-    let (loaded, report) = MemorySerializer::with_registry(&old).decode_as_with_report::<World>(&bytes).unwrap();
+    let (loaded, report) = BinarySerializer::with_registry(&old).decode_with_report::<World>(&bytes).unwrap();
     assert!(!report.is_empty());
     assert!(report.to_string().contains("Turret"), "{report}");
     assert_eq!(loaded.entities[0].borrow().behaviours.len(), 1, "only the Spin is left");
@@ -257,10 +257,10 @@ fn without_keeping_an_older_build_drops_and_reports() {
 #[test]
 fn a_stream_without_a_schema_table_cannot_keep_and_says_so() {
     let original = world();
-    let bytes = MemorySerializer::with(BinarySerializer::new().schema_table(false)).encode(&original).unwrap();
+    let bytes = BinarySerializer::new().schema_table(false).encode(&original).unwrap();
     let old = old_build();
-    let serializer = MemorySerializer::with(BinarySerializer::with_registry(&old).keep_unknown_types(true));
-    let (loaded, report) = serializer.decode_as_with_report::<World>(&bytes).unwrap();
+    let serializer = BinarySerializer::with_registry(&old).keep_unknown_types(true);
+    let (loaded, report) = serializer.decode_with_report::<World>(&bytes).unwrap();
     assert!(!report.is_empty(), "the turrets are dropped, and reported");
     release(&original);
     release(&loaded);
@@ -272,9 +272,9 @@ fn every_cut_and_flipped_byte_is_refused_or_kept_without_a_panic() {
     let bytes = reflectable::to_vec(&original).unwrap();
     release(&original);
     let old = old_build();
-    let serializer = MemorySerializer::with(BinarySerializer::with_registry(&old).keep_unknown_types(true));
+    let serializer = BinarySerializer::with_registry(&old).keep_unknown_types(true);
     let attempt = |input: &[u8]| {
-        if let Ok(root) = serializer.decode(input) {
+        if let Ok(root) = serializer.decode::<Box<dyn reflectable::Reflectable>>(input) {
             let _ = serializer.encode(&*root);
             reflectable::rtti::break_cycles(&*root);
         }
@@ -290,7 +290,9 @@ fn keeping_obeys_the_limits() {
     let old = old_build();
     let limits = reflectable::serializer::Limits { max_allocation: Some(600), ..Default::default() };
     let serializer = BinarySerializer::with_registry(&old).keep_unknown_types(true).limits(limits);
-    let error = serializer.decode(&bytes, &mut ()).expect_err("the kept objects count against the budget");
+    let error = serializer
+        .decode::<Box<dyn reflectable::Reflectable>>(&bytes)
+        .expect_err("the kept objects count against the budget");
     assert!(error.to_string().contains("allocat"), "{error}");
 }
 
@@ -339,7 +341,7 @@ fn the_same_field_walk_runs_over_typed_and_kept_objects() {
     // No types at all: every object is kept from the stream's schema table.
     let nothing = Registry::new();
     let serializer = BinarySerializer::with_registry(&nothing).keep_unknown_types(true);
-    let (kept, report) = serializer.decode_with_report(&bytes, &mut ()).unwrap();
+    let (kept, report) = serializer.decode_with_report::<Box<dyn reflectable::Reflectable>>(&bytes).unwrap();
     assert!(report.is_empty(), "{report}");
     assert!(kept.is::<RuntimeObject>());
     let typed = walk(&original);

@@ -4,7 +4,7 @@
 //! Regenerate the file (only if the v1 definitions themselves were wrong) with
 //! `REFLECTABLE_WRITE_TEST_DATA=1 cargo test --test versioning`.
 
-use reflectable::serializer::{BinarySerializer, MemorySerializer};
+use reflectable::serializer::BinarySerializer;
 use reflectable::{Reflectable, Registry, RttiTypeBuilder};
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -240,7 +240,7 @@ fn data_file() -> PathBuf {
 /// data. Today's encoder writes the same objects, byte for byte, in a version 3 stream.
 #[test]
 fn the_committed_file_is_what_the_v1_types_write() {
-    let written = MemorySerializer::new().encode(&v1::sample()).unwrap();
+    let written = BinarySerializer::new().encode(&v1::sample()).unwrap();
     let committed = std::fs::read(data_file()).expect("tests/data/player_v1.bin is committed");
     assert_eq!(committed[4..8], 1u32.to_le_bytes(), "player_v1.bin is a format version 1 stream");
     assert_eq!(written[4..8], 3u32.to_le_bytes());
@@ -252,7 +252,7 @@ fn the_committed_file_is_what_the_v1_types_write() {
 #[test]
 fn v1_data_loads_into_v2_types() {
     let bytes = std::fs::read(data_file()).unwrap();
-    let player: Player = MemorySerializer::new().decode_as(&bytes).unwrap();
+    let player: Player = BinarySerializer::new().decode(&bytes).unwrap();
 
     // Fields both versions have.
     assert_eq!(player.name, "Ada");
@@ -288,9 +288,9 @@ fn v2_data_loads_into_v1_types() {
         level: 8,
         ..Player::default()
     };
-    let bytes = MemorySerializer::new().encode(&player).unwrap();
+    let bytes = BinarySerializer::new().encode(&player).unwrap();
     let registry = v1::registry();
-    let old: v1::Player = BinarySerializer::with_registry(&registry).decode_as(&bytes, &mut ()).unwrap();
+    let old: v1::Player = BinarySerializer::with_registry(&registry).decode(&bytes).unwrap();
     assert_eq!(old.name, "Cy");
     assert_eq!(old.health, 100);
     assert_eq!((old.stats.strength, old.stats.agility), (4, 0));
@@ -310,9 +310,9 @@ fn the_global_registry_does_not_know_the_v1_only_types() {
 #[test]
 fn a_registry_mapping_the_root_id_to_another_rust_type_is_an_error_not_a_panic() {
     // The v1 registry builds ID 420_001 as v1::Player; asking it for today's Player must fail cleanly.
-    let bytes = MemorySerializer::new().encode(&Player::default()).unwrap();
+    let bytes = BinarySerializer::new().encode(&Player::default()).unwrap();
     let registry = v1::registry();
-    let error = BinarySerializer::with_registry(&registry).decode_as::<Player>(&bytes, &mut ()).unwrap_err();
+    let error = BinarySerializer::with_registry(&registry).decode::<Player>(&bytes).unwrap_err();
     assert!(matches!(error.kind(), reflectable::serializer::DecodeErrorKind::RootTypeMismatch { .. }), "{error}");
 }
 
@@ -368,7 +368,7 @@ mod in_place {
 fn a_by_value_field_missing_a_member_keeps_the_owners_default() {
     use in_place::*;
     let old = OldOwner { inner: OldInner { a: 5 }, many: vec![OldInner { a: 6 }] };
-    let bytes = MemorySerializer::new().encode(&old).unwrap();
-    let new: Owner = MemorySerializer::new().decode_as(&bytes).unwrap();
+    let bytes = BinarySerializer::new().encode(&old).unwrap();
+    let new: Owner = BinarySerializer::new().decode(&bytes).unwrap();
     assert_eq!(new, Owner { inner: Inner { a: 5, b: 7 }, many: vec![Inner { a: 6, b: 0 }] });
 }

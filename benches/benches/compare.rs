@@ -6,7 +6,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput};
 use prost::Message;
 use reflectable::dynamic::DynamicGraph;
 use reflectable::plain::{PlainType, Reader};
-use reflectable::serializer::{BinarySerializer, Encoding, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, Encoding};
 use reflectable::Reflectable;
 use reflectable_bench::level_peers::{self, FLevel, FlatLevel, TLevel};
 use reflectable_bench::minecraft::{players, Players};
@@ -40,13 +40,13 @@ fn decode_timed<O>(b: &mut criterion::Bencher<'_>, dataset: &str, decode: impl F
 }
 
 fn reflectable<T: Reflectable + PartialEq + std::fmt::Debug>(group: &mut Group<'_>, dataset: &str, value: &T) {
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = serializer.encode(value).unwrap();
-    assert_eq!(&serializer.decode_as::<T>(&bytes).unwrap(), value, "reflectable round trip");
+    assert_eq!(&serializer.decode::<T>(&bytes).unwrap(), value, "reflectable round trip");
     record(dataset, "reflectable", bytes.len());
     group.bench_function("reflectable/encode", |b| b.iter(|| serializer.encode(black_box(value)).unwrap()));
     group.bench_function("reflectable/decode", |b| {
-        decode_timed(b, dataset, || serializer.decode_as::<T>(black_box(&bytes)).unwrap())
+        decode_timed(b, dataset, || serializer.decode::<T>(black_box(&bytes)).unwrap())
     });
 }
 
@@ -60,12 +60,12 @@ fn compact_stream<T: Reflectable, W>(
     serializer: BinarySerializer<'_>,
     keep: fn(T) -> W,
 ) {
-    let serializer = MemorySerializer::with(serializer.encoding(Encoding::Compact));
+    let serializer = serializer.encoding(Encoding::Compact);
     let bytes = serializer.encode(value).unwrap();
     record(dataset, "reflectable_compact", bytes.len());
     group.bench_function("reflectable_compact/encode", |b| b.iter(|| serializer.encode(black_box(value)).unwrap()));
     group.bench_function("reflectable_compact/decode", |b| {
-        decode_timed(b, dataset, || keep(serializer.decode_as::<T>(black_box(&bytes)).unwrap()))
+        decode_timed(b, dataset, || keep(serializer.decode::<T>(black_box(&bytes)).unwrap()))
     });
 }
 
@@ -205,7 +205,7 @@ where
         + std::fmt::Debug,
     P: Message + Default + PartialEq,
 {
-    let size = MemorySerializer::new().encode(value).unwrap().len();
+    let size = BinarySerializer::new().encode(value).unwrap().len();
     let mut group = configure(c, name, size);
     reflectable(&mut group, name, value);
     compact_stream(&mut group, name, value, BinarySerializer::new(), |value| value);
@@ -252,7 +252,7 @@ fn datasets(c: &mut Criterion) {
 /// tree with the shared data duplicated (`level_peers`).
 fn level_graph(c: &mut Criterion) {
     // Default settings: every level size loads with them (issue 40).
-    let serializer = MemorySerializer::with(BinarySerializer::new());
+    let serializer = BinarySerializer::new();
     for objects in [1_000, 10_000, 100_000, 1_000_000] {
         if !selected(&format!("level_{objects}")) {
             continue;
@@ -264,7 +264,7 @@ fn level_graph(c: &mut Criterion) {
         let edited = reflectable::clone::deep_clone(&level).unwrap();
         let renamed = rename_one_percent(&edited);
         let bytes = serializer.encode(&level).unwrap();
-        let decoded: level::Level = serializer.decode_as(&bytes).unwrap();
+        let decoded: level::Level = serializer.decode(&bytes).unwrap();
         assert_eq!(level::compare_levels(&level, &decoded).unwrap(), stats.shared_objects);
         level::break_cycles(&decoded);
         let name = format!("level_{objects}");
@@ -276,7 +276,7 @@ fn level_graph(c: &mut Criterion) {
         group.bench_function("reflectable/encode", |b| b.iter(|| serializer.encode(black_box(&level)).unwrap()));
         // The decoded level's cycles are broken when it drops, outside the timed region.
         group.bench_function("reflectable/decode", |b| {
-            b.iter_with_large_drop(|| Teardown(serializer.decode_as::<level::Level>(black_box(&bytes)).unwrap()))
+            b.iter_with_large_drop(|| Teardown(serializer.decode::<level::Level>(black_box(&bytes)).unwrap()))
         });
         // Without the types, and the JSON twin (what `reflectable json` makes): their ratios to
         // the typed decode above are issue 13's and 16's targets (under 2x and 3x).
@@ -298,7 +298,7 @@ fn level_graph(c: &mut Criterion) {
         group.bench_function("reflectable/encode_decode", |b| {
             b.iter_with_large_drop(|| {
                 let bytes = serializer.encode(black_box(&level)).unwrap();
-                Teardown(serializer.decode_as::<level::Level>(&bytes).unwrap())
+                Teardown(serializer.decode::<level::Level>(&bytes).unwrap())
             })
         });
         // Diff against the copy with 1% of its scene objects renamed (issue 15: under 2x one encode).

@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reflectable::dynamic::DynamicGraph;
-use reflectable::serializer::{DecodeError, Encoding, Limits, Progress};
+use reflectable::serializer::{BinarySerializer, DecodeError, Encoding, Progress};
 use std::fmt::Write;
 use std::io::Read;
 use std::path::Path;
@@ -61,7 +61,7 @@ pub fn graph(path: &Path) -> Result<Loaded, Failure> {
             bar.set_length(progress.total_objects.unwrap_or(0));
             bar.set_position(progress.objects);
         };
-        let decoded = DynamicGraph::from_bytes_with_progress(&bytes, Limits::default(), &report);
+        let decoded = BinarySerializer::new().progress(&report).decode::<DynamicGraph>(&bytes);
         bar.finish_and_clear();
         decoded
     };

@@ -98,10 +98,10 @@ fn check_accepts_the_level_and_refuses_corrupt_copies() {
 
 #[test]
 fn a_message_listing_fingerprints_only_is_checked_and_dumped() {
-    use reflectable::serializer::{BinarySerializer, MemorySerializer, SchemaTable};
+    use reflectable::serializer::{BinarySerializer, SchemaTable};
     let files = Files::new("fingerprints");
     let (level, _) = level::build_level(12, 5);
-    let listed = MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints));
+    let listed = BinarySerializer::new().schema_table(SchemaTable::Fingerprints);
     let bytes = listed.encode(&level).unwrap();
     level::break_cycles(&level);
     let message = files.with("message.bin", &bytes);

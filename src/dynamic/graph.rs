@@ -3,12 +3,10 @@
 
 use super::object::{DynamicObject, DynamicRef, DynamicValue};
 use super::{decode, encode, DynamicError};
-use crate::field::SharedHandle;
 use crate::rtti::AsRoot;
-use crate::rtti::Reflectable;
 use crate::schema::table::TableIndex;
 use crate::schema::Schema;
-use crate::serializer::{DecodeError, DecodeReport, EncodeError, Encoding, Limits, MemorySerializer};
+use crate::serializer::{BinarySerializer, DecodeError, DecodeReport, DecodeTarget, EncodeError, Encoding, Limits};
 use crate::wire::format::{SCHEMA_MARK, VERSION};
 use ahash::AHashMap;
 use std::hash::{Hash, Hasher};
@@ -100,39 +98,29 @@ impl DynamicGraph {
         }
     }
 
-    /// Reads any valid stream (format version 1 to 3) with the default [`Limits`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
-        decode::decode(bytes, Limits::default(), None)
-    }
-
-    /// Reads any valid stream within `limits` (the same limits the typed decoder obeys).
-    pub fn from_bytes_with_limits(bytes: &[u8], limits: Limits) -> Result<Self, DecodeError> {
-        decode::decode(bytes, limits, None)
-    }
-
-    /// [`from_bytes_with_limits`](Self::from_bytes_with_limits), reporting progress to `report`
-    /// every 1,024 objects and at the end, as typed loads do
-    /// ([`BinarySerializer::progress`](crate::serializer::BinarySerializer::progress)).
+    /// Reads any valid stream with the default [`Limits`]. Other limits, and progress reports,
+    /// are a [`BinarySerializer`]'s options: a graph is one of the things it decodes into.
     ///
     /// ```
     /// # use reflectable::dynamic::DynamicGraph;
-    /// # use reflectable::serializer::{Limits, Progress};
+    /// # use reflectable::serializer::{BinarySerializer, Limits, Progress};
     /// # use reflectable::Reflectable;
     /// # #[derive(Reflectable, Default)]
     /// # #[rtti(id = 9520)]
     /// # struct Note { #[rtti(id = 1)] text: String }
     /// let bytes = reflectable::to_vec(&Note { text: "hello".into() }).unwrap();
+    /// let graph = DynamicGraph::from_bytes(&bytes).unwrap();
+    /// assert_eq!(graph.root().borrow().type_name(), Some("Note"));
+    ///
     /// let last = std::cell::Cell::new(None);
-    /// let graph = DynamicGraph::from_bytes_with_progress(&bytes, Limits::default(), &|p: Progress| last.set(Some(p)));
+    /// let report = |progress: Progress| last.set(Some(progress));
+    /// let serializer = BinarySerializer::new().limits(Limits::default()).progress(&report);
+    /// let graph: DynamicGraph = serializer.decode(&bytes).unwrap();
     /// assert_eq!(last.get().and_then(|progress| progress.fraction()), Some(1.0));
     /// # drop(graph);
     /// ```
-    pub fn from_bytes_with_progress(
-        bytes: &[u8],
-        limits: Limits,
-        report: &dyn Fn(crate::serializer::Progress),
-    ) -> Result<Self, DecodeError> {
-        decode::decode(bytes, limits, Some(report))
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        decode::decode(bytes, Limits::default(), None)
     }
 
     /// The graph of a Rust object graph: what decoding its encoding gives (so a field holds what
@@ -161,25 +149,20 @@ impl DynamicGraph {
         Ok(decode::decode(&bytes, limits, None)?)
     }
 
-    /// The Rust object graph this graph stands for, read through the global registry with the
-    /// binary decoder's tolerance (unknown fields and types skipped, defaults kept, lossless
-    /// conversions), and its report of what was dropped.
-    pub fn to_typed<T: Reflectable>(&self) -> Result<(T, DecodeReport), DynamicError> {
-        self.to_typed_with(&MemorySerializer::new())
+    /// The Rust object graph this graph stands for (by value, or its root in a shared handle so
+    /// that pointers back to the root keep pointing at it; see [`DecodeTarget`]), read through the
+    /// global registry with the binary decoder's tolerance (unknown fields and types skipped,
+    /// defaults kept, lossless conversions), and its report of what was dropped.
+    pub fn to_typed<T: DecodeTarget>(&self) -> Result<(T, DecodeReport), DynamicError> {
+        self.to_typed_with(&BinarySerializer::new())
     }
 
     /// [`to_typed`](Self::to_typed) through `serializer` (its registry, limits, strictness).
-    pub fn to_typed_with<T: Reflectable>(
+    pub fn to_typed_with<T: DecodeTarget>(
         &self,
-        serializer: &MemorySerializer<'_>,
+        serializer: &BinarySerializer<'_>,
     ) -> Result<(T, DecodeReport), DynamicError> {
-        Ok(serializer.decode_as_with_report(&self.to_bytes()?)?)
-    }
-
-    /// The Rust object graph this graph stands for, its root in a shared handle (so pointers
-    /// back to the root keep pointing at it), with the report.
-    pub fn to_typed_shared<H: SharedHandle>(&self) -> Result<(H, DecodeReport), DynamicError> {
-        Ok(MemorySerializer::new().decode_shared_with_report(&self.to_bytes()?)?)
+        Ok(serializer.decode_with_report(&self.to_bytes()?)?)
     }
 
     /// Writes the graph. A graph read from a stream and not changed gives that stream's bytes.
@@ -522,5 +505,20 @@ impl DynamicObject {
                 DynamicValue::Plain(_) => {}
             }
         }
+    }
+}
+
+impl DecodeTarget for DynamicGraph {}
+
+/// A stream decoded as data, within the serializer's limits and with its progress reports; the
+/// dynamic decoder drops nothing, so its report is empty.
+impl crate::serializer::target::sealed::Decode for DynamicGraph {
+    fn decode_from(
+        serializer: &BinarySerializer<'_>,
+        bytes: &[u8],
+        _context: &mut dyn std::any::Any,
+    ) -> Result<(Self, DecodeReport), DecodeError> {
+        let (limits, progress) = serializer.limits_and_progress();
+        Ok((decode::decode(bytes, limits, progress)?, DecodeReport::default()))
     }
 }

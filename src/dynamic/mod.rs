@@ -39,7 +39,8 @@
 //! let bytes = reflectable::to_vec(&Crate { label: "ammo".into(), weight: 12.5 }).unwrap();
 //!
 //! let no_types = Registry::new();
-//! let object = BinarySerializer::with_registry(&no_types).keep_unknown_types(true).decode(&bytes, &mut ()).unwrap();
+//! let serializer = BinarySerializer::with_registry(&no_types).keep_unknown_types(true);
+//! let object: Box<dyn Reflectable> = serializer.decode(&bytes).unwrap();
 //! let names: Vec<_> = RttiType::sections(&*object)
 //!     .flat_map(|(rtti, _)| rtti.fields().iter().map(|field| format!("{}.{}", rtti.name(), field.name())))
 //!     .collect();

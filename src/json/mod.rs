@@ -74,7 +74,7 @@
 //!           "$ref": 2
 //!         },"#), "{text}");
 //!
-//! let (back, report) = json::JsonReader::new().read_as::<Room>(&text).unwrap();
+//! let (back, report) = json::JsonReader::new().read::<Room>(&text).unwrap();
 //! assert!(report.is_empty());
 //! assert!(Rc::ptr_eq(&back.lamps[0], &back.lamps[1]), "one lamp, shared");
 //! assert_eq!(json::to_bytes(&text).unwrap(), reflectable::to_vec(&room).unwrap(), "the binary twin");
@@ -88,10 +88,9 @@ mod schema;
 mod write;
 
 use crate::dynamic::{DynamicError, DynamicGraph};
-use crate::field::SharedHandle;
 use crate::rtti::AsRoot;
-use crate::rtti::{Reflectable, Registry};
-use crate::serializer::{DecodeError, DecodeReport, EncodeError, MemorySerializer};
+use crate::rtti::Registry;
+use crate::serializer::{BinarySerializer, DecodeError, DecodeReport, DecodeTarget, EncodeError};
 
 /// The value of a document's `"format"` member.
 pub const FORM: &str = "reflectable-json/1";
@@ -180,7 +179,7 @@ impl DynamicGraph {
     }
 
     /// Parses a document into a dynamic graph (types only from the document), checked as
-    /// [`to_bytes`] checks it. [`JsonReader::read_dynamic`] also resolves types the document does
+    /// [`to_bytes`] checks it. [`JsonReader::read`] also resolves types the document does
     /// not list.
     pub fn from_json(text: &str) -> Result<DynamicGraph, JsonError> {
         DynamicGraph::from_bytes(&stream_of(text, None)?).map_err(refused)
@@ -222,7 +221,7 @@ fn refused(error: DecodeError) -> JsonError {
 /// limits, strictness and report).
 pub struct JsonReader<'r> {
     registry: &'r Registry,
-    serializer: MemorySerializer<'r>,
+    serializer: BinarySerializer<'r>,
 }
 
 impl Default for JsonReader<'static> {
@@ -234,32 +233,46 @@ impl Default for JsonReader<'static> {
 impl JsonReader<'static> {
     /// A reader for the types of the global registry.
     pub fn new() -> Self {
-        JsonReader { registry: Registry::global(), serializer: MemorySerializer::new() }
+        JsonReader { registry: Registry::global(), serializer: BinarySerializer::new() }
     }
 }
 
 impl<'r> JsonReader<'r> {
     /// A reader decoding through `serializer` (its registry, limits, strictness), resolving
     /// types the document does not list through `registry`.
-    pub fn with(registry: &'r Registry, serializer: MemorySerializer<'r>) -> Self {
+    pub fn with(registry: &'r Registry, serializer: BinarySerializer<'r>) -> Self {
         JsonReader { registry, serializer }
     }
 
-    /// The document as a dynamic graph: the graph the decoder reads from the stream the
-    /// document describes (so it always writes a stream the decoder reads).
-    pub fn read_dynamic(&self, text: &str) -> Result<DynamicGraph, JsonError> {
-        DynamicGraph::from_bytes(&stream_of(text, Some(self.registry))?).map_err(refused)
-    }
-
-    /// The document as a Rust object graph with root `T`, and what the decoder dropped.
-    pub fn read_as<T: Reflectable>(&self, text: &str) -> Result<(T, DecodeReport), JsonError> {
+    /// The document read into `T` (see [`DecodeTarget`]): a Rust object graph by value or with
+    /// its root in a shared handle, or a dynamic graph (the graph the decoder reads from the
+    /// stream the document describes, so it always writes a stream the decoder reads); with what
+    /// the decoder dropped.
+    ///
+    /// ```
+    /// use reflectable::dynamic::DynamicGraph;
+    /// use reflectable::json::{self, JsonReader};
+    /// use reflectable::Reflectable;
+    /// use std::rc::Rc;
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9963)]
+    /// struct Gate {
+    ///     #[rtti(id = 1)]
+    ///     open: bool,
+    /// }
+    ///
+    /// let text = json::to_string(&Gate { open: true }).unwrap();
+    /// let reader = JsonReader::new();
+    /// let (gate, report) = reader.read::<Gate>(&text).unwrap();
+    /// assert!(gate.open && report.is_empty());
+    /// let (shared, _) = reader.read::<Rc<Gate>>(&text).unwrap();
+    /// let (graph, _) = reader.read::<DynamicGraph>(&text).unwrap();
+    /// assert!(shared.open);
+    /// assert_eq!(graph.root().borrow().type_name(), Some("Gate"));
+    /// ```
+    pub fn read<T: DecodeTarget>(&self, text: &str) -> Result<(T, DecodeReport), JsonError> {
         let bytes = stream_of(text, Some(self.registry))?;
-        Ok(self.serializer.decode_as_with_report(&bytes)?)
-    }
-
-    /// The document as a Rust object graph whose root is held by a shared handle `H`.
-    pub fn read_shared<H: SharedHandle>(&self, text: &str) -> Result<(H, DecodeReport), JsonError> {
-        let bytes = stream_of(text, Some(self.registry))?;
-        Ok(self.serializer.decode_shared_with_report(&bytes)?)
+        Ok(self.serializer.decode_with_report(&bytes)?)
     }
 }

@@ -37,7 +37,7 @@ pub use reflectable::{AsReflectable, Reflectable};
 pub use registry::Registry;
 pub use root::{AsRoot, Root};
 pub use rtti_type::RttiType;
-pub use type_data::TypeData;
+pub(crate) use type_data::TypeData;
 pub(crate) use type_set::TypeSet;
 pub use unknown_fields::UnknownFields;
 pub use variant::RttiVariant;

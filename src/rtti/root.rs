@@ -64,7 +64,7 @@ impl From<SharedObject> for Root<'_> {
 /// scene.borrow_mut().children.push(child);
 ///
 /// let bytes = reflectable::to_vec(&scene).unwrap(); // the handle: parents stay linked
-/// let back: Rc<RefCell<Scene>> = reflectable::from_slice_shared(&bytes).unwrap();
+/// let back: Rc<RefCell<Scene>> = reflectable::from_slice(&bytes).unwrap();
 /// let parent = back.borrow().children[0].borrow().parent.upgrade().unwrap();
 /// assert!(Rc::ptr_eq(&parent, &back));
 ///

@@ -164,7 +164,7 @@ impl RttiType {
         }
     }
 
-    /// The value of type `D` attached to the type (see [`TypeData`]).
+    /// The value of type `D` attached to the type (see [`RttiTypeBuilder::data`](crate::RttiTypeBuilder::data)).
     #[inline]
     pub fn data<D: Any>(&self) -> Option<&D> {
         self.data.get()

@@ -1,4 +1,4 @@
-//! [`TypeData`]: values attached to a type's descriptor by the modules that use it, such as the
+//! `TypeData`: values attached to a type's descriptor by the modules that use it, such as the
 //! code the derive generated to encode, decode and compare the type, each found by its own Rust
 //! type. The type model defines the mechanism and names none of its users (in the manner of
 //! bevy_reflect's `TypeData`), so the serializer's and diff's generated code hang off a
@@ -7,32 +7,8 @@
 use std::any::{Any, TypeId};
 use std::fmt;
 
-/// Values attached to a type's descriptor, one per Rust type, found by that type: a program can
-/// attach its own (an editor's widget for the type, say) through
-/// [`RttiTypeBuilder::data`](crate::RttiTypeBuilder::data) and read it back with
-/// [`RttiType::data`](crate::RttiType::data).
-///
-/// ```
-/// use reflectable::{Reflectable, RttiTypeBuilder};
-///
-/// /// How an editor shows a type.
-/// struct Icon(&'static str);
-///
-/// #[derive(Reflectable, Default)]
-/// #[rtti(id = 9_400, extend = Lamp::icon)]
-/// struct Lamp {
-///     #[rtti(id = 1)]
-///     lit: bool,
-/// }
-///
-/// impl Lamp {
-///     fn icon(builder: RttiTypeBuilder<Self>) -> RttiTypeBuilder<Self> {
-///         builder.data(Icon("bulb"))
-///     }
-/// }
-///
-/// assert_eq!(Lamp::rtti_static().data::<Icon>().map(|icon| icon.0), Some("bulb"));
-/// ```
+/// Values attached to a type's descriptor, one per Rust type, found by that type (see
+/// [`RttiTypeBuilder::data`](crate::RttiTypeBuilder::data)).
 #[derive(Default)]
 pub struct TypeData {
     // A handful at most per type: a scan beats hashing.

@@ -25,7 +25,7 @@ use std::fmt;
 /// conversion, is skipped and reported, never kept beside it.
 ///
 /// ```
-/// use reflectable::serializer::MemorySerializer;
+/// use reflectable::serializer::BinarySerializer;
 /// use reflectable::{Reflectable, Registry, UnknownFields};
 ///
 /// mod newer {
@@ -53,15 +53,15 @@ use std::fmt;
 /// old.register_type::<Lamp>().unwrap();
 /// new.register_type::<newer::Lamp>().unwrap();
 ///
-/// let (older, newer) = (MemorySerializer::with_registry(&old), MemorySerializer::with_registry(&new));
+/// let (older, newer) = (BinarySerializer::with_registry(&old), BinarySerializer::with_registry(&new));
 /// let bytes = newer.encode(&newer::Lamp { on: true, hue: 0.25 }).unwrap();
-/// let (mut lamp, report) = older.decode_as_with_report::<Lamp>(&bytes).unwrap();
+/// let (mut lamp, report) = older.decode_with_report::<Lamp>(&bytes).unwrap();
 /// assert!(report.is_empty()); // nothing dropped
 /// assert_eq!(lamp.kept.object().unwrap().get::<f32>("hue"), Ok(0.25));
 ///
 /// lamp.on = false; // the older build edits what it knows, and saves
 /// let saved = older.encode(&lamp).unwrap();
-/// let (lamp, report) = newer.decode_as_with_report::<newer::Lamp>(&saved).unwrap();
+/// let (lamp, report) = newer.decode_with_report::<newer::Lamp>(&saved).unwrap();
 /// assert!(report.is_empty());
 /// assert_eq!((lamp.on, lamp.hue), (false, 0.25));
 /// ```

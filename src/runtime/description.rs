@@ -43,8 +43,8 @@ use std::sync::{Arc, OnceLock};
 /// let lamp: Rc<RefCell<dyn Reflectable>> = Rc::new(RefCell::new(lamp));
 /// let scene = Scene { nodes: vec![lamp.clone(), lamp] };
 ///
-/// let serializer = reflectable::serializer::MemorySerializer::with_registry(&registry);
-/// let loaded: Scene = serializer.decode_as(&serializer.encode(&scene).unwrap()).unwrap();
+/// let serializer = reflectable::serializer::BinarySerializer::with_registry(&registry);
+/// let loaded: Scene = serializer.decode(&serializer.encode(&scene).unwrap()).unwrap();
 /// assert!(Rc::ptr_eq(&loaded.nodes[0], &loaded.nodes[1]));
 /// let intensity = light.field_by_name("intensity").unwrap();
 /// assert_eq!(intensity.get::<f32>(&*loaded.nodes[0].borrow()).unwrap(), 4.0);

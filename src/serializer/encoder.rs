@@ -113,7 +113,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             strong: None,
             root_by_reference: None,
             generated: config.generated_codecs,
-            checksum: config.checksum.then(crc32fast::Hasher::new),
+            checksum: config.checksum.unwrap_or(false).then(crc32fast::Hasher::new),
             types: Vec::new(),
             seen_types: TypeSet::default(),
             kept: Vec::new(),

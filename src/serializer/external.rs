@@ -47,7 +47,7 @@ pub(crate) type Relink<'f> = &'f dyn Fn(u64, u32) -> Option<crate::field::Shared
 /// subtree saves pay for that walk.
 ///
 /// ```
-/// use reflectable::serializer::{BinarySerializer, MemorySerializer, WeakPointers};
+/// use reflectable::serializer::{BinarySerializer, WeakPointers};
 /// use reflectable::Reflectable;
 /// use std::cell::RefCell;
 /// use std::rc::{Rc, Weak};
@@ -69,14 +69,14 @@ pub(crate) type Relink<'f> = &'f dyn Fn(u64, u32) -> Option<crate::field::Shared
 ///
 /// // Copy the door without its scene; the key names the scene for the paste.
 /// let key_of = |object: &dyn Reflectable| object.downcast_ref::<Node>().map(|node| node.name.len() as u64);
-/// let copy = MemorySerializer::with(BinarySerializer::new().weak_pointers(WeakPointers::External(&key_of)));
+/// let copy = BinarySerializer::new().weak_pointers(WeakPointers::External(&key_of));
 /// let bytes = copy.encode(&door).unwrap();
 ///
 /// // Paste it into the same scene: the parent pointer is re-linked to the scene that exists.
 /// let target = scene.clone();
 /// let relink = move |key: u64, _type_id: u32| (key == 5).then(|| reflectable::field::SharedObject::new(target.clone()));
-/// let paste = MemorySerializer::with(BinarySerializer::new().relink(&relink));
-/// let pasted: Rc<RefCell<Node>> = paste.decode_shared(&bytes).unwrap();
+/// let paste = BinarySerializer::new().relink(&relink);
+/// let pasted: Rc<RefCell<Node>> = paste.decode(&bytes).unwrap();
 /// assert!(Rc::ptr_eq(&pasted.borrow().parent.upgrade().unwrap(), &scene));
 /// assert!(!Rc::ptr_eq(&pasted, &door), "a copy of the door, with the same parent");
 /// # scene.borrow_mut().children.clear();

@@ -1,17 +1,19 @@
 //! The binary serializer: Banshee's layout (8-byte type headers, 4-byte field headers, every object
 //! reachable through pointers written once), specified in `FORMAT.md`.
 //!
-//! - [`MemorySerializer`]: to and from byte vectors.
-//! - [`FileSerializer`]: to and from files; a save replaces the old file atomically.
-//! - [`BinarySerializer`]: the shared core, with streaming sinks (any `io::Write`, or a fixed
-//!   buffer with a flush callback, so a level of any size encodes in bounded memory).
+//! A [`BinarySerializer`] is a set of options (registry, limits, strictness, checksum, progress,
+//! hook context, ...) held as a value: configure one, then encode to a `Vec`, a writer, a fixed
+//! buffer or a file, and decode into whatever the call asks for (a [`DecodeTarget`]: a value,
+//! `Box<dyn Reflectable>`, the shared handle a root lives in, or a
+//! [`DynamicGraph`](crate::dynamic::DynamicGraph)). The one-call shortcuts ([`to_vec`],
+//! [`from_slice`], [`save`], [`load`], [`load_shared`]) use the default options.
 //!
 //! Decoding is versioned per field: fields the type does not know are skipped, fields the data
 //! lacks keep the constructor's defaults, unknown types decode as null, and a field whose stored
 //! shape no longer matches is skipped unless the type registered a migration for it.
 //!
 //! ```
-//! use reflectable::serializer::MemorySerializer;
+//! use reflectable::serializer::BinarySerializer;
 //! use reflectable::Reflectable;
 //! use std::cell::RefCell;
 //! use std::rc::Rc;
@@ -29,9 +31,9 @@
 //! let a = Node { name: "a".into(), next: Some(shared.clone()) };
 //! shared.borrow_mut().next = Some(shared.clone()); // a self-cycle
 //!
-//! let serializer = MemorySerializer::new();
+//! let serializer = BinarySerializer::new();
 //! let bytes = serializer.encode(&a).unwrap();
-//! let back: Node = serializer.decode_as(&bytes).unwrap();
+//! let back: Node = serializer.decode(&bytes).unwrap();
 //! let next = back.next.clone().unwrap();
 //! assert_eq!(next.borrow().name, "shared");
 //! assert!(Rc::ptr_eq(&next, next.borrow().next.as_ref().unwrap()), "the cycle is restored");
@@ -50,6 +52,7 @@ mod file;
 pub(crate) mod progress;
 mod report;
 mod shortcuts;
+pub(crate) mod target;
 
 pub use crate::wire::error::{DecodeError, DecodeErrorKind, EncodeError, ErrorFrame};
 pub use crate::wire::format;
@@ -59,17 +62,18 @@ pub(crate) use decoder::generated::GeneratedDecode;
 pub(crate) use encoder::generated::GeneratedEncode;
 pub(crate) use external::Relink;
 pub use external::{WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
-pub use file::FileSerializer;
 pub use progress::Progress;
 pub(crate) use progress::ProgressFn;
 pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason};
-pub use shortcuts::{from_slice, from_slice_shared, load, load_shared, save, to_vec};
+pub use shortcuts::{from_slice, load, load_shared, save, to_vec};
+pub use target::DecodeTarget;
 
 use crate::field::{Declared, SharedHandle, SharedObject};
-use crate::rtti::{AsReflectable, AsRoot, Reflectable, Registry, Root};
+use crate::rtti::{AsReflectable, AsRoot, Reflectable, Registry};
 use decoder::Decoder;
 use encoder::Encoder;
 use std::any::Any;
+use std::cell::RefCell;
 use std::io;
 
 /// Default flush threshold of the streaming encoder.
@@ -126,15 +130,46 @@ impl From<bool> for SchemaTable {
     }
 }
 
-/// The serializer core: a registry to create objects from, limits, and the streaming threshold.
-/// Every call takes a `context` that reaches the types' serialization hooks; pass `&mut ()` when
-/// there is none, or use [`MemorySerializer`] / [`FileSerializer`], which do.
+/// The serializer: its options as a value (a registry to create objects from, limits, strictness,
+/// checksum, progress, the hook context, ...), and one method per destination or source. `Copy`:
+/// configure one and keep it, or build one per call.
+///
+/// ```
+/// use reflectable::serializer::{BinarySerializer, Limits};
+/// use reflectable::Reflectable;
+/// use std::cell::RefCell;
+/// use std::rc::Rc;
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9501)]
+/// struct Scene {
+///     #[rtti(id = 1)]
+///     names: Vec<String>,
+/// }
+///
+/// let serializer = BinarySerializer::new().strict(true).limits(Limits::default());
+/// let bytes = serializer.encode(&Scene { names: vec!["door".into()] }).unwrap();
+///
+/// // What to decode into is the call's type: a value, a shared handle, a dynamic graph.
+/// let scene: Scene = serializer.decode(&bytes).unwrap();
+/// let shared: Rc<RefCell<Scene>> = serializer.decode(&bytes).unwrap();
+/// let (again, report) = serializer.decode_with_report::<Scene>(&bytes).unwrap();
+/// assert!(report.is_empty());
+/// assert_eq!((scene.names.len(), shared.borrow().names.len(), again.names.len()), (1, 1, 1));
+///
+/// let path = std::env::temp_dir().join(format!("scene-{}.bin", std::process::id()));
+/// serializer.save(&scene, &path).unwrap(); // atomic, with a checksum
+/// let loaded: Scene = serializer.load(&path).unwrap();
+/// assert_eq!(loaded.names, ["door"]);
+/// # std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Clone, Copy)]
 pub struct BinarySerializer<'r> {
     registry: &'r Registry,
     limits: Limits,
     flush_threshold: usize,
-    checksum: bool,
+    checksum: Option<bool>,
+    context: Option<&'r RefCell<dyn Any>>,
     strict: bool,
     schema_table: SchemaTable,
     keep_unknown_types: bool,
@@ -165,7 +200,8 @@ impl<'r> BinarySerializer<'r> {
             registry,
             limits: Limits::default(),
             flush_threshold: DEFAULT_FLUSH_THRESHOLD,
-            checksum: false,
+            checksum: None,
+            context: None,
             strict: false,
             schema_table: SchemaTable::Full,
             keep_unknown_types: false,
@@ -184,12 +220,61 @@ impl<'r> BinarySerializer<'r> {
     }
 
     /// Encoded streams carry a CRC-32 of their bytes in the trailer, so that a decoder detects
-    /// bytes that changed after writing (bit rot, a bad copy). Off by default for memory, where
-    /// it would cost about as much as copying the data; [`FileSerializer::new`] turns it on.
-    /// Decoders check a checksum whenever a stream has one.
+    /// bytes that changed after writing (bit rot, a bad copy). By default files saved with
+    /// [`save`](Self::save) have one and streams in memory do not (where it would cost about as
+    /// much as copying the data); this sets it for both. Decoders check a checksum whenever a
+    /// stream has one.
     pub fn checksum(mut self, checksum: bool) -> Self {
-        self.checksum = checksum;
+        self.checksum = Some(checksum);
         self
+    }
+
+    /// The value the types' serialization hooks receive as their `context` (see
+    /// [`RttiTypeBuilder::on_serialization_started`](crate::RttiTypeBuilder::on_serialization_started)
+    /// and its siblings), borrowed mutably for the length of each call. Without one, hooks get
+    /// `&mut ()`.
+    ///
+    /// ```
+    /// use reflectable::serializer::BinarySerializer;
+    /// use reflectable::{Reflectable, RttiType, RttiTypeBuilder};
+    /// use std::cell::RefCell;
+    /// use std::sync::LazyLock;
+    ///
+    /// #[derive(Default)]
+    /// struct Door;
+    /// impl Reflectable for Door {
+    ///     fn rtti(&self) -> &'static RttiType {
+    ///         Self::rtti_static()
+    ///     }
+    ///     fn rtti_static() -> &'static RttiType {
+    ///         static RTTI: LazyLock<RttiType> = LazyLock::new(|| {
+    ///             RttiTypeBuilder::<Door>::new(9502, "Door")
+    ///                 .default_constructor()
+    ///                 .on_serialization_started(|_, context| {
+    ///                     *context.downcast_mut::<u32>().expect("a u32 counter") += 1
+    ///                 })
+    ///                 .build()
+    ///                 .unwrap()
+    ///         });
+    ///         &RTTI
+    ///     }
+    /// }
+    ///
+    /// let saved = RefCell::new(0u32);
+    /// BinarySerializer::new().context(&saved).encode(&Door).unwrap();
+    /// assert_eq!(saved.into_inner(), 1);
+    /// ```
+    pub fn context(mut self, context: &'r RefCell<dyn Any>) -> Self {
+        self.context = Some(context);
+        self
+    }
+
+    /// Runs `f` with the hook context: the configured one, borrowed for the call, or `&mut ()`.
+    fn with_context<T>(&self, f: impl FnOnce(&mut dyn Any) -> T) -> T {
+        match self.context {
+            Some(context) => f(&mut *context.borrow_mut()),
+            None => f(&mut ()),
+        }
     }
 
     /// Whether derived types are written and read by the code their derive generated (the
@@ -202,7 +287,7 @@ impl<'r> BinarySerializer<'r> {
     /// on both paths.
     ///
     /// ```
-    /// use reflectable::serializer::{BinarySerializer, MemorySerializer};
+    /// use reflectable::serializer::BinarySerializer;
     /// use reflectable::Reflectable;
     ///
     /// #[derive(Reflectable, Default)]
@@ -213,10 +298,10 @@ impl<'r> BinarySerializer<'r> {
     /// }
     ///
     /// let tag = Tag { name: "door".into() };
-    /// let generated = MemorySerializer::new().encode(&tag).unwrap();
-    /// let walked = MemorySerializer::with(BinarySerializer::new().generated_codecs(false));
+    /// let generated = BinarySerializer::new().encode(&tag).unwrap();
+    /// let walked = BinarySerializer::new().generated_codecs(false);
     /// assert_eq!(generated, walked.encode(&tag).unwrap());
-    /// let back: Tag = walked.decode_as(&generated).unwrap();
+    /// let back: Tag = walked.decode(&generated).unwrap();
     /// assert_eq!(back.name, "door");
     /// ```
     pub fn generated_codecs(mut self, generated: bool) -> Self {
@@ -234,7 +319,7 @@ impl<'r> BinarySerializer<'r> {
     /// `true`), by fingerprints only, or not at all (`false`, a version 2 stream).
     ///
     /// ```
-    /// use reflectable::serializer::{BinarySerializer, MemorySerializer, SchemaTable};
+    /// use reflectable::serializer::{BinarySerializer, SchemaTable};
     /// use reflectable::Reflectable;
     ///
     /// #[derive(Reflectable, Default)]
@@ -244,11 +329,11 @@ impl<'r> BinarySerializer<'r> {
     ///     x: f32,
     /// }
     ///
-    /// let full = MemorySerializer::new();
-    /// let message = MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints));
+    /// let full = BinarySerializer::new();
+    /// let message = BinarySerializer::new().schema_table(SchemaTable::Fingerprints);
     /// let bytes = message.encode(&Move { x: 2.0 }).unwrap();
     /// assert!(bytes.len() < full.encode(&Move { x: 2.0 }).unwrap().len());
-    /// let back: Move = message.decode_as(&bytes).unwrap();
+    /// let back: Move = message.decode(&bytes).unwrap();
     /// assert_eq!(back.x, 2.0);
     /// ```
     pub fn schema_table(mut self, table: impl Into<SchemaTable>) -> Self {
@@ -314,7 +399,7 @@ impl<'r> BinarySerializer<'r> {
     /// between objects; keep it quick (update a counter or a progress bar).
     ///
     /// ```
-    /// use reflectable::serializer::{BinarySerializer, MemorySerializer, Progress};
+    /// use reflectable::serializer::{BinarySerializer, Progress};
     /// use std::cell::Cell;
     /// # use reflectable::Reflectable;
     /// # #[derive(Reflectable, Default)]
@@ -324,10 +409,10 @@ impl<'r> BinarySerializer<'r> {
     ///
     /// let last = Cell::new(None);
     /// let report = |progress: Progress| last.set(Some(progress));
-    /// let serializer = MemorySerializer::with(BinarySerializer::new().progress(&report));
+    /// let serializer = BinarySerializer::new().progress(&report);
     /// let bytes = serializer.encode(&level).unwrap();
     /// assert_eq!(last.get().unwrap().objects, 3001, "the root and 3,000 objects written");
-    /// let _: Level = serializer.decode_as(&bytes).unwrap();
+    /// let _: Level = serializer.decode(&bytes).unwrap();
     /// let loaded = last.get().unwrap();
     /// assert_eq!((loaded.objects, loaded.fraction()), (3001, Some(1.0)));
     /// ```
@@ -340,7 +425,7 @@ impl<'r> BinarySerializer<'r> {
     /// Decoding reads either, whatever this says.
     ///
     /// ```
-    /// use reflectable::serializer::{BinarySerializer, Encoding, MemorySerializer};
+    /// use reflectable::serializer::{BinarySerializer, Encoding};
     /// use reflectable::Reflectable;
     ///
     /// #[derive(Reflectable, Default)]
@@ -352,11 +437,11 @@ impl<'r> BinarySerializer<'r> {
     ///     bonus: u64,
     /// }
     ///
-    /// let compact = MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact));
+    /// let compact = BinarySerializer::new().encoding(Encoding::Compact);
     /// let bytes = compact.encode(&Score { points: 300, bonus: 0 }).unwrap();
-    /// let normal = MemorySerializer::new().encode(&Score { points: 300, bonus: 0 }).unwrap();
+    /// let normal = BinarySerializer::new().encode(&Score { points: 300, bonus: 0 }).unwrap();
     /// assert!(bytes.len() < normal.len());
-    /// let back: Score = MemorySerializer::new().decode_as(&bytes).unwrap();
+    /// let back: Score = BinarySerializer::new().decode(&bytes).unwrap();
     /// assert_eq!((back.points, back.bonus), (300, 0));
     /// ```
     pub fn encoding(mut self, encoding: Encoding) -> Self {
@@ -364,9 +449,15 @@ impl<'r> BinarySerializer<'r> {
         self
     }
 
-    /// Encodes the graph from `root` into a new vector; `context` reaches the serialization hooks.
-    pub fn encode_to_vec(&self, root: Root<'_>, context: &mut dyn Any) -> Result<Vec<u8>, EncodeError> {
-        let bytes = Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root).map(|(bytes, _)| bytes)?;
+    /// Encodes the graph from `root`: an object by reference (`&level`), or the shared handle a
+    /// root lives in (`&Rc<RefCell<Scene>>`), so that pointers back to it resolve to the root.
+    pub fn encode<R: AsRoot + ?Sized>(&self, root: &R) -> Result<Vec<u8>, EncodeError> {
+        self.with_context(|context| self.encode_in(root, context))
+    }
+
+    fn encode_in<R: AsRoot + ?Sized>(&self, root: &R, context: &mut dyn Any) -> Result<Vec<u8>, EncodeError> {
+        let bytes =
+            Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root.as_root()).map(|(bytes, _)| bytes)?;
         match self.encoding {
             Encoding::Normal => Ok(bytes),
             Encoding::Compact if self.schema_table == SchemaTable::Omitted => Err(EncodeError::NotCompact(
@@ -377,33 +468,35 @@ impl<'r> BinarySerializer<'r> {
         }
     }
 
-    /// Streams the graph into `writer`, buffering at most about the flush threshold plus the
-    /// largest single field. Returns the bytes written.
-    pub fn encode_to_writer(
+    /// Streams the graph from `root` into `writer`, buffering at most about the flush threshold
+    /// plus the largest single field. Returns the bytes written.
+    pub fn encode_to_writer<R: AsRoot + ?Sized>(
         &self,
-        root: Root<'_>,
+        root: &R,
         writer: &mut dyn io::Write,
-        context: &mut dyn Any,
     ) -> Result<u64, EncodeError> {
-        if self.encoding == Encoding::Compact {
-            let bytes = self.encode_to_vec(root, context)?;
-            writer.write_all(&bytes)?;
-            return Ok(bytes.len() as u64);
-        }
-        let mut sink = |chunk: &[u8]| writer.write_all(chunk);
-        let buffer = Vec::with_capacity(self.flush_threshold.min(1 << 20));
-        Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self, context).run(root).map(|(_, n)| n)
+        self.with_context(|context| {
+            if self.encoding == Encoding::Compact {
+                let bytes = self.encode_in(root, context)?;
+                writer.write_all(&bytes)?;
+                return Ok(bytes.len() as u64);
+            }
+            let mut sink = |chunk: &[u8]| writer.write_all(chunk);
+            let buffer = Vec::with_capacity(self.flush_threshold.min(1 << 20));
+            Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self, context)
+                .run(root.as_root())
+                .map(|(_, n)| n)
+        })
     }
 
-    /// Streams the graph through the caller's fixed `buffer`: each time it is full, `flush` gets
-    /// it (Banshee's `flushBufferCallback`); the last call may be partial. Returns the bytes
-    /// produced.
-    pub fn encode_to_buffer(
+    /// Streams the graph from `root` through the caller's fixed `buffer`: each time it is full,
+    /// `flush` gets it (Banshee's `flushBufferCallback`); the last call may be partial. Returns
+    /// the bytes produced.
+    pub fn encode_to_buffer<R: AsRoot + ?Sized>(
         &self,
-        root: Root<'_>,
+        root: &R,
         buffer: &mut [u8],
         flush: &mut dyn FnMut(&[u8]) -> io::Result<()>,
-        context: &mut dyn Any,
     ) -> Result<u64, EncodeError> {
         if buffer.is_empty() {
             return Err(EncodeError::Io(io::Error::new(io::ErrorKind::InvalidInput, "empty encode buffer")));
@@ -423,67 +516,54 @@ impl<'r> BinarySerializer<'r> {
             }
             Ok(())
         };
-        let total = match self.encoding {
-            Encoding::Normal => Encoder::new(Vec::new(), Some(&mut sink), threshold, self, context).run(root)?.1,
+        let total = self.with_context(|context| match self.encoding {
+            Encoding::Normal => Ok::<_, EncodeError>(
+                Encoder::new(Vec::new(), Some(&mut sink), threshold, self, context).run(root.as_root())?.1,
+            ),
             Encoding::Compact => {
-                let bytes = self.encode_to_vec(root, context)?;
+                let bytes = self.encode_in(root, context)?;
                 sink(&bytes)?;
-                bytes.len() as u64
+                Ok(bytes.len() as u64)
             }
-        };
+        })?;
         if filled > 0 {
             flush(&buffer[..filled])?;
         }
         Ok(total)
     }
 
-    /// Decodes a graph, returning the root by value; `context` reaches the deserialization hooks.
-    pub fn decode(&self, bytes: &[u8], context: &mut dyn Any) -> Result<Box<dyn Reflectable>, DecodeError> {
-        self.decode_with_report(bytes, context).map(|(root, _)| root)
-    }
-
-    /// Decodes a graph whose root is a `T`; a root of another type is refused before anything is
-    /// built.
-    pub fn decode_as<T: Reflectable>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<T, DecodeError> {
-        self.decode_as_with_report(bytes, context).map(|(root, _)| root)
-    }
-
-    /// Decodes a graph with its root in a shared allocation `H` (e.g. `Rc<RefCell<Scene>>`), so
-    /// pointers inside the graph to the root share it.
-    pub fn decode_shared<H: SharedHandle>(&self, bytes: &[u8], context: &mut dyn Any) -> Result<H, DecodeError> {
-        self.decode_shared_with_report(bytes, context).map(|(root, _)| root)
+    /// Decodes a graph into `T`: the root by value (`Level`, or `Box<dyn Reflectable>` for any
+    /// type), the shared handle it lives in (`Rc<RefCell<Scene>>`, so that pointers inside the
+    /// graph to the root share it), or a [`DynamicGraph`](crate::dynamic::DynamicGraph). A root
+    /// of another type is refused before anything is built.
+    pub fn decode<T: DecodeTarget>(&self, bytes: &[u8]) -> Result<T, DecodeError> {
+        self.decode_with_report(bytes).map(|(root, _)| root)
     }
 
     /// [`decode`](Self::decode), with a report of what the decode skipped, converted or dropped
     /// (fields the types no longer have, retyped values, objects of unknown types and the
-    /// pointers to them, unknown enum variants).
-    pub fn decode_with_report(
+    /// pointers to them, unknown enum variants): what a game logs when it opens an old save.
+    pub fn decode_with_report<T: DecodeTarget>(&self, bytes: &[u8]) -> Result<(T, DecodeReport), DecodeError> {
+        self.with_context(|context| T::decode_from(self, bytes, context))
+    }
+
+    /// Reads `reader` to its end, then decodes.
+    pub fn decode_from_reader<T: DecodeTarget>(&self, reader: &mut dyn io::Read) -> Result<T, DecodeError> {
+        self.decode(&read_all(reader)?)
+    }
+
+    /// Decodes the root by value; `expected` refuses another root type before anything is built.
+    pub(crate) fn decode_boxed(
         &self,
         bytes: &[u8],
         context: &mut dyn Any,
+        expected: Option<Declared>,
     ) -> Result<(Box<dyn Reflectable>, DecodeReport), DecodeError> {
-        self.decode_with(bytes, context, |decoder| decoder.decode_boxed(None))
+        self.decode_run(bytes, context, |decoder| decoder.decode_boxed(expected))
     }
 
-    /// [`decode_as`](Self::decode_as), with a report of what the decode skipped, converted or
-    /// dropped.
-    pub fn decode_as_with_report<T: Reflectable>(
-        &self,
-        bytes: &[u8],
-        context: &mut dyn Any,
-    ) -> Result<(T, DecodeReport), DecodeError> {
-        let expected = Declared::Type(T::rtti_static);
-        let (root, report) = self.decode_with(bytes, context, |decoder| decoder.decode_boxed(Some(expected)))?;
-        let root = root.downcast_box::<T>().map(|root| *root).map_err(|root| {
-            let found = root.rtti().name().to_owned();
-            DecodeError::new(DecodeErrorKind::RootTypeMismatch { expected: std::any::type_name::<T>(), found }, None)
-        })?;
-        Ok((root, report))
-    }
-
-    /// [`decode_shared`](Self::decode_shared), with a report of what the decode skipped,
-    /// converted or dropped.
-    pub fn decode_shared_with_report<H: SharedHandle>(
+    /// Decodes the root into a shared allocation `H`.
+    pub(crate) fn decode_shared<H: SharedHandle>(
         &self,
         bytes: &[u8],
         context: &mut dyn Any,
@@ -491,13 +571,18 @@ impl<'r> BinarySerializer<'r> {
         let accepts = |root: &SharedObject| root.cast_in::<H>(self.registry).is_some();
         let expected = <H::Pointee as AsReflectable>::declared();
         let (root, report) =
-            self.decode_with(bytes, context, |decoder| decoder.decode_shared(H::FAMILY, expected, &accepts))?;
+            self.decode_run(bytes, context, |decoder| decoder.decode_shared(H::FAMILY, expected, &accepts))?;
         Ok((root.cast_in::<H>(self.registry).expect("the root was checked"), report))
+    }
+
+    /// The limits and progress function, for decoders outside this module.
+    pub(crate) fn limits_and_progress(&self) -> (Limits, Option<ProgressFn<'r>>) {
+        (self.limits, self.progress)
     }
 
     /// Runs `decode` on a decoder over `bytes`, or over their normal twin when they are a compact
     /// stream (whose errors then point into `bytes`).
-    fn decode_with<T>(
+    fn decode_run<T>(
         &self,
         bytes: &[u8],
         context: &mut dyn Any,
@@ -515,19 +600,10 @@ impl<'r> BinarySerializer<'r> {
         let decoder = decoder.generated_codecs(self.generated_codecs);
         Ok(decoder.progress(self.progress))
     }
-
-    /// Reads `reader` to its end, then decodes.
-    pub fn decode_from_reader(
-        &self,
-        reader: &mut dyn io::Read,
-        context: &mut dyn Any,
-    ) -> Result<Box<dyn Reflectable>, DecodeError> {
-        self.decode(&read_all(reader)?, context)
-    }
 }
 
 /// The code the derive generated to write and read a struct's own fields, attached to its
-/// descriptor ([`TypeData`](crate::rtti::TypeData)): the encoder and decoder use it instead of
+/// descriptor (its type data, see [`RttiTypeBuilder::data`](crate::RttiTypeBuilder::data)): the encoder and decoder use it instead of
 /// walking the fields' descriptors.
 #[derive(Clone, Copy)]
 pub(crate) struct GeneratedCodec {
@@ -568,74 +644,5 @@ fn read_all(reader: &mut dyn io::Read) -> Result<Vec<u8>, DecodeError> {
     match reader.read_to_end(&mut bytes) {
         Ok(_) => Ok(bytes),
         Err(error) => Err(DecodeError::new(DecodeErrorKind::Io(error), bytes.len())),
-    }
-}
-
-/// Encodes to and decodes from memory, through the global registry or a configured core, with no
-/// hook context.
-#[derive(Clone, Copy, Default)]
-pub struct MemorySerializer<'r> {
-    core: BinarySerializer<'r>,
-}
-
-impl MemorySerializer<'static> {
-    /// A serializer decoding through the global registry.
-    pub fn new() -> Self {
-        MemorySerializer { core: BinarySerializer::new() }
-    }
-}
-
-impl<'r> MemorySerializer<'r> {
-    /// A serializer over a configured core (own registry, limits).
-    pub fn with(core: BinarySerializer<'r>) -> Self {
-        MemorySerializer { core }
-    }
-
-    /// A serializer decoding through `registry`.
-    pub fn with_registry(registry: &'r Registry) -> Self {
-        MemorySerializer { core: BinarySerializer::with_registry(registry) }
-    }
-
-    /// Encodes the graph from `root`: an object by reference (`&level`), or the shared handle a
-    /// root lives in (`&Rc<RefCell<Scene>>`), so that pointers back to it resolve to the root.
-    pub fn encode<R: AsRoot + ?Sized>(&self, root: &R) -> Result<Vec<u8>, EncodeError> {
-        self.core.encode_to_vec(root.as_root(), &mut ())
-    }
-
-    /// Decodes a graph, the root by value.
-    pub fn decode(&self, bytes: &[u8]) -> Result<Box<dyn Reflectable>, DecodeError> {
-        self.core.decode(bytes, &mut ())
-    }
-
-    /// Decodes a graph whose root is a `T`.
-    pub fn decode_as<T: Reflectable>(&self, bytes: &[u8]) -> Result<T, DecodeError> {
-        self.core.decode_as(bytes, &mut ())
-    }
-
-    /// Decodes a graph with the root in a shared allocation `H`.
-    pub fn decode_shared<H: SharedHandle>(&self, bytes: &[u8]) -> Result<H, DecodeError> {
-        self.core.decode_shared(bytes, &mut ())
-    }
-
-    /// Decodes a graph whose root is a `T`, with a report of what the decode skipped, converted
-    /// or dropped.
-    pub fn decode_as_with_report<T: Reflectable>(&self, bytes: &[u8]) -> Result<(T, DecodeReport), DecodeError> {
-        self.core.decode_as_with_report(bytes, &mut ())
-    }
-
-    /// Decodes a graph with the root in a shared allocation `H`, with a report of what the
-    /// decode skipped, converted or dropped.
-    pub fn decode_shared_with_report<H: SharedHandle>(&self, bytes: &[u8]) -> Result<(H, DecodeReport), DecodeError> {
-        self.core.decode_shared_with_report(bytes, &mut ())
-    }
-
-    /// Reads `reader` to its end, then decodes.
-    pub fn decode_from_reader(&self, reader: &mut dyn io::Read) -> Result<Box<dyn Reflectable>, DecodeError> {
-        self.core.decode_from_reader(reader, &mut ())
-    }
-
-    /// The core, for hook contexts and streaming sinks.
-    pub fn core(&self) -> &BinarySerializer<'r> {
-        &self.core
     }
 }

@@ -13,7 +13,7 @@ use std::fmt;
 /// an error instead.
 ///
 /// ```
-/// use reflectable::serializer::MemorySerializer;
+/// use reflectable::serializer::BinarySerializer;
 /// use reflectable::Reflectable;
 ///
 /// #[derive(Reflectable, Default)]
@@ -21,7 +21,7 @@ use std::fmt;
 /// struct Door { #[rtti(id = 1)] open: bool }
 ///
 /// let bytes = reflectable::to_vec(&Door { open: true }).unwrap();
-/// let (door, report) = MemorySerializer::new().decode_as_with_report::<Door>(&bytes).unwrap();
+/// let (door, report) = BinarySerializer::new().decode_with_report::<Door>(&bytes).unwrap();
 /// assert!(door.open);
 /// assert!(report.is_empty());
 /// println!("{report}"); // "nothing skipped, converted or dropped"

@@ -1,11 +1,9 @@
 //! The common case in one call: save and load whole graphs through the global registry, with the
-//! default limits and no hook context. [`BinarySerializer`](super::BinarySerializer) configures
-//! everything these fix.
+//! default options. A [`BinarySerializer`] configures everything these fix.
 
-use super::{DecodeError, EncodeError, FileSerializer, MemorySerializer};
+use super::{BinarySerializer, DecodeError, DecodeTarget, EncodeError};
 use crate::field::SharedHandle;
 use crate::rtti::AsRoot;
-use crate::rtti::Reflectable;
 use std::path::Path;
 
 /// Encodes the graph from `root` (an object, or the shared handle its root lives in) to bytes.
@@ -25,32 +23,74 @@ use std::path::Path;
 /// assert_eq!(back, Settings { volume: 0.5 });
 /// ```
 pub fn to_vec<R: AsRoot + ?Sized>(root: &R) -> Result<Vec<u8>, EncodeError> {
-    MemorySerializer::new().encode(root)
+    BinarySerializer::new().encode(root)
 }
 
-/// Decodes a graph whose root is a `T`.
-pub fn from_slice<T: Reflectable>(bytes: &[u8]) -> Result<T, DecodeError> {
-    MemorySerializer::new().decode_as(bytes)
+/// Decodes a graph into `T`: a value, `Box<dyn Reflectable>`, the shared handle its root lives
+/// in (`Rc<RefCell<Scene>>`, so that pointers back to the root share it), or a dynamic graph (see
+/// [`DecodeTarget`]).
+///
+/// ```
+/// # use reflectable::Reflectable;
+/// # use std::cell::RefCell;
+/// # use std::rc::Rc;
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9801)]
+/// struct Scene {
+///     #[rtti(id = 1)]
+///     me: Option<Rc<RefCell<Scene>>>,
+/// }
+///
+/// let scene = Rc::new(RefCell::new(Scene::default()));
+/// scene.borrow_mut().me = Some(scene.clone());
+/// let bytes = reflectable::to_vec(&scene).unwrap();
+/// let back: Rc<RefCell<Scene>> = reflectable::from_slice(&bytes).unwrap();
+/// assert!(Rc::ptr_eq(&back, back.borrow().me.as_ref().unwrap()), "the root, shared");
+/// # reflectable::rtti::break_cycles(&scene);
+/// # reflectable::rtti::break_cycles(&back);
+/// ```
+pub fn from_slice<T: DecodeTarget>(bytes: &[u8]) -> Result<T, DecodeError> {
+    BinarySerializer::new().decode(bytes)
 }
 
-/// Decodes a graph with its root in a shared allocation `H` (`Rc<RefCell<Scene>>`, ...), so that
-/// pointers back to the root share it.
-pub fn from_slice_shared<H: SharedHandle>(bytes: &[u8]) -> Result<H, DecodeError> {
-    MemorySerializer::new().decode_shared(bytes)
-}
-
-/// Saves the graph from `root` to `path`, atomically: the old file stays whole until the new one
-/// is. Returns the file size.
+/// Saves the graph from `root` to `path`, atomically, with a checksum: the old file stays whole
+/// until the new one is. Returns the file size.
+///
+/// ```
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9802)]
+/// # struct Settings { #[rtti(id = 1)] volume: f32 }
+/// let path = std::env::temp_dir().join(format!("settings-{}.bin", std::process::id()));
+/// reflectable::save(&Settings { volume: 0.5 }, &path).unwrap();
+/// let back: Settings = reflectable::load(&path).unwrap();
+/// assert_eq!(back.volume, 0.5);
+/// # std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn save<R: AsRoot + ?Sized>(root: &R, path: impl AsRef<Path>) -> Result<u64, EncodeError> {
-    FileSerializer::new().encode(root, path)
+    BinarySerializer::new().save(root, path)
 }
 
-/// Loads a graph whose root is a `T` from `path`.
-pub fn load<T: Reflectable>(path: impl AsRef<Path>) -> Result<T, DecodeError> {
-    FileSerializer::new().decode_as(path)
+/// Loads a graph from `path` into `T` (see [`from_slice`]).
+pub fn load<T: DecodeTarget>(path: impl AsRef<Path>) -> Result<T, DecodeError> {
+    BinarySerializer::new().load(path)
 }
 
-/// Loads a graph with its root in a shared allocation `H` from `path`.
-pub fn load_shared<H: SharedHandle>(path: impl AsRef<Path>) -> Result<H, DecodeError> {
-    FileSerializer::new().decode_shared(path)
+/// Loads a graph with its root in a shared allocation `H` from `path`: [`load`] with the target
+/// spelled out.
+///
+/// ```
+/// # use reflectable::Reflectable;
+/// # use std::sync::{Arc, Mutex};
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9803)]
+/// # struct World { #[rtti(id = 1)] day: u32 }
+/// let path = std::env::temp_dir().join(format!("world-{}.bin", std::process::id()));
+/// reflectable::save(&World { day: 3 }, &path).unwrap();
+/// let world = reflectable::load_shared::<Arc<Mutex<World>>>(&path).unwrap();
+/// assert_eq!(world.lock().unwrap().day, 3);
+/// # std::fs::remove_file(&path).unwrap();
+/// ```
+pub fn load_shared<H: SharedHandle + DecodeTarget>(path: impl AsRef<Path>) -> Result<H, DecodeError> {
+    BinarySerializer::new().load(path)
 }

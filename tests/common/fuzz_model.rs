@@ -10,7 +10,7 @@ use reflectable::field::SharedObject;
 use reflectable::plain::Reader;
 use reflectable::rtti::break_cycles;
 use reflectable::serializer::format::{Trailer, STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_SIZE};
-use reflectable::serializer::{BinarySerializer, Limits, MemorySerializer, SchemaTable};
+use reflectable::serializer::{BinarySerializer, Limits, SchemaTable};
 use reflectable::{reflect_trait, register_type, PlainType, Reflectable, RttiTypeBuilder};
 use smallvec::SmallVec;
 use std::cell::RefCell;
@@ -361,8 +361,8 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
 /// the first one last with every type's fingerprint changed ([`with_foreign_fingerprints`]).
 /// (Their cycles are broken afterwards.)
 pub fn sample_encodings() -> Vec<Vec<u8>> {
-    let serializer = MemorySerializer::new();
-    let checksummed = MemorySerializer::with(BinarySerializer::new().checksum(true));
+    let serializer = BinarySerializer::new();
+    let checksummed = BinarySerializer::new().checksum(true);
     let mut encodings = Vec::new();
     for (index, value) in sample_values().into_iter().enumerate() {
         encodings.push(serializer.encode(&*value).expect("samples encode"));
@@ -373,7 +373,7 @@ pub fn sample_encodings() -> Vec<Vec<u8>> {
     }
     // A fingerprint table in place of the schema table (`SchemaTable::Fingerprints`): a seed for
     // its check, and for reading objects no table describes.
-    let listed = MemorySerializer::with(BinarySerializer::new().schema_table(SchemaTable::Fingerprints));
+    let listed = BinarySerializer::new().schema_table(SchemaTable::Fingerprints);
     let first = sample_values().into_iter().next().expect("a sample");
     encodings.push(listed.encode(&*first).expect("samples encode"));
     break_cycles(&*first);
@@ -384,11 +384,9 @@ pub fn sample_encodings() -> Vec<Vec<u8>> {
         encodings.push(compact);
     }
     // And the first one compact with a fingerprint table (the no-schema variant).
-    let message = MemorySerializer::with(
-        BinarySerializer::new()
-            .schema_table(SchemaTable::Fingerprints)
-            .encoding(reflectable::serializer::Encoding::Compact),
-    );
+    let message = BinarySerializer::new()
+        .schema_table(SchemaTable::Fingerprints)
+        .encoding(reflectable::serializer::Encoding::Compact);
     let first = sample_values().into_iter().next().expect("a sample");
     encodings.push(message.encode(&*first).expect("samples encode"));
     break_cycles(&*first);
@@ -439,7 +437,7 @@ pub fn exercise_compact(data: &[u8], samples: &[Vec<u8>]) {
     if let Err(error) = reflectable::serializer::compact::to_normal(&bytes) {
         assert!(error.offset().is_some_and(|offset| offset <= bytes.len()), "{error}");
     }
-    if let Err(error) = MemorySerializer::new().decode(&bytes) {
+    if let Err(error) = BinarySerializer::new().decode::<Box<dyn reflectable::Reflectable>>(&bytes) {
         if let reflectable::serializer::DecodeErrorKind::ObjectCountMismatch { found, .. } = error.kind() {
             exercise(&compact_framed(sample, objects, *found as u32));
         }
@@ -555,7 +553,9 @@ pub fn dynamic_writes_back(bytes: &[u8]) {
         }
     }
     let tight = TIGHT;
-    let _ = reflectable::dynamic::DynamicGraph::from_bytes_with_limits(bytes, tight);
+    let _ = reflectable::serializer::BinarySerializer::new()
+        .limits(tight)
+        .decode::<reflectable::dynamic::DynamicGraph>(bytes);
 }
 
 /// Decoding with no types at all, keeping every described type as a runtime-defined one: nothing
@@ -567,10 +567,11 @@ pub fn kept_without_types(bytes: &[u8]) {
 /// Decodes `bytes` with `registry`, keeping unknown types and fields; whatever loads and saves
 /// must load again.
 fn keeping_save_reloads(registry: &reflectable::Registry, bytes: &[u8]) {
-    let serializer = MemorySerializer::with(BinarySerializer::with_registry(registry).keep_unknown_types(true));
-    if let Ok(root) = serializer.decode(bytes) {
+    let serializer = BinarySerializer::with_registry(registry).keep_unknown_types(true);
+    if let Ok(root) = serializer.decode::<Box<dyn reflectable::Reflectable>>(bytes) {
         if let Ok(again) = serializer.encode(&*root) {
-            let reloaded = serializer.decode(&again).expect("a save of kept data loads");
+            let reloaded =
+                serializer.decode::<Box<dyn reflectable::Reflectable>>(&again).expect("a save of kept data loads");
             break_cycles(&*reloaded);
         }
         break_cycles(&*root);
@@ -612,32 +613,33 @@ pub fn kept_by_slim_types(bytes: &[u8]) {
 }
 
 fn decode_every_way(bytes: &[u8]) {
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     // Derived types' generated readers and the descriptor walk read every input alike: the same
     // graph (written back the same) or the same error.
-    let walked = MemorySerializer::with(BinarySerializer::new().generated_codecs(false));
-    let written = [&serializer, &walked].map(|reader| match reader.decode(bytes) {
-        Ok(root) => {
-            let written = serializer.encode(&*root).map_err(|error| error.to_string());
-            break_cycles(&*root);
-            Ok(written)
-        }
-        Err(error) => Err(error.to_string()),
-    });
+    let walked = BinarySerializer::new().generated_codecs(false);
+    let written =
+        [&serializer, &walked].map(|reader| match reader.decode::<Box<dyn reflectable::Reflectable>>(bytes) {
+            Ok(root) => {
+                let written = serializer.encode(&*root).map_err(|error| error.to_string());
+                break_cycles(&*root);
+                Ok(written)
+            }
+            Err(error) => Err(error.to_string()),
+        });
     assert_eq!(written[0], written[1], "the generated readers and the descriptor walk disagree");
-    if let Ok(root) = serializer.decode_shared::<Rc<RefCell<Machine>>>(bytes) {
+    if let Ok(root) = serializer.decode::<Rc<RefCell<Machine>>>(bytes) {
         let _ = serializer.encode(&root);
         clear_shared(&SharedObject::new(root));
     }
-    if let Ok(root) = serializer.decode_shared::<Rc<RefCell<level::SceneObject>>>(bytes) {
+    if let Ok(root) = serializer.decode::<Rc<RefCell<level::SceneObject>>>(bytes) {
         clear_shared(&SharedObject::new(root));
     }
-    if let Ok(root) = serializer.decode_shared::<Arc<Mutex<dyn Gadget>>>(bytes) {
+    if let Ok(root) = serializer.decode::<Arc<Mutex<dyn Gadget>>>(bytes) {
         clear_shared(&SharedObject::new(root));
     }
-    let _ = serializer.decode_shared::<Rc<Spring>>(bytes);
+    let _ = serializer.decode::<Rc<Spring>>(bytes);
     let tight = TIGHT;
-    if let Ok(root) = BinarySerializer::new().limits(tight).decode(bytes, &mut ()) {
+    if let Ok(root) = BinarySerializer::new().limits(tight).decode::<Box<dyn reflectable::Reflectable>>(bytes) {
         break_cycles(&*root);
     }
 }
@@ -835,15 +837,15 @@ pub fn json_reads_back(data: &[u8]) {
     }
     let text = String::from_utf8_lossy(rest);
     let reader = json::JsonReader::new();
-    if let Ok(graph) = reader.read_dynamic(&text) {
+    if let Ok(graph) = reader.read::<reflectable::dynamic::DynamicGraph>(&text).map(|(graph, _)| graph) {
         if let Ok(bytes) = graph.to_bytes() {
             let _ = DynamicGraph::from_bytes(&bytes);
         }
     }
-    if let Ok((level, _)) = reader.read_as::<level::Level>(&text) {
+    if let Ok((level, _)) = reader.read::<level::Level>(&text) {
         break_cycles(&level);
     }
-    if let Ok((machine, _)) = reader.read_as::<Machine>(&text) {
+    if let Ok((machine, _)) = reader.read::<Machine>(&text) {
         let _ = reflectable::to_vec(&machine);
         break_cycles(&machine);
     }

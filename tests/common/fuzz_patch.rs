@@ -21,7 +21,7 @@ use reflectable::clone::deep_clone;
 use reflectable::diff::{diff, rtti_eq, Patch};
 use reflectable::dynamic::{DynamicGraph, DynamicObject, DynamicSection, DynamicValue};
 use reflectable::rtti::{break_cycles, Registry, UnknownFields};
-use reflectable::serializer::MemorySerializer;
+use reflectable::serializer::BinarySerializer;
 use reflectable::Reflectable;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -89,8 +89,8 @@ pub fn note(text: &str, stars: u32, tags: &[&str]) -> Rc<RefCell<Note>> {
     let mut registry = Registry::new();
     registry.register_type::<newer::Note>().expect("the newer note registers");
     let newer = newer::Note { text: text.into(), stars, tags: tags.iter().map(|tag| tag.to_string()).collect() };
-    let bytes = MemorySerializer::with_registry(&registry).encode(&newer).expect("a newer note saves");
-    let loaded: Note = MemorySerializer::new().decode_as(&bytes).expect("a newer note loads");
+    let bytes = BinarySerializer::with_registry(&registry).encode(&newer).expect("a newer note saves");
+    let loaded: Note = BinarySerializer::new().decode(&bytes).expect("a newer note loads");
     assert!(!loaded.kept.is_empty(), "the newer note's fields are kept");
     Rc::new(RefCell::new(loaded))
 }

@@ -3,7 +3,7 @@
 //! recursion, and cases run on the main thread and on a 2 MiB one.
 #![allow(dead_code)]
 
-use reflectable::serializer::MemorySerializer;
+use reflectable::serializer::BinarySerializer;
 use reflectable::Reflectable;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -47,7 +47,7 @@ pub fn chain_bytes<T: Reflectable + Default>(
     for _ in 0..links {
         head = link(head);
     }
-    let bytes = MemorySerializer::new().encode(&head).expect("encode");
+    let bytes = BinarySerializer::new().encode(&head).expect("encode");
     let mut at = Some(head);
     while let Some(mut current) = at {
         at = next(&mut current);

@@ -3,7 +3,7 @@
 //! Run with `cargo run --release --manifest-path benches/Cargo.toml --bin profile_dataset --
 //! <mesh|log|minecraft_savedata> <reflectable|postcard> <encode|decode> [rounds]`.
 
-use reflectable::serializer::MemorySerializer;
+use reflectable::serializer::BinarySerializer;
 use reflectable::Reflectable;
 use reflectable_bench::minecraft::{players, Players};
 use reflectable_bench::{logs, mesh, Logs, Mesh};
@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn run<T: Reflectable + Serialize + DeserializeOwned>(value: &T, peer: &str, op: &str, rounds: usize) {
-    let serializer = MemorySerializer::new();
+    let serializer = BinarySerializer::new();
     let bytes = match peer {
         "reflectable" => serializer.encode(value).unwrap(),
         "postcard" => postcard::to_allocvec(value).unwrap(),
@@ -23,7 +23,7 @@ fn run<T: Reflectable + Serialize + DeserializeOwned>(value: &T, peer: &str, op:
     for _ in 0..rounds {
         match (peer, op) {
             ("reflectable", "encode") => drop(black_box(serializer.encode(black_box(value)).unwrap())),
-            ("reflectable", "decode") => drop(black_box(serializer.decode_as::<T>(black_box(&bytes)).unwrap())),
+            ("reflectable", "decode") => drop(black_box(serializer.decode::<T>(black_box(&bytes)).unwrap())),
             ("postcard", "encode") => drop(black_box(postcard::to_allocvec(black_box(value)).unwrap())),
             ("postcard", "decode") => drop(black_box(postcard::from_bytes::<T>(black_box(&bytes)).unwrap())),
             (_, other) => panic!("operation is encode or decode, not {other}"),

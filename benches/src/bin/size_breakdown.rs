@@ -13,7 +13,7 @@
 //! Run with `cargo run --release --manifest-path benches/Cargo.toml --bin size_breakdown`.
 
 use reflectable::field::{ElemShape, FieldAccess};
-use reflectable::serializer::{BinarySerializer, Encoding, MemorySerializer};
+use reflectable::serializer::{BinarySerializer, Encoding};
 use reflectable::{Reflectable, RttiType};
 use reflectable_bench::{level, logs, mesh, minecraft};
 
@@ -208,7 +208,7 @@ fn compact_plain(
 }
 
 fn report(name: &str, root: &dyn Reflectable) {
-    let total = MemorySerializer::new().encode(root).expect("encode").len();
+    let total = BinarySerializer::new().encode(root).expect("encode").len();
     let mut parts = Parts::default();
     let mut pending = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -218,7 +218,7 @@ fn report(name: &str, root: &dyn Reflectable) {
     }
     // After the objects: the schema table (its length is the word before the trailer) and the
     // 24-byte trailer.
-    let bytes = MemorySerializer::new().encode(root).expect("encode");
+    let bytes = BinarySerializer::new().encode(root).expect("encode");
     let table = u32::from_le_bytes(bytes[total - 28..total - 24].try_into().expect("4 bytes")) as usize;
     let tail = table + 24;
     let stream_header = 8;
@@ -251,7 +251,7 @@ fn report(name: &str, root: &dyn Reflectable) {
         stream_header + parts.compact,
         compact as f64 / total as f64
     );
-    let built = MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact)).encode(root).expect("encode");
+    let built = BinarySerializer::new().encoding(Encoding::Compact).encode(root).expect("encode");
     println!(
         "compact stream as built (`Encoding::Compact`): {} bytes, {:.2}x the normal stream",
         built.len(),

@@ -2,10 +2,10 @@
 //!
 //! Builds a level (default 3,800,000 scene objects, a file of about 1.08 GB), then resets the
 //! process's peak-RSS mark (`/proc/self/clear_refs`, Linux) and saves the level with
-//! `FileSerializer`. What the save adds is the new peak minus the resident size before it.
+//! `BinarySerializer::save`. What the save adds is the new peak minus the resident size before it.
 //! Run with `cargo run --release --manifest-path benches/Cargo.toml --bin stream_rss [objects]`.
 
-use reflectable::serializer::FileSerializer;
+use reflectable::serializer::BinarySerializer;
 use reflectable_bench::level;
 use std::time::Instant;
 
@@ -33,7 +33,7 @@ fn main() {
     std::fs::write("/proc/self/clear_refs", "5").expect("resetting the peak RSS mark");
     let before = status_bytes("VmRSS:");
     let started = Instant::now();
-    let size = FileSerializer::new().encode(&level, &path).expect("save");
+    let size = BinarySerializer::new().save(&level, &path).expect("save");
     let elapsed = started.elapsed();
     let peak = status_bytes("VmHWM:");
     println!(

@@ -18,7 +18,7 @@ use crate::field::Family;
 use crate::json::{JsonError, JsonReader};
 use crate::rtti::RttiTypeBuilder;
 use crate::schema::FieldSchema;
-use crate::serializer::{DecodeError, DecodeReport, EncodeError, MemorySerializer};
+use crate::serializer::{BinarySerializer, DecodeError, DecodeReport, EncodeError};
 
 use crate::rtti::reserved::{
     EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, KEPT_EDIT_TYPE_ID, OBJECT_BODY_TYPE_ID, OBJECT_EDIT_TYPE_ID,
@@ -159,7 +159,7 @@ impl Patch {
     /// [`DecodeErrorKind::MalformedPatch`](crate::serializer::DecodeErrorKind::MalformedPatch),
     /// naming the member at fault.
     pub fn from_bytes(bytes: &[u8]) -> Result<(Patch, DecodeReport), DecodeError> {
-        let (patch, report): (Patch, _) = MemorySerializer::new().decode_as_with_report(bytes)?;
+        let (patch, report): (Patch, _) = BinarySerializer::new().decode_with_report(bytes)?;
         patch.check().map_err(|Malformed { at, why }| {
             DecodeError::new(crate::serializer::DecodeErrorKind::MalformedPatch { at, why }, None)
         })?;
@@ -175,7 +175,7 @@ impl Patch {
     /// [`from_bytes`](Self::from_bytes) checks one, a malformed patch refused with the path of
     /// the member at fault.
     pub fn from_json(text: &str) -> Result<(Patch, DecodeReport), JsonError> {
-        let (patch, report): (Patch, _) = JsonReader::new().read_as(text)?;
+        let (patch, report): (Patch, _) = JsonReader::new().read(text)?;
         patch.check().map_err(|Malformed { at, why }| JsonError::Invalid { path: at, message: why })?;
         Ok((patch, report))
     }

@@ -576,8 +576,32 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         Ok(rtti)
     }
 
-    /// Attaches `value` to the type, for whoever reads it back through [`RttiType::data`]
-    /// (see [`TypeData`]); replaces a value of the same type.
+    /// Attaches `value` to the type, for whoever reads it back through [`RttiType::data`];
+    /// replaces a value of the same type. A program can attach its own values (an editor's widget
+    /// for the type, say), one per Rust type, found by that type; the crate attaches the code the
+    /// derive generated in the same way.
+    ///
+    /// ```
+    /// use reflectable::{Reflectable, RttiTypeBuilder};
+    ///
+    /// /// How an editor shows a type.
+    /// struct Icon(&'static str);
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_400, extend = Lamp::icon)]
+    /// struct Lamp {
+    ///     #[rtti(id = 1)]
+    ///     lit: bool,
+    /// }
+    ///
+    /// impl Lamp {
+    ///     fn icon(builder: RttiTypeBuilder<Self>) -> RttiTypeBuilder<Self> {
+    ///         builder.data(Icon("bulb"))
+    ///     }
+    /// }
+    ///
+    /// assert_eq!(Lamp::rtti_static().data::<Icon>().map(|icon| icon.0), Some("bulb"));
+    /// ```
     pub fn data<D: Any + Send + Sync>(mut self, value: D) -> Self {
         self.data.insert(value);
         self

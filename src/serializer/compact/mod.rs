@@ -13,7 +13,7 @@
 //! (`SECURITY.md`, "Compact streams").
 //!
 //! ```
-//! use reflectable::serializer::{compact, BinarySerializer, Encoding, MemorySerializer};
+//! use reflectable::serializer::{compact, BinarySerializer, Encoding};
 //! use reflectable::Reflectable;
 //!
 //! #[derive(Reflectable, Default, Debug, PartialEq)]
@@ -28,7 +28,7 @@
 //! }
 //!
 //! let value = Crate { label: "nails".into(), weight: 12, opened: false };
-//! let serializer = MemorySerializer::with(BinarySerializer::new().encoding(Encoding::Compact));
+//! let serializer = BinarySerializer::new().encoding(Encoding::Compact);
 //! let bytes = serializer.encode(&value).unwrap();
 //! let normal = reflectable::to_vec(&value).unwrap();
 //! assert!(bytes.len() < normal.len());
