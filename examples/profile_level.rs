@@ -1,11 +1,11 @@
 //! Encodes and decodes one large level repeatedly, for profilers (`perf record`, callgrind).
 //! Run with `cargo run --release --example profile_level [objects] [rounds] [encode|decode|both|dynamic|compare]`;
 //! `encode` or `decode` repeats only that half (decode still encodes once), `dynamic` decodes into
-//! a `DynamicGraph` instead of Rust types, and `compare` times both decodes (and the JSON twin,
-//! what `reflectable json` makes) in turn and measures
-//! the memory each decoded graph holds. `clone` repeats a deep clone through RTTI, `diff` a diff
-//! against a copy with 1% of its scene objects renamed. `transcode` repeats turning the encoded
-//! level compact and back (`serializer::compact`).
+//! a `DynamicGraph` instead of Rust types, and `compare` times both decodes, the JSON twin (what
+//! `reflectable json` makes) and the kept-data path (the level's types absent, every object a
+//! `RuntimeObject`) in turn, and measures the memory each decoded graph holds. `clone` repeats a
+//! deep clone through RTTI, `diff` a diff against a copy with 1% of its scene objects renamed.
+//! `transcode` repeats turning the encoded level compact and back (`serializer::compact`).
 
 #[path = "common/level.rs"]
 mod level;
@@ -111,9 +111,12 @@ fn main() {
 }
 
 /// Typed and dynamic decodes of the same bytes, in turn: the median time of each, and the bytes
-/// each decoded graph holds.
+/// each decoded graph holds. Also the kept-data path: the same bytes decoded without the level's
+/// types, every object kept as a `RuntimeObject` of a type defined from the schema table.
 fn compare(serializer: &BinarySerializer<'_>, bytes: &[u8], rounds: usize) {
-    let (mut typed, mut dynamic, mut json) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut typed, mut dynamic, mut json, mut kept) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let no_types = reflectable::Registry::new();
+    let keeping = BinarySerializer::with_registry(&no_types).keep_unknown_types(true);
     let (mut typed_bytes, mut dynamic_bytes) = (0, 0);
     for _ in 0..rounds.max(1) {
         let before = LIVE.load(Ordering::Relaxed);
@@ -134,17 +137,22 @@ fn compare(serializer: &BinarySerializer<'_>, bytes: &[u8], rounds: usize) {
         let graph = DynamicGraph::from_bytes(bytes).expect("decode");
         graph.write_json(std::io::sink()).expect("a JSON form");
         json.push(started.elapsed());
+        let started = Instant::now();
+        let objects: Box<dyn reflectable::Reflectable> = keeping.decode(bytes).expect("decode kept");
+        kept.push(started.elapsed());
+        reflectable::rtti::break_cycles(&*objects);
     }
     let median = |times: &mut Vec<Duration>| {
         times.sort();
         times[times.len() / 2]
     };
-    let (typed, dynamic, json) = (median(&mut typed), median(&mut dynamic), median(&mut json));
+    let (typed, dynamic, json, kept) = (median(&mut typed), median(&mut dynamic), median(&mut json), median(&mut kept));
     println!(
-        "{} bytes: typed decode {typed:.2?}, dynamic {dynamic:.2?} ({:.2}x), to JSON {json:.2?} ({:.2}x); memory held: typed {} KiB, dynamic {} KiB ({:.2}x)",
+        "{} bytes: typed decode {typed:.2?}, dynamic {dynamic:.2?} ({:.2}x), to JSON {json:.2?} ({:.2}x), kept as runtime objects {kept:.2?} ({:.2}x); memory held: typed {} KiB, dynamic {} KiB ({:.2}x)",
         bytes.len(),
         dynamic.as_secs_f64() / typed.as_secs_f64(),
         json.as_secs_f64() / typed.as_secs_f64(),
+        kept.as_secs_f64() / typed.as_secs_f64(),
         typed_bytes / 1024,
         dynamic_bytes / 1024,
         dynamic_bytes as f64 / typed_bytes as f64,

@@ -8,13 +8,13 @@
 
 mod align;
 mod apply;
-mod equal;
+mod rtti_eq;
 pub(crate) mod generate;
 pub(crate) mod generated;
 mod patch;
 
 pub use apply::{ApplyProblem, ApplyProblemKind, ApplyReport};
-pub use equal::{rtti_eq, Difference};
+pub use rtti_eq::{rtti_eq, Difference};
 #[doc(hidden)]
 pub use generate::diff_walked;
 pub use generate::{diff, DiffError};

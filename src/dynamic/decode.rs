@@ -32,21 +32,21 @@ const OBJECT_COST: usize = size_of::<DynamicObject>() + 48;
 const SECTION_COST: usize = size_of::<DynamicSection>();
 const FIELD_COST: usize = size_of::<DynamicField>();
 
-/// A described type, with its fields sorted by (variant, ID) so that a stored field is checked
+/// A type as the stream's schema table describes it, with its fields sorted by (variant, ID) so that a stored field is checked
 /// against the description without a scan.
-struct Described {
+struct StoredType {
     schema: Rc<TypeSchema>,
     keys: Vec<(Option<u32>, u16, WireShape)>,
 }
 
-impl Described {
+impl StoredType {
     fn new(schema: TypeSchema) -> Self {
         let mut keys: Vec<_> = schema.fields.iter().map(|field| (None, field.id, field.shape)).collect();
         for variant in &schema.variants {
             keys.extend(variant.fields.iter().map(|field| (Some(variant.id), field.id, field.shape)));
         }
         keys.sort_unstable_by_key(|&(variant, id, _)| (variant, id));
-        Described { schema: Rc::new(schema), keys }
+        StoredType { schema: Rc::new(schema), keys }
     }
 
     fn lists(&self, variant: Option<u32>, header: &FieldHeader) -> bool {
@@ -61,7 +61,7 @@ struct Parser<'d> {
     limits: Limits,
     table: Option<TableIndex<'d>>,
     /// Entries parsed so far, by type ID (`None`: the table does not describe the type).
-    described: AHashMap<u32, Option<Rc<Described>>>,
+    described: AHashMap<u32, Option<Rc<StoredType>>>,
     /// For a stream with a fingerprint table, the types it lists: an object of another type is
     /// corrupt (the graph could not be written back with it listed).
     listed: Option<AHashSet<u32>>,
@@ -72,7 +72,7 @@ struct Parser<'d> {
 
 /// The section being read: its type's description and, for an enum, the variant its tag named.
 struct Open {
-    described: Option<Rc<Described>>,
+    described: Option<Rc<StoredType>>,
     variant: Option<u32>,
     section: DynamicSection,
 }
@@ -178,12 +178,12 @@ impl Parser<'_> {
     }
 
     /// The description of type `type_id`, parsed (and checked) the first time an object of it is met.
-    fn describe(&mut self, type_id: u32) -> Result<Option<Rc<Described>>, DecodeError> {
+    fn describe(&mut self, type_id: u32) -> Result<Option<Rc<StoredType>>, DecodeError> {
         if let Some(described) = self.described.get(&type_id) {
             return Ok(described.clone());
         }
         let described = match self.table.as_ref().and_then(|table| Some((table, table.get(type_id)?))) {
-            Some((table, entry)) => Some(Rc::new(Described::new(table.parse(entry)?))),
+            Some((table, entry)) => Some(Rc::new(StoredType::new(table.parse(entry)?))),
             None => None,
         };
         self.described.insert(type_id, described.clone());

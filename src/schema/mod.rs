@@ -38,14 +38,14 @@
 //! ```
 
 pub(crate) mod convert;
-mod diff;
+mod changes;
 mod fingerprint;
 pub(crate) mod fingerprint_table;
 mod reflect;
 pub(crate) mod table;
 
 pub use crate::plain::signature::describe_signature;
-pub use diff::{Change, ChangeKind};
+pub use changes::{Change, ChangeKind};
 pub(crate) use fingerprint::fingerprint;
 
 use crate::containers::{MAP_KEYS_FIELD_ID, MAP_TYPE_ID};

@@ -2,7 +2,7 @@
 //! "Plain content"): one reading of the format for every tool that shows or edits values, with or
 //! without the Rust types.
 
-use super::compact;
+use super::compact_element;
 use super::memo;
 use super::{PlainValue, TextError};
 use crate::plain::described::{builtin_leaf_size, derived, lanes, Lanes, PlainLayout};
@@ -96,21 +96,21 @@ impl Form {
     fn read(self, sig: &[u32], reader: &mut Reader<'_>) -> Result<PlainValue, TextError> {
         match self {
             Form::Normal => read_value(sig, reader),
-            Form::Compact => compact::read_value(sig, reader),
+            Form::Compact => compact_element::read_value(sig, reader),
         }
     }
 
     fn write(self, sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) -> Result<(), TextError> {
         match self {
             Form::Normal => write_value(sig, value, out),
-            Form::Compact => compact::write_value(sig, value, out),
+            Form::Compact => compact_element::write_value(sig, value, out),
         }
     }
 
     fn min_size(self, sig: &[u32]) -> Result<usize, TextError> {
         match self {
             Form::Normal => min_size(sig),
-            Form::Compact => compact::min_size(sig),
+            Form::Compact => compact_element::min_size(sig),
         }
     }
 
@@ -482,10 +482,10 @@ fn by_compact_key<'v>(
     let mut written = Vec::new();
     for (key, value) in entries {
         let mut key_bytes = Vec::new();
-        compact::write_value(key_sig, key, &mut key_bytes)?;
+        compact_element::write_value(key_sig, key, &mut key_bytes)?;
         let mut value_bytes = Vec::new();
         if let Some(value) = value {
-            compact::write_value(value_sig, value, &mut value_bytes)?;
+            compact_element::write_value(value_sig, value, &mut value_bytes)?;
         }
         written.push((key_bytes, value_bytes));
     }

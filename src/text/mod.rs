@@ -36,7 +36,7 @@
 //! ```
 
 mod codec;
-mod compact;
+mod compact_element;
 mod field;
 mod memo;
 mod parse;
@@ -294,7 +294,7 @@ impl PlainValue {
         let shown = admitted.min(MAX_ZERO_SIZED_SHOWN);
         reader.set_zero_sized_left(shown);
         let depth = reader.limit_depth(MAX_SHOWN_DEPTH);
-        let value = memo::scope(signature, || compact::read_value(signature, reader));
+        let value = memo::scope(signature, || compact_element::read_value(signature, reader));
         reader.set_zero_sized_left(admitted - (shown - reader.zero_sized_left()));
         reader.restore_depth(depth);
         value
@@ -304,6 +304,6 @@ impl PlainValue {
     /// of [`read_compact`](Self::read_compact), and what `PlainType::write_compact` writes for the
     /// same value.
     pub fn write_compact(&self, signature: &[u32], out: &mut Vec<u8>) -> Result<(), TextError> {
-        memo::scope(signature, || compact::write_value(signature, self, out))
+        memo::scope(signature, || compact_element::write_value(signature, self, out))
     }
 }

@@ -39,7 +39,7 @@
 //! assert_eq!(compact::to_compact(&normal).unwrap(), bytes);
 //! ```
 
-mod described;
+mod plain_block;
 mod layout;
 mod order;
 mod plain;
@@ -47,7 +47,7 @@ mod running;
 mod to_compact;
 mod to_normal;
 
-pub use described::PLAIN_MARK;
+pub use plain_block::PLAIN_MARK;
 pub use plain::MAX_WALK_NESTING;
 pub use to_compact::to_compact;
 pub(crate) use to_compact::to_compact_with;
@@ -55,7 +55,7 @@ pub(crate) use to_normal::normalize;
 
 /// Checks that `block` is a well-formed plain block (a JSON document carries one in base64).
 pub(crate) fn check_block(block: &[u8]) -> Result<(), DecodeError> {
-    described::PlainTypes::read(block, 0, block.len()).map(drop)
+    plain_block::PlainTypes::read(block, 0, block.len()).map(drop)
 }
 pub use to_normal::to_normal;
 

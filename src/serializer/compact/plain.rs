@@ -7,7 +7,7 @@
 //! them apart, with or without the program. Fields holding other plain types (hand-written
 //! codecs) keep their normal bytes behind a varint length (`Class::Framed`).
 
-use super::described::{PlainTypes, MAX_NESTING};
+use super::plain_block::{PlainTypes, MAX_NESTING};
 use super::Output;
 use crate::plain::signature::{split_all, split_type, Sig};
 use crate::plain::{type_ids as id, varint, PlainError, Reader, DYNAMIC_SIZE_PREFIX, MAX_PLAIN_DEPTH};
@@ -262,7 +262,7 @@ impl Plan {
 }
 
 /// Walks elements by a [`Plan`], from one form to the other.
-pub(super) struct Walker<'p> {
+pub(super) struct ElementWalk<'p> {
     plan: &'p Plan,
     /// Described types entered and not yet left: a type may hold itself, so this bounds the
     /// recursion a hostile stream can ask for, as the typed readers bound it.
@@ -276,9 +276,9 @@ pub(super) struct Walker<'p> {
 /// containers each, and a bound on the walker's stack.
 pub const MAX_WALK_NESTING: usize = 4 * MAX_PLAIN_DEPTH;
 
-impl<'p> Walker<'p> {
+impl<'p> ElementWalk<'p> {
     pub(super) fn new(plan: &'p Plan) -> Self {
-        Walker { plan, depth: 0, nesting: 0 }
+        ElementWalk { plan, depth: 0, nesting: 0 }
     }
 
     /// Enters a dynamic value, refused past [`MAX_WALK_NESTING`] levels.

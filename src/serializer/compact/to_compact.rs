@@ -1,9 +1,9 @@
 //! A normal stream to its compact form.
 
-use super::described::PlainTypes;
+use super::plain_block::PlainTypes;
 use super::layout::{Class, FieldLayout, Layouts};
 use super::order::Order;
-use super::plain::Walker;
+use super::plain::ElementWalk;
 use super::running::running_table;
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::{varint, Reader, DYNAMIC_SIZE_PREFIX};
@@ -73,7 +73,7 @@ pub(crate) fn to_compact_with(
     let layouts = Layouts::new(&table, &types)?;
     let mut writer = Writer {
         layouts: &layouts,
-        walker: Walker::new(&layouts.plan),
+        walker: ElementWalk::new(&layouts.plan),
         order: Order::new(),
         out: Vec::with_capacity(normal.len() / 2),
         depth: 0,
@@ -105,7 +105,7 @@ fn not_compact(offset: usize, what: &'static str) -> DecodeError {
 
 struct Writer<'l> {
     layouts: &'l Layouts,
-    walker: Walker<'l>,
+    walker: ElementWalk<'l>,
     order: Order,
     out: Vec<u8>,
     depth: usize,

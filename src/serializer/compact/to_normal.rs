@@ -1,9 +1,9 @@
 //! A compact stream to its normal twin: what every decoder reads.
 
-use super::described::{PlainTypes, EMPTY_BLOCK};
+use super::plain_block::{PlainTypes, EMPTY_BLOCK};
 use super::layout::{Class, FieldLayout, Layouts};
 use super::order::Order;
-use super::plain::Walker;
+use super::plain::ElementWalk;
 use super::running::running_table;
 use super::{Output, EXPANSION_BASE, MAX_EXPANSION};
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
@@ -108,7 +108,7 @@ impl Normal {
         reader.skip(STREAM_HEADER_SIZE)?;
         let mut writer = Writer {
             layouts: &layouts,
-            walker: Walker::new(&layouts.plan),
+            walker: ElementWalk::new(&layouts.plan),
             order: Order::new(),
             out: Output::new(input.len().saturating_mul(2), cap),
             offsets: Vec::new(),
@@ -151,7 +151,7 @@ impl Normal {
 
 struct Writer<'l> {
     layouts: &'l Layouts,
-    walker: Walker<'l>,
+    walker: ElementWalk<'l>,
     order: Order,
     out: Output,
     offsets: Vec<(u32, u32)>,
