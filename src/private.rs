@@ -17,7 +17,7 @@ pub use std::rc::Rc;
 pub use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::field::access::One;
-pub use crate::field::cast::{TraitCast, TraitCastFn};
+pub use crate::field::cast::{TraitCast, TraitCastFn, TraitNullWeak};
 pub use crate::field::embedded::boxed_trait_object;
 pub use crate::field::Container;
 pub use crate::plain::{

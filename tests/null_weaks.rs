@@ -1,10 +1,11 @@
 //! A null (or dead) `Weak` inside a pointer array keeps its place through save, load and clone:
 //! the array neither fails to load (a fixed-size array) nor closes up over it (a `Vec` or a
 //! `SmallVec`, whose later elements would move to another index). A null `Weak` to a trait object
-//! cannot be made (`Weak::new` needs a sized pointee), so loading one is reported, never silent.
+//! (which `Weak::new` cannot make: it needs a sized pointee) is made from a type declared to
+//! implement the trait, so it keeps its place too, in decodes, clones and applied patches.
 
 use reflectable::clone::deep_clone;
-use reflectable::diff::rtti_eq;
+use reflectable::diff::{diff, rtti_eq};
 use reflectable::serializer::BinarySerializer;
 use reflectable::{reflect_trait, Reflectable};
 use smallvec::SmallVec;
@@ -82,28 +83,102 @@ fn null_weak_elements_keep_their_place_in_a_clone() {
     check(&deep_clone(&original).unwrap(), &original, "clone");
 }
 
-#[derive(Reflectable, Default)]
+#[derive(Reflectable)]
 #[rtti(id = 340_003)]
 struct TraitWatchers {
     #[rtti(id = 1)]
     owned: Vec<Rc<RefCell<dyn Marker>>>,
     #[rtti(id = 2)]
     list: Vec<Weak<RefCell<dyn Marker>>>,
+    #[rtti(id = 3)]
+    fixed: [Weak<RefCell<dyn Marker>>; 2],
+    #[rtti(id = 4)]
+    one: Weak<RefCell<dyn Marker>>,
+    #[rtti(id = 5)]
+    locked: Vec<std::sync::Weak<std::sync::RwLock<dyn Marker>>>,
 }
 
-#[test]
-fn a_null_weak_to_a_trait_object_is_reported_not_closed_over_silently() {
+/// `Weak<RefCell<dyn Marker>>` has no `Default` (`Weak::new` needs a sized pointee): a program
+/// makes its null ones from a type that implements the trait, as the decoder does.
+impl Default for TraitWatchers {
+    fn default() -> Self {
+        let null = || Weak::<RefCell<Target>>::new() as Weak<RefCell<dyn Marker>>;
+        TraitWatchers { owned: Vec::new(), list: Vec::new(), fixed: [null(), null()], one: null(), locked: Vec::new() }
+    }
+}
+
+/// Which elements of a weak array to a trait object lead somewhere, and to which label.
+fn trait_labels<'a>(weaks: impl IntoIterator<Item = &'a Weak<RefCell<dyn Marker>>>) -> Vec<Option<String>> {
+    let label = |target: Rc<RefCell<dyn Marker>>| {
+        let target = target.borrow();
+        (&*target as &dyn Reflectable).downcast_ref::<Target>().unwrap().label.clone()
+    };
+    weaks.into_iter().map(|weak| weak.upgrade().map(label)).collect()
+}
+
+fn trait_watchers() -> (TraitWatchers, std::sync::Arc<std::sync::RwLock<dyn Marker>>) {
     let owned: Rc<RefCell<dyn Marker>> = Rc::new(RefCell::new(Target { label: "kept".into() }));
     let gone: Rc<RefCell<dyn Marker>> = Rc::new(RefCell::new(Target::default()));
     let dead = Rc::downgrade(&gone);
     drop(gone);
-    let original = TraitWatchers { list: vec![dead, Rc::downgrade(&owned)], owned: vec![owned] };
+    let locked: std::sync::Arc<std::sync::RwLock<dyn Marker>> =
+        std::sync::Arc::new(std::sync::RwLock::new(Target { label: "locked".into() }));
+    let watchers = TraitWatchers {
+        list: vec![dead.clone(), Rc::downgrade(&owned)],
+        fixed: [Rc::downgrade(&owned), dead.clone()],
+        one: dead,
+        locked: vec![std::sync::Weak::<std::sync::RwLock<Target>>::new(), std::sync::Arc::downgrade(&locked)],
+        owned: vec![owned],
+    };
+    (watchers, locked)
+}
+
+fn check_traits(loaded: &TraitWatchers, how: &str) {
+    assert_eq!(trait_labels(&loaded.list), [None, Some("kept".to_owned())], "{how}: list");
+    assert_eq!(trait_labels(&loaded.fixed), [Some("kept".to_owned()), None], "{how}: fixed");
+    assert!(loaded.one.upgrade().is_none(), "{how}: one");
+    assert_eq!(loaded.locked.len(), 2, "{how}: locked");
+    assert!(loaded.locked[0].upgrade().is_none(), "{how}: locked[0]");
+}
+
+#[test]
+fn a_null_weak_to_a_trait_object_keeps_its_place() {
+    let (original, locked) = trait_watchers();
     let serializer = BinarySerializer::new();
     let bytes = serializer.encode(&original).unwrap();
-    let (loaded, report) = serializer.decode_with_report::<TraitWatchers>(&bytes).unwrap();
-    assert_eq!(loaded.list.len(), 1);
-    assert!(!report.is_empty(), "the null element left out is reported");
-    assert!(report.to_string().contains("list"), "{report}");
+    for walked in [false, true] {
+        let serializer = serializer.generated_codecs(!walked);
+        let (loaded, report) = serializer.decode_with_report::<TraitWatchers>(&bytes).unwrap();
+        assert!(report.is_empty(), "{report}");
+        check_traits(&loaded, if walked { "walked decode" } else { "generated decode" });
+    }
+    check_traits(&deep_clone(&original).unwrap(), "clone");
+    drop(locked);
+}
+
+/// Issue 42's first defect: a patch that clears a `Weak` to a trait object, or creates an object
+/// holding a null one, applies in full.
+#[test]
+fn a_patch_clears_a_weak_to_a_trait_object() {
+    let (mut old, _locked) = trait_watchers();
+    let owned = old.owned[0].clone();
+    old.one = Rc::downgrade(&owned);
+    let new = TraitWatchers { owned: vec![owned.clone()], ..TraitWatchers::default() };
+    let patch = diff(&old, &new).unwrap();
+    let report = patch.apply(&mut old);
+    assert!(report.is_complete(), "{report}");
+    assert!(old.one.upgrade().is_none() && old.list.is_empty() && old.locked.is_empty());
+    assert_eq!(trait_labels(&old.fixed), [None, None]);
+    rtti_eq(&old, &new).unwrap();
+
+    // Back: the patch points the cleared fields at the owned object again, and a dead element of
+    // an array it rebuilds is made as it applies.
+    let (target, _locked) = trait_watchers();
+    let patch = diff(&new, &target).unwrap();
+    let mut again = TraitWatchers { owned: vec![owned], ..TraitWatchers::default() };
+    let report = patch.apply(&mut again);
+    assert!(report.is_complete(), "{report}");
+    assert_eq!(trait_labels(&again.list)[0], None);
 }
 
 /// A type that must not be made behind the program's back: its constructor panics.

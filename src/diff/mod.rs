@@ -8,15 +8,15 @@
 
 mod align;
 mod apply;
-mod rtti_eq;
 pub(crate) mod generate;
 pub(crate) mod generated;
 mod patch;
+mod rtti_eq;
 
 pub use apply::{ApplyProblem, ApplyProblemKind, ApplyReport};
-pub use rtti_eq::{rtti_eq, Difference};
 #[doc(hidden)]
 pub use generate::diff_walked;
 pub use generate::{diff, DiffError};
 pub(crate) use generated::{same_sections, GeneratedComparison, SameScope};
 pub use patch::Patch;
+pub use rtti_eq::{rtti_eq, Difference};

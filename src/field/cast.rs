@@ -51,6 +51,32 @@ pub struct TraitCast {
 
 inventory::collect!(TraitCast);
 
+/// How to make a `Weak` to a trait object that points at nothing (`rc::Weak<RefCell<dyn
+/// Component>>`, ...): `Weak::new` needs a sized pointee, so each `(type, trait)` pair that
+/// submits casts also submits, per `Weak` family, a maker that unsizes a `Weak::new()` of its
+/// concrete type. Any implementor's serves: the `Weak` leads nowhere.
+pub struct TraitNullWeak {
+    /// `TypeId` of the `Weak` made (`rc::Weak<RefCell<dyn Component>>`).
+    pub weak: fn() -> TypeId,
+    /// Writes it into an `&mut Option<W>`.
+    pub make: fn(&mut dyn Any),
+}
+
+inventory::collect!(TraitNullWeak);
+
+/// The submitted makers, by the `Weak` type they make.
+static NULL_WEAKS: Lazy<AHashMap<TypeId, fn(&mut dyn Any)>> =
+    Lazy::new(|| inventory::iter::<TraitNullWeak>.into_iter().map(|null| ((null.weak)(), null.make)).collect());
+
+/// A `W` (a `Weak` to a trait object) that points at nothing; `None` when no type implementing
+/// the trait was declared to (no `implements(...)` or `register_trait_impl!` names it).
+pub(crate) fn null_trait_weak<W: 'static>() -> Option<W> {
+    let make = NULL_WEAKS.get(&TypeId::of::<W>())?;
+    let mut out: Option<W> = None;
+    make(&mut out);
+    out
+}
+
 /// Every submitted cast, by concrete type: an index of the submissions (built once), from which
 /// each registry takes the casts of the types it registers.
 static SUBMITTED: Lazy<AHashMap<TypeId, Vec<&'static TraitCast>>> = Lazy::new(|| {
@@ -129,7 +155,7 @@ macro_rules! register_trait_impl {
     ($concrete:ty => $($trait:path),+ $(,)?) => {$(
         const _: () = {
             use $crate::__private::{Any, Arc, Mutex, Rc, RefCell, RwLock, TypeId};
-            use $crate::__private::{TraitCast, TraitCastFn};
+            use $crate::__private::{TraitCast, TraitCastFn, TraitNullWeak};
             fn shared<H: Clone + 'static, T: 'static>(from: &dyn Any, out: &mut dyn Any, cast: fn(H) -> T) {
                 if let (Some(from), Some(out)) = (from.downcast_ref::<H>(), out.downcast_mut::<Option<T>>()) {
                     *out = Some(cast(from.clone()));
@@ -159,6 +185,32 @@ macro_rules! register_trait_impl {
                 concrete: TypeId::of::<$concrete>,
                 from: TypeId::of::<Arc<RwLock<$concrete>>>, to: TypeId::of::<Arc<RwLock<dyn $trait>>>,
                 cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<RwLock<$concrete>>| -> Arc<RwLock<dyn $trait>> { h })),
+            } }
+            // A `Weak` to the trait object pointing at nothing, for each `Weak` family.
+            fn null<W: 'static>(out: &mut dyn Any, make: fn() -> W) {
+                if let Some(out) = out.downcast_mut::<Option<W>>() {
+                    *out = Some(make());
+                }
+            }
+            $crate::__private::inventory::submit! { TraitNullWeak {
+                weak: TypeId::of::<::std::rc::Weak<dyn $trait>>,
+                make: |o| null(o, || -> ::std::rc::Weak<dyn $trait> { ::std::rc::Weak::<$concrete>::new() }),
+            } }
+            $crate::__private::inventory::submit! { TraitNullWeak {
+                weak: TypeId::of::<::std::rc::Weak<RefCell<dyn $trait>>>,
+                make: |o| null(o, || -> ::std::rc::Weak<RefCell<dyn $trait>> { ::std::rc::Weak::<RefCell<$concrete>>::new() }),
+            } }
+            $crate::__private::inventory::submit! { TraitNullWeak {
+                weak: TypeId::of::<::std::sync::Weak<dyn $trait>>,
+                make: |o| null(o, || -> ::std::sync::Weak<dyn $trait> { ::std::sync::Weak::<$concrete>::new() }),
+            } }
+            $crate::__private::inventory::submit! { TraitNullWeak {
+                weak: TypeId::of::<::std::sync::Weak<Mutex<dyn $trait>>>,
+                make: |o| null(o, || -> ::std::sync::Weak<Mutex<dyn $trait>> { ::std::sync::Weak::<Mutex<$concrete>>::new() }),
+            } }
+            $crate::__private::inventory::submit! { TraitNullWeak {
+                weak: TypeId::of::<::std::sync::Weak<RwLock<dyn $trait>>>,
+                make: |o| null(o, || -> ::std::sync::Weak<RwLock<dyn $trait>> { ::std::sync::Weak::<RwLock<$concrete>>::new() }),
             } }
             $crate::__private::inventory::submit! { TraitCast {
                 concrete: TypeId::of::<$concrete>,

@@ -200,13 +200,14 @@ macro_rules! pointer_slots {
                 self.strong_count() + self.weak_count()
             }
             /// A null target is a `Weak` to nothing, which the pointee's descriptor makes
-            /// (`Weak::new` needs a sized pointee, which `U` need not be; no object is made).
-            /// A trait object has no type to make one of: `None`.
+            /// (`Weak::new` needs a sized pointee, which `U` need not be; no object is made); for
+            /// a trait object, any type declared to implement the trait makes it. `None` only for
+            /// a trait nothing was declared to implement.
             fn from_handle(target: Option<&$strong>) -> Option<Self> {
                 let Some(target) = target else {
                     return match U::declared() {
                         Declared::Type(declared) => declared().null_weak::<Self>(),
-                        Declared::Trait(_) => None,
+                        Declared::Trait(_) => crate::field::cast::null_trait_weak::<Self>(),
                     };
                 };
                 Some(SharedHandle::downgrade(target))

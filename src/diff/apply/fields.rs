@@ -202,24 +202,10 @@ impl Applier<'_> {
             );
             return;
         }
-        // A null `Weak` to a trait object cannot be made (`Weak::new` needs a sized pointee):
-        // the store leaves it out and counts it, said here once with the reason.
-        let mut unexpressed = 0;
-        if let (true, Declared::Trait(name)) = (pointers.is_weak(), pointers.declared()) {
-            unexpressed = targets.iter().filter(|target| target.is_none()).count();
-            if unexpressed > 0 {
-                let why = format!("a null `Weak` to `dyn {name}` cannot be expressed");
-                self.problem(index, name_of(edit, field), ApplyProblemKind::FieldMismatch(why));
-            }
-        }
         let targets: Vec<Option<&SharedObject>> = targets.iter().map(Option::as_ref).collect();
         match pointers.store(owner, &targets, self.registry) {
-            Ok(refused) if refused <= unexpressed => {}
-            Ok(refused) => self.problem(
-                index,
-                name(),
-                ApplyProblemKind::Field(format!("{} targets refused", refused - unexpressed)),
-            ),
+            Ok(0) => {}
+            Ok(refused) => self.problem(index, name(), ApplyProblemKind::Field(format!("{refused} targets refused"))),
             Err(error) => self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
         }
     }
