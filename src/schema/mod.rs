@@ -37,8 +37,8 @@
 //! assert_eq!(stored.get(9800), Some(&schema));
 //! ```
 
-pub(crate) mod convert;
 mod changes;
+pub(crate) mod convert;
 mod fingerprint;
 pub(crate) mod fingerprint_table;
 mod reflect;

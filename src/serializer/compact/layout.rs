@@ -3,8 +3,8 @@
 //! out once per stream, from the table alone, so any reader (with the types or without them)
 //! walks the same bytes the same way.
 
-use super::plain_block::PlainTypes;
 use super::plain::{NodeId, Plan, VarintLeaf};
+use super::plain_block::PlainTypes;
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::type_ids as id;
 use crate::schema::table::TableIndex;

@@ -39,16 +39,16 @@
 //! assert_eq!(compact::to_compact(&normal).unwrap(), bytes);
 //! ```
 
-mod plain_block;
 mod layout;
 mod order;
 mod plain;
+mod plain_block;
 mod running;
 mod to_compact;
 mod to_normal;
 
-pub use plain_block::PLAIN_MARK;
 pub use plain::MAX_WALK_NESTING;
+pub use plain_block::PLAIN_MARK;
 pub use to_compact::to_compact;
 pub(crate) use to_compact::to_compact_with;
 pub(crate) use to_normal::normalize;
