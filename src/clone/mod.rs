@@ -119,6 +119,34 @@ impl CloneError {
 }
 
 /// Clones objects and graphs through RTTI; see the [module docs](self).
+///
+/// ```
+/// use reflectable::clone::Cloner;
+/// use reflectable::Reflectable;
+/// use std::rc::Rc;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_003)]
+/// # struct Mesh { #[rtti(id = 1)] vertices: Vec<f32> }
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_004)]
+/// # struct Model { #[rtti(id = 1)] name: String, #[rtti(id = 2)] mesh: Option<Rc<Mesh>> }
+///
+/// let mesh = Rc::new(Mesh { vertices: vec![1.0, 2.0] });
+/// let model = Model { name: "crate".into(), mesh: Some(mesh.clone()) };
+///
+/// let deep = Cloner::new().clone_value(&model).unwrap();
+/// assert!(!Rc::ptr_eq(deep.mesh.as_ref().unwrap(), &mesh), "deep by default: the mesh is copied");
+/// assert_eq!(deep.mesh.unwrap().vertices, [1.0, 2.0]);
+///
+/// // Meshes shared like assets: the clone points at the same one.
+/// let cloner = Cloner::new().share_type(Mesh::rtti_static().id());
+/// let copy = cloner.clone_value(&model).unwrap();
+/// assert!(Rc::ptr_eq(copy.mesh.as_ref().unwrap(), &mesh));
+///
+/// // Any object, through `dyn Reflectable`.
+/// let boxed = cloner.clone_object(&model).unwrap();
+/// assert_eq!(boxed.cast::<Model>().unwrap().name, "crate");
+/// ```
 #[derive(Clone)]
 pub struct Cloner<'r> {
     registry: &'r Registry,
@@ -231,6 +259,29 @@ pub fn deep_clone<T: Reflectable>(object: &T) -> Result<T, CloneError> {
 }
 
 /// A shallow clone of `object`: its own fields copied, every pointer kept.
+///
+/// ```
+/// use reflectable::clone::{deep_clone, shallow_clone};
+/// use std::rc::Rc;
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_001)]
+/// # struct Leaf { #[rtti(id = 1)] n: u32 }
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_002)]
+/// # struct Pair { #[rtti(id = 1)] name: String, #[rtti(id = 2)] leaf: Option<Rc<Leaf>> }
+///
+/// let leaf = Rc::new(Leaf { n: 7 });
+/// let pair = Pair { name: "a".into(), leaf: Some(leaf.clone()) };
+///
+/// let shallow = shallow_clone(&pair).unwrap();
+/// assert_eq!(shallow.name, "a");
+/// assert!(Rc::ptr_eq(shallow.leaf.as_ref().unwrap(), &leaf), "the pointer is kept");
+///
+/// let deep = deep_clone(&pair).unwrap();
+/// assert!(!Rc::ptr_eq(deep.leaf.as_ref().unwrap(), &leaf), "a deep clone copies the leaf");
+/// assert_eq!(deep.leaf.unwrap().n, 7);
+/// ```
 pub fn shallow_clone<T: Reflectable>(object: &T) -> Result<T, CloneError> {
     Cloner::new().shallow().clone_value(object)
 }

@@ -109,6 +109,34 @@ fn build<K: PlainType, V: Element>() -> Result<RttiType, RttiError> {
 
 /// A map whose values are objects or pointers: `HashMap`, `BTreeMap` and `ahash::AHashMap` with
 /// plain keys and [`Element`] values.
+///
+/// A field of such a map needs no attribute beyond its ID:
+///
+/// ```
+/// use reflectable::containers::ObjectMap;
+/// use reflectable::Reflectable;
+/// use std::cell::RefCell;
+/// use std::collections::HashMap;
+/// use std::rc::Rc;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_014)]
+/// # struct Material { #[rtti(id = 1)] roughness: f32 }
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9_970_019)]
+/// struct Level {
+///     #[rtti(id = 1)]
+///     materials: HashMap<String, Rc<RefCell<Material>>>,
+/// }
+///
+/// let oak = Rc::new(RefCell::new(Material { roughness: 0.8 }));
+/// let level = Level { materials: HashMap::from([("oak".into(), oak.clone()), ("elm".into(), oak)]) };
+/// assert_eq!(level.materials.to_entries().keys, ["elm", "oak"], "written in a fixed order");
+///
+/// let back: Level = reflectable::from_slice(&reflectable::to_vec(&level).unwrap()).unwrap();
+/// assert_eq!(back.materials["oak"].borrow().roughness, 0.8);
+/// assert!(Rc::ptr_eq(&back.materials["oak"], &back.materials["elm"]), "sharing is kept");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a map of objects",
     label = "a map field needs plain, `Clone` keys and values that are reflectable objects or pointers",

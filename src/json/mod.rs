@@ -187,11 +187,40 @@ impl DynamicGraph {
 }
 
 /// The document of a Rust object graph (what its binary stream holds), indented.
+///
+/// ```
+/// use reflectable::json::{self, JsonReader};
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_005)]
+/// # struct Door { #[rtti(id = 1)] open: bool, #[rtti(id = 2)] width: u32 }
+///
+/// let text = json::to_string(&Door { open: true, width: 3 }).unwrap();
+/// assert!(text.contains(r#""$type": "Door""#), "{text}");
+/// assert!(text.contains(r#""open": true"#) && text.contains(r#""width": 3"#));
+///
+/// let (back, report) = JsonReader::new().read::<Door>(&text).unwrap();
+/// assert!(back.open && back.width == 3 && report.is_empty());
+/// ```
 pub fn to_string<R: AsRoot + ?Sized>(root: &R) -> Result<String, JsonError> {
     DynamicGraph::from_typed(root)?.to_json()
 }
 
 /// The document of a binary stream, indented: no types needed.
+///
+/// ```
+/// use reflectable::json;
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_006)]
+/// # struct Lamp { #[rtti(id = 1)] watts: u16, #[rtti(id = 2)] label: String }
+///
+/// let bytes = reflectable::to_vec(&Lamp { watts: 40, label: "hall".into() }).unwrap();
+/// let text = json::from_bytes(&bytes).unwrap();
+/// assert!(text.contains(r#""watts": 40"#) && text.contains(r#""label": "hall""#), "{text}");
+/// assert_eq!(json::to_bytes(&text).unwrap(), bytes, "the same stream back");
+/// assert!(json::from_bytes(&bytes[..bytes.len() - 1]).is_err(), "a truncated stream is refused");
+/// ```
 pub fn from_bytes(bytes: &[u8]) -> Result<String, JsonError> {
     DynamicGraph::from_bytes(bytes)?.to_json()
 }
@@ -199,6 +228,24 @@ pub fn from_bytes(bytes: &[u8]) -> Result<String, JsonError> {
 /// The binary stream of a document that lists its types (as every document this module writes
 /// does): the bytes the document was made from. A document is refused unless the stream it gives
 /// is one the decoder reads ([`DynamicGraph::from_bytes`], what `reflectable check` uses).
+///
+/// ```
+/// use reflectable::json;
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default, Debug, PartialEq)]
+/// # #[rtti(id = 9_970_007)]
+/// # struct Gate { #[rtti(id = 1)] open: bool, #[rtti(id = 2)] name: String }
+///
+/// let text = json::to_string(&Gate { open: true, name: "north".into() }).unwrap();
+/// // A hand edit: the bytes it gives decode as usual.
+/// let edited = text.replace(r#""open": true"#, r#""open": false"#);
+/// let bytes = json::to_bytes(&edited).unwrap();
+/// let gate: Gate = reflectable::from_slice(&bytes).unwrap();
+/// assert_eq!(gate, Gate { open: false, name: "north".into() });
+///
+/// // A value that does not fit its field is refused.
+/// assert!(json::to_bytes(&text.replace(r#""open": true"#, r#""open": 3"#)).is_err());
+/// ```
 pub fn to_bytes(text: &str) -> Result<Vec<u8>, JsonError> {
     let bytes = stream_of(text, None)?;
     DynamicGraph::from_bytes(&bytes).map_err(refused)?;

@@ -180,6 +180,21 @@ pub trait PlainCodec<T>: 'static {
 }
 
 /// The codec of a [`PlainType`]: its own impl. Every plain field without `with` uses it.
+///
+/// ```
+/// use reflectable::plain::{write_elem, Native, PlainCodec, PlainType, Reader};
+///
+/// assert_eq!(<Native as PlainCodec<u32>>::TYPE_ID, <u32 as PlainType>::TYPE_ID);
+/// assert_eq!(<Native as PlainCodec<String>>::STATIC_SIZE, None);
+///
+/// let mut out = Vec::new();
+/// <Native as PlainCodec<u32>>::write(&7, &mut out);
+/// let mut same = Vec::new();
+/// write_elem(&7u32, &mut same);
+/// assert_eq!(out, same);
+/// let back: u32 = Native::read(&mut Reader::new(&out)).unwrap();
+/// assert_eq!(back, 7);
+/// ```
 pub struct Native;
 
 impl<T: PlainType> PlainCodec<T> for Native {
@@ -257,6 +272,32 @@ pub fn elem_size_with<K: PlainCodec<T> + ?Sized, T>(value: &T) -> usize {
 
 /// [`write_elem`](super::write_elem) for a value stored through the codec `K`.
 ///
+/// ```
+/// use reflectable::plain::{write_elem, write_elem_with, Native};
+/// # use reflectable::plain::{PlainCodec, PlainError, Reader};
+/// # mod units { #[derive(Debug, PartialEq)] pub struct Meters(pub f32); }
+/// # use units::Meters;
+/// # struct MetersCodec;
+/// # impl PlainCodec<Meters> for MetersCodec {
+/// #     const TYPE_ID: u32 = 9_970_101;
+/// #     const STATIC_SIZE: Option<u32> = Some(4);
+/// #     fn size(_: &Meters) -> usize { 4 }
+/// #     fn write(value: &Meters, out: &mut Vec<u8>) { out.extend_from_slice(&value.0.to_le_bytes()) }
+/// #     fn read(r: &mut Reader<'_>) -> Result<Meters, PlainError> { Ok(Meters(f32::from_le_bytes(r.take_array()?))) }
+/// # }
+///
+/// // `MetersCodec` (hidden) stores a foreign `Meters(f32)` as its 4 bytes.
+/// let mut out = Vec::new();
+/// write_elem_with::<MetersCodec, _>(&Meters(1.5), &mut out);
+/// assert_eq!(out, 1.5f32.to_le_bytes());
+///
+/// // A plain type's own codec is `Native`: what `write_elem` uses.
+/// let (mut a, mut b) = (Vec::new(), Vec::new());
+/// write_elem_with::<Native, _>(&String::from("hi"), &mut a);
+/// write_elem(&String::from("hi"), &mut b);
+/// assert_eq!(a, b);
+/// ```
+///
 /// # Panics
 /// When a dynamic value is larger than 4 GiB, which the `u32` size cannot describe.
 #[inline]
@@ -270,6 +311,31 @@ pub fn write_elem_with<K: PlainCodec<T> + ?Sized, T>(value: &T, out: &mut Vec<u8
 }
 
 /// [`read_elem`](super::read_elem) for a value stored through the codec `K`.
+///
+/// ```
+/// use reflectable::plain::{read_elem_with, write_elem_with};
+/// # use reflectable::plain::{PlainCodec, PlainError, Reader};
+/// # mod units { #[derive(Debug, PartialEq)] pub struct Meters(pub f32); }
+/// # use units::Meters;
+/// # struct MetersCodec;
+/// # impl PlainCodec<Meters> for MetersCodec {
+/// #     const TYPE_ID: u32 = 9_970_102;
+/// #     const STATIC_SIZE: Option<u32> = Some(4);
+/// #     fn size(_: &Meters) -> usize { 4 }
+/// #     fn write(value: &Meters, out: &mut Vec<u8>) { out.extend_from_slice(&value.0.to_le_bytes()) }
+/// #     fn read(r: &mut Reader<'_>) -> Result<Meters, PlainError> { Ok(Meters(f32::from_le_bytes(r.take_array()?))) }
+/// # }
+///
+/// // `MetersCodec` (hidden) stores a foreign `Meters(f32)` as its 4 bytes.
+/// let mut bytes = Vec::new();
+/// write_elem_with::<MetersCodec, _>(&Meters(1.5), &mut bytes);
+/// write_elem_with::<MetersCodec, _>(&Meters(-2.0), &mut bytes);
+///
+/// let mut reader = Reader::new(&bytes);
+/// assert_eq!(read_elem_with::<MetersCodec, Meters>(&mut reader).unwrap(), Meters(1.5));
+/// assert_eq!(read_elem_with::<MetersCodec, Meters>(&mut reader).unwrap(), Meters(-2.0));
+/// assert!(read_elem_with::<MetersCodec, Meters>(&mut reader).is_err(), "the input is used up");
+/// ```
 #[inline]
 pub fn read_elem_with<K: PlainCodec<T> + ?Sized, T>(reader: &mut Reader<'_>) -> Result<T, PlainError> {
     if K::STATIC_SIZE.is_some() {

@@ -262,6 +262,19 @@ pub fn same_parts(parts: impl IntoIterator<Item = Option<bool>>) -> Option<bool>
 }
 
 /// Bytes [`write_elem`] appends for `value`: the content, plus the size prefix for dynamic types.
+///
+/// ```
+/// use reflectable::plain::{elem_size, write_elem};
+///
+/// assert_eq!(elem_size(&7u32), 4, "static: the content alone");
+/// assert_eq!(elem_size(&[1.0f32; 3]), 12);
+/// let name = String::from("door");
+/// assert_eq!(elem_size(&name), 4 + 4, "dynamic: the size prefix, then the content");
+///
+/// let mut out = Vec::new();
+/// write_elem(&(name, 7u32), &mut out);
+/// assert_eq!(out.len(), elem_size(&(String::from("door"), 7u32)));
+/// ```
 #[inline]
 pub fn elem_size<T: PlainType>(value: &T) -> usize {
     elem_size_with::<Native, T>(value)
@@ -269,6 +282,18 @@ pub fn elem_size<T: PlainType>(value: &T) -> usize {
 
 /// Appends `value` as one element: the content, preceded for dynamic types by a `u32` size that
 /// counts itself.
+///
+/// ```
+/// use reflectable::plain::write_elem;
+///
+/// let mut out = Vec::new();
+/// write_elem(&0x0102u16, &mut out);
+/// assert_eq!(out, [0x02, 0x01], "a static value: its little-endian content");
+///
+/// out.clear();
+/// write_elem(&String::from("hi"), &mut out);
+/// assert_eq!(out, [6, 0, 0, 0, b'h', b'i'], "a dynamic one: its size, prefix included, then the content");
+/// ```
 ///
 /// # Panics
 /// When a dynamic value is larger than 4 GiB, which the `u32` size cannot describe.
@@ -279,6 +304,23 @@ pub fn write_elem<T: PlainType>(value: &T, out: &mut Vec<u8>) {
 
 /// Reads one element written by [`write_elem`]. A dynamic element must be consumed exactly by its
 /// content; anything left over is an error.
+///
+/// ```
+/// use reflectable::plain::{read_elem, write_elem, PlainError, Reader};
+///
+/// let mut bytes = Vec::new();
+/// write_elem(&vec![1u16, 2, 3], &mut bytes);
+/// write_elem(&true, &mut bytes);
+///
+/// let mut reader = Reader::new(&bytes);
+/// assert_eq!(read_elem::<Vec<u16>>(&mut reader).unwrap(), [1, 2, 3]);
+/// assert!(read_elem::<bool>(&mut reader).unwrap());
+/// assert!(reader.is_empty());
+///
+/// // Input that ends early is an error, never a panic.
+/// let short = read_elem::<Vec<u16>>(&mut Reader::new(&bytes[..5]));
+/// assert!(matches!(short, Err(PlainError::LengthTooLarge { offset: 4, .. })));
+/// ```
 #[inline]
 pub fn read_elem<T: PlainType>(reader: &mut Reader<'_>) -> Result<T, PlainError> {
     read_elem_with::<Native, T>(reader)

@@ -104,6 +104,22 @@ impl PlainError {
 pub const MAX_PLAIN_DEPTH: usize = 128;
 
 /// A cursor over input bytes. Reads never panic: running out of input is a [`PlainError`].
+///
+/// ```
+/// use reflectable::plain::{PlainError, PlainType, Reader};
+///
+/// let bytes = [1, 0, 0, 0, 0xAA, 0xBB, 0x2C, 0x01];
+/// let mut reader = Reader::new(&bytes);
+/// assert_eq!(reader.read_u32().unwrap(), 1);
+/// assert_eq!(reader.take(2).unwrap(), [0xAA, 0xBB]);
+/// assert_eq!(reader.offset(), 6);
+/// assert_eq!(u16::read(&mut reader).unwrap(), 300, "plain types read from a reader");
+///
+/// // Reading past the end is an error that says where.
+/// let error = reader.take_array::<4>().unwrap_err();
+/// assert_eq!(error, PlainError::UnexpectedEnd { offset: 8, needed: 4, available: 0 });
+/// assert_eq!(error.offset(), 8);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
     data: &'a [u8],

@@ -27,6 +27,28 @@ use std::sync::RwLock;
 /// What a type contributes when it is the argument of a generic reflectable type: a stable ID
 /// and a name. `#[derive(Reflectable)]` and `#[derive(PlainType)]` implement it; so do the
 /// primitive plain types and `String`.
+///
+/// ```
+/// use reflectable::rtti::{derived_instantiation_id, TypeArgument};
+/// use reflectable::Reflectable;
+/// # use std::marker::PhantomData;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_016)]
+/// # struct Texture { #[rtti(id = 1)] path: String }
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_017)]
+/// # struct Handle<T: Default> { #[rtti(id = 1)] asset: u64, #[rtti(skip)] kind: PhantomData<T> }
+///
+/// assert_eq!((Texture::type_argument_id(), Texture::type_argument_name()), (9_970_016, "Texture".into()));
+/// assert_eq!(u32::type_argument_name(), "u32");
+///
+/// // An instantiation of the generic `Handle<T>` (ID 9_970_017) is named and numbered by its
+/// // argument's.
+/// let rtti = Handle::<Texture>::rtti_static();
+/// assert_eq!(rtti.name(), "Handle<Texture>");
+/// assert_eq!(rtti.id(), derived_instantiation_id(9_970_017, &[Texture::type_argument_id()]));
+/// assert_eq!(Handle::<Texture>::type_argument_name(), "Handle<Texture>");
+/// ```
 pub trait TypeArgument: 'static {
     /// The type's stable numeric ID: its RTTI type ID, or its plain type ID.
     fn type_argument_id() -> u32;

@@ -92,6 +92,31 @@ fn walk_all(
 /// empty, optional pointers `None`, and a fixed-size array of optional pointers
 /// (`[Option<Rc<T>>; N]`) all `None`. A non-optional pointer keeps its value, and so does a
 /// fixed-size array of them (`[Rc<T>; N]`), which cannot be emptied.
+///
+/// ```
+/// use reflectable::rtti::clear_pointers;
+/// use std::rc::Rc;
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_008)]
+/// # struct Leaf { #[rtti(id = 1)] n: u32 }
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_009)]
+/// # struct Node { #[rtti(id = 1)] name: String, #[rtti(id = 2)] children: Vec<Rc<Leaf>>,
+/// #     #[rtti(id = 3)] first: Option<Rc<Leaf>>, #[rtti(id = 4)] pinned: Rc<Leaf> }
+///
+/// let leaf = Rc::new(Leaf { n: 1 });
+/// let mut node = Node {
+///     name: "n".into(),
+///     children: vec![leaf.clone(), leaf.clone()],
+///     first: Some(leaf.clone()),
+///     pinned: leaf.clone(),
+/// };
+/// clear_pointers(&mut node).unwrap();
+/// assert!(node.children.is_empty() && node.first.is_none());
+/// assert!(Rc::ptr_eq(&node.pinned, &leaf), "a non-optional pointer keeps its value");
+/// assert_eq!((node.name.as_str(), Rc::strong_count(&leaf)), ("n", 2));
+/// ```
 pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
     visit::for_each_slot_mut(object, |slot| {
         let SlotMut { field, owner, .. } = slot;

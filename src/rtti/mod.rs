@@ -48,6 +48,37 @@ use thiserror::Error;
 
 /// Serialization hooks a derived type can implement; `#[rtti(hooks)]` wires them into the
 /// descriptor. `context` is what the caller handed the serializer (`&mut ()` when nothing).
+///
+/// ```
+/// use reflectable::rtti::RttiHooks;
+/// use reflectable::Reflectable;
+/// # use reflectable::serializer::BinarySerializer;
+/// # use std::any::Any;
+/// # use std::cell::RefCell;
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9_970_015, hooks)]
+/// struct Inventory {
+///     #[rtti(id = 1)]
+///     items: Vec<String>,
+///     #[rtti(skip)]
+///     count: usize, // not stored: rebuilt on load
+/// }
+///
+/// impl RttiHooks for Inventory {
+///     fn on_deserialization_ended(&mut self, context: &mut dyn Any) {
+///         self.count = self.items.len();
+///         if let Some(loaded) = context.downcast_mut::<u32>() {
+///             *loaded += 1;
+///         }
+///     }
+/// }
+///
+/// let bytes = reflectable::to_vec(&Inventory { items: vec!["rope".into(), "lamp".into()], count: 2 }).unwrap();
+/// let loaded = RefCell::new(0u32);
+/// let back: Inventory = BinarySerializer::new().context(&loaded).decode(&bytes).unwrap();
+/// assert_eq!((back.count, loaded.into_inner()), (2, 1));
+/// ```
 pub trait RttiHooks {
     /// Before the object is encoded.
     fn on_serialization_started(&self, _context: &mut dyn Any) {}

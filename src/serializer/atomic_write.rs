@@ -32,6 +32,29 @@ use std::sync::atomic::{AtomicU64, Ordering};
 ///
 /// The saved file is a new file, with mode `0o666` less the umask (as [`File::create`] gives),
 /// not the old file's mode.
+///
+/// ```
+/// use reflectable::serializer::{write_atomically, BinarySerializer};
+/// use std::io::Write;
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_018)]
+/// # struct Score { #[rtti(id = 1)] points: u32 }
+///
+/// let path = std::env::temp_dir().join(format!("score-{}.bin", std::process::id()));
+/// let score = Score { points: 9 };
+/// write_atomically(&path, |out| BinarySerializer::new().encode_to_writer(&score, out)).unwrap();
+/// assert_eq!(reflectable::load::<Score>(&path).unwrap().points, 9);
+///
+/// // A write that fails midway leaves the old file whole.
+/// let failed = write_atomically(&path, |out| {
+///     out.write_all(b"half a file")?;
+///     Err::<(), _>(std::io::Error::other("disk full").into())
+/// });
+/// assert!(failed.is_err());
+/// assert_eq!(reflectable::load::<Score>(&path).unwrap().points, 9);
+/// # std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn write_atomically<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<T, EncodeError>,

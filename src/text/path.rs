@@ -120,6 +120,27 @@ pub fn get_value(root: &dyn Reflectable, path: &str) -> Result<PlainValue, TextE
 }
 
 /// [`get_value`] as text.
+///
+/// ```
+/// use reflectable::text::get_text;
+/// # use reflectable::Reflectable;
+/// # use std::collections::BTreeMap;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_012)]
+/// # struct Shed {
+/// #     #[rtti(id = 1)] name: String,
+/// #     #[rtti(id = 2)] counts: BTreeMap<String, u32>,
+/// #     #[rtti(id = 3)] sizes: Vec<(u8, f32)>,
+/// # }
+///
+/// let shed = Shed { name: "shed".into(), counts: [("stone".into(), 12)].into(), sizes: vec![(1, 0.5)] };
+/// assert_eq!(get_text(&shed, "name").unwrap(), r#""shed""#);
+/// assert_eq!(get_text(&shed, r#"counts["stone"]"#).unwrap(), "12");
+/// assert_eq!(get_text(&shed, "sizes").unwrap(), "[[1, 0.5]]");
+/// assert_eq!(get_text(&shed, "sizes[0][1]").unwrap(), "0.5");
+/// let error = get_text(&shed, r#"counts["moss"]"#).unwrap_err();
+/// assert_eq!(error.to_string(), r#"no value at `["moss"]`: no such key"#);
+/// ```
 pub fn get_text(root: &dyn Reflectable, path: &str) -> Result<String, TextError> {
     Ok(get_value(root, path)?.to_string())
 }
@@ -127,6 +148,30 @@ pub fn get_text(root: &dyn Reflectable, path: &str) -> Result<String, TextError>
 /// Sets the plain value at `path` in the graph of `root` from `text`, read as that value's type.
 /// Nothing changes unless the whole value is valid. Pointees on the way are borrowed mutably
 /// (they must be behind `RefCell`, `Mutex` or `RwLock`).
+///
+/// ```
+/// use reflectable::text::set_text;
+/// # use reflectable::Reflectable;
+/// # use std::collections::BTreeMap;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_013)]
+/// # struct Shed {
+/// #     #[rtti(id = 1)] name: String,
+/// #     #[rtti(id = 2)] counts: BTreeMap<String, u32>,
+/// #     #[rtti(id = 3)] sizes: Vec<(u8, f32)>,
+/// # }
+///
+/// let mut shed = Shed { counts: [("stone".into(), 12)].into(), sizes: vec![(1, 0.5)], ..Default::default() };
+/// set_text(&mut shed, "name", r#""barn""#).unwrap();
+/// set_text(&mut shed, r#"counts["stone"]"#, "15").unwrap();
+/// set_text(&mut shed, "sizes", "[[2, 1.5], [3, 0]]").unwrap();
+/// assert_eq!((shed.name.as_str(), shed.counts["stone"]), ("barn", 15));
+/// assert_eq!(shed.sizes, [(2, 1.5), (3, 0.0)]);
+///
+/// // A value that does not fit its type changes nothing.
+/// assert!(set_text(&mut shed, "sizes", "[[2, 1.5], [300, 0]]").is_err());
+/// assert_eq!(shed.sizes, [(2, 1.5), (3, 0.0)]);
+/// ```
 pub fn set_text(root: &mut dyn Reflectable, path: &str, text: &str) -> Result<(), TextError> {
     let path: FieldPath = path.parse()?;
     set(root, path.steps(), text)

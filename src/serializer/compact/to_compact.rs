@@ -1,9 +1,9 @@
 //! A normal stream to its compact form.
 
-use super::plain_block::PlainTypes;
 use super::layout::{Class, FieldLayout, Layouts};
 use super::order::Order;
 use super::plain::ElementWalk;
+use super::plain_block::PlainTypes;
 use super::running::running_table;
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::{varint, Reader, DYNAMIC_SIZE_PREFIX};
@@ -31,6 +31,22 @@ use crate::wire::{
 /// The program's own plain types that fields hold (those `#[derive(PlainType)]` describes) are
 /// described in the stream's plain block and written as compact elements; values of other plain
 /// types keep their normal bytes behind a length.
+///
+/// ```
+/// use reflectable::serializer::compact::{to_compact, to_normal};
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default, Debug, PartialEq)]
+/// # #[rtti(id = 9_970_010)]
+/// # struct Counter { #[rtti(id = 1)] hits: u64, #[rtti(id = 2)] label: String, #[rtti(id = 3)] enabled: bool }
+///
+/// let value = Counter { hits: 3, label: "door".into(), enabled: true };
+/// let normal = reflectable::to_vec(&value).unwrap();
+/// let compact = to_compact(&normal).unwrap();
+/// assert!(compact.len() < normal.len());
+/// assert_eq!(to_compact(&compact).unwrap(), compact, "a compact stream comes back unchanged");
+/// assert_eq!(reflectable::from_slice::<Counter>(&compact).unwrap(), value);
+/// assert_eq!(to_normal(&compact).unwrap(), normal);
+/// ```
 pub fn to_compact(normal: &[u8]) -> Result<Vec<u8>, DecodeError> {
     to_compact_with(normal, None, None, &Limits::default())
 }

@@ -1,9 +1,9 @@
 //! A compact stream to its normal twin: what every decoder reads.
 
-use super::plain_block::{PlainTypes, EMPTY_BLOCK};
 use super::layout::{Class, FieldLayout, Layouts};
 use super::order::Order;
 use super::plain::ElementWalk;
+use super::plain_block::{PlainTypes, EMPTY_BLOCK};
 use super::running::running_table;
 use super::{Output, EXPANSION_BASE, MAX_EXPANSION};
 use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
@@ -32,6 +32,22 @@ static ZEROS: [u8; MAX_ELIDED] = [0; MAX_ELIDED];
 /// A compact stream that lists its types' fingerprints instead of describing them needs the
 /// writer's types to be walked: it is `NoSchema` here, and decodes through a `BinarySerializer`
 /// whose registry has those types.
+///
+/// ```
+/// use reflectable::serializer::compact::to_normal;
+/// use reflectable::serializer::{BinarySerializer, Encoding};
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_970_011)]
+/// # struct Sample { #[rtti(id = 1)] values: Vec<u32> }
+///
+/// let sample = Sample { values: vec![1, 2, 300] };
+/// let compact = BinarySerializer::new().encoding(Encoding::Compact).encode(&sample).unwrap();
+/// let normal = to_normal(&compact).unwrap();
+/// assert_eq!(normal, reflectable::to_vec(&sample).unwrap());
+/// assert_eq!(to_normal(&normal).unwrap(), normal, "a normal stream comes back unchanged");
+/// assert!(to_normal(&compact[..compact.len() - 1]).is_err(), "a truncated stream is refused");
+/// ```
 pub fn to_normal(compact: &[u8]) -> Result<Vec<u8>, DecodeError> {
     match Normal::read(compact, &Limits::default(), true, None)? {
         Some(normal) => Ok(normal.bytes),
