@@ -118,13 +118,16 @@ impl Compare {
 
     fn drain(&mut self) -> Result<(), Difference> {
         while let Some((a, b, at)) = self.queue.pop_front() {
-            if a.addr() == b.addr() {
-                // One object in both graphs: equal to itself (and reading it twice could lock it twice).
-                continue;
-            }
             self.at = at;
             self.path.clear();
-            let result = a.read(|a| b.read(|b| self.objects(a, b)));
+            let result = if a.addr() == b.addr() {
+                // One object in both graphs: equal to itself, but what it points at must be paired
+                // the same way too (the other graph may reach one of its targets another way).
+                // Read once: reading it twice could lock it twice.
+                a.read(|a| Ok(self.objects(a, a)))
+            } else {
+                a.read(|a| b.read(|b| self.objects(a, b)))
+            };
             match result {
                 Ok(Ok(result)) => result?,
                 Ok(Err(error)) | Err(error) => return Err(self.unreadable(error)),
