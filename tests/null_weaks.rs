@@ -173,12 +173,24 @@ fn a_patch_clears_a_weak_to_a_trait_object() {
 
     // Back: the patch points the cleared fields at the owned object again, and a dead element of
     // an array it rebuilds is made as it applies.
-    let (target, _locked) = trait_watchers();
+    let null = || Weak::<RefCell<Target>>::new() as Weak<RefCell<dyn Marker>>;
+    let target = TraitWatchers {
+        list: vec![null(), Rc::downgrade(&owned)],
+        fixed: [Rc::downgrade(&owned), null()],
+        ..TraitWatchers { owned: vec![owned.clone()], ..TraitWatchers::default() }
+    };
     let patch = diff(&new, &target).unwrap();
     let mut again = TraitWatchers { owned: vec![owned], ..TraitWatchers::default() };
     let report = patch.apply(&mut again);
     assert!(report.is_complete(), "{report}");
-    assert_eq!(trait_labels(&again.list)[0], None);
+    assert_eq!(trait_labels(&again.list), [None, Some("kept".to_owned())]);
+    rtti_eq(&again, &target).unwrap();
+
+    // A `Weak` to an object outside the target graph (only the caller holds it) cannot be made
+    // by a patch, which would point it at a copy that nothing holds: reported, not "in full".
+    let (outside, _locked) = trait_watchers();
+    let report = diff(&new, &outside).unwrap().apply(&mut TraitWatchers::default());
+    assert!(!report.is_complete(), "{report}");
 }
 
 /// A type that must not be made behind the program's back: its constructor panics.

@@ -59,13 +59,16 @@ pub struct TraitNullWeak {
     /// `TypeId` of the `Weak` made (`rc::Weak<RefCell<dyn Component>>`).
     pub weak: fn() -> TypeId,
     /// Writes it into an `&mut Option<W>`.
-    pub make: fn(&mut dyn Any),
+    pub make: MakeNullWeak,
 }
+
+/// Writes a `Weak` to nothing into an `&mut Option<W>` of its type.
+pub type MakeNullWeak = fn(&mut dyn Any);
 
 inventory::collect!(TraitNullWeak);
 
 /// The submitted makers, by the `Weak` type they make.
-static NULL_WEAKS: Lazy<AHashMap<TypeId, fn(&mut dyn Any)>> =
+static NULL_WEAKS: Lazy<AHashMap<TypeId, MakeNullWeak>> =
     Lazy::new(|| inventory::iter::<TraitNullWeak>.into_iter().map(|null| ((null.weak)(), null.make)).collect());
 
 /// A `W` (a `Weak` to a trait object) that points at nothing; `None` when no type implementing

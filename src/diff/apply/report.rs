@@ -59,6 +59,9 @@ pub enum ApplyProblemKind {
     Immutable,
     /// The field refused a value or could not be reached (a `RefCell` borrowed elsewhere).
     Field(String),
+    /// An object the patch creates is held by nothing once the patch is applied (only `Weak`
+    /// pointers lead to it), so it is gone: a `Weak` the patch points at it is dead.
+    Unheld,
 }
 
 impl fmt::Display for ApplyProblemKind {
@@ -77,6 +80,9 @@ impl fmt::Display for ApplyProblemKind {
                 f.write_str("the object is immutable (`Rc<T>`/`Arc<T>`) and cannot be changed")
             }
             ApplyProblemKind::Field(why) => f.write_str(why),
+            ApplyProblemKind::Unheld => {
+                f.write_str("the object the patch creates is held by nothing (only `Weak` pointers lead to it)")
+            }
         }
     }
 }

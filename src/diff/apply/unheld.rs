@@ -3,9 +3,11 @@
 //! applier's handles would leak such a cycle. They are found by trial deletion over the created
 //! objects alone (no walk of the graph): an object held from outside the created set (by the
 //! graph, or by the caller) is live, and so is every created object a live one points at; the
-//! rest is held only by the applier and by each other, and their pointers are cleared.
+//! rest is held only by the applier and by each other, and their pointers are cleared. Each is
+//! reported: what the patch made is gone (a valid patch whose only pointers to an object are
+//! `Weak`s makes one such, when the target it named was an object outside the patched graph).
 
-use super::Applier;
+use super::{Applier, ApplyProblemKind};
 use crate::diff::patch::Origin;
 use crate::field::SharedObject;
 use crate::rtti::graph::{clear_shared, strong_targets};
@@ -15,10 +17,11 @@ impl Applier<'_> {
     /// Clears the pointers of the created objects nothing outside them holds.
     pub(super) fn release_unheld(&mut self) {
         // Borrowed, not cloned: a clone of a `SharedObject` is one more strong handle.
-        let created: Vec<&SharedObject> = (self.patch.objects.iter().zip(&self.handles))
-            .filter(|(edit, _)| matches!(edit.origin, Origin::Created { .. }))
-            .filter_map(|(_, handle)| handle.as_ref())
-            .collect();
+        let (edits, created): (Vec<usize>, Vec<&SharedObject>) = (self.patch.objects.iter().zip(&self.handles))
+            .enumerate()
+            .filter(|(_, (edit, _))| matches!(edit.origin, Origin::Created { .. }))
+            .filter_map(|(at, (_, handle))| Some((at, handle.as_ref()?)))
+            .unzip();
         if created.is_empty() {
             return;
         }
@@ -51,10 +54,15 @@ impl Applier<'_> {
                 }
             }
         }
-        for (object, live) in created.iter().zip(live) {
+        let mut gone = Vec::new();
+        for ((object, live), &edit) in created.iter().zip(live).zip(&edits) {
             if !live {
                 clear_shared(object);
+                gone.push(edit);
             }
+        }
+        for edit in gone {
+            self.problem(edit, None, ApplyProblemKind::Unheld);
         }
     }
 }

@@ -17,6 +17,7 @@
 //! An object in an immutable allocation (`Rc<T>`, `Arc<T>`) cannot be edited in place: it pairs
 //! only with an equal object, and otherwise the patch creates the new one.
 
+mod held;
 mod pairs;
 mod places;
 mod pointers;
@@ -31,7 +32,7 @@ use crate::rtti::{AsRoot, Root};
 use crate::rtti::{Reflectable, RttiType};
 use crate::runtime::UnknownFields;
 use crate::serializer::generated_codecs_by_default;
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 pub use pairs::PointerPairs;
 use places::{Frame, Place, FRAME};
 use pointers::Unplaced;
@@ -152,31 +153,58 @@ pub fn diff_walked<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> 
 }
 
 fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B, typed: bool) -> Result<Patch, DiffError> {
-    let mut differ = Differ { typed_pointers: typed, ..Differ::default() };
-    differ.entries.push(ObjectEdit::default());
-    match (old.as_root(), new.as_root()) {
-        (Root::Object(a), Root::Object(b)) => {
-            same_root_type(a, b)?;
-            differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: None, addr: 0, type_id: 0 });
-            differ.paired.push(0);
-            differ.place = 0;
-            differ.entries[0].body = differ.body(Some(a), b)?;
+    let mut never_guess = AHashSet::new();
+    loop {
+        let differ =
+            Differ { typed_pointers: typed, never_guess: std::mem::take(&mut never_guess), ..Differ::default() };
+        match differ.run(old, new)? {
+            Ok(patch) => return Ok(patch),
+            // A guessed object turned out to be held from outside the old graph: again, without
+            // guessing it. Each round adds at least one, so this ends.
+            Err(mut differ) => {
+                let misguessed = differ.misguessed();
+                never_guess = std::mem::take(&mut differ.never_guess);
+                never_guess.extend(misguessed);
+            }
         }
-        (Root::Shared(a), Root::Shared(b)) => {
-            a.read(|x| b.read(|y| same_root_type(x, y))).and_then(|r| r).map_err(unreadable_object)??;
-            let addr = a.addr();
-            differ.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: Some(a.clone()), addr, type_id: 0 });
-            differ.paired.push(0);
-            // A pointer back to the root (a cycle) finds it here, not at a second place.
-            differ.old_places.insert(addr, 0);
-            differ.entries[0].body.type_id = a.read(|x| x.rtti().id()).map_err(unreadable_object)?;
-            differ.pair(&b, 0);
-            differ.queue.push((a, b, 0, Known::Nothing));
-        }
-        _ => return Err(DiffError::RootKinds),
     }
-    differ.drain()?;
-    differ.finish()
+}
+
+impl Differ {
+    /// One try of the diff: the patch, or the differ back when a guess it took was wrong.
+    fn run<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
+        mut self,
+        old: &A,
+        new: &B,
+    ) -> Result<Result<Patch, Differ>, DiffError> {
+        self.entries.push(ObjectEdit::default());
+        match (old.as_root(), new.as_root()) {
+            (Root::Object(a), Root::Object(b)) => {
+                same_root_type(a, b)?;
+                self.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: None, addr: 0, type_id: 0 });
+                self.paired.push(0);
+                self.place = 0;
+                self.entries[0].body = self.body(Some(a), b)?;
+            }
+            (Root::Shared(a), Root::Shared(b)) => {
+                a.read(|x| b.read(|y| same_root_type(x, y))).and_then(|r| r).map_err(unreadable_object)??;
+                let addr = a.addr();
+                self.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: Some(a.clone()), addr, type_id: 0 });
+                self.paired.push(0);
+                // A pointer back to the root (a cycle) finds it here, not at a second place.
+                self.old_places.insert(addr, 0);
+                self.entries[0].body.type_id = a.read(|x| x.rtti().id()).map_err(unreadable_object)?;
+                self.pair(&b, 0);
+                self.queue.push((a, b, 0, Known::Nothing));
+            }
+            _ => return Err(DiffError::RootKinds),
+        }
+        self.drain()?;
+        if !self.misguessed().is_empty() {
+            return Ok(Err(self));
+        }
+        self.finish().map(Ok)
+    }
 }
 
 fn same_root_type(a: &dyn Reflectable, b: &dyn Reflectable) -> Result<(), DiffError> {
@@ -247,6 +275,18 @@ struct Differ {
     busy: Vec<usize>,
     /// Places of old objects an array lost (no match, no guess): maybe moved elsewhere.
     orphans: Vec<u32>,
+    /// Places of objects paired with themselves (in both graphs) whose targets have no places
+    /// yet (see `explore_shared`).
+    unexplored: Vec<u32>,
+    /// How many pointer elements of the old objects compared lead to each old object (those
+    /// that are the only pointer to their object need not be counted): with its pointer count,
+    /// whether something outside the old graph holds it too (see `held.rs`).
+    old_refs: AHashMap<usize, u32>,
+    /// Old objects held from outside, found by an earlier try of this diff: never guessed.
+    never_guess: AHashSet<usize>,
+    /// Guessed objects whose pointers were not all accounted for when the guess was taken, and
+    /// their pointer counts: checked when the diff is done (see `held.rs`).
+    tentative: Vec<(usize, usize)>,
     /// Pointer fields are compared through generated code where there is some (`pairs.rs`).
     typed_pointers: bool,
 }
@@ -357,8 +397,9 @@ impl Differ {
                 }
                 return Ok(());
             }
+            let outside = self.held_outside(&guesses)?;
             for (place, new) in guesses {
-                if !self.paired_old(place) && !self.paired_new(new.addr()) {
+                if !self.paired_old(place) && !self.paired_new(new.addr()) && !outside.contains(&place) {
                     self.try_pair(place, &new, false)?;
                 }
             }
@@ -610,6 +651,9 @@ impl Differ {
 
     /// The patch's name for a new object: the old object it is paired with, or one it creates.
     fn resolve_target(&mut self, new: &SharedObject) -> Result<u32, DiffError> {
+        if !self.unexplored.is_empty() && !self.new_side.contains_key(&new.addr()) {
+            self.explore_shared()?;
+        }
         Ok(match self.new_side.get(&new.addr()).copied() {
             Some(Side::Old(place)) => self.entry(place)? + 1,
             Some(Side::Created(entry)) => entry + 1,

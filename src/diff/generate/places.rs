@@ -6,9 +6,11 @@
 //! that must find it by address): most objects of a large graph never do, and the bookkeeping
 //! per object stays off the tables a comparison of the next object would have to walk past.
 
-use super::{unreadable_object, DiffError, Differ};
+use super::{unreadable, unreadable_object, DiffError, Differ};
 use crate::diff::patch::{ObjectBody, ObjectEdit, Origin, NONE};
-use crate::field::SharedObject;
+use crate::field::{FieldAccess, SharedObject};
+use crate::rtti::visit;
+use crate::rtti::Reflectable;
 use std::ops::Range;
 
 /// Marks a place number as a frame's: the frame at this index of the stack.
@@ -147,4 +149,78 @@ impl Differ {
         }
         Ok(self.places[place as usize].entry)
     }
+}
+
+impl Differ {
+    /// Gives places to what the objects paired with themselves (allocations both graphs hold)
+    /// point at, and pairs each of those with itself in turn: the diff compares nothing inside
+    /// such an object, so without this an object the new graph reaches elsewhere but the old
+    /// graph reaches only behind one would look new, and the patch would point at a copy of it.
+    /// Done when an unknown target is first met, so a diff of graphs that share nothing never
+    /// walks them.
+    pub(super) fn explore_shared(&mut self) -> Result<(), DiffError> {
+        while let Some(place) = self.unexplored.pop() {
+            let Some(object) = self.places[place as usize].old.clone() else { continue };
+            if self.busy.contains(&object.addr()) {
+                // Being read further out: reading it again could lock it twice.
+                continue;
+            }
+            let mut found = Vec::new();
+            let mut path = Vec::new();
+            object.read(|object| targets_inside(object, &mut path, &mut found)).map_err(unreadable_object)??;
+            for (steps, target) in found {
+                let addr = target.addr();
+                if self.old_places.contains_key(&addr) || self.new_side.contains_key(&addr) {
+                    continue;
+                }
+                let start = self.steps.len();
+                self.steps.extend_from_slice(&steps);
+                let steps = start..self.steps.len();
+                let at = self
+                    .push_place(Place { parent: place, steps, entry: NONE, old: Some(target), addr, type_id: 0 }, 0);
+                self.old_places.insert(addr, at);
+                self.pair_itself(at);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The steps of a path into an object: section type, field, element.
+type Steps = Vec<(u32, u16, u32)>;
+
+/// Every shared object `object` points at, through its own pointer fields and those of the
+/// objects it holds by value, with the steps from `object` to the pointer element (`path`
+/// holds the steps to `object`'s embedded parts while they are walked).
+fn targets_inside(
+    object: &dyn Reflectable,
+    path: &mut Vec<(u32, u16, u32)>,
+    found: &mut Vec<(Steps, SharedObject)>,
+) -> Result<(), DiffError> {
+    for section in visit::sections_from(object.rtti(), object) {
+        for slot in section.slots() {
+            let (field, owner) = (slot.field, slot.owner);
+            let len = field.len(owner).map_err(unreadable(field))?;
+            for index in 0..len {
+                path.push((slot.section.id(), field.id(), index as u32));
+                match field.access() {
+                    FieldAccess::Plain(_) => {}
+                    FieldAccess::Pointer(_) => {
+                        if let Some(target) = field.shared(owner, index).map_err(unreadable(field))? {
+                            found.push((path.clone(), target));
+                        }
+                    }
+                    FieldAccess::Embedded(_) => {
+                        let walked = field.with_embedded(owner, index, |inner| match inner {
+                            Some(inner) => targets_inside(inner, path, found),
+                            None => Ok(()),
+                        });
+                        walked.map_err(unreadable(field))??;
+                    }
+                }
+                path.pop();
+            }
+        }
+    }
+    Ok(())
 }

@@ -170,8 +170,17 @@ impl Differ {
         for (i, addr) in old_addrs.iter().enumerate() {
             old_keys.push(self.old_key(field, sa, i, *addr)?);
         }
+        let unknown =
+            |this: &Self, addr: &usize| !this.new_side.contains_key(addr) && !this.old_places.contains_key(addr);
+        if !self.unexplored.is_empty() && new_addrs.iter().flatten().any(|addr| unknown(self, addr)) {
+            // A target may be an object both graphs hold behind an allocation they share.
+            self.explore_shared()?;
+        }
         let new_keys: SmallVec<[Key; 8]> = new_addrs.iter().map(|&addr| self.new_key(addr)).collect();
         let (len_a, len_b) = (old_keys.len(), new_keys.len());
+        for addr in old_addrs.iter().flatten() {
+            *self.old_refs.entry(*addr).or_default() += 1;
+        }
 
         // Exact matches first: the same object, or an unpaired one of the same content.
         let mut contents: AHashMap<usize, Option<Vec<u8>>> = AHashMap::new();
@@ -386,6 +395,13 @@ impl Differ {
             }
         }
         self.unplaced.truncate(unplaced);
+        // Counted once the field is known unchanged (else the general alignment counts it):
+        // only what more than one pointer leads to, the rest cannot be held outside.
+        for j in 0..len {
+            if let ((Some(x), false), _) = elements.at(&self.elements, j) {
+                *self.old_refs.entry(x).or_default() += 1;
+            }
+        }
         Ok(true)
     }
 
@@ -457,9 +473,10 @@ impl Differ {
     }
 
     /// Pairs the old object at `place` with itself: the very allocation is in the new graph.
-    fn pair_itself(&mut self, place: u32) {
+    pub(super) fn pair_itself(&mut self, place: u32) {
         let object = self.places[place as usize].old.clone().expect("a pointer target");
         self.pair(&object, place);
+        self.unexplored.push(place);
     }
 
     /// Appends what tells a shared object from others of its type cheaply: its family, type,
