@@ -72,6 +72,30 @@ pub(crate) type NullWeak = fn(&mut dyn Any);
 
 /// The run-time descriptor of a reflectable type: name, numeric ID, base type, fields,
 /// constructor and hooks.
+///
+/// ```
+/// use reflectable::{Reflectable, Registry};
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9_981_001)]
+/// struct Crate {
+///     #[rtti(id = 1)]
+///     label: String,
+///     #[rtti(id = 2)]
+///     weight: f32,
+/// }
+///
+/// let rtti = Crate::rtti_static();
+/// assert_eq!((rtti.name(), rtti.id()), ("Crate", 9_981_001));
+/// let names: Vec<&str> = rtti.fields().iter().map(|field| field.name()).collect();
+/// assert_eq!(names, ["label", "weight"]);
+///
+/// // Objects by ID, and their fields without naming the type.
+/// let mut object = Registry::global().create(9_981_001).unwrap();
+/// let weight = object.rtti().field_by_name("weight").unwrap();
+/// weight.set(&mut *object, 12.5f32).unwrap();
+/// assert_eq!(object.cast::<Crate>().unwrap().weight, 12.5);
+/// ```
 pub struct RttiType {
     pub(crate) id: u32,
     pub(crate) name: Cow<'static, str>,

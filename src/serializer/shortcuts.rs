@@ -71,7 +71,22 @@ pub fn save<R: AsRoot + ?Sized>(root: &R, path: impl AsRef<Path>) -> Result<u64,
     BinarySerializer::new().save(root, path)
 }
 
-/// Loads a graph from `path` into `T` (see [`from_slice`]).
+/// Loads a graph from `path` into `T` (see [`from_slice`]). A file that does not hold a stream
+/// (missing, cut short, of another format) is an error naming the path or the byte.
+///
+/// ```
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_981_003)]
+/// # struct Save { #[rtti(id = 1)] day: u32 }
+/// let path = std::env::temp_dir().join(format!("save-{}.bin", std::process::id()));
+/// reflectable::save(&Save { day: 7 }, &path).unwrap();
+/// let save: Save = reflectable::load(&path).unwrap();
+/// assert_eq!(save.day, 7);
+/// std::fs::write(&path, b"not a stream").unwrap();
+/// assert!(reflectable::load::<Save>(&path).is_err());
+/// # std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn load<T: DecodeTarget>(path: impl AsRef<Path>) -> Result<T, DecodeError> {
     BinarySerializer::new().load(path)
 }

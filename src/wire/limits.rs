@@ -4,6 +4,20 @@
 /// `max_depth`). Each violation is its own [`DecodeErrorKind`](crate::serializer::DecodeErrorKind).
 /// `SECURITY.md` explains the threat model. Set the ones you need and take the rest from the
 /// default: `Limits { max_depth: 16, ..Limits::default() }`.
+///
+/// ```
+/// use reflectable::serializer::{BinarySerializer, DecodeErrorKind, Limits};
+/// # use reflectable::Reflectable;
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_981_002)]
+/// # struct Note { #[rtti(id = 1)] lines: Vec<u32> }
+///
+/// let bytes = reflectable::to_vec(&Note { lines: vec![7; 1000] }).unwrap();
+/// let tight = BinarySerializer::new().limits(Limits { max_array_len: 100, ..Limits::default() });
+/// let Err(error) = tight.decode::<Note>(&bytes) else { panic!("an array over the limit") };
+/// assert!(matches!(error.kind(), DecodeErrorKind::ArrayTooLong { .. }), "{error}");
+/// assert!(BinarySerializer::new().decode::<Note>(&bytes).is_ok());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Deepest nesting of objects embedded by value, and of immutable pointees decoded inside
