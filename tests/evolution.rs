@@ -216,7 +216,7 @@ fn old_data_loads_from(bytes: &[u8]) {
         lines,
         [
             "skipped field 1 `speed` of Ship: stored as u32, now f32, with no conversion or migration",
-            "migrated stored field 2 of Ship (stored as u32)",
+            "migrated stored field 2 `armor` of Ship (stored as u32)",
             "converted Ship.hull from u16 to u64",
             "converted Ship.grid from [i32; 2] to [i64; 2]",
             "converted Ship.crew from u8 to Option<u8>",
@@ -291,6 +291,9 @@ fn the_stored_schema_says_what_changed() {
         &change.kind,
         ChangeKind::FieldRetyped { field, converts: true, .. } if field.1 == "hull"
     )));
+    // The migrated retype says where its values go, not that they are lost.
+    let armor = changes.iter().find(|change| change.to_string().contains("`armor`")).unwrap().to_string();
+    assert!(armor.ends_with(": a registered migration takes the old values"), "{armor}");
     // A schema compared with itself has no changes.
     assert!(now.compare(&now).is_empty());
 }

@@ -4,6 +4,7 @@ use crate::load::Loaded;
 use reflectable::containers::{LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use reflectable::dynamic::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, InstanceIndex};
 use reflectable::field::WireKind;
+use reflectable::rtti::VARIANT_TAG_FIELD_ID;
 use reflectable::text::PlainValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -68,9 +69,22 @@ pub fn map_entries<'m>(
     Some(keys.iter().map(ToString::to_string).zip(values).collect())
 }
 
-/// `name (id 3)`, or `field 3` for a field the file does not describe.
+/// `name (id 3)`, or `field 3` for a field the file does not describe; an enum's variant tag is
+/// `variant (0)`.
 pub fn field_label(section: &DynamicSection, field: &DynamicField) -> String {
-    Label(section.field_name(field), field.id()).to_string()
+    label(section, field).to_string()
+}
+
+fn label<'a>(section: &'a DynamicSection, field: &DynamicField) -> Label<'a> {
+    let tag = field.id() == VARIANT_TAG_FIELD_ID && section.schema().is_some_and(|schema| schema.is_enum);
+    Label(section.field_name(field).or(tag.then_some("variant")), field.id())
+}
+
+/// The variant an enum section holds, by name: `Circle (2)`.
+fn variant_label(section: &DynamicSection) -> Option<String> {
+    let (schema, id) = (section.schema()?, section.variant()?);
+    let name = schema.variants.iter().find(|variant| variant.id == id).map_or("?", |variant| variant.name.as_str());
+    Some(format!("{name} ({id})"))
 }
 
 /// A field's label, written where it is needed (a dump writes millions).
@@ -127,7 +141,13 @@ fn fields(out: &mut dyn Write, instances: &InstanceIndex, object: &DynamicObject
         };
         for field in section.fields() {
             let described = section.describe(field);
-            let label = Label(described.map(|described| described.name.as_str()), field.id());
+            let label = label(section, field);
+            if label.0 == Some("variant") && described.is_none() {
+                if let Some(variant) = variant_label(section) {
+                    writeln!(out, "{inner}variant = {variant}")?;
+                    continue;
+                }
+            }
             match field.value() {
                 DynamicValue::Plain(_) => match section.plain_text(field) {
                     Ok(value) => writeln!(out, "{inner}{label} = {value}")?,

@@ -58,6 +58,8 @@ fn dump_shows_objects_types_fields_and_values() {
     assert!(out.contains("position (1) = ["), "a plain array, as text: {out}");
     assert!(out.contains("  material_library (4): map of "), "a map: {out}");
     assert!(out.contains("    [\"material_0\"] -> #"), "its entries, keys as text: {out}");
+    let variant = out.contains("variant = Perspective (1)") || out.contains("variant = Orthographic (2)");
+    assert!(variant && !out.contains("field 0 ="), "an enum's variant, by name: {out}");
 }
 
 #[test]
@@ -132,6 +134,7 @@ fn stats_add_up_to_the_file() {
     assert_eq!(number("headers ") + number("data "), number("objects "), "{first}");
     assert!(out.contains("SceneObject (type 300020)"), "{out}");
     assert!(out.contains("MeshRenderer.materials (2)"), "{out}");
+    assert!(out.contains("Projection.variant (0)") && !out.contains(".field 0"), "{out}");
 }
 
 #[test]

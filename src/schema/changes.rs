@@ -117,7 +117,15 @@ impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let in_variant = |variant: &Option<u32>| variant.map_or_else(String::new, |id| format!(" of variant {id}"));
         write!(f, "{} (id {}): ", self.type_name, self.type_id)?;
-        if self.migrated {
+        // What happens to values the change would lose: a migration registered for them says
+        // where they go.
+        let lost = match self.migrated {
+            true => ": a registered migration takes the old values",
+            false => ": old values are lost unless a migration takes them",
+        };
+        let losing =
+            matches!(self.kind, ChangeKind::FieldRemoved { .. } | ChangeKind::FieldRetyped { converts: false, .. });
+        if self.migrated && !losing {
             write!(f, "(migrated) ")?;
         }
         match &self.kind {
@@ -131,18 +139,14 @@ impl fmt::Display for Change {
             ChangeKind::FieldAdded { variant, field } => {
                 write!(f, "field {} `{}`{} added", field.0, field.1, in_variant(variant))
             }
-            ChangeKind::FieldRemoved { variant, field } => write!(
-                f,
-                "field {} `{}`{} removed: old values are lost unless a migration takes them",
-                field.0,
-                field.1,
-                in_variant(variant)
-            ),
+            ChangeKind::FieldRemoved { variant, field } => {
+                write!(f, "field {} `{}`{} removed{lost}", field.0, field.1, in_variant(variant))
+            }
             ChangeKind::FieldRetyped { variant, field, from, to, converts } => {
                 write!(f, "field {} `{}`{} retyped from {from} to {to}", field.0, field.1, in_variant(variant))?;
                 match converts {
                     true => write!(f, " (converted without loss)"),
-                    false => write!(f, ": old values are lost unless a migration takes them"),
+                    false => f.write_str(lost),
                 }
             }
             ChangeKind::FieldRenamed { variant, field, from } => {

@@ -570,8 +570,9 @@ impl<'r> BinarySerializer<'r> {
     ) -> Result<(H, DecodeReport), DecodeError> {
         let accepts = |root: &SharedObject| root.cast_in::<H>(self.registry).is_some();
         let expected = <H::Pointee as AsReflectable>::declared();
-        let (root, report) =
-            self.decode_run(bytes, context, |decoder| decoder.decode_shared(H::FAMILY, expected, &accepts))?;
+        let (root, report) = self.decode_run(bytes, context, |decoder| {
+            decoder.decode_shared((H::FAMILY, std::any::type_name::<H>()), expected, &accepts)
+        })?;
         Ok((root.cast_in::<H>(self.registry).expect("the root was checked"), report))
     }
 

@@ -70,6 +70,8 @@ pub enum DecodeEvent {
         type_name: String,
         /// The stored field ID.
         field_id: u16,
+        /// The stored field's name (when the stream has a schema).
+        field_name: Option<String>,
         /// The stored type, in words (when the stream has a schema).
         from: Option<String>,
     },
@@ -265,8 +267,12 @@ impl fmt::Display for DecodeEvent {
             DecodeEvent::FieldConverted { type_name, field_name, from, to } => {
                 write!(f, "converted {type_name}.{field_name} from {from} to {to}")
             }
-            DecodeEvent::FieldMigrated { type_name, field_id, from } => {
-                write!(f, "migrated stored field {field_id} of {type_name}")?;
+            DecodeEvent::FieldMigrated { type_name, field_id, field_name, from } => {
+                write!(f, "migrated stored field {field_id}")?;
+                if let Some(name) = field_name {
+                    write!(f, " `{name}`")?;
+                }
+                write!(f, " of {type_name}")?;
                 match from {
                     Some(from) => write!(f, " (stored as {from})"),
                     None => Ok(()),

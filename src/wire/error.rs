@@ -4,6 +4,7 @@
 //! what went wrong, where, and the path of (type, field) frames pushed as it bubbles up. Its
 //! constructors are `#[cold]`, keeping the error path out of the hot code.
 
+use super::format::{COMPACT_VERSION, OLDEST_VERSION};
 use crate::field::FieldError;
 use crate::plain::PlainError;
 use std::borrow::Cow;
@@ -45,13 +46,13 @@ pub enum DecodeErrorKind {
         running: Option<u64>,
     },
     /// The input does not start with the format's magic bytes.
-    #[error("not a reflectable stream: magic bytes {found:02x?}")]
+    #[error("not a reflectable stream: magic bytes {found:02x?}{}", magic_hint(found))]
     BadMagic {
         /// The first bytes found.
         found: Vec<u8>,
     },
     /// The stream was written by an unknown format version.
-    #[error("unsupported format version {version}")]
+    #[error("unsupported format version {version}: this build reads versions {OLDEST_VERSION} to {COMPACT_VERSION}{}", if *version > COMPACT_VERSION { " (a newer program wrote it)" } else { "" })]
     UnsupportedVersion {
         /// The version found.
         version: u32,
@@ -526,6 +527,18 @@ pub enum EncodeError {
     /// The sink failed.
     #[error("I/O error while encoding: {0}")]
     Io(#[from] io::Error),
+}
+
+/// What a file that is not a stream most likely is, from its first bytes: a hint for the error.
+fn magic_hint(found: &[u8]) -> &'static str {
+    match found.iter().find(|byte| !byte.is_ascii_whitespace()) {
+        Some(b'{') => " (it looks like JSON: `reflectable::json::to_bytes` or `reflectable from-json` turns a document into a stream)",
+        Some(_) if found.iter().all(|byte| byte.is_ascii_graphic() || byte.is_ascii_whitespace()) && !found.is_empty() => {
+            " (it looks like text, not a binary stream)"
+        }
+        None if found.is_empty() => " (the input is empty)",
+        _ => "",
+    }
 }
 
 #[cfg(test)]

@@ -350,15 +350,16 @@ impl<'d, 'c> Decoder<'d, 'c> {
     }
 
     /// Decodes the graph with the root in a shared allocation of `family`, refusing, before
-    /// anything else is decoded, a root that `accepts` does not take.
+    /// anything else is decoded, a root that `accepts` does not take (`handle` names what was
+    /// asked for, for the error).
     pub(crate) fn decode_shared(
         mut self,
-        family: Family,
+        (family, handle): (Family, &'static str),
         expected: Declared,
         accepts: &dyn Fn(&SharedObject) -> bool,
     ) -> Result<(SharedObject, DecodeReport), DecodeError> {
         self.expected_root = Some(expected);
-        let result = self.try_decode_shared(family, accepts);
+        let result = self.try_decode_shared(family, handle, accepts);
         if result.is_err() {
             self.release();
         } else {
@@ -384,6 +385,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
     fn try_decode_shared(
         &mut self,
         family: Family,
+        handle: &'static str,
         accepts: &dyn Fn(&SharedObject) -> bool,
     ) -> Result<SharedObject, DecodeError> {
         let rtti = self.root_type()?;
@@ -393,8 +395,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         let root = rtti.make_shared(family, rtti.create().expect("checked not abstract"));
         let root = root.expect("a fresh object always fits its own type");
         if !accepts(&root) {
-            let kind =
-                DecodeErrorKind::RootTypeMismatch { expected: "the requested handle", found: rtti.name().to_owned() };
+            let kind = DecodeErrorKind::RootTypeMismatch { expected: handle, found: rtti.name().to_owned() };
             return Err(DecodeError::new(kind, self.entries[0].offset));
         }
         if family.is_mutable() {

@@ -91,8 +91,12 @@ impl Decoder<'_, '_> {
             (Action::Migrate(index), _) => {
                 let migration = &rtti.migrations[*index];
                 self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None))?;
-                let from = Some(stored.type_description());
-                let event = DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from };
+                let event = DecodeEvent::FieldMigrated {
+                    type_name: rtti.name().to_owned(),
+                    field_id: header.id,
+                    field_name: Some(stored.name.clone()),
+                    from: Some(stored.type_description()),
+                };
                 return self.record(event, 1, header_at);
             }
             (Action::Keep(kept), _) => {
@@ -139,8 +143,12 @@ impl Decoder<'_, '_> {
         let migration = if scope.is_enum() { None } else { rtti.migration(header.id) };
         if let Some(migration) = migration.filter(|migration| migration.wire_shape() == header.shape) {
             self.migrate(reader, migration, header, object).map_err(|e| e.within(rtti.name(), None))?;
-            let event =
-                DecodeEvent::FieldMigrated { type_name: rtti.name().to_owned(), field_id: header.id, from: None };
+            let event = DecodeEvent::FieldMigrated {
+                type_name: rtti.name().to_owned(),
+                field_id: header.id,
+                field_name: None,
+                from: None,
+            };
             return self.record(event, 1, header_at);
         }
         let why = match scope.field(header.id) {
