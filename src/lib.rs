@@ -236,9 +236,10 @@
 //! | 2 | `wire` | the stream grammar of `FORMAT.md`: layouts and constants ([`serializer::format`]), type and field headers read in sequence (and written, by one writer), the one walk over an object's stream, the index of top-level objects, skipping, [`serializer::DecodeError`] and [`serializer::Limits`] |
 //! | 3 | [`schema`] | schemas as values, fingerprints, the schema table, lossless conversions, schema comparison |
 //! | 4 | [`runtime`] | defining types at run time ([`runtime::TypeDescription`]), and the types and fields kept from a stream's schema table |
-//! | 5 | [`serializer`] | the binary format: the encoder, the decoder (with the drop of its result played through), the decode report, compact streams, external references, the memory and file front-ends, atomic writes, one-call shortcuts |
+//! | 5 | [`serializer`] | the binary format: the encoder, the decoder (with the drop of its result played through), the decode report, compact streams, external references, the serializer's options and decode targets, file saves and loads, atomic writes, one-call shortcuts |
 //! | 6 | [`text`], [`dynamic`], [`json`], [`clone`], [`diff`] | the tools: plain values as text and paths into graphs; graphs without their types; the JSON form; deep and shallow clones; deep equality, patches and their application |
 //! | 7 | `__private` | what derived code and the crate's macros call |
+//! | 8 | [`prelude`] | the one import most programs need (its macros stand on `__private`) |
 //!
 //! What only the derives and macros need lives in a hidden `__private` module
 //! (`src/private.rs`): generated code reaches the crate only through it (the macros it invokes,
@@ -254,6 +255,7 @@ pub mod field;
 mod fnv;
 pub mod json;
 pub mod plain;
+pub mod prelude;
 pub mod rtti;
 pub mod runtime;
 pub mod schema;

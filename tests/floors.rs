@@ -33,6 +33,8 @@ const FLOORS: &[&[&str]] = &[
     &["text", "dynamic", "json", "clone", "diff"],
     // What derived code and the crate's macros call.
     &["private"],
+    // The one import most programs need: its macros stand on `__private`.
+    &["prelude"],
 ];
 
 fn floor_of(module: &str) -> Option<usize> {

@@ -2,7 +2,7 @@
 
 use super::{Reflectable, RttiError, RttiType};
 use crate::containers::FIRST_RESERVED_TYPE_ID;
-use crate::field::{cast, CastTable};
+use crate::field::{cast, CastTable, SharedHandle};
 use crate::rtti::runtime_object::RuntimeObject;
 
 use ahash::AHashMap;
@@ -186,6 +186,41 @@ impl Registry {
     /// A fresh instance of the type named `name`; `None` when unknown or abstract.
     pub fn create_by_name(&self, name: &str) -> Option<Box<dyn Reflectable>> {
         self.by_name(name)?.create()
+    }
+    /// A fresh instance of the type with ID `id` in the shared handle `H` the program keeps it
+    /// in, trait objects included: what an editor's "Add component" makes. `None` when the type
+    /// is unknown or abstract, or does not fit `H` (not the type, nor cast to the trait by
+    /// `implements(...)`).
+    ///
+    /// ```
+    /// use reflectable::prelude::*;
+    /// use std::cell::RefCell;
+    /// use std::rc::Rc;
+    ///
+    /// trait Component: Reflectable {}
+    /// reflect_trait!(Component);
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_982_001, implements(Component))]
+    /// struct Light {
+    ///     #[rtti(id = 1)]
+    ///     watts: f32,
+    /// }
+    /// impl Component for Light {}
+    ///
+    /// let registry = Registry::global();
+    /// let light: Rc<RefCell<dyn Component>> = registry.create_shared_by_name("Light").unwrap();
+    /// assert!(light.borrow().as_reflectable().is::<Light>());
+    /// let by_id: Rc<RefCell<Light>> = registry.create_shared(9_982_001).unwrap();
+    /// assert_eq!(by_id.borrow().watts, 0.0);
+    /// assert!(registry.create_shared_by_name::<Rc<RefCell<Light>>>("Nothing").is_none());
+    /// ```
+    pub fn create_shared<H: SharedHandle>(&self, id: u32) -> Option<H> {
+        self.get(id)?.create_shared(H::FAMILY)?.cast_in(self)
+    }
+    /// [`create_shared`](Self::create_shared) of the type named `name`.
+    pub fn create_shared_by_name<H: SharedHandle>(&self, name: &str) -> Option<H> {
+        self.by_name(name)?.create_shared(H::FAMILY)?.cast_in(self)
     }
     /// The trait casts of the registered types.
     pub(crate) fn casts(&self) -> &CastTable {
