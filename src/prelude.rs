@@ -26,9 +26,14 @@
 //! assert!(back.borrow().as_reflectable().is::<Light>());
 //! ```
 
+#[doc(no_inline)]
 pub use crate::plain::PlainType;
+#[doc(no_inline)]
 pub use crate::rtti::{AsReflectable, AsRoot, Registry, RttiType, RttiTypeBuilder};
-// The derives, and `Reflectable` the trait: the root holds both under these names.
+#[doc(no_inline)]
 pub use crate::serializer::{BinarySerializer, DecodeTarget};
+#[doc(no_inline)]
 pub use crate::{from_slice, load, load_shared, reflect_trait, register_type, save, to_vec};
+// The derives, and `Reflectable` the trait: the root holds both under these names.
+#[doc(no_inline)]
 pub use crate::{PlainType, Reflectable};
