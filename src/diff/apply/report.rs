@@ -59,8 +59,8 @@ pub enum ApplyProblemKind {
     Immutable,
     /// The field refused a value or could not be reached (a `RefCell` borrowed elsewhere).
     Field(String),
-    /// An object the patch creates is held by nothing once the patch is applied (only `Weak`
-    /// pointers lead to it), so it is gone: a `Weak` the patch points at it is dead.
+    /// An object the patch creates, or finds and edits, is held by nothing once the patch is
+    /// applied (only `Weak` pointers lead to it), so it is gone: a `Weak` to it is dead.
     Unheld,
 }
 
@@ -81,7 +81,7 @@ impl fmt::Display for ApplyProblemKind {
             }
             ApplyProblemKind::Field(why) => f.write_str(why),
             ApplyProblemKind::Unheld => {
-                f.write_str("the object the patch creates is held by nothing (only `Weak` pointers lead to it)")
+                f.write_str("the object is held by nothing once the patch is applied (only `Weak` pointers lead to it)")
             }
         }
     }

@@ -6,6 +6,8 @@
 //! rest is held only by the applier and by each other, and their pointers are cleared. Each is
 //! reported: what the patch made is gone (a valid patch whose only pointers to an object are
 //! `Weak`s makes one such, when the target it named was an object outside the patched graph).
+//! So is an object the patch found and edited that only the applier holds at the end: it stood
+//! for an object of the new graph, and is gone.
 
 use super::{Applier, ApplyProblemKind};
 use crate::diff::patch::Origin;
@@ -22,43 +24,52 @@ impl Applier<'_> {
             .filter(|(_, (edit, _))| matches!(edit.origin, Origin::Created { .. }))
             .filter_map(|(at, (_, handle))| Some((at, handle.as_ref()?)))
             .unzip();
-        if created.is_empty() {
-            return;
-        }
-        let position: AHashMap<usize, usize> = created.iter().enumerate().map(|(at, c)| (c.addr(), at)).collect();
-        // Strong pointers between created objects; an object that cannot be read counts as held.
-        let mut targets: Vec<Vec<usize>> = vec![Vec::new(); created.len()];
-        let mut from_created = vec![0usize; created.len()];
-        let mut unreadable = vec![false; created.len()];
-        for (at, object) in created.iter().enumerate() {
-            let read = object.read(|object| {
-                strong_targets(object, &mut |identity| {
-                    if let Some(&target) = position.get(&identity) {
-                        targets[at].push(target);
-                        from_created[target] += 1;
+        let mut gone = Vec::new();
+        if !created.is_empty() {
+            let position: AHashMap<usize, usize> = created.iter().enumerate().map(|(at, c)| (c.addr(), at)).collect();
+            // Strong pointers between created objects; an object that cannot be read counts as held.
+            let mut targets: Vec<Vec<usize>> = vec![Vec::new(); created.len()];
+            let mut from_created = vec![0usize; created.len()];
+            let mut unreadable = vec![false; created.len()];
+            for (at, object) in created.iter().enumerate() {
+                let read = object.read(|object| {
+                    strong_targets(object, &mut |identity| {
+                        if let Some(&target) = position.get(&identity) {
+                            targets[at].push(target);
+                            from_created[target] += 1;
+                        }
+                    })
+                });
+                unreadable[at] = !matches!(read, Ok(Ok(())));
+            }
+            // Held from outside: more strong handles than the applier's own (one per created object)
+            // and the created objects' pointers.
+            let mut live: Vec<bool> = (0..created.len())
+                .map(|at| unreadable[at] || created[at].strong_count() > 1 + from_created[at])
+                .collect();
+            let mut stack: Vec<usize> = (0..created.len()).filter(|&at| live[at]).collect();
+            while let Some(at) = stack.pop() {
+                for &target in &targets[at] {
+                    if !live[target] {
+                        live[target] = true;
+                        stack.push(target);
                     }
-                })
-            });
-            unreadable[at] = !matches!(read, Ok(Ok(())));
-        }
-        // Held from outside: more strong handles than the applier's own (one per created object)
-        // and the created objects' pointers.
-        let mut live: Vec<bool> =
-            (0..created.len()).map(|at| unreadable[at] || created[at].strong_count() > 1 + from_created[at]).collect();
-        let mut stack: Vec<usize> = (0..created.len()).filter(|&at| live[at]).collect();
-        while let Some(at) = stack.pop() {
-            for &target in &targets[at] {
-                if !live[target] {
-                    live[target] = true;
-                    stack.push(target);
+                }
+            }
+            for ((object, live), &edit) in created.iter().zip(live).zip(&edits) {
+                if !live {
+                    clear_shared(object);
+                    gone.push(edit);
                 }
             }
         }
-        let mut gone = Vec::new();
-        for ((object, live), &edit) in created.iter().zip(live).zip(&edits) {
-            if !live {
-                clear_shared(object);
-                gone.push(edit);
+        // A found object stands for an object of the new graph: one the patch leaves held by
+        // nothing but the applier (its last strong pointer replaced, only `Weak`s left) is gone
+        // too.
+        for (at, (edit, handle)) in self.patch.objects.iter().zip(&self.handles).enumerate() {
+            let found = matches!(edit.origin, Origin::Found { .. });
+            if found && handle.as_ref().is_some_and(|handle| handle.strong_count() == 1) {
+                gone.push(at);
             }
         }
         for edit in gone {

@@ -187,15 +187,22 @@ impl Differ {
                 self.entries[0].body = self.body(Some(a), b)?;
             }
             (Root::Shared(a), Root::Shared(b)) => {
-                a.read(|x| b.read(|y| same_root_type(x, y))).and_then(|r| r).map_err(unreadable_object)??;
+                if a.addr() != b.addr() {
+                    a.read(|x| b.read(|y| same_root_type(x, y))).and_then(|r| r).map_err(unreadable_object)??;
+                }
                 let addr = a.addr();
                 self.places.push(Place { parent: NONE, steps: 0..0, entry: 0, old: Some(a.clone()), addr, type_id: 0 });
                 self.paired.push(0);
                 // A pointer back to the root (a cycle) finds it here, not at a second place.
                 self.old_places.insert(addr, 0);
                 self.entries[0].body.type_id = a.read(|x| x.rtti().id()).map_err(unreadable_object)?;
-                self.pair(&b, 0);
-                self.queue.push((a, b, 0, Known::Nothing));
+                if a.addr() == b.addr() {
+                    // One graph: nothing changes (and reading the root twice could lock it twice).
+                    self.pair_itself(0);
+                } else {
+                    self.pair(&b, 0);
+                    self.queue.push((a, b, 0, Known::Nothing));
+                }
             }
             _ => return Err(DiffError::RootKinds),
         }
@@ -653,6 +660,13 @@ impl Differ {
     fn resolve_target(&mut self, new: &SharedObject) -> Result<u32, DiffError> {
         if !self.unexplored.is_empty() && !self.new_side.contains_key(&new.addr()) {
             self.explore_shared()?;
+        }
+        // An old object left unpaired that the new graph holds as itself: point at it, not at a
+        // copy of it.
+        if let Some(&place) = self.old_places.get(&new.addr()).filter(|_| !self.new_side.contains_key(&new.addr())) {
+            if !self.paired_old(place) && self.places[place as usize].old.is_some() {
+                self.pair_itself(place);
+            }
         }
         Ok(match self.new_side.get(&new.addr()).copied() {
             Some(Side::Old(place)) => self.entry(place)? + 1,

@@ -170,7 +170,15 @@ impl Differ {
             object.read(|object| targets_inside(object, &mut path, &mut found)).map_err(unreadable_object)??;
             for (steps, target) in found {
                 let addr = target.addr();
-                if self.old_places.contains_key(&addr) || self.new_side.contains_key(&addr) {
+                if self.new_side.contains_key(&addr) {
+                    continue;
+                }
+                if let Some(&known) = self.old_places.get(&addr) {
+                    // An old object met elsewhere and not paired yet: the new graph holds it too
+                    // (behind this allocation), so it is itself, not a copy of another.
+                    if !self.paired_old(known) {
+                        self.pair_itself(known);
+                    }
                     continue;
                 }
                 let start = self.steps.len();

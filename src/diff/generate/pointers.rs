@@ -10,7 +10,7 @@ use crate::diff::align::{align, fill_gaps, used};
 use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
 use crate::field::{RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 use smallvec::SmallVec;
 
 /// What an element of a pointer array is, for alignment.
@@ -169,6 +169,17 @@ impl Differ {
         let mut old_keys: SmallVec<[Key; 8]> = SmallVec::with_capacity(old_addrs.len());
         for (i, addr) in old_addrs.iter().enumerate() {
             old_keys.push(self.old_key(field, sa, i, *addr)?);
+        }
+        // An old object this very field holds in the new graph too is itself, before anything
+        // is matched by content or guessed (and what it points at is then known as well).
+        let new_here: AHashSet<usize> = new_addrs.iter().flatten().copied().collect();
+        for key in old_keys.iter_mut() {
+            if let Key::FreeOld(x) = *key {
+                if new_here.contains(&x) && !self.paired_new(x) {
+                    self.pair_itself(self.old_places[&x]);
+                    *key = Key::Known(x);
+                }
+            }
         }
         let unknown =
             |this: &Self, addr: &usize| !this.new_side.contains_key(addr) && !this.old_places.contains_key(addr);
@@ -453,6 +464,14 @@ impl Differ {
             // An object of both graphs: the general alignment sorts it out, and its fingerprints
             // look out for objects being compared, which reading again could deadlock.
             return Ok(false);
+        }
+        if !self.unexplored.is_empty() {
+            // `y` may be an object both graphs hold behind an allocation they share, and `x`
+            // one the new graph holds too: each is then itself, not the other.
+            self.explore_shared()?;
+            if self.paired_old(place) || self.old_places.contains_key(&y) {
+                return Ok(false);
+            }
         }
         let old = self.places[place as usize].old.clone().expect("a pointer target");
         let Some(new) = elements.new_target(j)? else { return Ok(false) };
