@@ -155,16 +155,35 @@ pub fn clear_pointers(object: &mut dyn Reflectable) -> Result<(), FieldError> {
 /// the objects it holds by value and its kept unknown fields; `Weak`s are left out), once per
 /// pointer. Stops at the first field that cannot be read.
 pub(crate) fn strong_targets(object: &dyn Reflectable, f: &mut dyn FnMut(usize)) -> Result<(), FieldError> {
+    pointer_targets(object, false, &mut |addr, _| f(addr))
+}
+
+/// Takes a strong handle to a pointer element's target.
+pub(crate) type Take<'a> = &'a dyn Fn() -> Option<SharedObject>;
+
+/// Calls `f` for every pointer element of `object` (its own fields, the objects it holds by
+/// value and its kept unknown fields; `Weak`s too when `weak`) that leads somewhere: the target's
+/// identity, and a way to take a strong handle to it. Stops at the first field that cannot be
+/// read.
+pub(crate) fn pointer_targets(
+    object: &dyn Reflectable,
+    weak: bool,
+    f: &mut dyn FnMut(usize, Take<'_>),
+) -> Result<(), FieldError> {
     for Slot { field, owner, .. } in visit::slots(object) {
         match field.access() {
-            FieldAccess::Pointer(pointers) if !pointers.is_weak() => {
-                pointers.for_each(owner, &mut |identity, _, _| identity.into_iter().for_each(&mut *f))?
+            FieldAccess::Pointer(pointers) if weak || !pointers.is_weak() => {
+                pointers.for_each(owner, &mut |addr, _, take| {
+                    if let Some(addr) = addr {
+                        f(addr, take)
+                    }
+                })?
             }
             FieldAccess::Embedded(values) => {
                 let mut result = Ok(());
                 values.for_each(owner, &mut |value| {
                     if let (Some(value), Ok(())) = (value, &result) {
-                        result = strong_targets(value, f);
+                        result = pointer_targets(value, weak, f);
                     }
                 })?;
                 result?;

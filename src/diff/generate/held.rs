@@ -9,9 +9,8 @@
 //! costs.
 
 use super::{unreadable_object, DiffError, Differ};
-use crate::field::{FieldAccess, FieldError, SharedObject};
-use crate::rtti::visit::{self, Slot};
-use crate::rtti::Reflectable;
+use crate::field::SharedObject;
+use crate::rtti::graph::pointer_targets;
 use ahash::{AHashMap, AHashSet};
 
 impl Differ {
@@ -58,7 +57,7 @@ impl Differ {
         for _ in 0..2 {
             for object in std::mem::take(&mut queue) {
                 let read = object.read(|object| {
-                    pointer_elements(object, &mut |addr, take| {
+                    pointer_targets(object, true, &mut |addr, take| {
                         if suspects.contains_key(&addr) {
                             *found.entry(addr).or_default() += 1;
                         }
@@ -101,32 +100,4 @@ impl Differ {
     fn inside(&self, addr: usize, more: usize) -> usize {
         (self.old_refs.get(&addr).map_or(0, |&count| count as usize) + more).max(1)
     }
-}
-
-/// Takes a strong handle to a pointer element's target.
-type Take<'a> = &'a dyn Fn() -> Option<SharedObject>;
-
-/// Calls `f` for every pointer element of `object` and of the objects it holds by value that
-/// leads somewhere: the target's identity, and a way to take a strong handle to it.
-fn pointer_elements(object: &dyn Reflectable, f: &mut dyn FnMut(usize, Take<'_>)) -> Result<(), FieldError> {
-    for Slot { field, owner, .. } in visit::slots(object) {
-        match field.access() {
-            FieldAccess::Pointer(pointers) => pointers.for_each(owner, &mut |addr, _, take| {
-                if let Some(addr) = addr {
-                    f(addr, take)
-                }
-            })?,
-            FieldAccess::Embedded(values) => {
-                let mut result = Ok(());
-                values.for_each(owner, &mut |value| {
-                    if let (Some(value), Ok(())) = (value, &result) {
-                        result = pointer_elements(value, f);
-                    }
-                })?;
-                result?;
-            }
-            FieldAccess::Plain(_) => {}
-        }
-    }
-    Ok(())
 }
