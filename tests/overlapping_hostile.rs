@@ -5,61 +5,15 @@
 //! object only the test keeps alive) is rewritten in place into another object.
 
 use reflectable::diff::{diff, rtti_eq, Patch};
-use reflectable::{reflect_trait, Reflectable};
+use reflectable::Reflectable;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub trait Part: Reflectable {}
-reflect_trait!(Part);
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 942_001, implements(Part))]
-pub struct Prop {
-    #[rtti(id = 1)]
-    pub label: String,
-    #[rtti(id = 2)]
-    pub to: Option<Rc<RefCell<Node>>>,
-}
-impl Part for Prop {}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 942_002)]
-pub enum Mode {
-    #[default]
-    #[rtti(id = 1)]
-    Idle,
-    #[rtti(id = 2)]
-    Tag {
-        #[rtti(id = 1)]
-        tag: String,
-    },
-    #[rtti(id = 3)]
-    Follow(#[rtti(id = 1)] Option<Rc<RefCell<Node>>>),
-}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 942_003)]
-pub struct Node {
-    #[rtti(id = 1)]
-    pub name: String,
-    #[rtti(id = 2)]
-    pub children: Vec<Rc<RefCell<Node>>>,
-    #[rtti(id = 3)]
-    pub link: Weak<RefCell<Node>>,
-    #[rtti(id = 4)]
-    pub part: Option<Rc<RefCell<dyn Part>>>,
-    #[rtti(id = 5)]
-    pub map: HashMap<String, Rc<RefCell<Node>>>,
-    #[rtti(id = 6, embedded)]
-    pub mode: Mode,
-    #[rtti(id = 7)]
-    pub other: Vec<Rc<RefCell<Node>>>,
-}
-
-type N = Rc<RefCell<Node>>;
+#[path = "common/overlap_model.rs"]
+mod overlap_model;
+use overlap_model::{Mode, Node, Part, Prop, N};
 
 fn node(name: &str, children: Vec<N>) -> N {
     Rc::new(RefCell::new(Node { name: name.into(), children, ..Node::default() }))

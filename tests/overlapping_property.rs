@@ -25,57 +25,13 @@
 
 use quickcheck::{QuickCheck, TestResult};
 use reflectable::diff::{diff, rtti_eq};
-use reflectable::{reflect_trait, Reflectable};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::{Rc, Weak};
 
-pub trait Part: Reflectable {}
-reflect_trait!(Part);
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 942_101, implements(Part))]
-pub struct Prop {
-    #[rtti(id = 1)]
-    pub label: String,
-    #[rtti(id = 2)]
-    pub to: Option<Rc<RefCell<Node>>>,
-}
-impl Part for Prop {}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 942_102)]
-pub enum Mode {
-    #[default]
-    #[rtti(id = 1)]
-    Idle,
-    #[rtti(id = 2)]
-    Tag {
-        #[rtti(id = 1)]
-        tag: String,
-    },
-    #[rtti(id = 3)]
-    Follow(#[rtti(id = 1)] Option<Rc<RefCell<Node>>>),
-}
-
-#[derive(Reflectable, Default)]
-#[rtti(id = 942_103)]
-pub struct Node {
-    #[rtti(id = 1)]
-    pub name: String,
-    #[rtti(id = 2)]
-    pub children: Vec<Rc<RefCell<Node>>>,
-    #[rtti(id = 3)]
-    pub link: Weak<RefCell<Node>>,
-    #[rtti(id = 4)]
-    pub part: Option<Rc<RefCell<dyn Part>>>,
-    #[rtti(id = 5)]
-    pub map: HashMap<String, Rc<RefCell<Node>>>,
-    #[rtti(id = 6, embedded)]
-    pub mode: Mode,
-}
-
-type N = Rc<RefCell<Node>>;
+#[path = "common/overlap_model.rs"]
+mod overlap_model;
+use overlap_model::{Mode, Node, Part, Prop, N};
 
 fn node(name: String) -> N {
     Rc::new(RefCell::new(Node { name, ..Node::default() }))
