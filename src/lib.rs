@@ -140,7 +140,9 @@
 //! the variants, tells which one an object holds, and switches it. A generic type is a type per
 //! instantiation (`Handle<Texture>` and `Handle<Mesh>`), each with its own ID: declared with
 //! `register_type!(Handle<Texture>, id = N)`, or derived from the generic type's and the arguments'
-//! IDs (see [`rtti::derived_instantiation_id`]). Maps whose values are objects or pointers, and
+//! IDs (see [`rtti::derived_instantiation_id`]). An instantiation a registered type holds in a
+//! field is registered with it; one held only in `dyn` fields needs its own `register_type!`
+//! (encoding refuses it until then, rather than have a reader drop it). Maps whose values are objects or pointers, and
 //! nested lists of them, are fields like any other ([`containers`]).
 //!
 //! ```

@@ -167,9 +167,12 @@ pub struct Unregistered {
 }
 
 #[test]
-fn instantiations_load_into_fields_of_their_exact_type_without_being_registered() {
-    assert!(Registry::global().of::<Handle<Handle<Mesh>>>().is_none());
-    assert!(Registry::global().of::<Pool<Texture>>().is_none());
+fn instantiations_a_registered_type_holds_are_registered_with_it() {
+    // No `register_type!` names them: `Unregistered`'s fields declare them.
+    assert!(Registry::global().of::<Handle<Handle<Mesh>>>().is_some());
+    assert!(Registry::global().of::<Handle<Mesh>>().is_some());
+    assert!(Registry::global().of::<Pool<Texture>>().is_some());
+    assert!(Registry::global().create_by_name("Slot<Mesh>").is_some());
     let pool = Rc::new(Pool { items: vec![Texture { path: "a".into() }], favourite: None });
     let slot = Rc::new(RefCell::new(Slot::Full(Mesh { vertices: 4 })));
     let value = Unregistered {

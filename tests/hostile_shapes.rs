@@ -455,7 +455,7 @@ fn container_type_ids_in_slots_that_declare_another_type_are_skipped() {
 }
 
 #[test]
-fn generic_instantiation_ids_nothing_declares_are_skipped() {
+fn generic_instantiation_ids_no_registered_type_declares_are_skipped() {
     let unregistered = derived_instantiation_id(560_010, &[560_000]);
     assert_eq!(unregistered, Boxed::<Item>::rtti_static().id());
     let other = derived_instantiation_id(560_010, &[560_001]); // Boxed<Shape>: declared nowhere
@@ -480,8 +480,8 @@ fn generic_instantiation_ids_nothing_declares_are_skipped() {
             DecodeErrorKind::UnknownRootType { type_id }
         );
     }
-    // The declared one loads where it is declared, but not as a root nobody names, nor through a
-    // `dyn Reflectable` pointer (which declares no type).
+    // The declared one (`Store` holds a `Boxed<Item>`) is registered with its holder: it loads
+    // where it is declared, through a `dyn Reflectable` pointer, and as a root.
     let declared = Stream::new()
         .object(1, 560_003)
         .field(5, WireKind::Embedded, false)
@@ -490,15 +490,15 @@ fn generic_instantiation_ids_nothing_declares_are_skipped() {
         .end_object()
         .field(6, WireKind::Pointer, false)
         .word(2)
-        .object(2, unregistered);
+        .object(2, unregistered)
+        .u32_field(2, 7);
     let store: Store = decode_as(&declared.end()).unwrap();
     assert_eq!(store.boxed, Some(Boxed { value: Item::default(), count: 6 }));
-    assert!(store.any.is_none());
+    let any = store.any.expect("a registered instantiation loads behind `dyn Reflectable`");
+    assert_eq!(any.borrow().downcast_ref::<Boxed<Item>>().map(|boxed| boxed.count), Some(7));
     let root = Stream::new().object(1, unregistered).u32_field(2, 6).end();
-    assert_eq!(
-        serializer().decode::<Box<dyn reflectable::Reflectable>>(&root).unwrap_err().into_kind(),
-        DecodeErrorKind::UnknownRootType { type_id: unregistered }
-    );
+    let boxed = serializer().decode::<Box<dyn reflectable::Reflectable>>(&root).unwrap();
+    assert_eq!(boxed.downcast_ref::<Boxed<Item>>().map(|boxed| boxed.count), Some(6));
     assert_eq!(decode_as::<Boxed<Item>>(&root).unwrap().count, 6);
 }
 

@@ -28,7 +28,8 @@ pub struct RttiField {
 /// object the registry cannot cast into `to`, which would otherwise load as null.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TraitCheck {
-    pub(crate) to: TypeId,
+    /// The trait object's type; `None` for `dyn Reflectable`, which every type casts into.
+    pub(crate) to: Option<TypeId>,
     pub(crate) trait_name: &'static str,
 }
 
@@ -65,17 +66,16 @@ impl RttiField {
             FieldAccess::Embedded(access) => access.trait_target(),
             FieldAccess::Pointer(access) => access.trait_target(),
         };
-        let trait_check = match (to, elem) {
-            (Some(to), ElemShape::Embedded(Declared::Trait(trait_name)))
-            | (Some(to), ElemShape::Pointer { declared: Declared::Trait(trait_name), .. }) => {
-                Some(TraitCheck { to, trait_name })
-            }
+        let trait_check = match elem {
+            ElemShape::Embedded(Declared::Trait(trait_name))
+            | ElemShape::Pointer { declared: Declared::Trait(trait_name), .. } => Some(TraitCheck { to, trait_name }),
             _ => None,
         };
         RttiField { id, name: name.into(), flags, shape, wire: shape.wire(), access, trait_check }
     }
 
-    /// The check the encoder makes of each object in a user-trait field (`None` for the others).
+    /// The check the encoder makes of each object in a trait-object field (`None` for the others):
+    /// that a reader can create it and cast it back.
     #[inline]
     pub(crate) fn trait_check(&self) -> Option<&TraitCheck> {
         self.trait_check.as_ref()

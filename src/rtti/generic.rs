@@ -142,7 +142,11 @@ pub fn generic_rtti<T: 'static>(build: fn() -> Result<RttiType, RttiError>) -> &
     }
     // Built outside the lock: building may ask for other instantiations' descriptors. If two
     // threads race, the first one stored wins and the other's is a small one-time leak.
-    let built: &'static Result<RttiType, RttiError> = Box::leak(Box::new(build()));
+    let mut built = build();
+    if let Ok(rtti) = &mut built {
+        rtti.mark_instantiation();
+    }
+    let built: &'static Result<RttiType, RttiError> = Box::leak(Box::new(built));
     GENERIC.write().unwrap_or_else(|poisoned| poisoned.into_inner()).entry(key).or_insert(built)
 }
 

@@ -116,12 +116,63 @@ impl Registry {
         &GLOBAL
     }
 
-    /// Adds `rtti` and its base chain. Adding the same descriptor twice is harmless; another type
-    /// with the same ID or name is an error naming both. (Type ID 0 cannot arrive here: the
-    /// builder, which makes every descriptor, refuses it.)
+    /// Adds `rtti`, its base chain, and every type its fields hold by declared type (embedded
+    /// objects, pointer targets, the elements of lists and maps, the fields of enum variants),
+    /// transitively: the generic instantiations a type holds (`Handle<Texture>`) become known
+    /// wherever the holding type is, with no `register_type!` of their own. Adding the same
+    /// descriptor twice is harmless; another type with the same ID or name is an error naming
+    /// both. (Type ID 0 cannot arrive here: the builder, which makes every descriptor, refuses
+    /// it.)
+    ///
+    /// ```
+    /// use reflectable::{Reflectable, Registry};
+    /// # use std::marker::PhantomData;
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_983_001)]
+    /// struct Texture { #[rtti(id = 1)] path: String }
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_983_002)]
+    /// struct Handle<T: Default> { #[rtti(id = 1)] key: u64, #[rtti(skip)] kind: PhantomData<T> }
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_983_003)]
+    /// struct Material { #[rtti(id = 1, embedded)] albedo: Handle<Texture> }
+    ///
+    /// let mut registry = Registry::new();
+    /// registry.register_type::<Material>().unwrap();
+    /// assert!(registry.by_name("Handle<Texture>").is_some());
+    /// // The global registry knows it the same way, from `Material`'s derive.
+    /// assert!(Registry::global().create_by_name("Handle<Texture>").is_some());
+    /// ```
     pub fn register(&mut self, rtti: &'static RttiType) -> Result<(), RttiError> {
-        for rtti in rtti.chain() {
+        self.add_chain(rtti, true)?;
+        // Built-in containers are walked (their fields declare the element types) but never
+        // registered, so they are remembered here to end cycles through them.
+        let mut walked_built_ins: Vec<&'static RttiType> = Vec::new();
+        let mut queue: Vec<&'static RttiType> = rtti.chain().collect();
+        while let Some(holder) = queue.pop() {
+            for held in holder.held_types() {
+                if held.id() >= FIRST_RESERVED_TYPE_ID {
+                    if !walked_built_ins.iter().any(|walked| std::ptr::eq(*walked, held)) {
+                        walked_built_ins.push(held);
+                        queue.push(held);
+                    }
+                } else if self.add_chain(held, false)? {
+                    queue.extend(held.chain());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds `rtti` and its base chain; `true` when `rtti` itself was new. A built-in type ID is
+    /// an error only for a type given by the caller (`explicit`).
+    fn add_chain(&mut self, rtti: &'static RttiType, explicit: bool) -> Result<bool, RttiError> {
+        let mut added = false;
+        for (position, rtti) in rtti.chain().enumerate() {
             if rtti.id() >= FIRST_RESERVED_TYPE_ID {
+                if !explicit {
+                    return Ok(added);
+                }
                 return Err(RttiError::BuiltInTypeId { type_name: rtti.name().to_owned(), id: rtti.id() });
             }
             if let Some(existing) = self.by_id.get(&rtti.id()) {
@@ -157,8 +208,9 @@ impl Registry {
             if let Some(base) = rtti.base() {
                 self.derived.entry(base.id()).or_default().push(rtti);
             }
+            added |= position == 0;
         }
-        Ok(())
+        Ok(added)
     }
 
     /// Adds `T` and its base chain.

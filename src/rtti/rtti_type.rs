@@ -3,7 +3,7 @@
 use super::field_table::FieldTable;
 use super::variant::{RttiVariant, Variants};
 use super::{Migration, Reflectable, Registry, TypeData};
-use crate::field::{Family, RttiField, SharedObject};
+use crate::field::{ElemShape, Family, RttiField, SharedObject};
 use crate::rtti::UnknownFields;
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
@@ -120,6 +120,9 @@ pub struct RttiType {
     data: TypeData,
     /// Whether the fields are described in declaration order (a derived type without `extend`).
     in_declaration_order: bool,
+    /// Whether this is an instantiation of a generic type (`Handle<Texture>`), built on first
+    /// use rather than submitted to the global registry by its own declaration.
+    instantiation: bool,
     /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
     /// the types it has met in a bit set instead of a hash set.
     ordinal: u32,
@@ -184,6 +187,7 @@ impl RttiType {
             schema_cache: SchemaCache::default(),
             data: TypeData::default(),
             in_declaration_order: false,
+            instantiation: false,
             ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -207,6 +211,14 @@ impl RttiType {
     pub(crate) fn set_data(&mut self, data: TypeData, in_declaration_order: bool) {
         self.data = data;
         self.in_declaration_order = in_declaration_order;
+    }
+
+    /// Whether this is an instantiation of a generic type (see the field).
+    pub(crate) fn is_instantiation(&self) -> bool {
+        self.instantiation
+    }
+    pub(crate) fn mark_instantiation(&mut self) {
+        self.instantiation = true;
     }
 
     /// This descriptor's number in the process (see the field).
@@ -314,6 +326,17 @@ impl RttiType {
         self.variants.as_ref().is_some_and(|variants| variants.has_migration(stored_id))
     }
 
+    /// The types this type's own fields declare they hold (embedded objects and pointer
+    /// targets of exactly one type, in its variants' fields too), in field order, with repeats;
+    /// trait objects declare no type. What [`Registry::register`] follows to register the
+    /// generic instantiations a type holds.
+    pub fn held_types(&self) -> impl Iterator<Item = &'static RttiType> + '_ {
+        let fields = self.fields().iter().chain(self.variants().iter().flat_map(|variant| variant.fields()));
+        fields.filter_map(|field| match field.shape().elem {
+            ElemShape::Embedded(declared) | ElemShape::Pointer { declared, .. } => declared.rtti(),
+            ElemShape::Plain(_) => None,
+        })
+    }
     /// An enum's variants in declaration order; empty for a struct.
     pub fn variants(&self) -> &[RttiVariant] {
         self.variants.as_ref().map_or(&[], |variants| &variants.list)

@@ -3,9 +3,7 @@
 
 use super::convert::conversion;
 use super::{FieldSchema, Schema, TypeSchema};
-use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
-use crate::field::{Declared, ElemShape};
-use crate::rtti::{Registry, RttiType};
+use crate::rtti::Registry;
 use std::fmt;
 
 /// One difference between an old schema and a new one.
@@ -282,26 +280,8 @@ impl Registry {
     /// assert!(registry.changes_since(&old).iter().all(|change| !change.loses_data()));
     /// ```
     pub fn changes_since(&self, old: &Schema) -> Vec<Change> {
-        // What this program reads: its registered types, and the types their fields declare
-        // (generic instantiations, found by decoders through the field when unregistered).
-        let mut reachable: Vec<&'static RttiType> = self.types().collect();
-        let mut next = 0;
-        while let Some(&rtti) = reachable.get(next) {
-            next += 1;
-            let fields = rtti.fields().iter().chain(rtti.variants().iter().flat_map(|variant| variant.fields()));
-            for field in fields {
-                let declared = match field.shape().elem {
-                    ElemShape::Embedded(Declared::Type(declared)) => declared(),
-                    ElemShape::Pointer { declared: Declared::Type(declared), .. } => declared(),
-                    _ => continue,
-                };
-                if !reachable.iter().any(|known| std::ptr::eq(*known, declared)) {
-                    reachable.push(declared);
-                }
-            }
-        }
-        let now = reachable.into_iter().filter(|rtti| !matches!(rtti.id(), LIST_TYPE_ID | MAP_TYPE_ID));
-        let mut changes = old.compare(&Schema::new(now.map(TypeSchema::of).collect()));
+        // The registry holds the types its types hold (generic instantiations) as well.
+        let mut changes = old.compare(&self.schema());
         for change in &mut changes {
             let Some(rtti) = self.get(change.type_id) else { continue };
             let stored = old.get(change.type_id);

@@ -524,6 +524,21 @@ pub enum EncodeError {
         /// The trait the field declares.
         trait_name: &'static str,
     },
+    /// An object is of a generic instantiation (`Handle<Texture>`) the serializer's registry does
+    /// not know: a reader with that registry could not create it, and the object would be
+    /// dropped on load. An instantiation is known when a registered type holds it in a field, or
+    /// when it is registered itself; this one is held only in trait-object fields
+    /// (`Box<dyn Reflectable>`).
+    #[error(
+        "cannot encode an object of `{type_name}` (type {id}): no registered type holds that generic \
+         instantiation, so a reader could not create it; add `reflectable::register_type!({type_name});`"
+    )]
+    UnregisteredType {
+        /// The type's name.
+        type_name: &'static str,
+        /// The type's ID.
+        id: u32,
+    },
     /// The sink failed.
     #[error("I/O error while encoding: {0}")]
     Io(#[from] io::Error),
