@@ -21,9 +21,11 @@ impl BinarySerializer<'_> {
         write_atomically(path.as_ref(), |writer| file.encode_to_writer(root, writer))
     }
 
-    /// Loads a graph from `path` into `T` (see [`decode`](Self::decode)).
+    /// Loads a graph from `path` into `T` (see [`decode`](Self::decode)); what the load lost is
+    /// logged with the path.
     pub fn load<T: DecodeTarget>(&self, path: impl AsRef<Path>) -> Result<T, DecodeError> {
-        self.decode(&read(path.as_ref())?)
+        let path = path.as_ref();
+        self.decode_logged(&read(path)?, &path.display())
     }
 
     /// [`load`](Self::load), with a report of what the load skipped, converted or dropped (see

@@ -64,7 +64,7 @@ pub(crate) use external::Relink;
 pub use external::{WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use progress::Progress;
 pub(crate) use progress::ProgressFn;
-pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason};
+pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason, LOG_TARGET};
 pub use shortcuts::{from_slice, load, load_shared, save, to_vec};
 pub use target::DecodeTarget;
 
@@ -74,6 +74,7 @@ use decoder::Decoder;
 use encoder::Encoder;
 use std::any::Any;
 use std::cell::RefCell;
+use std::fmt;
 use std::io;
 
 /// Default flush threshold of the streaming encoder.
@@ -536,8 +537,20 @@ impl<'r> BinarySerializer<'r> {
     /// type), the shared handle it lives in (`Rc<RefCell<Scene>>`, so that pointers inside the
     /// graph to the root share it), or a [`DynamicGraph`](crate::dynamic::DynamicGraph). A root
     /// of another type is refused before anything is built.
+    ///
+    /// What the decode skipped, converted or dropped is logged through the `log` facade (a
+    /// warning per kind of loss; see [`DecodeReport`]); [`decode_with_report`](Self::decode_with_report)
+    /// returns it instead, and [`strict`](Self::strict) refuses any loss.
     pub fn decode<T: DecodeTarget>(&self, bytes: &[u8]) -> Result<T, DecodeError> {
-        self.decode_with_report(bytes).map(|(root, _)| root)
+        self.decode_logged(bytes, &"bytes")
+    }
+
+    /// Decodes, and logs the report through the `log` facade (see [`DecodeReport`]): `source`
+    /// says where the stream came from.
+    pub(crate) fn decode_logged<T: DecodeTarget>(&self, bytes: &[u8], source: &dyn fmt::Display) -> Result<T, DecodeError> {
+        let (root, report) = self.decode_with_report(bytes)?;
+        report.log(source);
+        Ok(root)
     }
 
     /// [`decode`](Self::decode), with a report of what the decode skipped, converted or dropped

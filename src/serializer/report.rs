@@ -8,9 +8,11 @@ use std::fmt;
 ///
 /// Returned by the `*_with_report` decode methods
 /// ([`BinarySerializer::decode_with_report`](super::BinarySerializer::decode_with_report) and
-/// friends). Each kind of event is listed once, with how many times it happened. With
-/// [`strict`](super::BinarySerializer::strict) decoding, the first [loss](DecodeEvent::is_loss) is
-/// an error instead.
+/// friends). Each kind of event is listed once, with how many times it happened. The decodes
+/// that return no report (`from_slice`, `load`, [`BinarySerializer::decode`](super::BinarySerializer::decode))
+/// log it instead, through the [`log`](https://docs.rs/log) facade under the target
+/// [`LOG_TARGET`]: a warning per kind of loss. With [`strict`](super::BinarySerializer::strict)
+/// decoding, the first [loss](DecodeEvent::is_loss) is an error instead.
 ///
 /// ```
 /// use reflectable::serializer::BinarySerializer;
@@ -301,6 +303,24 @@ impl fmt::Display for DecodeEvent {
             }
             DecodeEvent::MapEntriesDropped => write!(f, "dropped map entries (uneven, repeated or unloadable)"),
             DecodeEvent::ObjectsUnreached => write!(f, "dropped top-level objects nothing decoded points at"),
+        }
+    }
+}
+
+/// The `log` target of what the decodes without a report log.
+pub const LOG_TARGET: &str = "reflectable::decode";
+
+impl DecodeReport {
+    /// Logs the report through the [`log`] facade, for the decodes that return none: a `warn`
+    /// per kind of loss, an `info` per conversion or migration, each with its count and where the
+    /// stream came from (a path, or "bytes").
+    pub(crate) fn log(&self, source: &dyn fmt::Display) {
+        for (event, count) in self.events() {
+            let level = if event.is_loss() { log::Level::Warn } else { log::Level::Info };
+            match count {
+                1 => log::log!(target: LOG_TARGET, level, "{source}: {event}"),
+                _ => log::log!(target: LOG_TARGET, level, "{source}: {event} (x{count})"),
+            }
         }
     }
 }
