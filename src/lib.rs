@@ -268,7 +268,7 @@ mod wire;
 pub use reflectable_derive::{PlainType, Reflectable};
 pub use rtti::UnknownFields;
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};
-pub use serializer::{from_slice, load, load_shared, save, to_vec};
+pub use serializer::{from_slice, load, load_shared, save, save_subtree, to_vec, to_vec_subtree};
 
 /// The README's examples, run as doctests so the README stays true.
 #[cfg(doctest)]

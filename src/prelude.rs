@@ -33,7 +33,9 @@ pub use crate::rtti::{AsReflectable, AsRoot, Registry, RttiType, RttiTypeBuilder
 #[doc(no_inline)]
 pub use crate::serializer::{BinarySerializer, DecodeTarget};
 #[doc(no_inline)]
-pub use crate::{from_slice, load, load_shared, reflect_trait, register_type, save, to_vec};
+pub use crate::{
+    from_slice, load, load_shared, reflect_trait, register_type, save, save_subtree, to_vec, to_vec_subtree,
+};
 // The derives, and `Reflectable` the trait: the root holds both under these names.
 #[doc(no_inline)]
 pub use crate::{PlainType, Reflectable};

@@ -74,7 +74,9 @@ fn from_slice_logs_a_loss_as_a_warning_and_a_conversion_as_info() {
     let warnings: Vec<_> = records.iter().filter(|(level, _)| *level == log::Level::Warn).collect();
     assert_eq!(warnings.len(), 1, "{records:?}");
     assert!(warnings[0].1.starts_with("bytes: skipped field 3 `tick_rate` of Script"), "{records:?}");
-    assert!(records.iter().any(|(level, message)| *level == log::Level::Info && message.contains("converted Script.speed")));
+    assert!(records
+        .iter()
+        .any(|(level, message)| *level == log::Level::Info && message.contains("converted Script.speed")));
 }
 
 #[test]
@@ -87,7 +89,10 @@ fn load_and_load_shared_log_with_the_path() {
         logged(|| drop(BinarySerializer::new().load::<Box<dyn Reflectable>>(&path).unwrap())),
     ] {
         let expected = format!("{}: skipped field 3 `tick_rate` of Script", path.display());
-        assert!(records.iter().any(|(level, message)| *level == log::Level::Warn && message.starts_with(&expected)), "{records:?}");
+        assert!(
+            records.iter().any(|(level, message)| *level == log::Level::Warn && message.starts_with(&expected)),
+            "{records:?}"
+        );
     }
     std::fs::remove_file(&path).unwrap();
 }

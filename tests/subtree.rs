@@ -98,6 +98,71 @@ fn null_writes_only_the_subtree_and_the_parent_loads_dead() {
     assert!(Rc::ptr_eq(&parent, &back));
 }
 
+/// Every entity name a stream holds, in stream order.
+fn names_in(bytes: &[u8]) -> Vec<String> {
+    let graph = reflectable::dynamic::DynamicGraph::from_bytes(bytes).unwrap();
+    let json = graph.to_json().unwrap();
+    let document: serde_json::Value = serde_json::from_str(&json).unwrap();
+    document["objects"].as_array().unwrap().iter().map(|object| object["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn the_one_call_subtree_save_writes_the_entity_and_says_what_it_cut() {
+    let Scene { door, lamp, scene } = scene();
+    let knob = child(&door, 1);
+    knob.borrow_mut().looks_at = Rc::downgrade(&lamp); // a second way out of the subtree
+    child(&door, 0).borrow_mut().looks_at = Rc::downgrade(&knob); // a way that stays inside
+
+    // `save` follows the parent: the whole scene.
+    assert_eq!(names_in(&reflectable::to_vec(&door).unwrap()).len(), 5);
+
+    let (bytes, cuts) = reflectable::to_vec_subtree(&door).unwrap();
+    assert_eq!(names_in(&bytes), ["door", "hinge", "knob"]);
+    assert_eq!(cuts.count(), 2);
+    assert_eq!(
+        cuts.to_string(),
+        "cut 1 Weak in Entity.parent (to Entity), written as null\ncut 1 Weak in Entity.looks_at (to Entity), written as null"
+    );
+    let parent = &cuts.cuts()[0];
+    assert_eq!((parent.type_name, parent.field_name, parent.nulled, parent.external), ("Entity", "parent", 1, 0));
+
+    // The file form: the same bytes but for the checksum, the same report.
+    let path = std::env::temp_dir().join(format!("reflectable-subtree-{}.bin", std::process::id()));
+    let (size, in_file) = reflectable::save_subtree(&door, &path).unwrap();
+    assert_eq!((size, &in_file), (std::fs::metadata(&path).unwrap().len(), &cuts));
+    let back: Node = reflectable::load(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(back.borrow().parent.upgrade().is_none());
+    let (hinge, knob) = (child(&back, 0), child(&back, 1));
+    assert!(Rc::ptr_eq(&hinge.borrow().looks_at.upgrade().unwrap(), &knob), "inside stays linked");
+    assert!(Rc::ptr_eq(&hinge.borrow().parent.upgrade().unwrap(), &back));
+
+    // A subtree that reaches nothing outside itself cuts nothing; the whole scene is one.
+    let (whole, nothing) = reflectable::to_vec_subtree(&scene).unwrap();
+    assert!(nothing.is_empty() && nothing.to_string() == "nothing cut");
+    assert_eq!(names_in(&whole).len(), 5);
+}
+
+#[test]
+fn a_subtree_save_with_external_references_counts_them_per_field() {
+    let Scene { door, lamp, scene: _scene } = scene();
+    let (hinge, knob) = (child(&door, 0), child(&door, 1));
+    hinge.borrow_mut().looks_at = Rc::downgrade(&lamp);
+    knob.borrow_mut().looks_at = Rc::downgrade(&lamp);
+    // The lamp's key is 4; no key for the scene: its pointer is nulled.
+    let key_of =
+        |object: &dyn Reflectable| object.downcast_ref::<Entity>().filter(|entity| entity.name == "lamp").map(|_| 4);
+    let (_, cuts) = with(WeakPointers::External(&key_of)).encode_subtree(&door).unwrap();
+    let by_field: Vec<_> = cuts.cuts().iter().map(|cut| (cut.field_name, cut.nulled, cut.external)).collect();
+    assert_eq!(by_field, [("parent", 1, 0), ("looks_at", 0, 2)], "{cuts}");
+    assert_eq!(
+        cuts.cuts()[1].to_string(),
+        "cut 2 Weaks in Entity.looks_at (to Entity), written as external references"
+    );
+    // A serializer left at `Follow` cuts to null in a subtree save.
+    assert_eq!(BinarySerializer::new().encode_subtree(&door).unwrap().1.count(), 3);
+}
+
 #[test]
 fn a_weak_whose_target_the_subtree_holds_stays_linked() {
     let Scene { door, lamp, scene: _scene } = scene();

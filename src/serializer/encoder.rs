@@ -18,7 +18,7 @@ mod trait_check;
 
 use super::external::write_stub;
 use super::progress::Tracker;
-use super::{BinarySerializer, Limits, SchemaTable, WeakPointers};
+use super::{BinarySerializer, Limits, SchemaTable, SubtreeReport, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::field::{FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
 use crate::rtti::visit;
@@ -65,6 +65,9 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     weak_pointers: WeakPointers<'r>,
     /// For a subtree save, the identities of the objects the stream holds (`subtree.rs`).
     strong: Option<AHashSet<usize>>,
+    /// For a subtree save, the fields whose `Weak`s were cut: how many to null, how many to
+    /// external references (`subtree.rs`).
+    cuts: Vec<(&'static RttiField, u64, u64)>,
     /// Hashes every byte handed to the sink, when the stream carries a checksum.
     checksum: Option<crc32fast::Hasher>,
     /// Every type whose sections the stream holds, in the order first written: the schema table.
@@ -111,6 +114,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             current: (0, None),
             weak_pointers: config.weak_pointers,
             strong: None,
+            cuts: Vec::new(),
             root_by_reference: None,
             generated: config.generated_codecs,
             checksum: config.checksum.unwrap_or(false).then(crc32fast::Hasher::new),
@@ -123,8 +127,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         }
     }
 
-    /// Writes the whole graph; returns what is left in the buffer and the total bytes produced.
-    pub(crate) fn run(mut self, root: Root<'_>) -> Result<(Vec<u8>, u64), EncodeError> {
+    /// Writes the whole graph; returns what is left in the buffer, the total bytes produced, and
+    /// what a subtree save cut.
+    pub(crate) fn run(mut self, root: Root<'_>) -> Result<(Vec<u8>, u64, SubtreeReport), EncodeError> {
         self.find_strong(&root);
         let version = if self.schema_table == SchemaTable::Omitted { SCHEMA_VERSION - 1 } else { VERSION };
         write_stream_header(&mut self.out, version);
@@ -188,7 +193,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         }
         let total = self.written + self.out.len() as u64;
         self.progress.finished(Some(total));
-        Ok((self.out, total))
+        let cuts = self.cut_report();
+        Ok((self.out, total, cuts))
     }
 
     /// Writes a queued object (its trait, for a user-trait field, was checked when it was met).
@@ -354,7 +360,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 let mut count = 0;
                 let mut result = Ok(());
                 let check = field.trait_check();
-                let may_cut = access.is_weak() && self.strong.is_some();
+                let may_cut = (access.is_weak() && self.strong.is_some()).then_some(field);
                 access.for_each(owner, &mut |identity, pointers, handle| {
                     count += 1;
                     if result.is_ok() {
@@ -403,20 +409,21 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     }
 
     /// One element of a pointer field: the instance ID of its target (null for none), the target
-    /// queued when first met. `may_cut`: the field holds `Weak`s and a subtree is being saved.
+    /// queued when first met. `may_cut`: the field, when it holds `Weak`s and a subtree is being
+    /// saved.
     #[inline]
     fn pointer_element(
         &mut self,
-        may_cut: bool,
+        may_cut: Option<&'static RttiField>,
         check: Option<&TraitCheck>,
         identity: Option<usize>,
         pointers: usize,
         handle: &dyn Fn() -> Option<SharedObject>,
     ) -> Result<(), FieldFailure> {
-        let id = match identity {
-            Some(identity) if may_cut && self.is_cut(identity) => self.cut(identity, handle, check)?,
-            Some(identity) => self.pointer(identity, pointers, handle, check)?,
-            None => NULL_INSTANCE,
+        let id = match (identity, may_cut) {
+            (Some(identity), Some(field)) if self.is_cut(identity) => self.cut(identity, handle, check, field)?,
+            (Some(identity), _) => self.pointer(identity, pointers, handle, check)?,
+            (None, _) => NULL_INSTANCE,
         };
         self.out.extend_from_slice(&id.to_le_bytes());
         Ok(())

@@ -104,6 +104,109 @@ impl fmt::Debug for WeakPointers<'_> {
     }
 }
 
+/// What a subtree save cut ([`BinarySerializer::encode_subtree`](super::BinarySerializer::encode_subtree),
+/// [`save_subtree`](crate::save_subtree)): each field whose `Weak`s led out of the saved graph,
+/// with how many it cut and what they became. Empty when the subtree reaches nothing outside
+/// itself.
+///
+/// ```
+/// use reflectable::Reflectable;
+/// use std::cell::RefCell;
+/// use std::rc::{Rc, Weak};
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9_984_001)]
+/// struct Entity {
+///     #[rtti(id = 1)]
+///     name: String,
+///     #[rtti(id = 2)]
+///     children: Vec<Rc<RefCell<Entity>>>,
+///     #[rtti(id = 3)]
+///     parent: Weak<RefCell<Entity>>,
+/// }
+///
+/// let scene = Rc::new(RefCell::new(Entity { name: "scene".into(), ..Entity::default() }));
+/// let player = Rc::new(RefCell::new(Entity { name: "player".into(), parent: Rc::downgrade(&scene), ..Entity::default() }));
+/// scene.borrow_mut().children.push(player.clone());
+///
+/// let (bytes, cuts) = reflectable::to_vec_subtree(&player).unwrap();
+/// assert_eq!(cuts.to_string(), "cut 1 Weak in Entity.parent (to Entity), written as null");
+/// assert_eq!(cuts.count(), 1);
+/// let copy: Rc<RefCell<Entity>> = reflectable::from_slice(&bytes).unwrap();
+/// assert!(copy.borrow().parent.upgrade().is_none());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubtreeReport {
+    cuts: Vec<Cut>,
+}
+
+/// The `Weak`s one field had cut by a subtree save (see [`SubtreeReport`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Cut {
+    /// The type owning the field (`"?"` for a field kept from another stream).
+    pub type_name: &'static str,
+    /// The field.
+    pub field_name: &'static str,
+    /// What the field declares it points at: a type's name, or `dyn Trait`.
+    pub target: String,
+    /// How many of its `Weak`s were written as null.
+    pub nulled: u64,
+    /// How many were written as external references.
+    pub external: u64,
+}
+
+impl SubtreeReport {
+    /// The cut fields, in the order first met.
+    pub fn cuts(&self) -> &[Cut] {
+        &self.cuts
+    }
+    /// How many `Weak`s were cut in all.
+    pub fn count(&self) -> u64 {
+        self.cuts.iter().map(|cut| cut.nulled + cut.external).sum()
+    }
+    /// `true` when nothing was cut.
+    pub fn is_empty(&self) -> bool {
+        self.cuts.is_empty()
+    }
+    pub(crate) fn new(cuts: Vec<Cut>) -> Self {
+        SubtreeReport { cuts }
+    }
+}
+
+impl fmt::Display for Cut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.nulled + self.external;
+        let plural = if count == 1 { "" } else { "s" };
+        write!(
+            f,
+            "cut {count} Weak{plural} in {}.{} (to {}), written as ",
+            self.type_name, self.field_name, self.target
+        )?;
+        match (self.nulled, self.external) {
+            (_, 0) => f.write_str("null"),
+            (0, _) => f.write_str("external references"),
+            (nulled, external) => write!(f, "null ({nulled}) and external references ({external})"),
+        }
+    }
+}
+
+impl fmt::Display for SubtreeReport {
+    /// One line per cut field.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.cuts.is_empty() {
+            return f.write_str("nothing cut");
+        }
+        for (index, cut) in self.cuts.iter().enumerate() {
+            if index > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{cut}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Writes the external reference stub: top-level object `instance` of type
 /// [`EXTERNAL_TYPE_ID`] with the key and the target's type ID.
 pub(crate) fn write_stub(out: &mut Vec<u8>, instance: u32, key: u64, type_id: u32) {

@@ -3,6 +3,7 @@
 
 use super::{
     write_atomically, BinarySerializer, DecodeError, DecodeErrorKind, DecodeReport, DecodeTarget, EncodeError,
+    SubtreeReport,
 };
 use crate::rtti::AsRoot;
 use std::fs;
@@ -15,10 +16,23 @@ impl BinarySerializer<'_> {
     /// [`write_atomically`]): the file holds the old graph or the new one, never a part, and a
     /// save killed midway leaves no temporary file behind on Linux (elsewhere on unix, the next
     /// save to the same path removes it). Files carry a checksum unless
-    /// [`checksum`](Self::checksum) says otherwise.
+    /// [`checksum`](Self::checksum) says otherwise. Saving one entity of a scene saves the scene
+    /// its `Weak` parent leads to, unless [`weak_pointers`](Self::weak_pointers) says otherwise:
+    /// [`save_subtree`](Self::save_subtree) saves the entity alone and says what it cut.
     pub fn save<R: AsRoot + ?Sized>(&self, root: &R, path: impl AsRef<Path>) -> Result<u64, EncodeError> {
         let file = BinarySerializer { checksum: Some(self.checksum.unwrap_or(true)), ..*self };
         write_atomically(path.as_ref(), |writer| file.encode_to_writer(root, writer))
+    }
+
+    /// [`encode_subtree`](Self::encode_subtree) saved to `path` as [`save`](Self::save) saves:
+    /// atomically, with a checksum. Returns the file size and what was cut.
+    pub fn save_subtree<R: AsRoot + ?Sized>(
+        &self,
+        root: &R,
+        path: impl AsRef<Path>,
+    ) -> Result<(u64, SubtreeReport), EncodeError> {
+        let subtree = BinarySerializer { checksum: Some(self.checksum.unwrap_or(true)), ..self.cutting() };
+        write_atomically(path.as_ref(), |writer| subtree.write_to(root, writer))
     }
 
     /// Loads a graph from `path` into `T` (see [`decode`](Self::decode)); what the load lost is

@@ -61,11 +61,11 @@ pub use atomic_write::write_atomically;
 pub(crate) use decoder::generated::GeneratedDecode;
 pub(crate) use encoder::generated::GeneratedEncode;
 pub(crate) use external::Relink;
-pub use external::{WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
+pub use external::{Cut, SubtreeReport, WeakPointers, EXTERNAL_KEY_FIELD_ID, EXTERNAL_TYPE_FIELD_ID};
 pub use progress::Progress;
 pub(crate) use progress::ProgressFn;
 pub use report::{DecodeEvent, DecodeReport, NullReason, SkipReason, LOG_TARGET};
-pub use shortcuts::{from_slice, load, load_shared, save, to_vec};
+pub use shortcuts::{from_slice, load, load_shared, save, save_subtree, to_vec, to_vec_subtree};
 pub use target::DecodeTarget;
 
 use crate::field::{Declared, SharedHandle, SharedObject};
@@ -453,20 +453,74 @@ impl<'r> BinarySerializer<'r> {
     /// Encodes the graph from `root`: an object by reference (`&level`), or the shared handle a
     /// root lives in (`&Rc<RefCell<Scene>>`), so that pointers back to it resolve to the root.
     pub fn encode<R: AsRoot + ?Sized>(&self, root: &R) -> Result<Vec<u8>, EncodeError> {
-        self.with_context(|context| self.encode_in(root, context))
+        self.with_context(|context| self.encode_in(root, context)).map(|(bytes, _)| bytes)
     }
 
-    fn encode_in<R: AsRoot + ?Sized>(&self, root: &R, context: &mut dyn Any) -> Result<Vec<u8>, EncodeError> {
-        let bytes =
-            Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root.as_root()).map(|(bytes, _)| bytes)?;
-        match self.encoding {
-            Encoding::Normal => Ok(bytes),
-            Encoding::Compact if self.schema_table == SchemaTable::Omitted => Err(EncodeError::NotCompact(
-                DecodeError::new(DecodeErrorKind::NotCompact("a stream without a schema or fingerprint table"), None),
-            )),
-            Encoding::Compact => compact::to_compact_with(&bytes, None, Some(self.registry), &self.limits)
-                .map_err(EncodeError::NotCompact),
+    /// Encodes the subtree from `root`: the graph it reaches through strong pointers and objects
+    /// held by value, with each `Weak` leading out of it cut (written as null, or as an external
+    /// reference under [`WeakPointers::External`]), and a report of what was cut. What saving one
+    /// entity of a scene means: its `Weak` parent would otherwise bring the whole scene along.
+    /// [`weak_pointers`](Self::weak_pointers) chooses how pointers are cut; left at `Follow`, they
+    /// are written as null.
+    ///
+    /// ```
+    /// use reflectable::serializer::{BinarySerializer, WeakPointers};
+    /// use reflectable::Reflectable;
+    /// use std::cell::RefCell;
+    /// use std::rc::{Rc, Weak};
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_984_010)]
+    /// struct Node {
+    ///     #[rtti(id = 1)]
+    ///     children: Vec<Rc<RefCell<Node>>>,
+    ///     #[rtti(id = 2)]
+    ///     parent: Weak<RefCell<Node>>,
+    /// }
+    ///
+    /// let scene = Rc::new(RefCell::new(Node::default()));
+    /// let door = Rc::new(RefCell::new(Node { parent: Rc::downgrade(&scene), ..Node::default() }));
+    /// scene.borrow_mut().children.push(door.clone());
+    ///
+    /// let key_of = |_: &dyn Reflectable| Some(1);
+    /// let copy = BinarySerializer::new().weak_pointers(WeakPointers::External(&key_of));
+    /// let (bytes, cuts) = copy.encode_subtree(&door).unwrap();
+    /// assert_eq!((cuts.cuts()[0].field_name, cuts.cuts()[0].external), ("parent", 1));
+    /// assert_eq!(cuts.to_string(), "cut 1 Weak in Node.parent (to Node), written as external references");
+    /// # drop(bytes);
+    /// # scene.borrow_mut().children.clear();
+    /// ```
+    pub fn encode_subtree<R: AsRoot + ?Sized>(&self, root: &R) -> Result<(Vec<u8>, SubtreeReport), EncodeError> {
+        let subtree = self.cutting();
+        subtree.with_context(|context| subtree.encode_in(root, context))
+    }
+
+    /// This serializer, cutting `Weak`s that lead out of the graph (to null unless told how).
+    pub(super) fn cutting(&self) -> Self {
+        match self.weak_pointers {
+            WeakPointers::Follow => BinarySerializer { weak_pointers: WeakPointers::Null, ..*self },
+            _ => *self,
         }
+    }
+
+    fn encode_in<R: AsRoot + ?Sized>(
+        &self,
+        root: &R,
+        context: &mut dyn Any,
+    ) -> Result<(Vec<u8>, SubtreeReport), EncodeError> {
+        let (bytes, _, cuts) = Encoder::new(Vec::new(), None, usize::MAX, self, context).run(root.as_root())?;
+        let bytes = match self.encoding {
+            Encoding::Normal => bytes,
+            Encoding::Compact if self.schema_table == SchemaTable::Omitted => {
+                return Err(EncodeError::NotCompact(DecodeError::new(
+                    DecodeErrorKind::NotCompact("a stream without a schema or fingerprint table"),
+                    None,
+                )))
+            }
+            Encoding::Compact => compact::to_compact_with(&bytes, None, Some(self.registry), &self.limits)
+                .map_err(EncodeError::NotCompact)?,
+        };
+        Ok((bytes, cuts))
     }
 
     /// Streams the graph from `root` into `writer`, buffering at most about the flush threshold
@@ -476,17 +530,26 @@ impl<'r> BinarySerializer<'r> {
         root: &R,
         writer: &mut dyn io::Write,
     ) -> Result<u64, EncodeError> {
+        self.write_to(root, writer).map(|(size, _)| size)
+    }
+
+    /// [`encode_to_writer`](Self::encode_to_writer), with what a subtree save cut.
+    pub(super) fn write_to<R: AsRoot + ?Sized>(
+        &self,
+        root: &R,
+        writer: &mut dyn io::Write,
+    ) -> Result<(u64, SubtreeReport), EncodeError> {
         self.with_context(|context| {
             if self.encoding == Encoding::Compact {
-                let bytes = self.encode_in(root, context)?;
+                let (bytes, cuts) = self.encode_in(root, context)?;
                 writer.write_all(&bytes)?;
-                return Ok(bytes.len() as u64);
+                return Ok((bytes.len() as u64, cuts));
             }
             let mut sink = |chunk: &[u8]| writer.write_all(chunk);
             let buffer = Vec::with_capacity(self.flush_threshold.min(1 << 20));
-            Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self, context)
-                .run(root.as_root())
-                .map(|(_, n)| n)
+            let (_, size, cuts) =
+                Encoder::new(buffer, Some(&mut sink), self.flush_threshold, self, context).run(root.as_root())?;
+            Ok((size, cuts))
         })
     }
 
@@ -522,7 +585,7 @@ impl<'r> BinarySerializer<'r> {
                 Encoder::new(Vec::new(), Some(&mut sink), threshold, self, context).run(root.as_root())?.1,
             ),
             Encoding::Compact => {
-                let bytes = self.encode_in(root, context)?;
+                let (bytes, _) = self.encode_in(root, context)?;
                 sink(&bytes)?;
                 Ok(bytes.len() as u64)
             }
@@ -547,7 +610,11 @@ impl<'r> BinarySerializer<'r> {
 
     /// Decodes, and logs the report through the `log` facade (see [`DecodeReport`]): `source`
     /// says where the stream came from.
-    pub(crate) fn decode_logged<T: DecodeTarget>(&self, bytes: &[u8], source: &dyn fmt::Display) -> Result<T, DecodeError> {
+    pub(crate) fn decode_logged<T: DecodeTarget>(
+        &self,
+        bytes: &[u8],
+        source: &dyn fmt::Display,
+    ) -> Result<T, DecodeError> {
         let (root, report) = self.decode_with_report(bytes)?;
         report.log(source);
         Ok(root)

@@ -1,7 +1,7 @@
 //! The common case in one call: save and load whole graphs through the global registry, with the
 //! default options. A [`BinarySerializer`] configures everything these fix.
 
-use super::{BinarySerializer, DecodeError, DecodeTarget, EncodeError};
+use super::{BinarySerializer, DecodeError, DecodeTarget, EncodeError, SubtreeReport};
 use crate::field::SharedHandle;
 use crate::rtti::AsRoot;
 use std::path::Path;
@@ -56,6 +56,9 @@ pub fn from_slice<T: DecodeTarget>(bytes: &[u8]) -> Result<T, DecodeError> {
 /// Saves the graph from `root` to `path`, atomically, with a checksum: the old file stays whole
 /// until the new one is. Returns the file size.
 ///
+/// The graph is everything `root` reaches, `Weak`s included: saving one entity of a scene saves
+/// the scene its `Weak` parent leads to. [`save_subtree`] saves the entity alone.
+///
 /// ```
 /// # use reflectable::Reflectable;
 /// # #[derive(Reflectable, Default)]
@@ -69,6 +72,59 @@ pub fn from_slice<T: DecodeTarget>(bytes: &[u8]) -> Result<T, DecodeError> {
 /// ```
 pub fn save<R: AsRoot + ?Sized>(root: &R, path: impl AsRef<Path>) -> Result<u64, EncodeError> {
     BinarySerializer::new().save(root, path)
+}
+
+/// Encodes the subtree from `root` (what it reaches through strong pointers and by value), with
+/// each `Weak` leading out of it written as null, and says what was cut: copying an entity
+/// without its scene (see [`BinarySerializer::encode_subtree`], which can also write the cut
+/// pointers as external references).
+///
+/// ```
+/// # use reflectable::Reflectable;
+/// # use std::cell::RefCell;
+/// # use std::rc::{Rc, Weak};
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9_984_020)]
+/// struct Entity {
+///     #[rtti(id = 1)]
+///     children: Vec<Rc<RefCell<Entity>>>,
+///     #[rtti(id = 2)]
+///     parent: Weak<RefCell<Entity>>,
+/// }
+///
+/// let scene = Rc::new(RefCell::new(Entity::default()));
+/// let player = Rc::new(RefCell::new(Entity { parent: Rc::downgrade(&scene), ..Entity::default() }));
+/// scene.borrow_mut().children.push(player.clone());
+/// let (bytes, cuts) = reflectable::to_vec_subtree(&player).unwrap();
+/// assert_eq!(cuts.count(), 1, "{cuts}");
+/// ```
+pub fn to_vec_subtree<R: AsRoot + ?Sized>(root: &R) -> Result<(Vec<u8>, SubtreeReport), EncodeError> {
+    BinarySerializer::new().encode_subtree(root)
+}
+
+/// [`to_vec_subtree`] saved to `path` as [`save`] saves (atomically, with a checksum). Returns
+/// the file size and what was cut.
+///
+/// ```
+/// # use reflectable::Reflectable;
+/// # use std::cell::RefCell;
+/// # use std::rc::{Rc, Weak};
+/// # #[derive(Reflectable, Default)]
+/// # #[rtti(id = 9_984_021)]
+/// # struct Entity { #[rtti(id = 1)] children: Vec<Rc<RefCell<Entity>>>, #[rtti(id = 2)] parent: Weak<RefCell<Entity>> }
+/// let scene = Rc::new(RefCell::new(Entity::default()));
+/// let player = Rc::new(RefCell::new(Entity { parent: Rc::downgrade(&scene), ..Entity::default() }));
+/// scene.borrow_mut().children.push(player.clone());
+///
+/// let path = std::env::temp_dir().join(format!("player-{}.bin", std::process::id()));
+/// let (_, cuts) = reflectable::save_subtree(&player, &path).unwrap();
+/// println!("{cuts}"); // cut 1 Weak in Entity.parent (to Entity), written as null
+/// let copy: Rc<RefCell<Entity>> = reflectable::load(&path).unwrap();
+/// assert!(copy.borrow().parent.upgrade().is_none());
+/// # std::fs::remove_file(&path).unwrap();
+/// ```
+pub fn save_subtree<R: AsRoot + ?Sized>(root: &R, path: impl AsRef<Path>) -> Result<(u64, SubtreeReport), EncodeError> {
+    BinarySerializer::new().save_subtree(root, path)
 }
 
 /// Loads a graph from `path` into `T` (see [`from_slice`]). A file that does not hold a stream

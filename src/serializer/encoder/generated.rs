@@ -111,7 +111,7 @@ impl<'w, 'r, 's, 'c> FieldWriter<'w, 'r, 's, 'c> {
         let (start, at) = begin_field(&mut self.encoder.out, field);
         let elems = S::as_slice(container);
         let check = field.trait_check();
-        let may_cut = <S::Elem as PointerSlot>::WEAK && self.encoder.strong.is_some();
+        let may_cut = (<S::Elem as PointerSlot>::WEAK && self.encoder.strong.is_some()).then_some(field);
         for elem in elems {
             let handle = || elem.handle().map(SharedObject::new);
             self.encoder

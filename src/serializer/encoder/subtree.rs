@@ -7,10 +7,10 @@
 //! will hold. Only subtree saves pay for that walk.
 
 use super::{Encoder, FieldFailure, Seen};
-use crate::field::{SharedObject, TraitCheck};
+use crate::field::{Declared, ElemShape, RttiField, SharedObject, TraitCheck};
 use crate::rtti::graph::strong_identities;
 use crate::rtti::Root;
-use crate::serializer::WeakPointers;
+use crate::serializer::{Cut, SubtreeReport, WeakPointers};
 use crate::wire::error::EncodeError;
 use crate::wire::format::{MAX_INSTANCE_ID, NULL_INSTANCE};
 
@@ -39,6 +39,29 @@ impl Encoder<'_, '_, '_> {
     /// The instance ID a cut `Weak` is written as: null, or the stub of an external reference
     /// (one per target, however many `Weak`s lead to it).
     pub(super) fn cut(
+        &mut self,
+        identity: usize,
+        handle: &dyn Fn() -> Option<SharedObject>,
+        check: Option<&TraitCheck>,
+        field: &'static RttiField,
+    ) -> Result<u32, FieldFailure> {
+        let id = self.cut_to(identity, handle, check)?;
+        let at = match self.cuts.iter().position(|(known, ..)| std::ptr::eq(*known, field)) {
+            Some(at) => at,
+            None => {
+                self.cuts.push((field, 0, 0));
+                self.cuts.len() - 1
+            }
+        };
+        match id {
+            NULL_INSTANCE => self.cuts[at].1 += 1,
+            _ => self.cuts[at].2 += 1,
+        }
+        Ok(id)
+    }
+
+    /// What [`cut`](Self::cut) writes.
+    fn cut_to(
         &mut self,
         identity: usize,
         handle: &dyn Fn() -> Option<SharedObject>,
@@ -80,5 +103,28 @@ impl Encoder<'_, '_, '_> {
         };
         self.ids.insert(identity, Seen::kept(id));
         Ok(id)
+    }
+}
+
+impl Encoder<'_, '_, '_> {
+    /// The cuts, each field named with the type whose section holds it (a field kept from
+    /// another stream belongs to no type the stream notes: `"?"`).
+    pub(super) fn cut_report(&self) -> SubtreeReport {
+        let owner = |field: &'static RttiField| {
+            self.types.iter().find_map(|rtti| {
+                let mut fields =
+                    rtti.fields().iter().chain(rtti.variants().iter().flat_map(|variant| variant.fields()));
+                fields.any(|own| std::ptr::eq(own, field)).then(|| rtti.name())
+            })
+        };
+        let cuts = self.cuts.iter().map(|&(field, nulled, external)| {
+            let target = match field.shape().elem {
+                ElemShape::Pointer { declared: Declared::Type(rtti), .. } => rtti().name().to_owned(),
+                ElemShape::Pointer { declared: Declared::Trait(name), .. } => format!("dyn {name}"),
+                _ => String::from("?"),
+            };
+            Cut { type_name: owner(field).unwrap_or("?"), field_name: field.name(), target, nulled, external }
+        });
+        SubtreeReport::new(cuts.collect())
     }
 }
