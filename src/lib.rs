@@ -248,6 +248,7 @@
 //! such as `register_trait_impl!`, name public items).
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod clone;
 pub mod containers;
@@ -255,6 +256,8 @@ pub mod diff;
 pub mod dynamic;
 pub mod field;
 mod fnv;
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub mod json;
 pub mod plain;
 pub mod prelude;
@@ -270,10 +273,22 @@ pub use rtti::UnknownFields;
 pub use rtti::{Reflectable, Registry, RttiType, RttiTypeBuilder};
 pub use serializer::{from_slice, load, load_shared, save, save_subtree, to_vec, to_vec_subtree};
 
-/// The README's examples, run as doctests so the README stays true.
+/// The README's and the guide's examples, run as doctests so they stay true.
 #[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;
+mod guide_doctests {
+    #[doc = include_str!("../README.md")]
+    struct Readme;
+    #[doc = include_str!("../docs/guide/types.md")]
+    struct Types;
+    #[doc = include_str!("../docs/guide/saving.md")]
+    struct Saving;
+    #[doc = include_str!("../docs/guide/versioning.md")]
+    struct Versioning;
+    #[doc = include_str!("../docs/guide/tools.md")]
+    struct Tools;
+    #[doc = include_str!("../docs/guide/files.md")]
+    struct Files;
+}
 
 /// Re-exported for `#[derive(PlainType)]` with `pod`: derive `bytemuck::Pod` alongside.
 pub use bytemuck;

@@ -64,6 +64,7 @@ pub(crate) struct StoredEntry {
 }
 
 impl StoredEntry {
+    #[cfg(feature = "json")]
     /// The entry describing `schema`.
     pub(crate) fn of(schema: &crate::schema::TypeSchema) -> Self {
         let mut bytes = Vec::new();
@@ -235,6 +236,7 @@ impl DynamicGraph {
         TableIndex::read(&table, 0, table.len())?.schema()
     }
 
+    #[cfg(feature = "json")]
     /// A graph of `objects` (the root first), written in format `version`, with `table` as its
     /// stored schema table (`None` for versions 1 and 2, and with `fingerprints`).
     pub(crate) fn from_parts(
@@ -278,12 +280,14 @@ impl DynamicGraph {
         self.encoding = encoding;
     }
 
+    #[cfg(feature = "json")]
     /// The plain block of the compact stream the graph was read from (`FORMAT.md`, "Compact
     /// streams"), which writing it back compact reuses.
     pub(crate) fn plain_block(&self) -> Option<&[u8]> {
         self.plain_block.as_deref()
     }
 
+    #[cfg(feature = "json")]
     pub(crate) fn set_plain_block(&mut self, block: Option<Box<[u8]>>) {
         self.plain_block = block;
     }
@@ -297,6 +301,7 @@ impl DynamicGraph {
         self.fingerprints.as_deref()
     }
 
+    #[cfg(feature = "json")]
     /// The stored schema table's entries in its own order (which the stream's bytes keep), each
     /// parsed, or as its bytes where it does not parse (a stream need not use every entry, and a
     /// decoder reads only those it uses); `None` for a stream without a table (versions 1 and 2).
@@ -320,6 +325,7 @@ impl DynamicGraph {
         )
     }
 
+    #[cfg(feature = "json")]
     /// The stored entry of `bytes` (length word first), when they are one.
     pub(crate) fn raw_entry(bytes: &[u8]) -> Option<StoredEntry> {
         let length = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;

@@ -62,6 +62,7 @@ impl DynamicObject {
 
     /// An object with no sections yet, standing for one a reader has still to fill (a JSON
     /// document's `$ref` to an object further on). Nothing may look at it before it is filled.
+    #[cfg(feature = "json")]
     pub(crate) fn placeholder() -> Self {
         DynamicObject { sections: Vec::new() }
     }

@@ -44,7 +44,9 @@ mod path;
 mod scalar;
 mod value;
 
-pub(crate) use codec::{read_field, static_size};
+pub(crate) use codec::read_field;
+#[cfg(feature = "json")]
+pub(crate) use codec::static_size;
 pub use codec::{MAX_SHOWN_DEPTH, MAX_ZERO_SIZED_SHOWN};
 
 /// Appends `value` as one element of type `sig` (what a field stores).
@@ -54,6 +56,7 @@ pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) ->
 
 /// Runs `f` with the facts of `sig`'s nodes remembered (see `memo`): what a reader of many
 /// values of one signature wraps them in.
+#[cfg(feature = "json")]
 pub(crate) fn remembering<R>(sig: &[u32], f: impl FnOnce() -> R) -> R {
     memo::scope(sig, f)
 }
@@ -61,7 +64,9 @@ pub(crate) fn remembering<R>(sig: &[u32], f: impl FnOnce() -> R) -> R {
 pub use parse::parse;
 pub use path::{get_text, get_value, set_text};
 pub use scalar::PlainText;
-pub(crate) use scalar::{scalars, Scalar, Scalars, Text};
+pub(crate) use scalar::{scalars, Text};
+#[cfg(feature = "json")]
+pub(crate) use scalar::{Scalar, Scalars};
 pub use value::PlainValue;
 
 use crate::field::FieldError;

@@ -23,6 +23,7 @@ pub(crate) enum Scalar<'a> {
 /// The scalars of one plain field: one value, or a list; `leaf` is their type's ID.
 #[derive(Debug, Clone)]
 pub(crate) struct Scalars<'a> {
+    #[cfg_attr(not(feature = "json"), allow(dead_code))] // only the JSON form reads it
     pub(crate) leaf: u32,
     pub(crate) values: SmallVec<[Scalar<'a>; 4]>,
     pub(crate) list: bool,

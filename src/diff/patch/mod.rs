@@ -15,6 +15,7 @@ mod check;
 pub(crate) use check::Malformed;
 
 use crate::field::Family;
+#[cfg(feature = "json")]
 use crate::json::{JsonError, JsonReader};
 use crate::rtti::RttiTypeBuilder;
 use crate::schema::FieldSchema;
@@ -167,6 +168,8 @@ impl Patch {
     }
 
     /// The patch as JSON (the crate's JSON form of a graph, see [`crate::json`]).
+    #[cfg(feature = "json")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
     pub fn to_json(&self) -> Result<String, JsonError> {
         crate::json::to_string(self)
     }
@@ -174,6 +177,8 @@ impl Patch {
     /// A patch from its JSON form, with the decode's report; checked as
     /// [`from_bytes`](Self::from_bytes) checks one, a malformed patch refused with the path of
     /// the member at fault.
+    #[cfg(feature = "json")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
     pub fn from_json(text: &str) -> Result<(Patch, DecodeReport), JsonError> {
         let (patch, report): (Patch, _) = JsonReader::new().read(text)?;
         patch.check().map_err(|Malformed { at, why }| JsonError::Invalid { path: at, message: why })?;

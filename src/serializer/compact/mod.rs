@@ -54,6 +54,7 @@ pub(crate) use to_compact::to_compact_with;
 pub(crate) use to_normal::normalize;
 
 /// Checks that `block` is a well-formed plain block (a JSON document carries one in base64).
+#[cfg(feature = "json")]
 pub(crate) fn check_block(block: &[u8]) -> Result<(), DecodeError> {
     plain_block::PlainTypes::read(block, 0, block.len()).map(drop)
 }
