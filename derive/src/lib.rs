@@ -74,7 +74,7 @@ use syn::{parse_macro_input, DeriveInput};
 #[proc_macro_derive(Reflectable, attributes(rtti))]
 pub fn derive_reflectable(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    reflectable::expand(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+    reflectable::expand(&input).into()
 }
 
 /// Implements `PlainType` for a struct (field by field) or a fieldless enum (its discriminant as a

@@ -38,6 +38,7 @@ impl TraitCastFn {
 
 /// One submitted cast: from the handle type `from` to the handle type `to`, for the reflectable
 /// type `concrete`.
+#[derive(Clone, Copy)]
 pub struct TraitCast {
     /// `TypeId` of the concrete reflectable type (`Mesh`).
     pub concrete: fn() -> TypeId,
@@ -55,6 +56,7 @@ inventory::collect!(TraitCast);
 /// Component>>`, ...): `Weak::new` needs a sized pointee, so each `(type, trait)` pair that
 /// submits casts also submits, per `Weak` family, a maker that unsizes a `Weak::new()` of its
 /// concrete type. Any implementor's serves: the `Weak` leads nowhere.
+#[derive(Clone, Copy)]
 pub struct TraitNullWeak {
     /// `TypeId` of the `Weak` made (`rc::Weak<RefCell<dyn Component>>`).
     pub weak: fn() -> TypeId,
@@ -164,67 +166,80 @@ macro_rules! register_trait_impl {
                     *out = Some(cast(from.clone()));
                 }
             }
-            $crate::__private::inventory::submit! { TraitCast {
-                concrete: TypeId::of::<$concrete>,
-                from: TypeId::of::<Rc<$concrete>>, to: TypeId::of::<Rc<dyn $trait>>,
-                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Rc<$concrete>| -> Rc<dyn $trait> { h })),
-            } }
-            $crate::__private::inventory::submit! { TraitCast {
-                concrete: TypeId::of::<$concrete>,
-                from: TypeId::of::<Rc<RefCell<$concrete>>>, to: TypeId::of::<Rc<RefCell<dyn $trait>>>,
-                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Rc<RefCell<$concrete>>| -> Rc<RefCell<dyn $trait>> { h })),
-            } }
-            $crate::__private::inventory::submit! { TraitCast {
-                concrete: TypeId::of::<$concrete>,
-                from: TypeId::of::<Arc<$concrete>>, to: TypeId::of::<Arc<dyn $trait>>,
-                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<$concrete>| -> Arc<dyn $trait> { h })),
-            } }
-            $crate::__private::inventory::submit! { TraitCast {
-                concrete: TypeId::of::<$concrete>,
-                from: TypeId::of::<Arc<Mutex<$concrete>>>, to: TypeId::of::<Arc<Mutex<dyn $trait>>>,
-                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<Mutex<$concrete>>| -> Arc<Mutex<dyn $trait>> { h })),
-            } }
-            $crate::__private::inventory::submit! { TraitCast {
-                concrete: TypeId::of::<$concrete>,
-                from: TypeId::of::<Arc<RwLock<$concrete>>>, to: TypeId::of::<Arc<RwLock<dyn $trait>>>,
-                cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<RwLock<$concrete>>| -> Arc<RwLock<dyn $trait>> { h })),
-            } }
-            // A `Weak` to the trait object pointing at nothing, for each `Weak` family.
             fn null<W: 'static>(out: &mut dyn Any, make: fn() -> W) {
                 if let Some(out) = out.downcast_mut::<Option<W>>() {
                     *out = Some(make());
                 }
             }
-            $crate::__private::inventory::submit! { TraitNullWeak {
-                weak: TypeId::of::<::std::rc::Weak<dyn $trait>>,
-                make: |o| null(o, || -> ::std::rc::Weak<dyn $trait> { ::std::rc::Weak::<$concrete>::new() }),
-            } }
-            $crate::__private::inventory::submit! { TraitNullWeak {
-                weak: TypeId::of::<::std::rc::Weak<RefCell<dyn $trait>>>,
-                make: |o| null(o, || -> ::std::rc::Weak<RefCell<dyn $trait>> { ::std::rc::Weak::<RefCell<$concrete>>::new() }),
-            } }
-            $crate::__private::inventory::submit! { TraitNullWeak {
-                weak: TypeId::of::<::std::sync::Weak<dyn $trait>>,
-                make: |o| null(o, || -> ::std::sync::Weak<dyn $trait> { ::std::sync::Weak::<$concrete>::new() }),
-            } }
-            $crate::__private::inventory::submit! { TraitNullWeak {
-                weak: TypeId::of::<::std::sync::Weak<Mutex<dyn $trait>>>,
-                make: |o| null(o, || -> ::std::sync::Weak<Mutex<dyn $trait>> { ::std::sync::Weak::<Mutex<$concrete>>::new() }),
-            } }
-            $crate::__private::inventory::submit! { TraitNullWeak {
-                weak: TypeId::of::<::std::sync::Weak<RwLock<dyn $trait>>>,
-                make: |o| null(o, || -> ::std::sync::Weak<RwLock<dyn $trait>> { ::std::sync::Weak::<RwLock<$concrete>>::new() }),
-            } }
-            $crate::__private::inventory::submit! { TraitCast {
-                concrete: TypeId::of::<$concrete>,
-                from: TypeId::of::<$concrete>, to: TypeId::of::<Box<dyn $trait>>,
-                cast: TraitCastFn::Boxed(|from, out| {
-                    let from: Box<dyn Any> = from;
-                    if let (Ok(from), Some(out)) = (from.downcast::<$concrete>(), out.downcast_mut::<Option<Box<dyn $trait>>>()) {
-                        *out = Some(from);
-                    }
-                }),
-            } }
+            // Every cast and null `Weak` is made in this one function, bound by the trait: a type
+            // that does not implement it is one error, at the one call below, not one per handle.
+            const fn casts<C: $trait + 'static>() -> ([TraitCast; 6], [TraitNullWeak; 5]) {
+                ([
+                    TraitCast {
+                        concrete: TypeId::of::<C>, from: TypeId::of::<Rc<C>>, to: TypeId::of::<Rc<dyn $trait>>,
+                        cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Rc<C>| -> Rc<dyn $trait> { h })),
+                    },
+                    TraitCast {
+                        concrete: TypeId::of::<C>, from: TypeId::of::<Rc<RefCell<C>>>, to: TypeId::of::<Rc<RefCell<dyn $trait>>>,
+                        cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Rc<RefCell<C>>| -> Rc<RefCell<dyn $trait>> { h })),
+                    },
+                    TraitCast {
+                        concrete: TypeId::of::<C>, from: TypeId::of::<Arc<C>>, to: TypeId::of::<Arc<dyn $trait>>,
+                        cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<C>| -> Arc<dyn $trait> { h })),
+                    },
+                    TraitCast {
+                        concrete: TypeId::of::<C>, from: TypeId::of::<Arc<Mutex<C>>>, to: TypeId::of::<Arc<Mutex<dyn $trait>>>,
+                        cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<Mutex<C>>| -> Arc<Mutex<dyn $trait>> { h })),
+                    },
+                    TraitCast {
+                        concrete: TypeId::of::<C>, from: TypeId::of::<Arc<RwLock<C>>>, to: TypeId::of::<Arc<RwLock<dyn $trait>>>,
+                        cast: TraitCastFn::Shared(|f, o| shared(f, o, |h: Arc<RwLock<C>>| -> Arc<RwLock<dyn $trait>> { h })),
+                    },
+                    TraitCast {
+                        concrete: TypeId::of::<C>, from: TypeId::of::<C>, to: TypeId::of::<Box<dyn $trait>>,
+                        cast: TraitCastFn::Boxed(|from, out| {
+                            let from: Box<dyn Any> = from;
+                            if let (Ok(from), Some(out)) = (from.downcast::<C>(), out.downcast_mut::<Option<Box<dyn $trait>>>()) {
+                                *out = Some(from);
+                            }
+                        }),
+                    },
+                ], [
+                    // A `Weak` to the trait object pointing at nothing, for each `Weak` family.
+                    TraitNullWeak {
+                        weak: TypeId::of::<::std::rc::Weak<dyn $trait>>,
+                        make: |o| null(o, || -> ::std::rc::Weak<dyn $trait> { ::std::rc::Weak::<C>::new() }),
+                    },
+                    TraitNullWeak {
+                        weak: TypeId::of::<::std::rc::Weak<RefCell<dyn $trait>>>,
+                        make: |o| null(o, || -> ::std::rc::Weak<RefCell<dyn $trait>> { ::std::rc::Weak::<RefCell<C>>::new() }),
+                    },
+                    TraitNullWeak {
+                        weak: TypeId::of::<::std::sync::Weak<dyn $trait>>,
+                        make: |o| null(o, || -> ::std::sync::Weak<dyn $trait> { ::std::sync::Weak::<C>::new() }),
+                    },
+                    TraitNullWeak {
+                        weak: TypeId::of::<::std::sync::Weak<Mutex<dyn $trait>>>,
+                        make: |o| null(o, || -> ::std::sync::Weak<Mutex<dyn $trait>> { ::std::sync::Weak::<Mutex<C>>::new() }),
+                    },
+                    TraitNullWeak {
+                        weak: TypeId::of::<::std::sync::Weak<RwLock<dyn $trait>>>,
+                        make: |o| null(o, || -> ::std::sync::Weak<RwLock<dyn $trait>> { ::std::sync::Weak::<RwLock<C>>::new() }),
+                    },
+                ])
+            }
+            const CASTS: ([TraitCast; 6], [TraitNullWeak; 5]) = casts::<$concrete>();
+            $crate::__private::inventory::submit! { CASTS.0[0] }
+            $crate::__private::inventory::submit! { CASTS.0[1] }
+            $crate::__private::inventory::submit! { CASTS.0[2] }
+            $crate::__private::inventory::submit! { CASTS.0[3] }
+            $crate::__private::inventory::submit! { CASTS.0[4] }
+            $crate::__private::inventory::submit! { CASTS.0[5] }
+            $crate::__private::inventory::submit! { CASTS.1[0] }
+            $crate::__private::inventory::submit! { CASTS.1[1] }
+            $crate::__private::inventory::submit! { CASTS.1[2] }
+            $crate::__private::inventory::submit! { CASTS.1[3] }
+            $crate::__private::inventory::submit! { CASTS.1[4] }
         };
     )+};
 }

@@ -657,6 +657,30 @@ fn stored_name(field: &Field) -> LitStr {
     field.attrs.name.clone().unwrap_or_else(|| LitStr::new(&field.display(), Span::call_site()))
 }
 
+/// An implementation of `Reflectable` that is never run, emitted beside the derive's errors: the
+/// program does not compile anyway, and without it each use of the type would be an error too.
+pub fn stand_in(input: &Input) -> TokenStream {
+    let krate = crate_or_default(input.attrs.krate.clone());
+    let ident = input.ident;
+    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
+    let mut predicates: Vec<TokenStream> =
+        where_clause.map(|clause| clause.predicates.iter().map(|p| quote!(#p)).collect()).unwrap_or_default();
+    predicates.push(quote!(Self: 'static));
+    quote! {
+        impl #impl_generics #krate::Reflectable for #ident #type_generics where #(#predicates),* {
+            fn rtti(&self) -> &'static #krate::RttiType {
+                ::core::unreachable!("the derive reported errors")
+            }
+            fn rtti_static() -> &'static #krate::RttiType
+            where
+                Self: Sized,
+            {
+                ::core::unreachable!("the derive reported errors")
+            }
+        }
+    }
+}
+
 /// `implements(Trait, ...)`: the casts to each trait's handles.
 fn implements(krate: &Path, input: &Input) -> Option<TokenStream> {
     let traits = &input.attrs.implements;

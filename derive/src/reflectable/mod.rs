@@ -10,11 +10,19 @@ use crate::context::Ctxt;
 use proc_macro2::TokenStream;
 use syn::DeriveInput;
 
-/// The expansion of `#[derive(Reflectable)]` on `input`, or every error found in it.
-pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+/// The expansion of `#[derive(Reflectable)]` on `input`; or every error found in it, with a
+/// stand-in implementation so that the uses of the type (`to_vec(&light)`) add no errors of their
+/// own: one mistake, one message.
+pub fn expand(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let model = model::parse(&cx, input);
     check::check(&cx, input, &model);
-    cx.check()?;
-    Ok(generate::generate(&model))
+    match cx.check() {
+        Ok(()) => generate::generate(&model),
+        Err(errors) => {
+            let mut tokens = errors.into_compile_error();
+            tokens.extend(generate::stand_in(&model));
+            tokens
+        }
+    }
 }
