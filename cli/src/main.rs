@@ -5,6 +5,7 @@
 //! Install with `cargo install --path cli`; `reflectable --help` lists the commands.
 
 mod convert;
+mod deps;
 mod diff;
 mod dump;
 mod graph;
@@ -79,6 +80,12 @@ enum Command {
     },
     /// Checks the file: exits with 2 and says where, if it is not a valid stream.
     Check {
+        /// The file.
+        file: PathBuf,
+    },
+    /// The assets the file refers to, one per line: type, a tab, key. What a build step or an
+    /// asset manager loads before the file.
+    Deps {
         /// The file.
         file: PathBuf,
     },
@@ -171,6 +178,7 @@ fn main() -> ExitCode {
             with_graph(file, |loaded| write_out(|out| convert::convert(loaded, (*encoding).into(), output, out)))
         }
         Command::Check { file } => with_graph(file, |loaded| write_out(|out| Ok(load::summary(loaded, out)?))),
+        Command::Deps { file } => with_graph(file, |loaded| write_out(|out| Ok(deps::print(loaded, out)?))),
         Command::Stats { file } => with_graph(file, |loaded| write_out(|out| Ok(stats::print(loaded, out)?))),
         Command::Graph { file } => with_graph(file, |loaded| write_out(|out| Ok(graph::print(loaded, out)?))),
     };

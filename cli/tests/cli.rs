@@ -172,7 +172,7 @@ fn every_command_survives_every_cut_and_flip() {
         flipped[at] ^= 0xFF;
         for (name, input) in [("cut.bin", &bytes[..at]), ("flip.bin", &flipped[..])] {
             let path = files.with(name, input);
-            for command in ["dump", "schema", "check", "stats", "graph", "json"] {
+            for command in ["dump", "schema", "check", "stats", "graph", "json", "deps"] {
                 let output = Command::cargo_bin("reflectable").unwrap().arg(command).arg(&path).output().unwrap();
                 assert_ne!(output.status.code(), Some(101), "{command} on {name} at {at} panicked");
             }
@@ -390,4 +390,52 @@ fn from_json_says_which_program_reads_a_derived_plain_value() {
         Command::cargo_bin("reflectable").unwrap().arg("from-json").arg(&stored).arg("-o").arg(&out).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(std::fs::read(&out).unwrap(), bytes);
+}
+
+/// A decal, an asset keyed by its path; a sound, keyed by a UUID.
+#[derive(reflectable::Reflectable, Default)]
+#[rtti(id = 987_001)]
+struct Decal {
+    #[rtti(id = 1, asset_key)]
+    path: String,
+    #[rtti(id = 2)]
+    pixels: Vec<u8>,
+}
+
+#[derive(reflectable::Reflectable, Default)]
+#[rtti(id = 987_002)]
+struct Sound {
+    #[rtti(id = 1, asset_key)]
+    uuid: u128,
+}
+
+#[derive(reflectable::Reflectable, Default)]
+#[rtti(id = 987_003)]
+struct Prop {
+    #[rtti(id = 1)]
+    textures: Vec<std::rc::Rc<Decal>>,
+    #[rtti(id = 2)]
+    sound: Option<std::rc::Rc<Sound>>,
+}
+
+#[test]
+fn deps_lists_each_asset_a_file_refers_to_once() {
+    use std::rc::Rc;
+    let files = Files::new("deps");
+    let moss = Rc::new(Decal { path: "textures/moss.png".into(), pixels: vec![1; 64] });
+    let bark = Rc::new(Decal { path: "textures/bark.png".into(), pixels: vec![2; 64] });
+    let prop = Prop {
+        textures: vec![moss.clone(), bark, moss],
+        sound: Some(Rc::new(Sound { uuid: 0x0123_4567_89ab_cdef_0011_2233_4455_6677 })),
+    };
+    let path = files.with("prop.bin", &reflectable::to_vec(&prop).unwrap());
+    let (ok, out, err) = run(&["deps"], &path);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        "Decal\ttextures/bark.png\nDecal\ttextures/moss.png\nSound\t01234567-89ab-cdef-0011-223344556677\n"
+    );
+    // A file without assets lists nothing, and succeeds.
+    let (ok, out, _) = run(&["deps"], &files.level);
+    assert!(ok && out.is_empty(), "{out}");
 }

@@ -92,6 +92,42 @@ impl DynamicObject {
         &mut self.sections
     }
 
+    /// When the object is an asset reference (the stub a pointer to an asset was saved as; see
+    /// [`AssetKey`](crate::rtti::AssetKey)): the asset's key and type ID. `None` for any other
+    /// object, and for a stub whose key this build cannot read.
+    ///
+    /// ```
+    /// use reflectable::dynamic::DynamicGraph;
+    /// use reflectable::rtti::AssetKey;
+    /// use reflectable::Reflectable;
+    /// use std::rc::Rc;
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_985_020)]
+    /// struct Sound { #[rtti(id = 1, asset_key)] path: String }
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_985_021)]
+    /// struct Door { #[rtti(id = 1)] creak: Option<Rc<Sound>> }
+    ///
+    /// let door = Door { creak: Some(Rc::new(Sound { path: "creak.ogg".into() })) };
+    /// let graph = DynamicGraph::from_bytes(&reflectable::to_vec(&door).unwrap()).unwrap();
+    /// let references: Vec<_> = graph.objects().iter().filter_map(|object| object.borrow().asset_reference()).collect();
+    /// assert_eq!(references, [(AssetKey::Path("creak.ogg".into()), 9_985_020)]);
+    /// ```
+    pub fn asset_reference(&self) -> Option<(crate::rtti::AssetKey, u32)> {
+        if self.type_id() != crate::containers::EXTERNAL_TYPE_ID {
+            return None;
+        }
+        let own = self.own();
+        let key = match own.field(crate::serializer::external::EXTERNAL_ASSET_FIELD_ID)?.value() {
+            DynamicValue::Plain(bytes) if bytes.count() == 1 => {
+                crate::serializer::external::asset_key(bytes.bytes().get(4..)?)?
+            }
+            _ => return None,
+        };
+        Some((key, own.get::<u32>(crate::serializer::EXTERNAL_TYPE_FIELD_ID).ok()?))
+    }
+
     /// The object's own section.
     pub fn own(&self) -> &DynamicSection {
         &self.sections[0]

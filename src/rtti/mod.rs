@@ -7,6 +7,7 @@
 //! Rust has no inheritance, so a derived type embeds its base as a designated member; the
 //! descriptor records the chain and `cast` walks it.
 
+mod asset;
 mod builder;
 mod field_table;
 pub(crate) mod generic;
@@ -26,6 +27,8 @@ mod variant;
 pub(crate) mod visit;
 mod walker;
 
+pub(crate) use asset::can_be_key;
+pub use asset::AssetKey;
 pub use builder::RttiTypeBuilder;
 pub(crate) use field_table::FieldTable;
 pub(crate) use generic::generic_rtti;
@@ -159,6 +162,17 @@ pub enum RttiError {
         type_name: String,
         /// Its ID.
         id: u32,
+    },
+    /// The asset key a type names is not one of its own fields, or not a single `u64`, `u128`
+    /// or `String`.
+    #[error(
+        "`{type_name}`: the asset key, field {field_id}, must be a field of the type itself holding a single u64, u128 or String"
+    )]
+    BadAssetKey {
+        /// The type's name.
+        type_name: String,
+        /// The field ID named as the key.
+        field_id: u16,
     },
     /// A field of an enum's variant has ID 0, which the variant tag uses.
     #[error(

@@ -82,6 +82,9 @@ static GLOBAL: Lazy<Registry> = Lazy::new(|| {
             Err(error) => errors.push(error.to_string()),
         }
     }
+    // A clash met again through each type that holds the clashing type is one problem.
+    errors.sort();
+    errors.dedup();
     if !errors.is_empty() {
         panic!(
             "reflectable: the global type registry cannot start:\n  - {}\nEvery type needs a unique \

@@ -123,6 +123,8 @@ pub struct RttiType {
     /// Whether this is an instantiation of a generic type (`Handle<Texture>`), built on first
     /// use rather than submitted to the global registry by its own declaration.
     instantiation: bool,
+    /// The index in `fields` of the type's own asset key field (`rtti/asset.rs`).
+    asset_key: Option<usize>,
     /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
     /// the types it has met in a bit set instead of a hash set.
     ordinal: u32,
@@ -188,6 +190,7 @@ impl RttiType {
             data: TypeData::default(),
             in_declaration_order: false,
             instantiation: false,
+            asset_key: None,
             ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -211,6 +214,14 @@ impl RttiType {
     pub(crate) fn set_data(&mut self, data: TypeData, in_declaration_order: bool) {
         self.data = data;
         self.in_declaration_order = in_declaration_order;
+    }
+
+    /// The type's own asset key field (see `rtti/asset.rs`).
+    pub(crate) fn own_asset_key(&self) -> Option<&RttiField> {
+        self.asset_key.map(|index| &self.fields()[index])
+    }
+    pub(crate) fn set_asset_key(&mut self, index: usize) {
+        self.asset_key = Some(index);
     }
 
     /// Whether this is an instantiation of a generic type (see the field).

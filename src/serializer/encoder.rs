@@ -16,14 +16,14 @@ mod pending;
 mod subtree;
 mod trait_check;
 
-use super::external::write_stub;
+use super::external::{write_stub, StubKey};
 use super::progress::Tracker;
 use super::{BinarySerializer, Limits, SchemaTable, SubtreeReport, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
-use crate::field::{FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
+use crate::field::{Declared, ElemShape, FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
 use crate::rtti::visit;
 use crate::rtti::Root;
-use crate::rtti::{Reflectable, Registry, RttiType, TypeSet};
+use crate::rtti::{AssetKey, Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::fingerprint_table::{running_fingerprints, write_fingerprint_table};
 use crate::schema::table::{one_per_id, write_table};
 use crate::wire::error::EncodeError;
@@ -156,7 +156,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                     }
                 }
                 Waiting::External { id, key, type_id } => {
-                    write_stub(&mut self.out, id, key, type_id);
+                    write_stub(&mut self.out, id, &key, type_id);
                     self.maybe_flush()?;
                 }
             }
@@ -360,11 +360,11 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 let mut count = 0;
                 let mut result = Ok(());
                 let check = field.trait_check();
-                let may_cut = (access.is_weak() && self.strong.is_some()).then_some(field);
+                let may_cut = access.is_weak() && self.strong.is_some();
                 access.for_each(owner, &mut |identity, pointers, handle| {
                     count += 1;
                     if result.is_ok() {
-                        result = self.pointer_element(may_cut, check, identity, pointers, handle);
+                        result = self.pointer_element(field, may_cut, check, identity, pointers, handle);
                     } else {
                         self.out.extend_from_slice(&NULL_INSTANCE.to_le_bytes());
                     }
@@ -409,21 +409,21 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     }
 
     /// One element of a pointer field: the instance ID of its target (null for none), the target
-    /// queued when first met. `may_cut`: the field, when it holds `Weak`s and a subtree is being
-    /// saved.
+    /// queued when first met. `may_cut`: the field holds `Weak`s and a subtree is being saved.
     #[inline]
     fn pointer_element(
         &mut self,
-        may_cut: Option<&'static RttiField>,
+        field: &'static RttiField,
+        may_cut: bool,
         check: Option<&TraitCheck>,
         identity: Option<usize>,
         pointers: usize,
         handle: &dyn Fn() -> Option<SharedObject>,
     ) -> Result<(), FieldFailure> {
-        let id = match (identity, may_cut) {
-            (Some(identity), Some(field)) if self.is_cut(identity) => self.cut(identity, handle, check, field)?,
-            (Some(identity), _) => self.pointer(identity, pointers, handle, check)?,
-            (None, _) => NULL_INSTANCE,
+        let id = match identity {
+            Some(identity) if may_cut && self.is_cut(identity) => self.cut(identity, handle, check, field)?,
+            Some(identity) => self.pointer(identity, pointers, handle, check, field)?,
+            None => NULL_INSTANCE,
         };
         self.out.extend_from_slice(&id.to_le_bytes());
         Ok(())
@@ -442,6 +442,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         pointers: usize,
         handle: &dyn Fn() -> Option<SharedObject>,
         check: Option<&TraitCheck>,
+        field: &'static RttiField,
     ) -> Result<u32, FieldFailure> {
         let slot = if pointers <= 1 {
             None
@@ -470,6 +471,12 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         if let Some(check) = check {
             check_target(&mut self.trait_checks, self.registry, check, &shared, self.root_by_reference)?;
         }
+        if let Some((rtti, key)) = asset_of(field, &shared, self.root_by_reference)? {
+            let id = self.external(StubKey::Asset(key), rtti)?;
+            // Every pointer to the asset names this one stub.
+            self.ids.insert(identity, Seen::kept(id));
+            return Ok(id);
+        }
         let id = self.next_id;
         if id > MAX_INSTANCE_ID {
             return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
@@ -480,6 +487,22 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             slot.insert(Seen::waiting(id));
         }
         self.pending.add_object(shared, tagged);
+        Ok(id)
+    }
+
+    /// Queues an external reference stub of `key` for an object of `rtti`; returns its instance
+    /// ID. The stub's target type gets a schema table entry, so a reader without the program can
+    /// name it.
+    pub(super) fn external(&mut self, key: StubKey, rtti: &'static RttiType) -> Result<u32, EncodeError> {
+        let id = self.next_id;
+        if id > MAX_INSTANCE_ID {
+            return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID });
+        }
+        self.next_id += 1;
+        if matches!(key, StubKey::Asset(_)) {
+            self.note_type(rtti);
+        }
+        self.pending.add_external(id, key, rtti.id());
         Ok(id)
     }
 
@@ -561,6 +584,30 @@ fn check_target(
     }
     let rtti = shared.read(|object| object.rtti())?;
     checks.check(registry, check, rtti)
+}
+
+/// The type and key of `shared`, the new target of a pointer in `field`, when it is an asset:
+/// known from the field's declared type without reading the target, or read from it for a
+/// trait object. The root passed by reference is never read (it is refused when written).
+fn asset_of(
+    field: &'static RttiField,
+    shared: &SharedObject,
+    root_by_reference: Option<(usize, &'static str)>,
+) -> Result<Option<(&'static RttiType, AssetKey)>, FieldError> {
+    match field.shape().elem {
+        ElemShape::Pointer { declared: Declared::Type(declared), .. } => {
+            let rtti = declared();
+            if !rtti.is_asset() {
+                return Ok(None);
+            }
+            Ok(shared.read(|object| rtti.asset_key(object))?.map(|key| (rtti, key)))
+        }
+        _ if root_by_reference.is_some_and(|(root, _)| shared.contains(root)) => Ok(None),
+        _ => shared.read(|object| {
+            let rtti = object.rtti();
+            rtti.is_asset().then(|| rtti.asset_key(object).map(|key| (rtti, key))).flatten()
+        }),
+    }
 }
 
 const _: () = assert!(MAX_INSTANCE_ID < TRACKED, "instance IDs leave the tracked bit free");

@@ -6,7 +6,7 @@
 use super::Limits;
 use crate::containers::EXTERNAL_TYPE_ID;
 use crate::plain::Reader;
-use crate::rtti::Reflectable;
+use crate::rtti::{AssetKey, Reflectable};
 use crate::wire::error::DecodeError;
 use crate::wire::format::{FieldHeader, TypeHeader, WireKind};
 use crate::wire::skip::skip_field;
@@ -17,6 +17,25 @@ use std::fmt;
 pub const EXTERNAL_KEY_FIELD_ID: u16 = 1;
 /// Field ID of an external reference's target type ID (`u32`, static size 4).
 pub const EXTERNAL_TYPE_FIELD_ID: u16 = 2;
+/// Field ID of an asset reference's key: a kind byte, then the key's bytes (plain, dynamic size).
+pub(crate) const EXTERNAL_ASSET_FIELD_ID: u16 = 3;
+
+/// Asset key kinds, the first byte of field 3 (`FORMAT.md`, "External references").
+const ASSET_U64: u8 = 0;
+const ASSET_UUID: u8 = 1;
+const ASSET_PATH: u8 = 2;
+
+/// What a stub holds: the key a subtree save's key function gave for a cut `Weak` (field 1), or
+/// the key of an asset (field 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StubKey {
+    Cut(u64),
+    Asset(AssetKey),
+}
+
+/// Finds the caller's asset by key and type on decode (`None`: the pointer stays null). See
+/// [`BinarySerializer::assets`](super::BinarySerializer::assets).
+pub(crate) type ResolveAsset<'f> = &'f dyn Fn(&AssetKey, u32) -> Option<crate::field::SharedObject>;
 
 /// Re-links an external reference on decode: from the stored key and type ID to an object of
 /// the caller's (`None`: the pointer stays null). See
@@ -209,12 +228,44 @@ impl fmt::Display for SubtreeReport {
 
 /// Writes the external reference stub: top-level object `instance` of type
 /// [`EXTERNAL_TYPE_ID`] with the key and the target's type ID.
-pub(crate) fn write_stub(out: &mut Vec<u8>, instance: u32, key: u64, type_id: u32) {
+pub(crate) fn write_stub(out: &mut Vec<u8>, instance: u32, key: &StubKey, type_id: u32) {
     out.type_header(TypeHeader { instance, base: false, type_id: EXTERNAL_TYPE_ID });
-    out.field_header(key_header());
-    out.put(&key.to_le_bytes());
+    match key {
+        StubKey::Cut(key) => {
+            out.field_header(key_header());
+            out.put(&key.to_le_bytes());
+        }
+        StubKey::Asset(key) => {
+            let (kind, bytes): (u8, std::borrow::Cow<'_, [u8]>) = match key {
+                AssetKey::U64(key) => (ASSET_U64, key.to_le_bytes().to_vec().into()),
+                AssetKey::Uuid(uuid) => (ASSET_UUID, uuid.to_le_bytes().to_vec().into()),
+                AssetKey::Path(path) => (ASSET_PATH, path.as_bytes().into()),
+            };
+            out.field_header(asset_header());
+            // A dynamic plain value: its size counts its own four bytes, then the kind and key.
+            out.word((4 + 1 + bytes.len()) as u32);
+            out.push(kind);
+            out.put(&bytes);
+        }
+    }
     out.field_header(type_header_field());
     out.word(type_id);
+}
+
+/// The asset key that field 3's content (after its size word) holds; `None` for an unknown
+/// kind, a wrong length or a path that is not UTF-8.
+pub(crate) fn asset_key(content: &[u8]) -> Option<AssetKey> {
+    let (&kind, key) = content.split_first()?;
+    match kind {
+        ASSET_U64 => Some(AssetKey::U64(u64::from_le_bytes(key.try_into().ok()?))),
+        ASSET_UUID => Some(AssetKey::Uuid(u128::from_le_bytes(key.try_into().ok()?))),
+        ASSET_PATH => std::str::from_utf8(key).ok().map(|path| AssetKey::Path(path.to_owned())),
+        _ => None,
+    }
+}
+
+fn asset_header() -> FieldHeader {
+    FieldHeader::new(EXTERNAL_ASSET_FIELD_ID, WireKind::Plain(None), false)
 }
 
 fn key_header() -> FieldHeader {
@@ -226,25 +277,39 @@ fn type_header_field() -> FieldHeader {
 }
 
 /// Reads the stub that `reader` stands at (its type header next): its key and target type ID,
-/// or `None` when either field is missing or has another shape. Other fields and base sections
-/// are skipped, as any reader skips what it does not know.
+/// or `None` when the type or a key is missing, a field has another shape, or it holds both keys
+/// or an asset key it cannot read. Other fields and base sections are skipped, as any reader
+/// skips what it does not know.
 pub(crate) fn read_stub(
     reader: &mut Reader<'_>,
     depth: usize,
     limits: &Limits,
-) -> Result<Option<(u64, u32)>, DecodeError> {
+) -> Result<Option<(StubKey, u32)>, DecodeError> {
     let header = type_header(reader)?;
-    let (mut key, mut type_id, mut own_section) = (None, None, true);
+    let (mut cut, mut asset, mut type_id, mut own_section) = (None, None, None, true);
     walk_object(reader, header.instance, false, |reader, item| {
         match item {
             Item::Section(_) => own_section = false,
             Item::Field(field) if own_section && field == key_header() => {
-                key = Some(u64::from_le_bytes(reader.take_array()?));
+                cut = Some(u64::from_le_bytes(reader.take_array()?));
+            }
+            Item::Field(field) if own_section && field == asset_header() => {
+                let at = reader.offset();
+                let size = reader.read_u32()? as usize;
+                let content = size
+                    .checked_sub(4)
+                    .ok_or_else(|| crate::wire::error::corrupt(at, "a dynamic value's size below 4"))?;
+                asset = Some(asset_key(reader.take(content)?));
             }
             Item::Field(field) if own_section && field == type_header_field() => type_id = Some(reader.read_u32()?),
             Item::Field(field) => skip_field(reader, &field, depth, limits)?,
         }
         Ok(())
     })?;
+    let key = match (cut, asset) {
+        (Some(key), None) => Some(StubKey::Cut(key)),
+        (None, Some(Some(key))) => Some(StubKey::Asset(key)),
+        _ => None,
+    };
     Ok(key.zip(type_id))
 }

@@ -47,7 +47,7 @@ pub(crate) mod decoder;
 pub(crate) use decoder::drop_depth::drop_weight;
 pub(crate) use decoder::strong_edges::{Link, StrongEdges};
 pub(crate) mod encoder;
-mod external;
+pub(crate) mod external;
 mod file;
 pub(crate) mod progress;
 mod report;
@@ -69,7 +69,7 @@ pub use shortcuts::{from_slice, load, load_shared, save, save_subtree, to_vec, t
 pub use target::DecodeTarget;
 
 use crate::field::{Declared, SharedHandle, SharedObject};
-use crate::rtti::{AsReflectable, AsRoot, Reflectable, Registry};
+use crate::rtti::{AsReflectable, AsRoot, AssetKey, Reflectable, Registry};
 use decoder::Decoder;
 use encoder::Encoder;
 use std::any::Any;
@@ -176,6 +176,7 @@ pub struct BinarySerializer<'r> {
     keep_unknown_types: bool,
     weak_pointers: WeakPointers<'r>,
     relink: Option<Relink<'r>>,
+    resolve_asset: Option<external::ResolveAsset<'r>>,
     progress: Option<ProgressFn<'r>>,
     generated_codecs: bool,
     encoding: Encoding,
@@ -208,6 +209,7 @@ impl<'r> BinarySerializer<'r> {
             keep_unknown_types: false,
             weak_pointers: WeakPointers::Follow,
             relink: None,
+            resolve_asset: None,
             progress: None,
             generated_codecs: generated_codecs_by_default(),
             encoding: Encoding::Normal,
@@ -392,6 +394,55 @@ impl<'r> BinarySerializer<'r> {
     /// example.
     pub fn relink(mut self, relink: &'r dyn Fn(u64, u32) -> Option<SharedObject>) -> Self {
         self.relink = Some(relink);
+        self
+    }
+
+    /// How decoding finds assets: pointers to an asset type (one with an
+    /// [asset key](crate::rtti::AssetKey)) are saved as references holding the key, and on load
+    /// `assets` is called with the key and the asset's type ID, once per asset however many
+    /// pointers lead to it. It returns the program's own object (its asset manager's, loaded or
+    /// about to be), in a handle that fits the pointer fields ([`SharedObject::new`] of the
+    /// `Arc<Texture>`; [`SharedObject::new_concrete`] for fields declaring `dyn Reflectable`); the
+    /// decode never changes it. An asset not found (no function, `None`, an object that does not
+    /// fit) loads as null and is reported ([`DecodeEvent::AssetUnresolved`]).
+    ///
+    /// ```
+    /// use reflectable::field::SharedObject;
+    /// use reflectable::rtti::AssetKey;
+    /// use reflectable::serializer::BinarySerializer;
+    /// use reflectable::Reflectable;
+    /// use std::sync::Arc;
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_985_010)]
+    /// struct Texture {
+    ///     #[rtti(id = 1, asset_key)]
+    ///     path: String,
+    ///     #[rtti(id = 2)]
+    ///     pixels: Vec<u8>,
+    /// }
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9_985_011)]
+    /// struct Wall {
+    ///     #[rtti(id = 1)]
+    ///     texture: Option<Arc<Texture>>,
+    /// }
+    ///
+    /// let rock = Arc::new(Texture { path: "rock.png".into(), pixels: vec![7; 4096] });
+    /// let bytes = reflectable::to_vec(&Wall { texture: Some(rock.clone()) }).unwrap();
+    /// assert!(bytes.len() < 1024, "the texture's pixels are not in the level");
+    ///
+    /// // The asset manager has the texture loaded already.
+    /// let manager = |key: &AssetKey, _type_id: u32| match key {
+    ///     AssetKey::Path(path) if path == "rock.png" => Some(SharedObject::new(rock.clone())),
+    ///     _ => None,
+    /// };
+    /// let wall: Wall = BinarySerializer::new().assets(&manager).decode(&bytes).unwrap();
+    /// assert!(Arc::ptr_eq(wall.texture.as_ref().unwrap(), &rock));
+    /// ```
+    pub fn assets(mut self, assets: &'r dyn Fn(&AssetKey, u32) -> Option<SharedObject>) -> Self {
+        self.resolve_asset = Some(assets);
         self
     }
 
@@ -677,7 +728,8 @@ impl<'r> BinarySerializer<'r> {
 
     fn decoder<'d, 'c>(&'d self, bytes: &'d [u8], context: &'c mut dyn Any) -> Result<Decoder<'d, 'c>, DecodeError> {
         let decoder = Decoder::new(bytes, self.registry, self.limits, context)?;
-        let decoder = decoder.with_relink(self.relink).strict(self.strict).keep_unknown_types(self.keep_unknown_types);
+        let decoder = decoder.with_relink(self.relink).with_assets(self.resolve_asset);
+        let decoder = decoder.strict(self.strict).keep_unknown_types(self.keep_unknown_types);
         let decoder = decoder.generated_codecs(self.generated_codecs);
         Ok(decoder.progress(self.progress))
     }

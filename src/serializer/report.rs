@@ -127,6 +127,17 @@ pub enum DecodeEvent {
     /// Top-level objects of the stream that nothing decoded points at any more (their pointers
     /// were in skipped fields, or dropped): never built.
     ObjectsUnreached,
+    /// An asset the stream refers to by key was not found: no asset function was given
+    /// ([`BinarySerializer::assets`](super::BinarySerializer::assets)), it returned nothing, or
+    /// what it returned does not fit the pointers to it, which load as null.
+    AssetUnresolved {
+        /// The asset's type ID.
+        type_id: u32,
+        /// Its name, when this program knows the type.
+        type_name: Option<String>,
+        /// Its key.
+        key: crate::rtti::AssetKey,
+    },
 }
 
 /// Why a stored field was skipped.
@@ -248,7 +259,9 @@ impl fmt::Display for NullReason {
             NullReason::RootByValue => "its target is the root, decoded by value",
             NullReason::ImmutableCycle => "it closes a cycle of immutable objects",
             NullReason::WrongType => "its target's type does not fit the field",
-            NullReason::ExternalUnresolved => "its target is an external reference nothing re-linked",
+            NullReason::ExternalUnresolved => {
+                "its target is an external reference (a cut `Weak` or an asset) nothing resolved"
+            }
         })
     }
 }
@@ -303,6 +316,14 @@ impl fmt::Display for DecodeEvent {
             }
             DecodeEvent::MapEntriesDropped => write!(f, "dropped map entries (uneven, repeated or unloadable)"),
             DecodeEvent::ObjectsUnreached => write!(f, "dropped top-level objects nothing decoded points at"),
+            DecodeEvent::AssetUnresolved { type_id, type_name, key } => {
+                write!(f, "asset `{key}` (")?;
+                match type_name {
+                    Some(name) => write!(f, "{name}, type {type_id}")?,
+                    None => write!(f, "type {type_id}")?,
+                }
+                f.write_str(") was not found: pointers to it are null")
+            }
         }
     }
 }

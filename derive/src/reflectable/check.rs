@@ -27,6 +27,7 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
     check_unique_names(cx, fields);
     check_single_base(cx, fields);
     check_single_unknown(cx, fields);
+    check_single_asset_key(cx, fields);
 }
 
 /// Each variant has an ID, IDs and names are unique, and a variant's fields are checked like a
@@ -66,6 +67,12 @@ fn check_variants(cx: &Ctxt, derive: &DeriveInput, variants: &[Variant]) {
                 cx.error_spanned_by(
                     unknown,
                     "a variant's field cannot keep unknown fields: only a struct may have an `#[rtti(unknown)]` member",
+                );
+            }
+            if let Some(asset_key) = &field.attrs.asset_key {
+                cx.error_spanned_by(
+                    asset_key,
+                    "a variant's field cannot be an asset key: only a struct may be an asset",
                 );
             }
             if field.attrs.id.as_ref().and_then(literal_int::<u64>) == Some(0) {
@@ -284,6 +291,18 @@ fn check_single_unknown(cx: &Ctxt, fields: &[Field]) {
         cx.error_spanned_by(
             key,
             format!("a type has at most one `#[rtti(unknown)]` member, and `{}` already is it", first.display()),
+        );
+    }
+}
+
+/// At most one asset key per type.
+fn check_single_asset_key(cx: &Ctxt, fields: &[Field]) {
+    let mut keys = fields.iter().filter_map(|field| field.attrs.asset_key.as_ref().map(|key| (field, key)));
+    let Some((first, _)) = keys.next() else { return };
+    for (_, key) in keys {
+        cx.error_spanned_by(
+            key,
+            format!("a type has at most one `#[rtti(asset_key)]` field, and `{}` already is it", first.display()),
         );
     }
 }

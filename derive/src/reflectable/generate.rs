@@ -220,6 +220,13 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
             }
         }
     }
+    if input.variants.is_none() {
+        if let Some(id) =
+            input.fields.iter().find(|field| field.attrs.asset_key.is_some()).and_then(|field| field.attrs.id.as_ref())
+        {
+            steps.push(quote!(let builder = builder.asset_key(#id);));
+        }
+    }
     if let Some(hooks) = &attrs.hooks {
         let krate = path_at(krate, hooks.span());
         let builder = local("builder");

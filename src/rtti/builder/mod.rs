@@ -101,6 +101,8 @@ pub struct RttiTypeBuilder<T> {
     size: Option<usize>,
     /// What the program attached ([`data`](Self::data)).
     data: TypeData,
+    /// See [`asset_key`](Self::asset_key).
+    asset_key: Option<u16>,
     /// What the derive attached for the fields and variants it declared (its generated code),
     /// and how many those are.
     derived: Option<(TypeData, usize)>,
@@ -128,6 +130,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             built_in: false,
             size: None,
             data: TypeData::default(),
+            asset_key: None,
             derived: None,
             _type: PhantomData,
         }
@@ -155,6 +158,15 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             boxed: Box::new(move || Box::new(boxed())),
             shared: Box::new(move |family| shared_of(family, create())),
         });
+        self
+    }
+
+    /// Makes the type an asset, keyed by its field `field_id` (a single `u64`, `u128` or
+    /// `String`): pointers to its objects, and to objects of types derived from it, are saved as
+    /// asset references holding the key, never as the object (see [`AssetKey`](super::AssetKey)).
+    /// `#[rtti(id = N, asset_key)]` on the field does this in the derive.
+    pub fn asset_key(mut self, field_id: u16) -> Self {
+        self.asset_key = Some(field_id);
         self
     }
 
@@ -573,6 +585,13 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         let mut data = derived.unwrap_or_default();
         data.extend(self.data);
         rtti.set_data(data, in_declaration_order);
+        if let Some(field_id) = self.asset_key {
+            let index = rtti.fields().iter().position(|field| field.id() == field_id);
+            match index.filter(|&index| crate::rtti::can_be_key(&rtti.fields()[index])) {
+                Some(index) => rtti.set_asset_key(index),
+                None => return Err(RttiError::BadAssetKey { type_name, field_id }),
+            }
+        }
         Ok(rtti)
     }
 

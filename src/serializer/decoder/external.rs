@@ -1,6 +1,7 @@
 //! External references (`FORMAT.md`, "External references"): a top-level stub standing for an
 //! object a subtree save cut off, re-linked to an object of the caller's through the
-//! serializer's [`Relink`] function.
+//! serializer's [`Relink`] function, or for an asset, found through its [`ResolveAsset`]
+//! function.
 //!
 //! A re-linked object is the caller's: it is held as [`State::External`], which teardown and the
 //! orphan sweep never clear, and no strong edge is recorded for it (it is not the decoded
@@ -11,7 +12,8 @@
 
 use super::{Decoder, State};
 use crate::plain::Reader;
-use crate::serializer::external::{read_stub, Relink};
+use crate::serializer::external::{read_stub, Relink, ResolveAsset, StubKey};
+use crate::serializer::DecodeEvent;
 use crate::wire::error::DecodeError;
 
 impl<'d> Decoder<'d, '_> {
@@ -21,14 +23,28 @@ impl<'d> Decoder<'d, '_> {
         self
     }
 
+    /// Finds assets through `resolve` (none: they load as null, reported).
+    pub(crate) fn with_assets(mut self, resolve: Option<ResolveAsset<'d>>) -> Self {
+        self.resolve_asset = resolve;
+        self
+    }
+
     /// Resolves top-level object `index`, an external reference stub: to the caller's object, or
-    /// to nothing. This is where an unresolved external reference is decided.
+    /// to nothing. This is where an unresolved external reference is decided; an asset not found
+    /// is reported with its key.
     pub(super) fn resolve_external(&mut self, index: usize) -> Result<(), DecodeError> {
-        let target = match self.relink {
-            Some(relink) => {
-                let mut reader = Reader::new(self.data);
-                reader.skip(self.entries[index].offset)?;
-                read_stub(&mut reader, self.depth, &self.limits)?.and_then(|(key, type_id)| relink(key, type_id))
+        let offset = self.entries[index].offset;
+        let mut reader = Reader::new(self.data);
+        reader.skip(offset)?;
+        let target = match read_stub(&mut reader, self.depth, &self.limits)? {
+            Some((StubKey::Cut(key), type_id)) => self.relink.and_then(|relink| relink(key, type_id)),
+            Some((StubKey::Asset(key), type_id)) => {
+                let found = self.resolve_asset.and_then(|resolve| resolve(&key, type_id));
+                if found.is_none() {
+                    let type_name = self.registry.get(type_id).map(|rtti| rtti.name().to_owned());
+                    self.record(DecodeEvent::AssetUnresolved { type_id, type_name, key }, 1, offset)?;
+                }
+                found
             }
             None => None,
         };

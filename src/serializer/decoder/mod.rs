@@ -134,6 +134,8 @@ pub(crate) struct Decoder<'d, 'c> {
     recorder: Recorder,
     /// Re-links external references (`external.rs`).
     relink: Option<super::Relink<'d>>,
+    /// Finds assets by key (`external.rs`).
+    resolve_asset: Option<super::external::ResolveAsset<'d>>,
     /// Types the registry lacks are defined from the schema table and their objects kept.
     keep_unknown_types: bool,
     /// Reports progress every so many top-level objects.
@@ -222,6 +224,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             types,
             recorder: Recorder::default(),
             relink: None,
+            resolve_asset: None,
             keep_unknown_types: false,
             progress,
             generated: true,

@@ -111,11 +111,11 @@ impl<'w, 'r, 's, 'c> FieldWriter<'w, 'r, 's, 'c> {
         let (start, at) = begin_field(&mut self.encoder.out, field);
         let elems = S::as_slice(container);
         let check = field.trait_check();
-        let may_cut = (<S::Elem as PointerSlot>::WEAK && self.encoder.strong.is_some()).then_some(field);
+        let may_cut = <S::Elem as PointerSlot>::WEAK && self.encoder.strong.is_some();
         for elem in elems {
             let handle = || elem.handle().map(SharedObject::new);
             self.encoder
-                .pointer_element(may_cut, check, elem.addr(), elem.pointer_count(), &handle)
+                .pointer_element(field, may_cut, check, elem.addr(), elem.pointer_count(), &handle)
                 .map_err(|failure| fail(field, failure))?;
         }
         end_field(&mut self.encoder.out, field, start, at, elems.len()).map_err(|error| fail(field, error.into()))?;

@@ -5,6 +5,7 @@
 //! and two `u32`s.
 
 use crate::field::{HandleKind, HandleSlot, SharedObject};
+use crate::serializer::external::StubKey;
 use ahash::AHashMap;
 use std::marker::PhantomData;
 use std::rc::Rc;
@@ -18,7 +19,7 @@ pub(super) enum Waiting {
     /// identity map (an object behind its only pointer is not).
     Object { shared: SharedObject, tagged: u32 },
     /// An external reference stub (`subtree.rs`).
-    External { id: u32, key: u64, type_id: u32 },
+    External { id: u32, key: StubKey, type_id: u32 },
 }
 
 /// In a tagged instance ID: the object is in the identity map. Instance IDs never reach this bit.
@@ -52,7 +53,7 @@ pub(super) struct Pending {
     kind_index: AHashMap<HandleKind, u32>,
     /// The kind last looked up, and its `kind` value: runs of one kind are the rule.
     last_kind: Option<(HandleKind, u32)>,
-    externals: Vec<(u64, u32)>,
+    externals: Vec<(StubKey, u32)>,
     /// The handles may be `Rc`s: the queue stays on the thread that made it.
     _handles: PhantomData<Rc<()>>,
 }
@@ -79,7 +80,7 @@ impl Pending {
     }
 
     /// Adds an external reference stub to the group being gathered.
-    pub(super) fn add_external(&mut self, id: u32, key: u64, type_id: u32) {
+    pub(super) fn add_external(&mut self, id: u32, key: StubKey, type_id: u32) {
         let slot = HandleSlot::new([self.externals.len(), 0]);
         self.externals.push((key, type_id));
         self.group.push(Packed { slot, kind: EXTERNAL, tagged: id });
@@ -126,11 +127,13 @@ impl Pending {
         }
     }
 
-    fn unpack(&self, packed: Packed) -> Waiting {
+    fn unpack(&mut self, packed: Packed) -> Waiting {
         match packed.kind {
             EXTERNAL => {
                 // SAFETY: `add_external` initialized the slot's words.
-                let (key, type_id) = self.externals[unsafe { packed.slot.assume_init() }[0]];
+                let entry = &mut self.externals[unsafe { packed.slot.assume_init() }[0]];
+                // Each stub leaves the queue once: its key is taken, not copied.
+                let (key, type_id) = (std::mem::replace(&mut entry.0, StubKey::Cut(0)), entry.1);
                 Waiting::External { id: packed.tagged, key, type_id }
             }
             kind => {
@@ -169,7 +172,7 @@ mod tests {
 
     fn group(pending: &mut Pending, ids: impl IntoIterator<Item = u32>) {
         for id in ids {
-            pending.add_external(id, u64::from(id) << 32, id + 1);
+            pending.add_external(id, StubKey::Cut(u64::from(id) << 32), id + 1);
         }
         pending.end_group();
     }
@@ -181,7 +184,7 @@ mod tests {
         group(&mut pending, [100_000, 100_001]);
         assert!(matches!(
             pending.pop(),
-            Some(Waiting::External { id: 100_000, key, type_id: 100_001 }) if key == 100_000 << 32
+            Some(Waiting::External { id: 100_000, key: StubKey::Cut(key), type_id: 100_001 }) if key == 100_000 << 32
         ));
         assert_eq!(pending.pop().map(id), Some(100_001));
         let rest: Vec<u32> = std::iter::from_fn(|| pending.pop().map(id)).collect();

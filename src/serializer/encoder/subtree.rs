@@ -10,9 +10,10 @@ use super::{Encoder, FieldFailure, Seen};
 use crate::field::{Declared, ElemShape, RttiField, SharedObject, TraitCheck};
 use crate::rtti::graph::strong_identities;
 use crate::rtti::Root;
+use crate::serializer::external::StubKey;
 use crate::serializer::{Cut, SubtreeReport, WeakPointers};
 use crate::wire::error::EncodeError;
-use crate::wire::format::{MAX_INSTANCE_ID, NULL_INSTANCE};
+use crate::wire::format::NULL_INSTANCE;
 
 impl Encoder<'_, '_, '_> {
     /// For a subtree save, before anything is written: what the stream will hold.
@@ -92,13 +93,7 @@ impl Encoder<'_, '_, '_> {
                 if let Some(check) = check {
                     self.trait_checks.check(self.registry, check, rtti)?;
                 }
-                let id = self.next_id;
-                if id > MAX_INSTANCE_ID {
-                    return Err(EncodeError::TooManyObjects { limit: MAX_INSTANCE_ID }.into());
-                }
-                self.next_id += 1;
-                self.pending.add_external(id, key, rtti.id());
-                id
+                self.external(StubKey::Cut(key), rtti)?
             }
         };
         self.ids.insert(identity, Seen::kept(id));
