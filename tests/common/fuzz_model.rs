@@ -239,6 +239,38 @@ pub struct Machine {
     pub tagged_lists: Vec<Vec<Tagged<Gear>>>,
 }
 
+/// An asset, referred to by its path: pointers to it are saved as its key.
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 700_040)]
+pub struct Blueprint {
+    #[rtti(id = 1, asset_key)]
+    pub path: String,
+    #[rtti(id = 2)]
+    pub parts: Vec<u32>,
+}
+
+/// Holds assets through typed, `Weak` and trait-object pointers.
+#[derive(Reflectable, Default)]
+#[rtti(id = 700_041)]
+pub struct Depot {
+    #[rtti(id = 1)]
+    pub blueprints: Vec<Rc<Blueprint>>,
+    #[rtti(id = 2)]
+    pub latest: Weak<Blueprint>,
+    #[rtti(id = 3)]
+    pub any: Option<Rc<dyn Reflectable>>,
+}
+
+/// The asset manager of the fuzz model: a blueprint for any path, none for other keys.
+pub fn find_asset(key: &reflectable::rtti::AssetKey, _type_id: u32) -> Option<SharedObject> {
+    match key {
+        reflectable::rtti::AssetKey::Path(path) => {
+            Some(SharedObject::new(Rc::new(Blueprint { path: path.clone(), parts: vec![1] })))
+        }
+        _ => None,
+    }
+}
+
 /// A few values covering every type above, with sharing and cycles.
 pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
     let gear = Rc::new(RefCell::new(Gear { part: Part { serial: 7 }, teeth: 12, meshes_with: vec![] }));
@@ -354,7 +386,13 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
     };
     machine.borrow_mut().machines.push(machine.clone());
     let (small_level, _) = level::build_level(12, 3);
-    vec![Box::new(root), Box::new(small_level), Box::new(Motor { rpm: 1, ..Motor::default() })]
+    let hall = Rc::new(Blueprint { path: "hall.bp".into(), parts: vec![1, 2, 3] });
+    let depot = Depot {
+        blueprints: vec![hall.clone(), Rc::new(Blueprint { path: "tower.bp".into(), parts: vec![] }), hall.clone()],
+        latest: Rc::downgrade(&hall),
+        any: Some(hall),
+    };
+    vec![Box::new(root), Box::new(small_level), Box::new(Motor { rpm: 1, ..Motor::default() }), Box::new(depot)]
 }
 
 /// The seed encodings: every sample value, encoded, the first one again with a checksum, and
@@ -638,6 +676,11 @@ fn decode_every_way(bytes: &[u8]) {
         clear_shared(&SharedObject::new(root));
     }
     let _ = serializer.decode::<Rc<Spring>>(bytes);
+    // Asset references found through an asset manager.
+    let assets = BinarySerializer::new().assets(&find_asset);
+    if let Ok(root) = assets.decode::<Box<dyn reflectable::Reflectable>>(bytes) {
+        break_cycles(&*root);
+    }
     let tight = TIGHT;
     if let Ok(root) = BinarySerializer::new().limits(tight).decode::<Box<dyn reflectable::Reflectable>>(bytes) {
         break_cycles(&*root);
