@@ -6,6 +6,10 @@
 //! included); the walk collects every `ResourceHandle` and skips fields flagged
 //! `SKIP_REFERENCE_SEARCH`.
 //!
+//! The level here holds its resources as handles by value. A level whose resources are assets
+//! (pointers to types with an `asset_key`) lists them from the file alone and from the loaded
+//! graph: see `examples/assets.rs`.
+//!
 //! Run with `cargo run --example collect_dependencies`.
 
 #[path = "common/dependencies.rs"]
