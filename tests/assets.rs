@@ -331,3 +331,15 @@ fn an_asset_key_must_be_a_single_number_or_string_of_the_type() {
     let missing = RttiTypeBuilder::<Badly>::new(986_051, "Badly").asset_key(4).build();
     assert!(missing.unwrap_err().to_string().contains("asset key, field 4"));
 }
+
+#[test]
+fn a_subtree_save_keeps_a_weak_to_an_asset_as_its_reference() {
+    let manager = Manager::new();
+    let moss = &manager.textures["textures/moss.png"];
+    let entity = Rc::new(RefCell::new(Entity { name: "lone".into(), last_seen: Rc::downgrade(moss), ..Entity::default() }));
+    let (bytes, cuts) = reflectable::to_vec_subtree(&entity).unwrap();
+    assert!(cuts.is_empty(), "a reference to an asset is not a cut: {cuts}");
+    let find = |key: &AssetKey, type_id: u32| manager.find(key, type_id);
+    let back: Rc<RefCell<Entity>> = BinarySerializer::new().assets(&find).decode(&bytes).unwrap();
+    assert!(Rc::ptr_eq(&back.borrow().last_seen.upgrade().unwrap(), moss));
+}

@@ -421,7 +421,14 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         handle: &dyn Fn() -> Option<SharedObject>,
     ) -> Result<(), FieldFailure> {
         let id = match identity {
-            Some(identity) if may_cut && self.is_cut(identity) => self.cut(identity, handle, check, field)?,
+            // A `Weak` leading out of a subtree to an asset is not cut: the asset's reference
+            // names it for any reader.
+            Some(identity) if may_cut && self.is_cut(identity) => match handle() {
+                Some(shared) if asset_of(field, &shared, self.root_by_reference)?.is_some() => {
+                    self.pointer(identity, pointers, handle, check, field)?
+                }
+                _ => self.cut(identity, handle, check, field)?,
+            },
             Some(identity) => self.pointer(identity, pointers, handle, check, field)?,
             None => NULL_INSTANCE,
         };
