@@ -336,7 +336,8 @@ fn an_asset_key_must_be_a_single_number_or_string_of_the_type() {
 fn a_subtree_save_keeps_a_weak_to_an_asset_as_its_reference() {
     let manager = Manager::new();
     let moss = &manager.textures["textures/moss.png"];
-    let entity = Rc::new(RefCell::new(Entity { name: "lone".into(), last_seen: Rc::downgrade(moss), ..Entity::default() }));
+    let entity =
+        Rc::new(RefCell::new(Entity { name: "lone".into(), last_seen: Rc::downgrade(moss), ..Entity::default() }));
     let (bytes, cuts) = reflectable::to_vec_subtree(&entity).unwrap();
     assert!(cuts.is_empty(), "a reference to an asset is not a cut: {cuts}");
     let find = |key: &AssetKey, type_id: u32| manager.find(key, type_id);

@@ -21,8 +21,16 @@ pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
         if graph.has_checksum() { ", with a checksum" } else { "" }
     )?;
     let instances = graph.instance_index();
+    let schema = graph.schema().ok();
     for (index, object) in graph.objects().iter().enumerate() {
         let object = object.borrow();
+        // An asset reference says which asset, by its type's name and its key.
+        if let Some((key, type_id)) = object.asset_reference() {
+            let name = schema.as_ref().and_then(|schema| schema.get(type_id)).map(|entry| &entry.name);
+            let asset = name.map_or_else(|| format!("type {type_id}"), |name| format!("{name} (type {type_id})"));
+            writeln!(out, "#{} asset reference: {asset} `{key}`", index + 1)?;
+            continue;
+        }
         writeln!(out, "#{} {}", index + 1, type_label(object.own()))?;
         fields(out, &instances, &object, 1)?;
     }

@@ -435,6 +435,9 @@ fn deps_lists_each_asset_a_file_refers_to_once() {
         out,
         "Decal\ttextures/bark.png\nDecal\ttextures/moss.png\nSound\t01234567-89ab-cdef-0011-223344556677\n"
     );
+    let (ok, out, err) = run(&["dump"], &path);
+    assert!(ok, "{err}");
+    assert!(out.contains("asset reference: Decal (type 987001) `textures/moss.png`"), "{out}");
     // A file without assets lists nothing, and succeeds.
     let (ok, out, _) = run(&["deps"], &files.level);
     assert!(ok && out.is_empty(), "{out}");
