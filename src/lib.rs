@@ -239,7 +239,7 @@
 //! | 3 | [`schema`] | schemas as values, fingerprints, the schema table, lossless conversions, schema comparison |
 //! | 4 | [`runtime`] | defining types at run time ([`runtime::TypeDescription`]), and the types and fields kept from a stream's schema table |
 //! | 5 | [`serializer`] | the binary format: the encoder, the decoder (with the drop of its result played through), the decode report, compact streams, external references, the serializer's options and decode targets, file saves and loads, atomic writes, one-call shortcuts |
-//! | 6 | [`text`], [`dynamic`], [`json`], [`clone`], [`diff`] | the tools: plain values as text and paths into graphs; graphs without their types; the JSON form; deep and shallow clones; deep equality, patches and their application |
+//! | 6 | [`text`], [`dynamic`], `json` (feature `json`), [`clone`], [`diff`] | the tools: plain values as text and paths into graphs; graphs without their types; the JSON form; deep and shallow clones; deep equality, patches and their application |
 //! | 7 | `__private` | what derived code and the crate's macros call |
 //! | 8 | [`prelude`] | the one import most programs need (its macros stand on `__private`) |
 //!

@@ -474,7 +474,8 @@ macro_rules! __reflectable_impl_boxed_embedded {
 /// $type` reading it; with `register`, also submits `RTTI` to the global registry, error and all,
 /// so the registry can report an invalid declaration instead of panicking. A generic type
 /// (`generic [params] $type, [bounds]`) keeps each instantiation's descriptor in the table of
-/// [`generic_rtti`](crate::rtti::generic_rtti), and is registered per instantiation with `register_type!`. Either way the
+/// [`generic_rtti`](crate::rtti::generic_rtti), and each instantiation is registered with the types that hold it, or with
+/// `register_type!`. Either way the
 /// type also becomes a [`TypeArgument`](crate::rtti::TypeArgument) of other generic types.
 #[doc(hidden)]
 #[macro_export]

@@ -344,3 +344,17 @@ fn a_subtree_save_keeps_a_weak_to_an_asset_as_its_reference() {
     let back: Rc<RefCell<Entity>> = BinarySerializer::new().assets(&find).decode(&bytes).unwrap();
     assert!(Rc::ptr_eq(&back.borrow().last_seen.upgrade().unwrap(), moss));
 }
+
+#[test]
+fn asset_references_survive_the_compact_form_and_json() {
+    let manager = Manager::new();
+    let normal = reflectable::to_vec(&level(&manager)).unwrap();
+    let compact = reflectable::serializer::compact::to_compact(&normal).unwrap();
+    assert_eq!(reflectable::serializer::compact::to_normal(&compact).unwrap(), normal);
+    let json = reflectable::json::from_bytes(&normal).unwrap();
+    assert_eq!(reflectable::json::to_bytes(&json).unwrap(), normal);
+    let find = |key: &AssetKey, type_id: u32| manager.find(key, type_id);
+    let (back, report) = BinarySerializer::new().assets(&find).decode_with_report::<Level>(&compact).unwrap();
+    assert!(report.is_empty(), "{report}");
+    assert!(Arc::ptr_eq(back.entities[2].borrow().mesh.as_ref().unwrap(), &manager.meshes[&ROCK_UUID]));
+}

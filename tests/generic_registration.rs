@@ -133,7 +133,8 @@ fn an_instantiation_no_registered_type_holds_is_an_encode_error() {
         let error = to_vec(&holder).unwrap_err();
         assert!(matches!(error, EncodeError::UnregisteredType { type_name: "Handle<Sound>", .. }), "{error:?}");
         let message = error.to_string();
-        assert!(message.contains("register_type!(Handle<Sound>)"), "{message}");
+        let rust_path = "generic_registration::Handle<generic_registration::Sound>";
+        assert!(message.contains(&format!("register_type!({rust_path})")), "{message}");
     }
     // As the root, the reader names the type: that still works.
     let back: Handle<Sound> = from_slice(&to_vec(&Handle::<Sound>::new(3)).unwrap()).unwrap();

@@ -124,7 +124,10 @@ fn the_one_call_subtree_save_writes_the_entity_and_says_what_it_cut() {
         "cut 1 Weak in Entity.parent (to Entity), written as null\ncut 1 Weak in Entity.looks_at (to Entity), written as null"
     );
     let parent = &cuts.cuts()[0];
-    assert_eq!((parent.type_name, parent.field_name, parent.nulled, parent.external), ("Entity", "parent", 1, 0));
+    assert_eq!(
+        (parent.type_name, parent.field_name.as_str(), parent.nulled, parent.external),
+        ("Entity", "parent", 1, 0)
+    );
 
     // The file form: the same bytes but for the checksum, the same report.
     let path = std::env::temp_dir().join(format!("reflectable-subtree-{}.bin", std::process::id()));
@@ -153,7 +156,7 @@ fn a_subtree_save_with_external_references_counts_them_per_field() {
     let key_of =
         |object: &dyn Reflectable| object.downcast_ref::<Entity>().filter(|entity| entity.name == "lamp").map(|_| 4);
     let (_, cuts) = with(WeakPointers::External(&key_of)).encode_subtree(&door).unwrap();
-    let by_field: Vec<_> = cuts.cuts().iter().map(|cut| (cut.field_name, cut.nulled, cut.external)).collect();
+    let by_field: Vec<_> = cuts.cuts().iter().map(|cut| (cut.field_name.as_str(), cut.nulled, cut.external)).collect();
     assert_eq!(by_field, [("parent", 1, 0), ("looks_at", 0, 2)], "{cuts}");
     assert_eq!(
         cuts.cuts()[1].to_string(),
@@ -471,4 +474,31 @@ fn a_strong_pointer_to_a_stub_gets_the_callers_object_and_leaves_it_alone() {
     assert!(Rc::ptr_eq(&back.borrow().children[1], &scene));
     drop(back);
     assert_eq!(Rc::strong_count(&scene), 2, "the scene and the relink function's handle");
+}
+
+/// Weaks held in maps and nested lists, in two fields of the same container type.
+#[derive(Reflectable, Default)]
+#[rtti(id = 810_010)]
+struct Crowd {
+    #[rtti(id = 1)]
+    friends: std::collections::HashMap<String, Weak<RefCell<Entity>>>,
+    #[rtti(id = 2)]
+    enemies: std::collections::HashMap<String, Weak<RefCell<Entity>>>,
+    #[rtti(id = 3)]
+    squads: Vec<Vec<Weak<RefCell<Entity>>>>,
+}
+
+#[test]
+fn a_cut_in_a_map_or_a_nested_list_names_the_field_holding_it() {
+    let Scene { door, lamp, scene: _scene } = scene();
+    let crowd = Crowd {
+        friends: [("door".to_owned(), Rc::downgrade(&door))].into(),
+        enemies: [("lamp".to_owned(), Rc::downgrade(&lamp))].into(),
+        squads: vec![vec![Rc::downgrade(&door), Rc::downgrade(&lamp)]],
+    };
+    let (_, cuts) = reflectable::to_vec_subtree(&crowd).unwrap();
+    let places: Vec<(&str, &str, u64)> =
+        cuts.cuts().iter().map(|cut| (cut.type_name, cut.field_name.as_str(), cut.nulled)).collect();
+    assert!(places.contains(&("Crowd", "friends or enemies", 2)), "{cuts}");
+    assert!(places.contains(&("Crowd", "squads", 2)), "{cuts}");
 }

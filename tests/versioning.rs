@@ -240,7 +240,9 @@ fn data_file() -> PathBuf {
 /// data. Today's encoder writes the same objects, byte for byte, in a version 3 stream.
 #[test]
 fn the_committed_file_is_what_the_v1_types_write() {
-    let written = BinarySerializer::new().encode(&v1::sample()).unwrap();
+    // Through the v1 program's registry, which has the `OldBuff` its `dyn` field holds.
+    let registry = v1::registry();
+    let written = BinarySerializer::with_registry(&registry).encode(&v1::sample()).unwrap();
     let committed = std::fs::read(data_file()).expect("tests/data/player_v1.bin is committed");
     assert_eq!(committed[4..8], 1u32.to_le_bytes(), "player_v1.bin is a format version 1 stream");
     assert_eq!(written[4..8], 3u32.to_le_bytes());

@@ -3,8 +3,8 @@
 //! and says where two graphs first differ), [`diff`] (a [`Patch`] holding only what changed,
 //! addressed by type and field IDs) and [`Patch::apply`] (with a report of whatever could not be
 //! applied). A patch is a reflectable value: it saves and loads in the binary format
-//! ([`Patch::to_bytes`], [`Patch::from_bytes`]) and as JSON ([`Patch::to_json`],
-//! [`Patch::from_json`]), so overrides and undo steps can be kept.
+//! ([`Patch::to_bytes`], [`Patch::from_bytes`]) and as JSON (`Patch::to_json`,
+//! `Patch::from_json`, with the `json` feature), so overrides and undo steps can be kept.
 
 mod align;
 mod apply;

@@ -5,7 +5,7 @@ use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::{cast, CastTable, SharedHandle};
 use crate::rtti::runtime_object::RuntimeObject;
 
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 use once_cell::sync::Lazy;
 use std::any::TypeId;
 
@@ -86,9 +86,15 @@ static GLOBAL: Lazy<Registry> = Lazy::new(|| {
     errors.sort();
     errors.dedup();
     if !errors.is_empty() {
+        let instantiations = if errors.iter().any(|error| error.contains('<')) {
+            " A generic instantiation's ID is derived from its arguments' and can collide with \
+             another's: give one its own with `register_type!(Handle<Texture>, id = N)`."
+        } else {
+            ""
+        };
         panic!(
             "reflectable: the global type registry cannot start:\n  - {}\nEvery type needs a unique \
-             `#[rtti(id = ...)]` and name, and every field a unique ID and name within its type.",
+             `#[rtti(id = ...)]` and name, and every field a unique ID and name within its type.{instantiations}",
             errors.join("\n  - ")
         );
     }
@@ -119,10 +125,11 @@ impl Registry {
         &GLOBAL
     }
 
-    /// Adds `rtti`, its base chain, and every type its fields hold by declared type (embedded
-    /// objects, pointer targets, the elements of lists and maps, the fields of enum variants),
-    /// transitively: the generic instantiations a type holds (`Handle<Texture>`) become known
-    /// wherever the holding type is, with no `register_type!` of their own. Adding the same
+    /// Adds `rtti`, its base chain, and the generic instantiations it holds by declared type
+    /// (embedded objects, pointer targets, the elements of lists and maps, the fields of enum
+    /// variants), found through the types it holds, transitively: `Handle<Texture>` becomes known
+    /// wherever a type holding it is, with no `register_type!` of its own. (Other held types are
+    /// not added: each derived type registers itself, unless it says `no_register`.) Adding the same
     /// descriptor twice is harmless; another type with the same ID or name is an error naming
     /// both. (Type ID 0 cannot arrive here: the builder, which makes every descriptor, refuses
     /// it.)
@@ -147,73 +154,104 @@ impl Registry {
     /// assert!(Registry::global().create_by_name("Handle<Texture>").is_some());
     /// ```
     pub fn register(&mut self, rtti: &'static RttiType) -> Result<(), RttiError> {
-        self.add_chain(rtti, true)?;
-        // Built-in containers are walked (their fields declare the element types) but never
-        // registered, so they are remembered here to end cycles through them.
-        let mut walked_built_ins: Vec<&'static RttiType> = Vec::new();
+        // Everything is checked before anything is added: a registration that fails leaves the
+        // registry as it was.
+        let mut planned: Vec<&'static RttiType> = Vec::new();
+        self.plan_chain(rtti, true, &mut planned)?;
+        let mut walked: AHashSet<*const RttiType> = AHashSet::new();
         let mut queue: Vec<&'static RttiType> = rtti.chain().collect();
         while let Some(holder) = queue.pop() {
             for held in holder.held_types() {
-                if held.id() >= FIRST_RESERVED_TYPE_ID {
-                    if !walked_built_ins.iter().any(|walked| std::ptr::eq(*walked, held)) {
-                        walked_built_ins.push(held);
-                        queue.push(held);
-                    }
-                } else if self.add_chain(held, false)? {
-                    queue.extend(held.chain());
+                if !walked.insert(held as *const RttiType)
+                    || self.holds(held)
+                    || planned.iter().any(|p| std::ptr::eq(*p, held))
+                {
+                    // Registered before (so walked then), or planned here (and walked here).
+                    continue;
                 }
+                // Only instantiations are added: every other derived type registers itself, and
+                // one that does not (`no_register`) is kept out on purpose. The walk goes through
+                // both, to the instantiations they hold.
+                if held.is_instantiation() && held.id() < FIRST_RESERVED_TYPE_ID {
+                    self.plan_chain(held, false, &mut planned)?;
+                }
+                queue.extend(held.chain());
             }
+        }
+        for rtti in planned {
+            self.insert(rtti);
         }
         Ok(())
     }
 
-    /// Adds `rtti` and its base chain; `true` when `rtti` itself was new. A built-in type ID is
-    /// an error only for a type given by the caller (`explicit`).
-    fn add_chain(&mut self, rtti: &'static RttiType, explicit: bool) -> Result<bool, RttiError> {
-        let mut added = false;
-        for (position, rtti) in rtti.chain().enumerate() {
+    /// `true` when this very descriptor is registered.
+    fn holds(&self, rtti: &'static RttiType) -> bool {
+        self.by_id.get(&rtti.id()).is_some_and(|known| std::ptr::eq(*known, rtti))
+    }
+
+    /// Adds to `planned` the types of `rtti`'s chain this registry lacks, after checking each
+    /// against the registry and the plan. Built-in types are refused when given by the caller
+    /// (`explicit`); met through a field, they end the chain.
+    fn plan_chain(
+        &self,
+        rtti: &'static RttiType,
+        explicit: bool,
+        planned: &mut Vec<&'static RttiType>,
+    ) -> Result<(), RttiError> {
+        for rtti in rtti.chain() {
             if rtti.id() >= FIRST_RESERVED_TYPE_ID {
                 if !explicit {
-                    return Ok(added);
+                    return Ok(());
                 }
                 return Err(RttiError::BuiltInTypeId { type_name: rtti.name().to_owned(), id: rtti.id() });
             }
-            if let Some(existing) = self.by_id.get(&rtti.id()) {
-                if std::ptr::eq(*existing, rtti) {
-                    continue;
-                }
+            if self.holds(rtti) || planned.iter().any(|p| std::ptr::eq(*p, rtti)) {
+                continue;
+            }
+            let same_id =
+                self.by_id.get(&rtti.id()).copied().or_else(|| planned.iter().copied().find(|p| p.id() == rtti.id()));
+            if let Some(existing) = same_id {
                 return Err(RttiError::DuplicateTypeId {
                     id: rtti.id(),
                     first: existing.rust_name().to_owned(),
                     second: rtti.rust_name().to_owned(),
                 });
             }
-            if let Some(existing) = self.by_name.get(rtti.name()) {
+            let same_name = self
+                .by_name
+                .get(rtti.name())
+                .copied()
+                .or_else(|| planned.iter().copied().find(|p| p.name() == rtti.name()));
+            if let Some(existing) = same_name {
                 return Err(RttiError::DuplicateTypeName {
                     name: rtti.name().to_owned(),
                     first: existing.id(),
                     second: rtti.id(),
                 });
             }
-            let name: &'static str = match &rtti.name {
-                std::borrow::Cow::Borrowed(name) => name,
-                std::borrow::Cow::Owned(name) => name.as_str(),
-            };
-            self.by_id.insert(rtti.id(), rtti);
-            self.by_name.insert(name, rtti);
-            // Types defined at run time share one Rust type; none of them stands for it.
-            if rtti.rust_type() != TypeId::of::<RuntimeObject>() {
-                self.by_rust.insert(rtti.rust_type(), rtti);
-            }
-            for cast in cast::submitted_for(rtti.rust_type()) {
-                self.casts.add(cast);
-            }
-            if let Some(base) = rtti.base() {
-                self.derived.entry(base.id()).or_default().push(rtti);
-            }
-            added |= position == 0;
+            planned.push(rtti);
         }
-        Ok(added)
+        Ok(())
+    }
+
+    /// Adds one checked type.
+    fn insert(&mut self, rtti: &'static RttiType) {
+        let name: &'static str = match &rtti.name {
+            std::borrow::Cow::Borrowed(name) => name,
+            std::borrow::Cow::Owned(name) => name.as_str(),
+        };
+        self.by_id.insert(rtti.id(), rtti);
+        self.by_name.insert(name, rtti);
+        // Types defined at run time share one Rust type; none of them stands for it.
+        if rtti.rust_type() != TypeId::of::<RuntimeObject>() {
+            self.by_rust.insert(rtti.rust_type(), rtti);
+        }
+        for cast in cast::submitted_for(rtti.rust_type()) {
+            self.casts.add(cast);
+        }
+        if let Some(base) = rtti.base() {
+            self.derived.entry(base.id()).or_default().push(rtti);
+        }
     }
 
     /// Adds `T` and its base chain.

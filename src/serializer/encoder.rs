@@ -498,8 +498,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     }
 
     /// Queues an external reference stub of `key` for an object of `rtti`; returns its instance
-    /// ID. The stub's target type gets a schema table entry, so a reader without the program can
-    /// name it.
+    /// ID. An asset's type gets a schema table entry, so a reader without the program can name
+    /// it.
     pub(super) fn external(&mut self, key: StubKey, rtti: &'static RttiType) -> Result<u32, EncodeError> {
         let id = self.next_id;
         if id > MAX_INSTANCE_ID {
@@ -507,7 +507,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         }
         self.next_id += 1;
         if matches!(key, StubKey::Asset(_)) {
-            self.note_type(rtti);
+            // With its bases: a table entry names its base, which must have one too.
+            rtti.chain().for_each(|rtti| self.note_type(rtti));
         }
         self.pending.add_external(id, key, rtti.id());
         Ok(id)

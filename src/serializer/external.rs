@@ -165,8 +165,9 @@ pub struct SubtreeReport {
 pub struct Cut {
     /// The type owning the field (`"?"` for a field kept from another stream).
     pub type_name: &'static str,
-    /// The field.
-    pub field_name: &'static str,
+    /// The field; for a `Weak` in a map or list, the field holding the container (several,
+    /// joined by ` or `, when fields hold containers of the same type: `friends or enemies`).
+    pub field_name: String,
     /// What the field declares it points at: a type's name, or `dyn Trait`.
     pub target: String,
     /// How many of its `Weak`s were written as null.

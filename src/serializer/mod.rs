@@ -536,7 +536,7 @@ impl<'r> BinarySerializer<'r> {
     /// let key_of = |_: &dyn Reflectable| Some(1);
     /// let copy = BinarySerializer::new().weak_pointers(WeakPointers::External(&key_of));
     /// let (bytes, cuts) = copy.encode_subtree(&door).unwrap();
-    /// assert_eq!((cuts.cuts()[0].field_name, cuts.cuts()[0].external), ("parent", 1));
+    /// assert_eq!((cuts.cuts()[0].field_name.as_str(), cuts.cuts()[0].external), ("parent", 1));
     /// assert_eq!(cuts.to_string(), "cut 1 Weak in Node.parent (to Node), written as external references");
     /// # drop(bytes);
     /// # scene.borrow_mut().children.clear();

@@ -524,18 +524,21 @@ pub enum EncodeError {
         /// The trait the field declares.
         trait_name: &'static str,
     },
-    /// An object is of a generic instantiation (`Handle<Texture>`) the serializer's registry does
-    /// not know: a reader with that registry could not create it, and the object would be
-    /// dropped on load. An instantiation is known when a registered type holds it in a field, or
-    /// when it is registered itself; this one is held only in trait-object fields
-    /// (`Box<dyn Reflectable>`).
+    /// An object in a trait-object field (`Box<dyn Reflectable>`, `Rc<RefCell<dyn Component>>`)
+    /// is of a type the serializer's registry lacks: a reader with that registry could not create
+    /// it, and the object would be dropped on load. The usual cases: a generic instantiation
+    /// (`Handle<Texture>`) that no registered type holds in a field, a `no_register` type, or a
+    /// registry of the program's own built without the type.
     #[error(
-        "cannot encode an object of `{type_name}` (type {id}): no registered type holds that generic \
-         instantiation, so a reader could not create it; add `reflectable::register_type!({type_name});`"
+        "cannot encode an object of `{type_name}` (type {id}) in a trait-object field: the serializer's \
+         registry lacks the type, so a reader would drop the object; register it with \
+         `reflectable::register_type!({rust_name});` (or `Registry::register_type` for a registry of your own)"
     )]
     UnregisteredType {
         /// The type's name.
         type_name: &'static str,
+        /// The type's Rust path, as `register_type!` takes it.
+        rust_name: &'static str,
         /// The type's ID.
         id: u32,
     },

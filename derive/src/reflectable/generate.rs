@@ -93,7 +93,8 @@ pub fn generate(input: &Input) -> TokenStream {
         };
         (quote!(#id), quote!(#name), impls)
     } else {
-        // Each instantiation is a type of its own, registered with `register_type!`.
+        // Each instantiation is a type of its own, registered with the types that hold it, or
+        // with `register_type!`.
         let (params, bounds, arguments) = (&generics.params, &generics.bounds, &generics.arguments);
         let type_id = quote! {
             #krate::__private::instantiation_id::<#owner>(
@@ -668,23 +669,22 @@ fn stored_name(field: &Field) -> LitStr {
 /// program does not compile anyway, and without it each use of the type would be an error too.
 pub fn stand_in(input: &Input) -> TokenStream {
     let krate = crate_or_default(input.attrs.krate.clone());
-    let ident = input.ident;
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    let mut predicates: Vec<TokenStream> =
-        where_clause.map(|clause| clause.predicates.iter().map(|p| quote!(#p)).collect()).unwrap_or_default();
-    predicates.push(quote!(Self: 'static));
+    let Generic { owner, params, bounds, .. } = Generic::of(&krate, input);
     quote! {
-        impl #impl_generics #krate::Reflectable for #ident #type_generics where #(#predicates),* {
-            fn rtti(&self) -> &'static #krate::RttiType {
+        impl<#params> #krate::__private::Reflectable for #owner where Self: 'static, #bounds {
+            fn rtti(&self) -> &'static #krate::__private::RttiType {
                 ::core::unreachable!("the derive reported errors")
             }
-            fn rtti_static() -> &'static #krate::RttiType
+            fn rtti_static() -> &'static #krate::__private::RttiType
             where
                 Self: Sized,
             {
                 ::core::unreachable!("the derive reported errors")
             }
         }
+        // What the type is used as besides: an argument of generic types, a boxed embedded value.
+        #krate::__private::impl_reflectable!(@argument [#params] #owner, [#bounds]);
+        #krate::__private::impl_boxed_embedded!([#params] #owner, [#bounds]);
     }
 }
 

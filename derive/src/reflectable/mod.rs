@@ -21,7 +21,11 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
         Ok(()) => generate::generate(&model),
         Err(errors) => {
             let mut tokens = errors.into_compile_error();
-            tokens.extend(generate::stand_in(&model));
+            // Not for what the derive refuses in any case (borrowing or const-generic types):
+            // the stand-in would be refused too.
+            if input.generics.lifetimes().next().is_none() && input.generics.const_params().next().is_none() {
+                tokens.extend(generate::stand_in(&model));
+            }
             tokens
         }
     }

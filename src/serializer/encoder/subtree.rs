@@ -10,6 +10,7 @@ use super::{Encoder, FieldFailure, Seen};
 use crate::field::{Declared, ElemShape, RttiField, SharedObject, TraitCheck};
 use crate::rtti::graph::strong_identities;
 use crate::rtti::Root;
+use crate::rtti::RttiType;
 use crate::serializer::external::StubKey;
 use crate::serializer::{Cut, SubtreeReport, WeakPointers};
 use crate::wire::error::EncodeError;
@@ -105,21 +106,53 @@ impl Encoder<'_, '_, '_> {
     /// The cuts, each field named with the type whose section holds it (a field kept from
     /// another stream belongs to no type the stream notes: `"?"`).
     pub(super) fn cut_report(&self) -> SubtreeReport {
-        let owner = |field: &'static RttiField| {
-            self.types.iter().find_map(|rtti| {
-                let mut fields =
-                    rtti.fields().iter().chain(rtti.variants().iter().flat_map(|variant| variant.fields()));
-                fields.any(|own| std::ptr::eq(own, field)).then(|| rtti.name())
-            })
-        };
         let cuts = self.cuts.iter().map(|&(field, nulled, external)| {
             let target = match field.shape().elem {
                 ElemShape::Pointer { declared: Declared::Type(rtti), .. } => rtti().name().to_owned(),
                 ElemShape::Pointer { declared: Declared::Trait(name), .. } => format!("dyn {name}"),
                 _ => String::from("?"),
             };
-            Cut { type_name: owner(field).unwrap_or("?"), field_name: field.name(), target, nulled, external }
+            let (type_name, field_name) = self.holders(field);
+            Cut { type_name, field_name, target, nulled, external }
         });
         SubtreeReport::new(cuts.collect())
+    }
+
+    /// The type and field that hold `field`: its own type's, or, for the field of a map or list
+    /// (a built-in type the schema table leaves out), the fields of the stream's types that hold
+    /// that container, by value and through nested containers. Fields holding containers of one
+    /// type share their descriptors, so every such field is named (`friends or enemies`).
+    fn holders(&self, field: &'static RttiField) -> (&'static str, String) {
+        let own_fields = |rtti: &'static RttiType| {
+            rtti.fields().iter().chain(rtti.variants().iter().flat_map(|variant| variant.fields()))
+        };
+        // Whether `within`, a field, holds `field` through built-in containers.
+        fn reaches(within: &'static RttiField, field: &'static RttiField, depth: usize) -> bool {
+            if std::ptr::eq(within, field) {
+                return true;
+            }
+            match within.shape().elem {
+                ElemShape::Embedded(Declared::Type(container)) if depth < 8 => {
+                    let container = container();
+                    container.id() >= crate::containers::FIRST_RESERVED_TYPE_ID
+                        && container.fields().iter().any(|inner| reaches(inner, field, depth + 1))
+                }
+                _ => false,
+            }
+        }
+        let mut found: Vec<(&'static str, &'static str)> = Vec::new();
+        for &rtti in &self.types {
+            for own in own_fields(rtti) {
+                if reaches(own, field, 0) && !found.contains(&(rtti.name(), own.name())) {
+                    found.push((rtti.name(), own.name()));
+                }
+            }
+        }
+        let Some(&(type_name, _)) = found.first() else { return ("?", field.name().to_owned()) };
+        let names: Vec<String> = found
+            .iter()
+            .map(|&(owner, name)| if owner == type_name { name.to_owned() } else { format!("{owner}.{name}") })
+            .collect();
+        (type_name, names.join(" or "))
     }
 }
