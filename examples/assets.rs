@@ -73,9 +73,9 @@ impl AssetManager {
     fn find(&self, key: &AssetKey, type_id: u32) -> Option<SharedObject> {
         let AssetKey::Uuid(uuid) = key else { return None };
         if type_id == Mesh::rtti_static().id() {
-            self.meshes.get(uuid).map(|mesh| SharedObject::new(mesh.clone()))
+            self.meshes.get(uuid).map(|mesh| SharedObject::new_concrete(mesh.clone()))
         } else {
-            self.textures.get(uuid).map(|texture| SharedObject::new(texture.clone()))
+            self.textures.get(uuid).map(|texture| SharedObject::new_concrete(texture.clone()))
         }
     }
 }
@@ -118,11 +118,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert!(report.is_empty(), "{report}");
     assert!(loaded.props.iter().all(|prop| Arc::ptr_eq(prop.borrow().mesh.as_ref().unwrap(), &rock)));
 
-    // The dependencies of a loaded level, in a few lines: every asset the walk meets.
+    // The dependencies of a loaded level, in a few lines: every asset a pointer leads to (one
+    // held by value is part of its holder, in the file too).
     let mut in_memory = BTreeSet::new();
     GraphWalker::new().walk(&loaded, |visit| {
         let rtti = visit.object.rtti();
-        match rtti.asset_key(visit.object) {
+        match rtti.asset_key(visit.object).filter(|_| visit.shared.is_some()) {
             Some(key) => {
                 in_memory.insert((key, rtti.id()));
                 Ok::<_, std::convert::Infallible>(Flow::SkipFields) // an asset's insides are its own

@@ -526,3 +526,18 @@ macro_rules! __reflectable_impl_reflectable {
         }
     };
 }
+
+/// The types an asset key field may have (see [`AssetKey`](crate::rtti::AssetKey)).
+#[diagnostic::on_unimplemented(
+    message = "an asset key is a `u64`, a `u128` or a `String`, not `{Self}`",
+    label = "not a key type",
+    note = "store a UUID as a `u128` (`uuid::Uuid::as_u128`) and a path as a `String`"
+)]
+pub trait AssetKeyType {}
+impl AssetKeyType for u64 {}
+impl AssetKeyType for u128 {}
+impl AssetKeyType for String {}
+
+/// What the derive calls to check an asset key field's type at the field.
+#[inline(always)]
+pub fn asset_key_type<T: AssetKeyType>() {}

@@ -98,9 +98,9 @@ impl Manager {
         self.asked.set(self.asked.get() + 1);
         match key {
             AssetKey::Uuid(uuid) if type_id == Mesh::rtti_static().id() => {
-                self.meshes.get(uuid).map(|mesh| SharedObject::new(mesh.clone()))
+                self.meshes.get(uuid).map(|mesh| SharedObject::new_concrete(mesh.clone()))
             }
-            AssetKey::Path(path) => self.textures.get(path).map(|texture| SharedObject::new(texture.clone())),
+            AssetKey::Path(path) => self.textures.get(path).map(|texture| SharedObject::new_concrete(texture.clone())),
             // A `dyn Reflectable` field takes the object as its concrete type.
             AssetKey::U64(id) => self.sounds.get(id).map(|sound| SharedObject::new_concrete(sound.clone())),
             _ => None,
@@ -357,4 +357,124 @@ fn asset_references_survive_the_compact_form_and_json() {
     let (back, report) = BinarySerializer::new().assets(&find).decode_with_report::<Level>(&compact).unwrap();
     assert!(report.is_empty(), "{report}");
     assert!(Arc::ptr_eq(back.entities[2].borrow().mesh.as_ref().unwrap(), &manager.meshes[&ROCK_UUID]));
+}
+
+/// A prefab that is itself an asset, with parts that point back at it.
+#[derive(Reflectable, Default)]
+#[rtti(id = 986_020)]
+pub struct Prefab {
+    #[rtti(id = 1, asset_key)]
+    pub path: String,
+    #[rtti(id = 2)]
+    pub parts: Vec<Arc<std::sync::Mutex<Part>>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 986_021)]
+pub struct Part {
+    #[rtti(id = 1)]
+    pub owner: std::sync::Weak<std::sync::Mutex<Prefab>>,
+}
+
+#[test]
+fn an_asset_root_passed_by_reference_is_never_read_through_a_pointer_back_to_it() {
+    // Saved by handle, the prefab is the root and its parts point at it.
+    let prefab = Arc::new(std::sync::Mutex::new(Prefab { path: "door.prefab".into(), parts: Vec::new() }));
+    let part = Arc::new(std::sync::Mutex::new(Part { owner: Arc::downgrade(&prefab) }));
+    prefab.lock().unwrap().parts.push(part);
+    let back: Arc<std::sync::Mutex<Prefab>> = reflectable::from_slice(&reflectable::to_vec(&prefab).unwrap()).unwrap();
+    let owner = back.lock().unwrap().parts[0].lock().unwrap().owner.upgrade().unwrap();
+    assert!(Arc::ptr_eq(&owner, &back), "the root, not a reference to it");
+    // By reference from inside its lock: an error (it cannot be pointed at), not a deadlock.
+    let error = reflectable::to_vec(&*prefab.lock().unwrap()).unwrap_err();
+    assert!(matches!(error, reflectable::serializer::EncodeError::RootBehindPointer { .. }), "{error}");
+    back.lock().unwrap().parts.clear();
+    prefab.lock().unwrap().parts.clear();
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 986_030)]
+pub struct Shelf {
+    #[rtti(id = 1)]
+    pub typed: Vec<Rc<Texture>>,
+    #[rtti(id = 2)]
+    pub any: Option<Rc<dyn Reflectable>>,
+}
+
+#[test]
+fn one_answer_of_the_manager_fits_typed_and_dyn_fields_and_a_miss_is_reported_once() {
+    let manager = Manager::new();
+    let moss = manager.textures["textures/moss.png"].clone();
+    let shelf = Shelf { typed: vec![moss.clone()], any: Some(moss.clone()) };
+    let bytes = reflectable::to_vec(&shelf).unwrap();
+    let find = |key: &AssetKey, type_id: u32| manager.find(key, type_id);
+    let (back, report) = BinarySerializer::new().assets(&find).decode_with_report::<Shelf>(&bytes).unwrap();
+    assert!(report.is_empty(), "{report}");
+    assert!(Rc::ptr_eq(&back.typed[0], &moss));
+    assert!(std::ptr::addr_eq(Rc::as_ptr(back.any.as_ref().unwrap()), Rc::as_ptr(&moss)));
+    // Not found: the list loses its element, reported once, with the reason.
+    let (back, report) = BinarySerializer::new().decode_with_report::<Shelf>(&bytes).unwrap();
+    assert!(back.typed.is_empty() && back.any.is_none());
+    let text = report.to_string();
+    assert!(!text.contains("does not fit"), "{text}");
+    assert_eq!(text.matches("nulled a pointer in Shelf.typed").count(), 1, "{text}");
+}
+
+#[test]
+fn a_deep_clone_shares_assets() {
+    let manager = Manager::new();
+    let level = level(&manager);
+    let clone = reflectable::clone::deep_clone(&level).unwrap();
+    let entity = clone.entities[0].borrow();
+    assert!(!Rc::ptr_eq(&clone.entities[0], &level.entities[0]), "the entities are copies");
+    assert!(Arc::ptr_eq(entity.mesh.as_ref().unwrap(), &manager.meshes[&ROCK_UUID]), "the mesh is shared");
+    assert!(Rc::ptr_eq(entity.texture.as_ref().unwrap(), &manager.textures["textures/moss.png"]));
+}
+
+/// Counts the `Knot`s alive.
+static KNOTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+pub struct Counted;
+
+impl Default for Counted {
+    fn default() -> Self {
+        KNOTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Counted
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        KNOTS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 986_040)]
+pub struct Knot {
+    #[rtti(id = 1)]
+    pub next: Option<Rc<RefCell<Knot>>>,
+    #[rtti(id = 2)]
+    pub skin: Option<Rc<Texture>>,
+    #[rtti(skip)]
+    pub counted: Counted,
+}
+
+#[test]
+fn an_asset_manager_that_panics_leaves_nothing_built_alive() {
+    let skin = Rc::new(Texture { pixels: vec![], path: "skin.png".into() });
+    let a = Rc::new(RefCell::new(Knot { skin: Some(skin.clone()), ..Knot::default() }));
+    let b = Rc::new(RefCell::new(Knot { next: Some(a.clone()), skin: Some(skin), ..Knot::default() }));
+    a.borrow_mut().next = Some(b.clone());
+    let bytes = reflectable::to_vec(&a).unwrap();
+    a.borrow_mut().next = None;
+    drop((a, b));
+    assert_eq!(KNOTS.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    let panics = |_: &AssetKey, _: u32| -> Option<SharedObject> { panic!("the asset manager failed") };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        BinarySerializer::new().assets(&panics).decode::<Rc<RefCell<Knot>>>(&bytes).map(drop)
+    }));
+    assert!(result.is_err(), "the panic goes on to the caller");
+    assert_eq!(KNOTS.load(std::sync::atomic::Ordering::SeqCst), 0, "the cycle built before the panic was let go");
 }

@@ -1,7 +1,7 @@
 //! `reflectable dump`: every object of the file as an indented tree.
 
 use crate::load::Loaded;
-use reflectable::containers::{LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
+use reflectable::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use reflectable::dynamic::{DynamicField, DynamicObject, DynamicRef, DynamicSection, DynamicValue, InstanceIndex};
 use reflectable::field::WireKind;
 use reflectable::rtti::VARIANT_TAG_FIELD_ID;
@@ -43,6 +43,7 @@ pub fn type_label(section: &DynamicSection) -> String {
         (Some(name), id) => format!("{name} (type {id})"),
         (None, LIST_TYPE_ID) => "list".to_owned(),
         (None, MAP_TYPE_ID) => "map".to_owned(),
+        (None, EXTERNAL_TYPE_ID) => "external reference".to_owned(),
         (None, id) => format!("type {id}"),
     }
 }

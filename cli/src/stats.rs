@@ -29,6 +29,14 @@ const COUNT_SIZE: usize = 4;
 const TERMINATOR_SIZE: usize = 4;
 
 pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
+    // The sizes below are those of the normal layout: a compact file's bytes are laid out
+    // otherwise, and would not add up.
+    if loaded.graph.encoding() == reflectable::serializer::Encoding::Compact {
+        return Err(io::Error::other(
+            "`stats` measures normal streams and this file is compact: \
+             `reflectable convert --encoding normal -o FILE` gives its normal form",
+        ));
+    }
     let mut stats = Stats::default();
     let mut objects = 0;
     for object in loaded.graph.objects() {
@@ -38,7 +46,7 @@ pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
     let (headers, data): (usize, usize) =
         stats.types.values().fold((0, 0), |(headers, data), tally| (headers + tally.headers, data + tally.data));
     let table = reflectable::schema::Schema::size_in_stream(&loaded.bytes).unwrap_or(0);
-    writeln!(out, "{total} bytes: objects {objects} (headers {headers}, data {data}), schema table {table}, stream header and trailer {}", total - objects - table)?;
+    writeln!(out, "{total} bytes: objects {objects} (headers {headers}, data {data}), schema table {table}, stream header and trailer {}", total.saturating_sub(objects + table))?;
     print_table(out, "per type (objects, bytes of their own sections: headers + data)", &stats.types, usize::MAX)?;
     print_table(out, "per field (fields, bytes: headers and counts + data), the 40 largest", &stats.fields, 40)
 }

@@ -231,6 +231,10 @@ fn convert_writes_compact_and_back_exactly() {
     let (compact_dump, normal_dump) = (run(&["dump"], &compact).1, run(&["dump"], &files.level).1);
     assert!(compact_dump.starts_with("format version 4 (compact), "), "{compact_dump}");
     assert_eq!(compact_dump.split_once('\n').unwrap().1, normal_dump.split_once('\n').unwrap().1);
+    // `stats` measures the normal layout: it says so, and exits 2 (it panicked once).
+    let output = Command::cargo_bin("reflectable").unwrap().arg("stats").arg(&compact).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("convert --encoding normal"));
     let back = files.folder.join("back.bin");
     let output = Command::cargo_bin("reflectable")
         .unwrap()
@@ -438,6 +442,18 @@ fn deps_lists_each_asset_a_file_refers_to_once() {
     let (ok, out, err) = run(&["dump"], &path);
     assert!(ok, "{err}");
     assert!(out.contains("asset reference: Decal (type 987001) `textures/moss.png`"), "{out}");
+    // A key cannot add lines or fields: control characters are escaped; an empty key shows.
+    let odd = Prop {
+        textures: vec![
+            Rc::new(Decal { path: "evil\tpath\nDecal\tfake".into(), pixels: vec![] }),
+            Rc::new(Decal { path: String::new(), pixels: vec![] }),
+        ],
+        sound: None,
+    };
+    let path = files.with("odd.bin", &reflectable::to_vec(&odd).unwrap());
+    let (ok, out, err) = run(&["deps"], &path);
+    assert!(ok, "{err}");
+    assert_eq!(out, "Decal\t\"\"\nDecal\tevil\\tpath\\nDecal\\tfake\n");
     // A file without assets lists nothing, and succeeds.
     let (ok, out, _) = run(&["deps"], &files.level);
     assert!(ok && out.is_empty(), "{out}");

@@ -5,7 +5,8 @@
 //! strong pointers. Inside the subgraph, sharing is kept (two pointers to one object point at one
 //! clone), and cycles and `Weak`s are re-linked to the clones. Pointers that leave the subgraph
 //! (a `Weak` to an object outside it) keep pointing at the originals. Pointers to *assets* are
-//! shared, not cloned: those in fields flagged [`ASSET`] (or the flags given
+//! shared, not cloned: those to objects of asset types (types with an asset key, see
+//! [`AssetKey`](crate::rtti::AssetKey)), those in fields flagged [`ASSET`] (or the flags given
 //! to [`Cloner::share_flags`]), and those to objects of the types given to
 //! [`Cloner::share_type`]. A **shallow** clone copies the object (and what it holds by value) and
 //! keeps every pointer.
@@ -232,10 +233,16 @@ impl<'r> Cloner<'r> {
         field.flags() & self.share_flags != 0
     }
 
+    /// Whether pointers to `target` keep it: an asset, or of a type given to
+    /// [`share_type`](Self::share_type). The target is read only when the registry has asset
+    /// types or types were given.
     pub(super) fn shares_type(&self, target: &SharedObject) -> bool {
-        !self.shared_types.is_empty()
+        (self.registry.has_assets() || !self.shared_types.is_empty())
             && target
-                .read(|object| object.rtti().chain().any(|rtti| self.shared_types.contains(&rtti.id())))
+                .read(|object| {
+                    let rtti = object.rtti();
+                    rtti.is_asset() || rtti.chain().any(|rtti| self.shared_types.contains(&rtti.id()))
+                })
                 .unwrap_or(false)
     }
 }

@@ -94,7 +94,8 @@ impl DynamicObject {
 
     /// When the object is an asset reference (the stub a pointer to an asset was saved as; see
     /// [`AssetKey`](crate::rtti::AssetKey)): the asset's key and type ID. `None` for any other
-    /// object, and for a stub whose key this build cannot read.
+    /// object, and for a stub the decoder would not resolve (FORMAT.md, "External references": a
+    /// key of another shape or kind, or both keys).
     ///
     /// ```
     /// use reflectable::dynamic::DynamicGraph;
@@ -119,8 +120,12 @@ impl DynamicObject {
             return None;
         }
         let own = self.own();
-        let key = match own.field(crate::serializer::external::EXTERNAL_ASSET_FIELD_ID)?.value() {
-            DynamicValue::Plain(bytes) if bytes.count() == 1 => {
+        if own.field(crate::serializer::EXTERNAL_KEY_FIELD_ID).is_some() {
+            return None;
+        }
+        let field = own.field(crate::serializer::external::EXTERNAL_ASSET_FIELD_ID)?;
+        let key = match field.value() {
+            DynamicValue::Plain(bytes) if field.shape() == WireShape { kind: WireKind::Plain(None), array: false } => {
                 crate::serializer::external::asset_key(bytes.bytes().get(4..)?)?
             }
             _ => return None,

@@ -241,6 +241,9 @@ pub trait PointerAccess: ErasedElems {
     /// object (`Rc<RefCell<dyn Component>>`): the encoder refuses targets it could not cast back.
     /// `None` for concrete pointees and `dyn Reflectable`, which take any object.
     fn trait_target(&self) -> Option<TypeId>;
+    /// Whether an element can be null (`Option<Rc<T>>`, `Weak<T>`), rather than dropped from an
+    /// array when its target is.
+    fn holds_null(&self) -> bool;
     /// Calls `f` for every element with the target's identity (`None` = null or dead), how many
     /// pointers lead to it, and a way to take a strong handle to it.
     fn for_each(&self, owner: &dyn Any, f: &mut PointerVisitor<'_>) -> Result<(), FieldError>;
@@ -280,6 +283,9 @@ where
     }
     fn is_weak(&self) -> bool {
         S::Elem::WEAK
+    }
+    fn holds_null(&self) -> bool {
+        S::Elem::from_handle(None).is_some()
     }
     fn trait_target(&self) -> Option<TypeId> {
         type Pointee<E> = <<E as PointerSlot>::Handle as SharedHandle>::Pointee;

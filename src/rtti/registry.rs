@@ -67,6 +67,8 @@ pub struct Registry {
     by_rust: AHashMap<TypeId, &'static RttiType>,
     derived: AHashMap<u32, Vec<&'static RttiType>>,
     casts: CastTable,
+    /// Whether any registered type is an asset (see `rtti/asset.rs`).
+    assets: bool,
 }
 
 static GLOBAL: Lazy<Registry> = Lazy::new(|| {
@@ -252,6 +254,13 @@ impl Registry {
         if let Some(base) = rtti.base() {
             self.derived.entry(base.id()).or_default().push(rtti);
         }
+        self.assets |= rtti.own_asset_key().is_some();
+    }
+
+    /// `true` when a registered type is an asset (has an asset key): what a tool asks before
+    /// reading objects to find out whether they are.
+    pub(crate) fn has_assets(&self) -> bool {
+        self.assets
     }
 
     /// Adds `T` and its base chain.

@@ -602,16 +602,20 @@ fn asset_of(
     shared: &SharedObject,
     root_by_reference: Option<(usize, &'static str)>,
 ) -> Result<Option<(&'static RttiType, AssetKey)>, FieldError> {
-    match field.shape().elem {
-        ElemShape::Pointer { declared: Declared::Type(declared), .. } => {
-            let rtti = declared();
-            if !rtti.is_asset() {
-                return Ok(None);
-            }
-            Ok(shared.read(|object| rtti.asset_key(object))?.map(|key| (rtti, key)))
-        }
-        _ if root_by_reference.is_some_and(|(root, _)| shared.contains(root)) => Ok(None),
-        _ => shared.read(|object| {
+    let declared = match field.shape().elem {
+        ElemShape::Pointer { declared: Declared::Type(declared), .. } => Some(declared()),
+        _ => None,
+    };
+    if declared.is_some_and(|rtti| !rtti.is_asset()) {
+        return Ok(None);
+    }
+    // Pointers to the root are never references (and reading it could deadlock).
+    if root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
+        return Ok(None);
+    }
+    match declared {
+        Some(rtti) => Ok(shared.read(|object| rtti.asset_key(object))?.map(|key| (rtti, key))),
+        None => shared.read(|object| {
             let rtti = object.rtti();
             rtti.is_asset().then(|| rtti.asset_key(object).map(|key| (rtti, key))).flatten()
         }),

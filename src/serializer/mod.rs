@@ -401,10 +401,12 @@ impl<'r> BinarySerializer<'r> {
     /// [asset key](crate::rtti::AssetKey)) are saved as references holding the key, and on load
     /// `assets` is called with the key and the asset's type ID, once per asset however many
     /// pointers lead to it. It returns the program's own object (its asset manager's, loaded or
-    /// about to be), in a handle that fits the pointer fields ([`SharedObject::new`] of the
-    /// `Arc<Texture>`; [`SharedObject::new_concrete`] for fields declaring `dyn Reflectable`); the
-    /// decode never changes it. An asset not found (no function, `None`, an object that does not
-    /// fit) loads as null and is reported ([`DecodeEvent::AssetUnresolved`]).
+    /// about to be) as [`SharedObject::new_concrete`] of its handle (`Arc<Texture>`), which fits
+    /// both the fields typed with it and those declaring `dyn Reflectable`; the decode never
+    /// changes it. An asset not found (no function, or `None`) loads as null and is reported with
+    /// its key ([`DecodeEvent::AssetUnresolved`]); an object that does not fit a field (another
+    /// handle family or type) leaves that field's pointer null, reported as a nulled pointer of
+    /// the field.
     ///
     /// ```
     /// use reflectable::field::SharedObject;
@@ -435,7 +437,7 @@ impl<'r> BinarySerializer<'r> {
     ///
     /// // The asset manager has the texture loaded already.
     /// let manager = |key: &AssetKey, _type_id: u32| match key {
-    ///     AssetKey::Path(path) if path == "rock.png" => Some(SharedObject::new(rock.clone())),
+    ///     AssetKey::Path(path) if path == "rock.png" => Some(SharedObject::new_concrete(rock.clone())),
     ///     _ => None,
     /// };
     /// let wall: Wall = BinarySerializer::new().assets(&manager).decode(&bytes).unwrap();

@@ -127,9 +127,15 @@ pub enum DecodeEvent {
     /// Top-level objects of the stream that nothing decoded points at any more (their pointers
     /// were in skipped fields, or dropped): never built.
     ObjectsUnreached,
+    /// Objects were decoded that nothing in the result holds strongly: only `Weak`s point at
+    /// them (a save reached them through a `Weak` alone, or they belong to something the stream
+    /// does not hold, such as an asset). They are freed when the load returns, and those `Weak`s
+    /// are dead.
+    ObjectsUnheld,
     /// An asset the stream refers to by key was not found: no asset function was given
-    /// ([`BinarySerializer::assets`](super::BinarySerializer::assets)), it returned nothing, or
-    /// what it returned does not fit the pointers to it, which load as null.
+    /// ([`BinarySerializer::assets`](super::BinarySerializer::assets)), or it returned nothing.
+    /// The pointers to it load as null. (An object returned that does not fit a field is
+    /// reported as a nulled pointer of that field.)
     AssetUnresolved {
         /// The asset's type ID.
         type_id: u32,
@@ -316,6 +322,12 @@ impl fmt::Display for DecodeEvent {
             }
             DecodeEvent::MapEntriesDropped => write!(f, "dropped map entries (uneven, repeated or unloadable)"),
             DecodeEvent::ObjectsUnreached => write!(f, "dropped top-level objects nothing decoded points at"),
+            DecodeEvent::ObjectsUnheld => {
+                write!(
+                    f,
+                    "freed objects only `Weak`s point at (nothing in the result holds them): those `Weak`s are dead"
+                )
+            }
             DecodeEvent::AssetUnresolved { type_id, type_name, key } => {
                 write!(f, "asset `{key}` (")?;
                 match type_name {

@@ -265,7 +265,7 @@ pub struct Depot {
 pub fn find_asset(key: &reflectable::rtti::AssetKey, _type_id: u32) -> Option<SharedObject> {
     match key {
         reflectable::rtti::AssetKey::Path(path) => {
-            Some(SharedObject::new(Rc::new(Blueprint { path: path.clone(), parts: vec![1] })))
+            Some(SharedObject::new_concrete(Rc::new(Blueprint { path: path.clone(), parts: vec![1] })))
         }
         _ => None,
     }

@@ -222,10 +222,14 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
         }
     }
     if input.variants.is_none() {
-        if let Some(id) =
-            input.fields.iter().find(|field| field.attrs.asset_key.is_some()).and_then(|field| field.attrs.id.as_ref())
-        {
-            steps.push(quote!(let builder = builder.asset_key(#id);));
+        if let Some(field) = input.fields.iter().find(|field| field.attrs.asset_key.is_some()) {
+            if let Some(id) = field.attrs.id.as_ref() {
+                // A key of another type is an error at the field, not when the registry starts.
+                let ty = field.ty();
+                let krate = path_at(krate, ty.span());
+                steps.push(quote_spanned!(ty.span()=> #krate::__private::asset_key_type::<#ty>();));
+                steps.push(quote!(let builder = builder.asset_key(#id);));
+            }
         }
     }
     if let Some(hooks) = &attrs.hooks {

@@ -67,7 +67,7 @@ impl Decoder<'_, '_> {
                 let array = header.shape.array;
                 let ids = self.pointer_ids(reader, count, array, family, weak, &|| Some(access.declared()))?;
                 let stored = self.with_targets(&ids, |targets, registry| access.store(object, targets, registry));
-                self.pointers_stored(reader, field, type_name, &ids, stored)
+                self.pointers_stored(reader, field, type_name, &ids, stored, access.holds_null())
             }
         }
     }
@@ -200,7 +200,9 @@ impl Decoder<'_, '_> {
     }
 
     /// Reports the pointers of a field that decoded as null, and those its store (`stored`)
-    /// refused.
+    /// refused. `holds_null`: the elements can be null; when they cannot, the store drops the
+    /// null ones from an array and counts them refused, but those whose target was not decoded
+    /// are reported once, with that reason.
     #[inline]
     pub(super) fn pointers_stored(
         &mut self,
@@ -209,8 +211,19 @@ impl Decoder<'_, '_> {
         type_name: &str,
         ids: &PointerIds,
         stored: Result<usize, FieldError>,
+        holds_null: bool,
     ) -> Result<(), DecodeError> {
-        let refused = stored.map_err(|error| field_failure(reader, error))?;
+        let mut refused = stored.map_err(|error| field_failure(reader, error))?;
+        if refused > 0 && !holds_null && field.is_array() {
+            // The ones `pointer_losses` reports with their reason.
+            let explained = ids
+                .ids
+                .iter()
+                .filter(|&&id| id != NULL_INSTANCE)
+                .filter(|&&id| matches!(self.states[id as usize - 1], State::Missing | State::Root | State::Building))
+                .count();
+            refused = refused.saturating_sub(explained);
+        }
         self.orphans_possible |= refused > 0;
         if ids.nulled || refused > 0 {
             self.pointer_losses(reader, field, type_name, &ids.ids, refused)?;

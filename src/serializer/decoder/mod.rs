@@ -342,7 +342,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 return Err(DecodeError::new(kind, entry.offset));
             }
         }
-        let result = self.try_decode_boxed();
+        let result = self.unwinding_released(Self::try_decode_boxed);
         if result.is_err() {
             self.release();
         }
@@ -350,6 +350,19 @@ impl<'d, 'c> Decoder<'d, 'c> {
             self.progress.finished(None);
         }
         result.map(|root| (root, std::mem::take(&mut self.recorder.report)))
+    }
+
+    /// Runs `decode`; when a function of the caller's panics inside it (a hook, a re-link or
+    /// asset function), lets go of what was built, as after an error, before the panic goes on:
+    /// cycles among the objects built would otherwise leak.
+    fn unwinding_released<R>(&mut self, decode: impl FnOnce(&mut Self) -> R) -> R {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(&mut *self))) {
+            Ok(result) => result,
+            Err(panic) => {
+                self.release();
+                std::panic::resume_unwind(panic)
+            }
+        }
     }
 
     /// Decodes the graph with the root in a shared allocation of `family`, refusing, before
@@ -362,7 +375,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         accepts: &dyn Fn(&SharedObject) -> bool,
     ) -> Result<(SharedObject, DecodeReport), DecodeError> {
         self.expected_root = Some(expected);
-        let result = self.try_decode_shared(family, handle, accepts);
+        let result = self.unwinding_released(|decoder| decoder.try_decode_shared(family, handle, accepts));
         if result.is_err() {
             self.release();
         } else {
@@ -381,7 +394,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         self.hooks_ran |= finish_hooks(&mut *root, self.context);
         self.check_drop(Some(&*root))?;
         self.sweep_orphans(Some(&*root), None);
-        self.let_go();
+        self.let_go()?;
         Ok(root)
     }
 
@@ -410,7 +423,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             self.finish()?;
             self.check_drop(None)?;
             self.sweep_orphans(None, Some(&root));
-            self.let_go();
+            self.let_go()?;
             Ok(root)
         } else {
             // Immutable roots are decoded before sharing, like any immutable object.
@@ -422,7 +435,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
                     let shared = shared.clone();
                     self.check_drop(None)?;
                     self.sweep_orphans(None, Some(&shared));
-                    self.let_go();
+                    self.let_go()?;
                     Ok(shared)
                 }
                 _ => Err(DecodeError::new(

@@ -7,6 +7,7 @@ use super::strong_edges::{Link, StrongEdges, StrongGraph};
 use super::{Decoder, State};
 use crate::field::SharedObject;
 use crate::rtti::{graph, Reflectable};
+use crate::serializer::DecodeEvent;
 use crate::wire::error::{DecodeError, DecodeErrorKind};
 
 impl Decoder<'_, '_> {
@@ -19,16 +20,23 @@ impl Decoder<'_, '_> {
         self.drop_parents_first();
     }
 
-    /// After success: when the decoder's handle is the last one to some object (an orphan: a
-    /// target reached through a `Weak`, or held by a pointer a field stored twice replaced),
-    /// lets go of its handles parents first, as after a failure. Otherwise letting go frees
-    /// nothing.
-    pub(super) fn let_go(&mut self) {
-        let orphans =
-            self.states.iter().skip(1).any(|state| matches!(state, State::Ready(shared) if shared.strong_count() == 1));
-        if orphans {
+    /// After success: when the decoder's handle is the last one to some objects (nothing in the
+    /// result holds them strongly: targets only `Weak`s point at, such as an object a save
+    /// reached through a `Weak` alone or one an asset held, or objects held by a pointer a field
+    /// stored twice replaced), reports them (their `Weak`s are dead after the load) and lets go
+    /// of its handles parents first, as after a failure. Otherwise letting go frees nothing.
+    pub(super) fn let_go(&mut self) -> Result<(), DecodeError> {
+        let unheld = self
+            .states
+            .iter()
+            .skip(1)
+            .filter(|state| matches!(state, State::Ready(shared) if shared.strong_count() == 1));
+        let unheld = unheld.count();
+        self.record(DecodeEvent::ObjectsUnheld, unheld as u64, self.data.len())?;
+        if unheld > 0 {
             self.drop_parents_first();
         }
+        Ok(())
     }
 
     /// Drops the decoder's handles each before those of the objects it points at, by the
