@@ -478,3 +478,22 @@ fn an_asset_manager_that_panics_leaves_nothing_built_alive() {
     assert!(result.is_err(), "the panic goes on to the caller");
     assert_eq!(KNOTS.load(std::sync::atomic::Ordering::SeqCst), 0, "the cycle built before the panic was let go");
 }
+
+#[test]
+fn a_null_in_a_list_that_cannot_hold_one_is_reported_as_such() {
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    TypeHeader { instance: 1, base: false, type_id: Shelf::rtti_static().id() }.write(&mut bytes);
+    bytes.extend_from_slice(&FieldHeader::new(1, WireKind::Pointer, true).pack().to_le_bytes());
+    bytes.extend_from_slice(&2u32.to_le_bytes()); // two elements, both null
+    bytes.extend_from_slice(&[0; 8]);
+    bytes.extend_from_slice(&reflectable::serializer::format::EMPTY_SCHEMA_TABLE);
+    let length = (bytes.len() + TRAILER_SIZE) as u64;
+    let bytes = [bytes, Trailer { flags: 0, objects: 1, length, checksum: 0 }.to_bytes().to_vec()].concat();
+    let (shelf, report) = BinarySerializer::new().decode_with_report::<Shelf>(&bytes).unwrap();
+    assert!(shelf.typed.is_empty());
+    assert_eq!(
+        report.to_string(),
+        "nulled a pointer in Shelf.typed: a null the list's elements cannot hold, left out (x2)"
+    );
+}

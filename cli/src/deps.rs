@@ -31,7 +31,7 @@ pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// `text` as one field of a line: control characters (a tab or a newline a hostile file put in
-/// a path) and backslashes escaped as in Rust strings, and an empty text as `""`.
+/// a path), backslashes and quotes escaped as in Rust strings, and an empty text as `""`.
 fn escape(text: &str) -> String {
     if text.is_empty() {
         return "\"\"".to_owned();
@@ -39,6 +39,7 @@ fn escape(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             '\\' => "\\\\".to_owned(),
+            '"' => "\\\"".to_owned(),
             c if c.is_control() => c.escape_default().to_string(),
             c => c.to_string(),
         })

@@ -194,7 +194,8 @@ impl<'r> Cloner<'r> {
     }
 
     /// Pointer fields with any of `flags` keep their targets (default [`ASSET`]; 0 clones
-    /// through every pointer).
+    /// through every pointer but those to objects of asset types, which are always kept: a
+    /// clone never copies an asset).
     pub fn share_flags(mut self, flags: u64) -> Self {
         self.share_flags = flags;
         self
@@ -237,7 +238,7 @@ impl<'r> Cloner<'r> {
     /// [`share_type`](Self::share_type). The target is read only when the registry has asset
     /// types or types were given.
     pub(super) fn shares_type(&self, target: &SharedObject) -> bool {
-        (self.registry.has_assets() || !self.shared_types.is_empty())
+        (Registry::global().has_assets() || self.registry.has_assets() || !self.shared_types.is_empty())
             && target
                 .read(|object| {
                     let rtti = object.rtti();

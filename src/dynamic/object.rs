@@ -119,18 +119,28 @@ impl DynamicObject {
         if self.type_id() != crate::containers::EXTERNAL_TYPE_ID {
             return None;
         }
+        // As the decoder reads a stub (`read_stub`): by ID and exact shape, the last of each
+        // kept, other fields ignored.
         let own = self.own();
-        if own.field(crate::serializer::EXTERNAL_KEY_FIELD_ID).is_some() {
+        let last = |id: u16, kind: WireKind| {
+            own.fields()
+                .iter()
+                .rev()
+                .find(|field| field.id() == id && field.shape() == WireShape { kind, array: false })
+        };
+        fn plain(field: &DynamicField) -> Option<&[u8]> {
+            match field.value() {
+                DynamicValue::Plain(bytes) if bytes.count() == 1 => Some(bytes.bytes()),
+                _ => None,
+            }
+        }
+        if last(crate::serializer::EXTERNAL_KEY_FIELD_ID, WireKind::Plain(Some(8))).is_some() {
             return None;
         }
-        let field = own.field(crate::serializer::external::EXTERNAL_ASSET_FIELD_ID)?;
-        let key = match field.value() {
-            DynamicValue::Plain(bytes) if field.shape() == WireShape { kind: WireKind::Plain(None), array: false } => {
-                crate::serializer::external::asset_key(bytes.bytes().get(4..)?)?
-            }
-            _ => return None,
-        };
-        Some((key, own.get::<u32>(crate::serializer::EXTERNAL_TYPE_FIELD_ID).ok()?))
+        let key = last(crate::serializer::external::EXTERNAL_ASSET_FIELD_ID, WireKind::Plain(None)).and_then(plain)?;
+        let key = crate::serializer::external::asset_key(key.get(4..)?)?;
+        let type_id = last(crate::serializer::EXTERNAL_TYPE_FIELD_ID, WireKind::Plain(Some(4))).and_then(plain)?;
+        Some((key, u32::from_le_bytes(type_id.try_into().ok()?)))
     }
 
     /// The object's own section.

@@ -127,10 +127,9 @@ pub enum DecodeEvent {
     /// Top-level objects of the stream that nothing decoded points at any more (their pointers
     /// were in skipped fields, or dropped): never built.
     ObjectsUnreached,
-    /// Objects were decoded that nothing in the result holds strongly: only `Weak`s point at
-    /// them (a save reached them through a `Weak` alone, or they belong to something the stream
-    /// does not hold, such as an asset). They are freed when the load returns, and those `Weak`s
-    /// are dead.
+    /// Targets of `Weak`s that nothing in the result holds strongly (a save reached them through
+    /// a `Weak` alone, or they belong to something the stream does not hold, such as an asset):
+    /// they are freed when the load returns, and those `Weak`s are dead.
     ObjectsUnheld,
     /// An asset the stream refers to by key was not found: no asset function was given
     /// ([`BinarySerializer::assets`](super::BinarySerializer::assets)), or it returned nothing.
@@ -176,9 +175,12 @@ pub enum NullReason {
     ImmutableCycle,
     /// Its target's type does not fit the field.
     WrongType,
-    /// Its target is an external reference (a subtree save's cut `Weak`) that the decode's
-    /// re-link function did not resolve.
+    /// Its target is an external reference (a subtree save's cut `Weak`, or an asset) that the
+    /// decode's re-link or asset function did not resolve.
     ExternalUnresolved,
+    /// The stream holds a null in a list whose elements cannot be null (`Vec<Rc<T>>`): it was
+    /// left out of the list.
+    NotNullable,
 }
 
 impl DecodeEvent {
@@ -268,6 +270,7 @@ impl fmt::Display for NullReason {
             NullReason::ExternalUnresolved => {
                 "its target is an external reference (a cut `Weak` or an asset) nothing resolved"
             }
+            NullReason::NotNullable => "a null the list's elements cannot hold, left out",
         })
     }
 }

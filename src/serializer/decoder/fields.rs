@@ -14,6 +14,7 @@ use super::{field_failure, Decoder, State};
 use crate::field::{Declared, Family, FieldAccess, FieldError, RttiField, SharedObject};
 use crate::plain::Reader;
 use crate::rtti::{Reflectable, Registry};
+use crate::serializer::{DecodeEvent, NullReason};
 use crate::wire::error::DecodeError;
 use crate::wire::format::{FieldHeader, WireKind, NULL_INSTANCE};
 use crate::wire::{embedded_header, field_count};
@@ -67,7 +68,7 @@ impl Decoder<'_, '_> {
                 let array = header.shape.array;
                 let ids = self.pointer_ids(reader, count, array, family, weak, &|| Some(access.declared()))?;
                 let stored = self.with_targets(&ids, |targets, registry| access.store(object, targets, registry));
-                self.pointers_stored(reader, field, type_name, &ids, stored, access.holds_null())
+                self.pointers_stored(reader, field, type_name, &ids, stored, || access.holds_null())
             }
         }
     }
@@ -175,6 +176,7 @@ impl Decoder<'_, '_> {
                 ids.nulled |= !ready;
                 if weak {
                     self.weak_built |= built;
+                    self.weak_target(id as usize - 1);
                 } else if matches!(self.states[id as usize - 1], State::Ready(_)) {
                     // A pointer that stays null (a missing type, the root by value, an immutable
                     // cycle's back edge) holds nothing.
@@ -211,10 +213,10 @@ impl Decoder<'_, '_> {
         type_name: &str,
         ids: &PointerIds,
         stored: Result<usize, FieldError>,
-        holds_null: bool,
+        holds_null: impl FnOnce() -> bool,
     ) -> Result<(), DecodeError> {
         let mut refused = stored.map_err(|error| field_failure(reader, error))?;
-        if refused > 0 && !holds_null && field.is_array() {
+        if refused > 0 && field.is_array() && !holds_null() {
             // The ones `pointer_losses` reports with their reason.
             let explained = ids
                 .ids
@@ -222,7 +224,14 @@ impl Decoder<'_, '_> {
                 .filter(|&&id| id != NULL_INSTANCE)
                 .filter(|&&id| matches!(self.states[id as usize - 1], State::Missing | State::Root | State::Building))
                 .count();
-            refused = refused.saturating_sub(explained);
+            // And the stream's own nulls, which the elements cannot hold.
+            let nulls = ids.ids.iter().filter(|&&id| id == NULL_INSTANCE).count();
+            refused = refused.saturating_sub(explained + nulls);
+            if nulls > 0 {
+                let (type_name, field_name) = (type_name.to_owned(), field.name().to_owned());
+                let event = DecodeEvent::PointerNulled { type_name, field_name, why: NullReason::NotNullable };
+                self.record(event, nulls as u64, reader.offset())?;
+            }
         }
         self.orphans_possible |= refused > 0;
         if ids.nulled || refused > 0 {

@@ -168,7 +168,7 @@ impl<'r> FieldReader<'_, 'r, '_, '_> {
                 let (elems, refused) = pointer_elems::<S::Elem>(header.shape.array, targets, registry);
                 elems.store::<C, S>(container).map(|()| refused)
             });
-            let holds_null = S::Elem::from_handle(None).is_some();
+            let holds_null = || S::Elem::from_handle(None).is_some();
             decoder.pointers_stored(reader, field, type_name, &ids, stored, holds_null)
         })
     }

@@ -41,6 +41,9 @@ impl Decoder<'_, '_> {
                     // Built for a `Weak`, it may end up held by nothing strong: an orphan the
                     // sweep must look for.
                     self.weak_built |= weak;
+                    if weak {
+                        self.weak_target(need);
+                    }
                     let entry = self.entries[need];
                     if entry.type_id == crate::containers::EXTERNAL_TYPE_ID {
                         self.resolve_external(need)?;

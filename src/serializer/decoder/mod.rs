@@ -94,6 +94,9 @@ pub(crate) struct Decoder<'d, 'c> {
     /// Set when an object was first reached through a `Weak`: it may be an orphan, which the
     /// recorded strong pointers tell (at most one edge per 4 input bytes).
     weak_built: bool,
+    /// Which instances a `Weak` points at (empty until the first one): those nothing else holds
+    /// are freed when the decoder lets go, which is reported (`teardown.rs`).
+    weak_targets: Vec<bool>,
     strong_edges: StrongEdges,
     /// `strong_edges` as a graph, once decoding is done and a question needs it.
     strong_graph: Option<StrongGraph>,
@@ -205,6 +208,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             budget,
             orphans_possible: false,
             weak_built: false,
+            weak_targets: Vec::new(),
             strong_edges: StrongEdges::default(),
             strong_graph: None,
             reached: None,

@@ -20,20 +20,32 @@ impl Decoder<'_, '_> {
         self.drop_parents_first();
     }
 
-    /// After success: when the decoder's handle is the last one to some objects (nothing in the
-    /// result holds them strongly: targets only `Weak`s point at, such as an object a save
-    /// reached through a `Weak` alone or one an asset held, or objects held by a pointer a field
-    /// stored twice replaced), reports them (their `Weak`s are dead after the load) and lets go
-    /// of its handles parents first, as after a failure. Otherwise letting go frees nothing.
+    /// Marks instance `index` as the target of a `Weak`.
+    #[inline]
+    pub(super) fn weak_target(&mut self, index: usize) {
+        if self.weak_targets.len() <= index {
+            self.weak_targets.resize(self.states.len().max(index + 1), false);
+        }
+        self.weak_targets[index] = true;
+    }
+
+    /// After success: reports the targets of `Weak`s that nothing in the result holds strongly
+    /// (the decoder's handle is the last: an object a save reached through a `Weak` alone, one
+    /// an asset held, a caller's object made fresh for a `Weak`), which letting go frees, so
+    /// those `Weak`s are dead after the load. Then, when the decoder's handle is the last one to
+    /// some object (such a target, or one held by a pointer a field stored twice replaced), lets
+    /// go of its handles parents first, as after a failure. Otherwise letting go frees nothing.
     pub(super) fn let_go(&mut self) -> Result<(), DecodeError> {
-        let unheld = self
-            .states
-            .iter()
-            .skip(1)
-            .filter(|state| matches!(state, State::Ready(shared) if shared.strong_count() == 1));
+        let last = |state: &State| match state {
+            State::Ready(shared) | State::External(shared) => shared.strong_count() == 1,
+            _ => false,
+        };
+        let unheld = self.weak_targets.iter().zip(&self.states).skip(1).filter(|&(&weak, state)| weak && last(state));
         let unheld = unheld.count();
         self.record(DecodeEvent::ObjectsUnheld, unheld as u64, self.data.len())?;
-        if unheld > 0 {
+        let orphans =
+            self.states.iter().skip(1).any(|state| matches!(state, State::Ready(shared) if shared.strong_count() == 1));
+        if orphans {
             self.drop_parents_first();
         }
         Ok(())
