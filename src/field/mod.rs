@@ -38,7 +38,7 @@ pub use plain::PlainAccess;
 pub(crate) use plain::{same_plains, write_plain};
 pub use pointer::{Family, PointerAccess, PointerSlot, SharedHandle};
 pub use rtti_field::RttiField;
-pub(crate) use rtti_field::TraitCheck;
+pub(crate) use rtti_field::{DeclaredAsset, TraitCheck};
 pub use shape::{Declared, ElemShape, FieldKind, FieldShape, PlainInfo, WireKind, WireShape};
 pub use shared_object::SharedObject;
 pub(crate) use shared_object::{HandleKind, HandleSlot};

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::containers::{Element, MapEntries, MapValue, MAP_TYPE_ID};
 use crate::plain::PlainType;
-use crate::rtti::Reflectable;
+use crate::rtti::{Reflectable, RttiType};
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
@@ -21,6 +21,15 @@ pub struct RttiField {
     wire: WireShape,
     access: FieldAccess,
     trait_check: Option<TraitCheck>,
+    /// For a pointer field declaring one type, whether that type is an asset: known once asked
+    /// (the type's descriptor may not exist yet when the field's is built).
+    asset_target: std::sync::OnceLock<bool>,
+}
+
+/// What a pointer field declaring one type points at (see [`RttiField::declared_asset`]).
+pub(crate) enum DeclaredAsset {
+    NotAsset,
+    Asset(&'static RttiType),
 }
 
 /// A field declaring a user trait object (`Box<dyn Component>`, `Rc<RefCell<dyn Component>>`):
@@ -71,7 +80,23 @@ impl RttiField {
             | ElemShape::Pointer { declared: Declared::Trait(trait_name), .. } => Some(TraitCheck { to, trait_name }),
             _ => None,
         };
-        RttiField { id, name: name.into(), flags, shape, wire: shape.wire(), access, trait_check }
+        let asset_target = std::sync::OnceLock::new();
+        RttiField { id, name: name.into(), flags, shape, wire: shape.wire(), access, trait_check, asset_target }
+    }
+
+    /// For a pointer field declaring exactly one type: whether that type is an asset (pointers
+    /// to it are saved as references), remembered. `None` for trait objects and other fields.
+    #[inline]
+    pub(crate) fn declared_asset(&self) -> Option<DeclaredAsset> {
+        match self.shape.elem {
+            ElemShape::Pointer { declared: Declared::Type(rtti), .. } => {
+                Some(match *self.asset_target.get_or_init(|| rtti().is_asset()) {
+                    true => DeclaredAsset::Asset(rtti()),
+                    false => DeclaredAsset::NotAsset,
+                })
+            }
+            _ => None,
+        }
     }
 
     /// The check the encoder makes of each object in a trait-object field (`None` for the others):

@@ -62,7 +62,7 @@ impl RttiType {
     /// `true` when pointers to objects of this type are saved as asset references.
     #[inline]
     pub fn is_asset(&'static self) -> bool {
-        self.asset_key_field().is_some()
+        self.cached_is_asset(|| self.asset_key_field().is_some())
     }
 
     /// The asset key of `object`, an object of this type; `None` when the type is not an asset

@@ -125,6 +125,9 @@ pub struct RttiType {
     instantiation: bool,
     /// The index in `fields` of the type's own asset key field (`rtti/asset.rs`).
     asset_key: Option<usize>,
+    /// Whether this type or a base has an asset key, found on first use (a base's descriptor
+    /// may be built after this one).
+    is_asset: OnceLock<bool>,
     /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
     /// the types it has met in a bit set instead of a hash set.
     ordinal: u32,
@@ -191,6 +194,7 @@ impl RttiType {
             in_declaration_order: false,
             instantiation: false,
             asset_key: None,
+            is_asset: OnceLock::new(),
             ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -214,6 +218,12 @@ impl RttiType {
     pub(crate) fn set_data(&mut self, data: TypeData, in_declaration_order: bool) {
         self.data = data;
         self.in_declaration_order = in_declaration_order;
+    }
+
+    /// Whether the type is an asset (see [`is_asset`](Self::is_asset)), remembered.
+    #[inline]
+    pub(crate) fn cached_is_asset(&'static self, find: impl FnOnce() -> bool) -> bool {
+        *self.is_asset.get_or_init(find)
     }
 
     /// The type's own asset key field (see `rtti/asset.rs`).

@@ -20,7 +20,7 @@ use super::external::{write_stub, StubKey};
 use super::progress::Tracker;
 use super::{BinarySerializer, Limits, SchemaTable, SubtreeReport, WeakPointers};
 use crate::containers::{LIST_TYPE_ID, MAP_TYPE_ID};
-use crate::field::{Declared, ElemShape, FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
+use crate::field::{DeclaredAsset, FieldAccess, FieldError, FieldKind, RttiField, SharedObject, TraitCheck};
 use crate::rtti::visit;
 use crate::rtti::Root;
 use crate::rtti::{AssetKey, Reflectable, Registry, RttiType, TypeSet};
@@ -424,7 +424,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             // A `Weak` leading out of a subtree to an asset is not cut: the asset's reference
             // names it for any reader.
             Some(identity) if may_cut && self.is_cut(identity) => match handle() {
-                Some(shared) if asset_of(field, &shared, self.root_by_reference)?.is_some() => {
+                Some(shared) if asset_of(field, &shared, self.root_by_reference, None)?.is_some() => {
                     self.pointer(identity, pointers, handle, check, field)?
                 }
                 _ => self.cut(identity, handle, check, field)?,
@@ -475,10 +475,11 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         let Some(shared) = handle() else { return Ok(NULL_INSTANCE) };
         // A new target's trait is checked now, while its handle is at hand: the queue keeps no
         // note of the field that met it (that would make each waiting object larger).
-        if let Some(check) = check {
-            check_target(&mut self.trait_checks, self.registry, check, &shared, self.root_by_reference)?;
-        }
-        if let Some((rtti, key)) = asset_of(field, &shared, self.root_by_reference)? {
+        let seen = match check {
+            Some(check) => check_target(&mut self.trait_checks, self.registry, check, &shared, self.root_by_reference)?,
+            None => None,
+        };
+        if let Some((rtti, key)) = asset_of(field, &shared, self.root_by_reference, seen)? {
             let id = self.external(StubKey::Asset(key), rtti)?;
             // Every pointer to the asset names this one stub.
             self.ids.insert(identity, Seen::kept(id));
@@ -535,7 +536,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         match self.current {
             (current, Some(rtti)) if current == identity => self.trait_checks.check(self.registry, check, rtti),
             _ => handle().map_or(Ok(()), |shared| {
-                check_target(&mut self.trait_checks, self.registry, check, &shared, self.root_by_reference)
+                check_target(&mut self.trait_checks, self.registry, check, &shared, self.root_by_reference).map(drop)
             }),
         }
     }
@@ -577,49 +578,49 @@ pub(super) fn end_field(
     Ok(())
 }
 
-/// Refuses the object `shared` holds when the registry cannot cast it back into `check`'s trait.
-/// A root passed by reference is not read (the caller may hold it borrowed or locked): it is
-/// refused when written.
+/// Refuses the object `shared` holds when the registry cannot cast it back into `check`'s trait;
+/// returns its type. A root passed by reference is not read (the caller may hold it borrowed or
+/// locked): it is refused when written.
 fn check_target(
     checks: &mut TraitChecks,
     registry: &Registry,
     check: &TraitCheck,
     shared: &SharedObject,
     root_by_reference: Option<(usize, &'static str)>,
-) -> Result<(), FieldFailure> {
+) -> Result<Option<&'static RttiType>, FieldFailure> {
     if root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
-        return Ok(());
+        return Ok(None);
     }
     let rtti = shared.read(|object| object.rtti())?;
-    checks.check(registry, check, rtti)
+    checks.check(registry, check, rtti)?;
+    Ok(Some(rtti))
 }
 
 /// The type and key of `shared`, the new target of a pointer in `field`, when it is an asset:
-/// known from the field's declared type without reading the target, or read from it for a
-/// trait object. The root passed by reference is never read (it is refused when written).
+/// known from the field's declared type (cached in the field) without reading the target, or for
+/// a trait object from `seen`, its type when the caller read it already, else read here. The
+/// root passed by reference is never read (it is refused when written).
+#[inline]
 fn asset_of(
     field: &'static RttiField,
     shared: &SharedObject,
     root_by_reference: Option<(usize, &'static str)>,
+    seen: Option<&'static RttiType>,
 ) -> Result<Option<(&'static RttiType, AssetKey)>, FieldError> {
-    let declared = match field.shape().elem {
-        ElemShape::Pointer { declared: Declared::Type(declared), .. } => Some(declared()),
-        _ => None,
+    let is_root = || root_by_reference.is_some_and(|(root, _)| shared.contains(root));
+    let rtti = match (field.declared_asset(), seen) {
+        (Some(DeclaredAsset::NotAsset), _) => return Ok(None),
+        (Some(DeclaredAsset::Asset(declared)), _) => declared,
+        (None, Some(seen)) if !seen.is_asset() => return Ok(None),
+        (None, Some(seen)) => seen,
+        (None, None) if is_root() => return Ok(None),
+        (None, None) => shared.read(|object| object.rtti())?,
     };
-    if declared.is_some_and(|rtti| !rtti.is_asset()) {
-        return Ok(None);
-    }
     // Pointers to the root are never references (and reading it could deadlock).
-    if root_by_reference.is_some_and(|(root, _)| shared.contains(root)) {
+    if !rtti.is_asset() || is_root() {
         return Ok(None);
     }
-    match declared {
-        Some(rtti) => Ok(shared.read(|object| rtti.asset_key(object))?.map(|key| (rtti, key))),
-        None => shared.read(|object| {
-            let rtti = object.rtti();
-            rtti.is_asset().then(|| rtti.asset_key(object).map(|key| (rtti, key))).flatten()
-        }),
-    }
+    Ok(shared.read(|object| rtti.asset_key(object))?.map(|key| (rtti, key)))
 }
 
 const _: () = assert!(MAX_INSTANCE_ID < TRACKED, "instance IDs leave the tracked bit free");
