@@ -284,26 +284,21 @@ fn check_single_base(cx: &Ctxt, fields: &[Field]) {
     }
 }
 
+/// At most one `#[rtti(unknown)]` member and one asset key per type: each extra one is reported
+/// at its key, naming the first.
 fn check_single_unknown(cx: &Ctxt, fields: &[Field]) {
-    let mut members = fields.iter().filter_map(|field| field.attrs.unknown.as_ref().map(|key| (field, key)));
-    let Some((first, _)) = members.next() else { return };
-    for (_, key) in members {
-        cx.error_spanned_by(
-            key,
-            format!("a type has at most one `#[rtti(unknown)]` member, and `{}` already is it", first.display()),
-        );
-    }
+    check_single(cx, fields, |field| field.attrs.unknown.as_ref(), "`#[rtti(unknown)]` member");
 }
 
-/// At most one asset key per type.
 fn check_single_asset_key(cx: &Ctxt, fields: &[Field]) {
-    let mut keys = fields.iter().filter_map(|field| field.attrs.asset_key.as_ref().map(|key| (field, key)));
-    let Some((first, _)) = keys.next() else { return };
-    for (_, key) in keys {
-        cx.error_spanned_by(
-            key,
-            format!("a type has at most one `#[rtti(asset_key)]` field, and `{}` already is it", first.display()),
-        );
+    check_single(cx, fields, |field| field.attrs.asset_key.as_ref(), "`#[rtti(asset_key)]` field");
+}
+
+fn check_single<'f>(cx: &Ctxt, fields: &'f [Field], key: impl Fn(&'f Field) -> Option<&'f syn::Path>, what: &str) {
+    let mut marked = fields.iter().filter_map(|field| key(field).map(|key| (field, key)));
+    let Some((first, _)) = marked.next() else { return };
+    for (_, key) in marked {
+        cx.error_spanned_by(key, format!("a type has at most one {what}, and `{}` already is it", first.display()));
     }
 }
 
