@@ -347,13 +347,18 @@ impl RttiType {
         self.variants.as_ref().is_some_and(|variants| variants.has_migration(stored_id))
     }
 
+    /// The type's own fields, then every variant's: all the fields it declares, whichever
+    /// variant an object holds.
+    pub(crate) fn every_field(&self) -> impl Iterator<Item = &RttiField> + '_ {
+        self.fields().iter().chain(self.variants().iter().flat_map(|variant| variant.fields()))
+    }
+
     /// The types this type's own fields declare they hold (embedded objects and pointer
     /// targets of exactly one type, in its variants' fields too), in field order, with repeats;
     /// trait objects declare no type. What [`Registry::register`] follows to register the
     /// generic instantiations a type holds.
     pub fn held_types(&self) -> impl Iterator<Item = &'static RttiType> + '_ {
-        let fields = self.fields().iter().chain(self.variants().iter().flat_map(|variant| variant.fields()));
-        fields.filter_map(|field| match field.shape().elem {
+        self.every_field().filter_map(|field| match field.shape().elem {
             ElemShape::Embedded(declared) | ElemShape::Pointer { declared, .. } => declared.rtti(),
             ElemShape::Plain(_) => None,
         })

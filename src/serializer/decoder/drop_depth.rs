@@ -68,12 +68,8 @@ pub(crate) fn link_stack(link: Link) -> usize {
 /// makes the frame of the type's drop glue larger, inlined into it (a map's drop, a string's,
 /// another pointer's). Plain values of a static size have nothing to drop.
 pub(crate) fn drop_weight(rtti: &RttiType) -> u8 {
-    let variants = rtti.variants().iter().flat_map(|variant| variant.fields());
-    let heavy = rtti
-        .fields()
-        .iter()
-        .chain(variants)
-        .filter(|field| !matches!(field.wire_shape().kind, crate::field::WireKind::Plain(Some(_))));
+    let heavy =
+        rtti.every_field().filter(|field| !matches!(field.wire_shape().kind, crate::field::WireKind::Plain(Some(_))));
     heavy.count().min(u8::MAX as usize) as u8
 }
 

@@ -10,7 +10,6 @@ use super::{Encoder, FieldFailure, Seen};
 use crate::field::{Declared, ElemShape, RttiField, SharedObject, TraitCheck};
 use crate::rtti::graph::strong_identities;
 use crate::rtti::Root;
-use crate::rtti::RttiType;
 use crate::serializer::external::StubKey;
 use crate::serializer::{Cut, SubtreeReport, WeakPointers};
 use crate::wire::error::EncodeError;
@@ -123,9 +122,6 @@ impl Encoder<'_, '_, '_> {
     /// that container, by value and through nested containers. Fields holding containers of one
     /// type share their descriptors, so every such field is named (`friends or enemies`).
     fn holders(&self, field: &'static RttiField) -> (&'static str, String) {
-        let own_fields = |rtti: &'static RttiType| {
-            rtti.fields().iter().chain(rtti.variants().iter().flat_map(|variant| variant.fields()))
-        };
         // Whether `within`, a field, holds `field` through built-in containers.
         fn reaches(within: &'static RttiField, field: &'static RttiField, depth: usize) -> bool {
             if std::ptr::eq(within, field) {
@@ -142,7 +138,7 @@ impl Encoder<'_, '_, '_> {
         }
         let mut found: Vec<(&'static str, &'static str)> = Vec::new();
         for &rtti in &self.types {
-            for own in own_fields(rtti) {
+            for own in rtti.every_field() {
                 if reaches(own, field, 0) && !found.contains(&(rtti.name(), own.name())) {
                     found.push((rtti.name(), own.name()));
                 }
