@@ -1,5 +1,6 @@
 //! Encodes and decodes one large level repeatedly, for profilers (`perf record`, callgrind).
-//! Run with `cargo run --release --example profile_level [objects] [rounds] [encode|decode|both|dynamic|compare]`;
+//! Run with `cargo run --release --example profile_level [objects] [rounds] [encode|decode|both|dynamic|compare] [version]`
+//! (the format version written, 3 or 5: `BinarySerializer::format_version`);
 //! `encode` or `decode` repeats only that half (decode still encodes once), `dynamic` decodes into
 //! a `DynamicGraph` instead of Rust types, and `compare` times both decodes, the JSON twin (what
 //! `reflectable json` makes) and the kept-data path (the level's types absent, every object a
@@ -43,6 +44,7 @@ fn main() {
     let objects: usize = args.next().map_or(100_000, |arg| arg.parse().expect("object count"));
     let rounds: usize = args.next().map_or(3, |arg| arg.parse().expect("rounds"));
     let mode = args.next().unwrap_or_else(|| "both".into());
+    let version: u32 = args.next().map_or(3, |arg| arg.parse().expect("format version"));
     let (encode_rounds, decode_rounds) = match mode.as_str() {
         "encode" => (rounds, 0),
         "decode" => (1, rounds),
@@ -57,7 +59,7 @@ fn main() {
         level::break_cycles(&level);
         return;
     }
-    let serializer = BinarySerializer::new();
+    let serializer = BinarySerializer::new().format_version(version);
     let mut bytes = Vec::new();
     let started = Instant::now();
     for _ in 0..encode_rounds {

@@ -83,7 +83,15 @@ fn samples_transcode_exactly_and_decode_alike() {
             continue;
         };
         assert!(bytes.len() < normal.len(), "{} bytes against {}", bytes.len(), normal.len());
-        assert_eq!(to_normal(&bytes).unwrap(), normal);
+        let back = to_normal(&bytes).unwrap();
+        if normal[4] == 5 {
+            // A compact stream turns back into version 3: the objects without their lengths.
+            assert_eq!(back[4], 3);
+            assert!(back.len() < normal.len());
+            assert_eq!(to_compact(&back).unwrap(), bytes);
+        } else {
+            assert_eq!(back, normal);
+        }
         assert_eq!(to_compact(&bytes).unwrap(), bytes, "a compact stream stays as it is");
         assert_eq!(to_normal(&normal).unwrap(), normal, "a normal stream stays as it is");
         let again = |input: &[u8]| {

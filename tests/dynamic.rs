@@ -221,18 +221,21 @@ fn graphs_compare_and_hash_by_structure_and_instance_numbers() {
 #[test]
 fn every_sample_value_writes_back_byte_for_byte() {
     // Every field kind: base chains, enums with data, maps, lists, trait objects, plain codecs.
+    let mut unlisted = 0;
     for (index, bytes) in fuzz_model::sample_encodings().iter().enumerate() {
         let graph = match DynamicGraph::from_bytes(bytes) {
             Ok(graph) => graph,
             // A compact stream that lists fingerprints only is walked by the writer's types alone.
             Err(error) if matches!(error.kind(), reflectable::serializer::DecodeErrorKind::NoSchema) => {
-                assert_eq!((bytes[4], index), (4, fuzz_model::sample_encodings().len() - 2));
+                assert_eq!(bytes[4], 4, "sample {index}");
+                unlisted += 1;
                 continue;
             }
             Err(error) => panic!("sample {index}: {error}"),
         };
         assert_eq!(&graph.to_bytes().unwrap(), bytes, "sample {index}");
     }
+    assert_eq!(unlisted, 1, "one compact sample lists fingerprints only");
 }
 
 #[test]

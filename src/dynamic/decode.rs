@@ -19,6 +19,7 @@ use crate::serializer::progress::{ProgressFn, Tracker};
 use crate::serializer::{Encoding, Limits};
 use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::wire::format::{FieldHeader, TYPE_HEADER_SIZE, VARIANT_TAG_FIELD_ID, WORD_SIZE};
+use crate::wire::index::IndexEntry;
 use crate::wire::{
     check_depth, embedded_header, field_count, read_stream_header, stream_body, variant_tag, walk_object, Item,
 };
@@ -127,7 +128,7 @@ pub(super) fn decode(
             .map(|entry| StoredEntry { type_id: entry.type_id, bytes: input[entry.offset - 4..entry.end].into() })
             .collect()
     });
-    let index = crate::wire::index::index(body.data, &limits, body.objects)?;
+    let index = crate::wire::index::index(body.data, &limits, body.objects, body.lengths)?;
     if let Some(recorded) = body.objects {
         if recorded as usize != index.len() {
             let kind = DecodeErrorKind::ObjectCountMismatch { recorded, found: index.len() };
@@ -150,7 +151,7 @@ pub(super) fn decode(
     parser.objects.extend(index.iter().map(|entry| DynamicRef::new(DynamicObject::new(entry.type_id, None))));
     let mut tracker = Tracker::new(progress, (Some(index.len() as u64), Some(input.len() as u64)));
     for (at, entry) in index.iter().enumerate() {
-        match parser.top_level(entry.offset, at as u32 + 1, entry.type_id) {
+        match parser.top_level(entry) {
             Ok((object, end)) => {
                 *parser.objects[at].borrow_mut() = object;
                 tracker.object_done((end - entry.offset) as u64, true);
@@ -190,11 +191,11 @@ impl Parser<'_> {
         Ok(described)
     }
 
-    /// Top-level object `instance` at `offset`, and the offset where it ends.
-    fn top_level(&mut self, offset: usize, instance: u32, type_id: u32) -> Result<(DynamicObject, usize), DecodeError> {
-        let mut reader = Reader::new(self.data);
-        reader.skip(offset + TYPE_HEADER_SIZE)?;
-        let object = self.object(&mut reader, instance, type_id, 0)?;
+    /// The top-level object of `entry`, and the offset where it ends.
+    fn top_level(&mut self, entry: &IndexEntry) -> Result<(DynamicObject, usize), DecodeError> {
+        let mut reader = entry.body(self.data)?;
+        let object = self.object(&mut reader, entry.instance(), entry.type_id, 0)?;
+        entry.check_end(&reader)?;
         Ok((object, reader.offset()))
     }
 

@@ -14,8 +14,8 @@ use crate::schema::fingerprint_table::write_fingerprint_table;
 use crate::schema::table::write_schema_entry;
 use crate::schema::TypeSchema;
 use crate::serializer::{EncodeError, Limits};
-use crate::wire::format::{FieldHeader, TypeHeader, MAX_INSTANCE_ID, SCHEMA_MARK, SCHEMA_VERSION};
-use crate::wire::{write_stream_header, write_trailer, WireWrite};
+use crate::wire::format::{FieldHeader, TypeHeader, LENGTHS_VERSION, MAX_INSTANCE_ID, SCHEMA_MARK, SCHEMA_VERSION};
+use crate::wire::{write_stream_header, write_trailer, LengthSlot, WireWrite};
 use ahash::{AHashMap, AHashSet};
 use std::rc::Rc;
 
@@ -122,8 +122,12 @@ impl Writer<'_> {
         if depth > self.max_depth {
             return Err(EncodeError::TooDeep { limit: self.max_depth });
         }
+        let mut length = None;
         for (index, section) in object.sections().iter().enumerate() {
             self.out.type_header(TypeHeader { instance, base: index > 0, type_id: section.type_id() });
+            if index == 0 && instance != 0 && self.graph.version == LENGTHS_VERSION {
+                length = Some(LengthSlot::reserve(&mut self.out));
+            }
             if self.graph.version >= SCHEMA_VERSION && section.type_id() < FIRST_RESERVED_TYPE_ID {
                 let type_id = section.type_id();
                 match section.schema() {
@@ -174,6 +178,9 @@ impl Writer<'_> {
                     }
                 }
             }
+        }
+        if let Some(length) = length {
+            length.fill(&mut self.out).map_err(|length| EncodeError::ObjectTooLarge { instance, length })?;
         }
         Ok(())
     }

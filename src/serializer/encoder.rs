@@ -27,8 +27,10 @@ use crate::rtti::{AssetKey, Reflectable, Registry, RttiType, TypeSet};
 use crate::schema::fingerprint_table::{running_fingerprints, write_fingerprint_table};
 use crate::schema::table::{one_per_id, write_table};
 use crate::wire::error::EncodeError;
-use crate::wire::format::{FieldHeader, TypeHeader, MAX_INSTANCE_ID, NULL_INSTANCE, SCHEMA_VERSION, VERSION};
-use crate::wire::{write_stream_header, write_trailer, WireWrite};
+use crate::wire::format::{
+    FieldHeader, TypeHeader, LENGTHS_VERSION, MAX_INSTANCE_ID, NULL_INSTANCE, SCHEMA_VERSION, VERSION,
+};
+use crate::wire::{write_stream_header, write_trailer, LengthSlot, WireWrite};
 use ahash::AHashSet;
 use generated::FieldWriter;
 use identities::Identities;
@@ -87,6 +89,9 @@ pub(crate) struct Encoder<'r, 's, 'c> {
     /// Address and type name of a root passed by reference: a shared object holding that address
     /// is the root met again through a pointer, which the stream cannot express.
     root_by_reference: Option<(usize, &'static str)>,
+    /// The format version written: 5 records each top-level object's length after its first type
+    /// header, so such an object is held whole before it is flushed.
+    version: u32,
 }
 
 impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
@@ -124,6 +129,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             schema_table: config.schema_table,
             trait_checks: TraitChecks::default(),
             progress: Tracker::new(config.progress, (None, None)),
+            version: config.format_version,
         }
     }
 
@@ -131,8 +137,17 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     /// what a subtree save cut.
     pub(crate) fn run(mut self, root: Root<'_>) -> Result<(Vec<u8>, u64, SubtreeReport), EncodeError> {
         self.find_strong(&root);
-        let version = if self.schema_table == SchemaTable::Omitted { SCHEMA_VERSION - 1 } else { VERSION };
-        write_stream_header(&mut self.out, version);
+        match (self.version, self.schema_table) {
+            (VERSION, SchemaTable::Omitted) => self.version = SCHEMA_VERSION - 1,
+            (VERSION, _) => {}
+            (LENGTHS_VERSION, SchemaTable::Omitted) => {
+                let why = "version 5 streams carry a schema or fingerprint table";
+                return Err(EncodeError::UnsupportedVersion { version: LENGTHS_VERSION, why });
+            }
+            (LENGTHS_VERSION, _) => {}
+            (version, _) => return Err(EncodeError::UnsupportedVersion { version, why: "this build writes 3 and 5" }),
+        }
+        write_stream_header(&mut self.out, self.version);
         match root {
             Root::Object(object) => {
                 let address = object as *const dyn Reflectable as *const () as usize;
@@ -156,7 +171,8 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                     }
                 }
                 Waiting::External { id, key, type_id } => {
-                    write_stub(&mut self.out, id, &key, type_id);
+                    write_stub(&mut self.out, id, &key, type_id, self.version == LENGTHS_VERSION)
+                        .map_err(|length| EncodeError::ObjectTooLarge { instance: id, length })?;
                     self.maybe_flush()?;
                 }
             }
@@ -270,8 +286,14 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
     /// the decode 14.3%), else through their descriptors, then the kept unknown fields with the
     /// stored descriptions a save needs (`kept.rs`).
     fn object(&mut self, object: &dyn Reflectable, own: &'static RttiType, instance: u32) -> Result<(), EncodeError> {
+        // A version 5 object is held whole until its length is known; so is any embedded one.
+        let flushes = instance != 0 && self.version != LENGTHS_VERSION;
+        let mut length = None;
         for visit::Section { depth, rtti, object: section } in visit::sections_from(own, object) {
             self.out.type_header(TypeHeader { instance, base: depth > 0, type_id: rtti.id() });
+            if depth == 0 && instance != 0 && self.version == LENGTHS_VERSION {
+                length = Some(LengthSlot::reserve(&mut self.out));
+            }
             self.note_type(rtti);
             rtti.hooks().serialization_started(section, self.context);
             let fields = match rtti.is_enum() {
@@ -280,13 +302,13 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             };
             match rtti.generated_encode().filter(|_| self.generated) {
                 Some(encode) => {
-                    encode(section, &mut FieldWriter::new(self, fields, instance != 0))
+                    encode(section, &mut FieldWriter::new(self, fields, flushes))
                         .map_err(|error| error.within(rtti.name()))?;
                 }
                 None => {
                     for field in fields {
                         self.field(field, section).map_err(|error| error.within(rtti.name(), field.name()))?;
-                        if instance != 0 {
+                        if flushes {
                             self.maybe_flush()?;
                         }
                     }
@@ -296,6 +318,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
                 self.kept_fields(rtti, section)?;
             }
             rtti.hooks().serialization_ended(section, self.context);
+        }
+        if let Some(length) = length {
+            length.fill(&mut self.out).map_err(|length| EncodeError::ObjectTooLarge { instance, length })?;
         }
         if instance == 0 {
             self.out.terminator();

@@ -10,7 +10,7 @@ use crate::rtti::{AssetKey, Reflectable};
 use crate::wire::error::DecodeError;
 use crate::wire::format::{FieldHeader, TypeHeader, WireKind};
 use crate::wire::skip::skip_field;
-use crate::wire::{type_header, walk_object, Item, WireWrite};
+use crate::wire::{walk_object, Item, LengthSlot, WireWrite};
 use std::fmt;
 
 /// Field ID of an external reference's key (`u64`, static size 8).
@@ -228,9 +228,17 @@ impl fmt::Display for SubtreeReport {
 }
 
 /// Writes the external reference stub: top-level object `instance` of type
-/// [`EXTERNAL_TYPE_ID`] with the key and the target's type ID.
-pub(crate) fn write_stub(out: &mut Vec<u8>, instance: u32, key: &StubKey, type_id: u32) {
+/// [`EXTERNAL_TYPE_ID`] with the key and the target's type ID, and its length first when the
+/// stream records `lengths` (version 5; `Err` with the length when it does not fit its word).
+pub(crate) fn write_stub(
+    out: &mut Vec<u8>,
+    instance: u32,
+    key: &StubKey,
+    type_id: u32,
+    lengths: bool,
+) -> Result<(), u64> {
     out.type_header(TypeHeader { instance, base: false, type_id: EXTERNAL_TYPE_ID });
+    let length = lengths.then(|| LengthSlot::reserve(out));
     match key {
         StubKey::Cut(key) => {
             out.field_header(key_header());
@@ -251,6 +259,7 @@ pub(crate) fn write_stub(out: &mut Vec<u8>, instance: u32, key: &StubKey, type_i
     }
     out.field_header(type_header_field());
     out.word(type_id);
+    length.map_or(Ok(()), |length| length.fill(out))
 }
 
 /// The asset key that field 3's content (after its size word) holds; `None` for an unknown
@@ -277,18 +286,19 @@ fn type_header_field() -> FieldHeader {
     FieldHeader::new(EXTERNAL_TYPE_FIELD_ID, WireKind::Plain(Some(4)), false)
 }
 
-/// Reads the stub that `reader` stands at (its type header next): its key and target type ID,
+/// Reads the stub of instance `instance` that `reader` stands at (past its first type header and
+/// length): its key and target type ID,
 /// or `None` when the type or a key is missing, a field has another shape, or it holds both keys
 /// or an asset key it cannot read. Other fields and base sections are skipped, as any reader
 /// skips what it does not know.
 pub(crate) fn read_stub(
     reader: &mut Reader<'_>,
+    instance: u32,
     depth: usize,
     limits: &Limits,
 ) -> Result<Option<(StubKey, u32)>, DecodeError> {
-    let header = type_header(reader)?;
     let (mut cut, mut asset, mut type_id, mut own_section) = (None, None, None, true);
-    walk_object(reader, header.instance, false, |reader, item| {
+    walk_object(reader, instance, false, |reader, item| {
         match item {
             Item::Section(_) => own_section = false,
             Item::Field(field) if own_section && field == key_header() => {

@@ -70,6 +70,7 @@ pub use target::DecodeTarget;
 
 use crate::field::{Declared, SharedHandle, SharedObject};
 use crate::rtti::{AsReflectable, AsRoot, AssetKey, Reflectable, Registry};
+use crate::wire::format::VERSION;
 use decoder::Decoder;
 use encoder::Encoder;
 use std::any::Any;
@@ -180,6 +181,7 @@ pub struct BinarySerializer<'r> {
     progress: Option<ProgressFn<'r>>,
     generated_codecs: bool,
     encoding: Encoding,
+    format_version: u32,
 }
 
 impl Default for BinarySerializer<'static> {
@@ -213,6 +215,7 @@ impl<'r> BinarySerializer<'r> {
             progress: None,
             generated_codecs: generated_codecs_by_default(),
             encoding: Encoding::Normal,
+            format_version: VERSION,
         }
     }
 
@@ -500,6 +503,37 @@ impl<'r> BinarySerializer<'r> {
     /// ```
     pub fn encoding(mut self, encoding: Encoding) -> Self {
         self.encoding = encoding;
+        self
+    }
+
+    /// The format version a normal stream is written in: 3, the default, or 5, whose top-level
+    /// objects each record their length so that a reader finds any of them without walking the
+    /// others (`FORMAT.md`, "Version 5"; it decodes faster). Every decoder of this crate reads
+    /// both. Version 5 is not final: it gains an object index and data blocks before it becomes
+    /// the default, and until then a stream written in it may not be read by a later release.
+    /// Any other version is refused when encoding ([`EncodeError::UnsupportedVersion`]), as is
+    /// version 5 without a table ([`SchemaTable::Omitted`] writes version 2). Compact streams
+    /// are version 4 whatever this says.
+    ///
+    /// ```
+    /// use reflectable::serializer::BinarySerializer;
+    /// use reflectable::Reflectable;
+    ///
+    /// #[derive(Reflectable, Default)]
+    /// #[rtti(id = 9502)]
+    /// struct Door {
+    ///     #[rtti(id = 1)]
+    ///     open: bool,
+    /// }
+    ///
+    /// let v5 = BinarySerializer::new().format_version(5);
+    /// let bytes = v5.encode(&Door { open: true }).unwrap();
+    /// assert_eq!(bytes[4..8], 5u32.to_le_bytes());
+    /// let door: Door = BinarySerializer::new().decode(&bytes).unwrap();
+    /// assert!(door.open);
+    /// ```
+    pub fn format_version(mut self, version: u32) -> Self {
+        self.format_version = version;
         self
     }
 

@@ -423,6 +423,24 @@ pub enum EncodeError {
         /// Its length.
         count: usize,
     },
+    /// The serializer was asked for a format version it does not write
+    /// ([`BinarySerializer::format_version`](crate::serializer::BinarySerializer::format_version)).
+    #[error("cannot write format version {version}: {why}")]
+    UnsupportedVersion {
+        /// The version asked for.
+        version: u32,
+        /// Why not.
+        why: &'static str,
+    },
+    /// A top-level object of a version 5 stream is larger than its recorded length (32 bits) can
+    /// say.
+    #[error("instance {instance} takes {length} bytes: a version 5 object's length has 32 bits")]
+    ObjectTooLarge {
+        /// Its instance ID.
+        instance: u32,
+        /// Its bytes after the length word.
+        length: u64,
+    },
     /// A shared object could not be read (borrowed mutably elsewhere, or a poisoned lock).
     #[error("cannot read instance {instance}: {source}")]
     Pointee {

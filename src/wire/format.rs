@@ -14,6 +14,13 @@ pub const VERSION: u32 = 3;
 pub const COMPACT_VERSION: u32 = 4;
 /// The first version whose streams end with a schema table before the trailer.
 pub const SCHEMA_VERSION: u32 = 3;
+/// Format version of a normal stream whose top-level objects each carry their length after
+/// their first type header (`FORMAT.md`, "Version 5"), so a reader finds any object without
+/// walking those before it. Written only when asked (`BinarySerializer::format_version`) until
+/// the rest of version 5 is in; version 3 stays the default.
+pub const LENGTHS_VERSION: u32 = 5;
+/// The newest version a decoder reads.
+pub const NEWEST_VERSION: u32 = LENGTHS_VERSION;
 /// The oldest version a decoder still reads (version 1 streams have no trailer).
 pub const OLDEST_VERSION: u32 = 1;
 /// Stream header: magic then version.

@@ -14,15 +14,15 @@ pub(crate) mod limits;
 pub(crate) mod skip;
 mod write;
 
-pub(crate) use write::{write_stream_header, write_trailer, WireWrite};
+pub(crate) use write::{write_stream_header, write_trailer, LengthSlot, WireWrite};
 
 use crate::plain::Reader;
 use error::{corrupt, DecodeError, DecodeErrorKind};
 use format::MIN_TABLE;
 use format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, COMPACT_VERSION, FINGERPRINT_MARK, MAGIC, NULL_TYPE_ID, OBJECT_BIT,
-    OLDEST_VERSION, SCHEMA_VERSION, STREAM_HEADER_SIZE, TRAILER_CHECKSUM, TRAILER_COMPACT, TRAILER_SIZE,
-    TYPE_HEADER_SIZE, VARIANT_TAG, WORD_SIZE,
+    FieldHeader, Trailer, TypeHeader, WireKind, COMPACT_VERSION, FINGERPRINT_MARK, LENGTHS_VERSION, MAGIC,
+    NEWEST_VERSION, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION, SCHEMA_VERSION, STREAM_HEADER_SIZE, TRAILER_CHECKSUM,
+    TRAILER_COMPACT, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, WORD_SIZE,
 };
 use limits::Limits;
 
@@ -35,7 +35,7 @@ pub(crate) fn read_stream_header(reader: &mut Reader<'_>) -> Result<u32, DecodeE
     }
     reader.skip(MAGIC.len())?;
     let version = reader.read_u32()?;
-    if !(OLDEST_VERSION..=COMPACT_VERSION).contains(&version) {
+    if !(OLDEST_VERSION..=NEWEST_VERSION).contains(&version) {
         return Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion { version }, MAGIC.len()));
     }
     Ok(version)
@@ -57,6 +57,8 @@ pub(crate) struct Body<'a> {
     pub compact: bool,
     /// The trailer carries a checksum.
     pub checksum: bool,
+    /// Each top-level object records its length after its first type header (version 5).
+    pub lengths: bool,
 }
 
 /// Checks the stream header and, for version 2, the trailer: it must be there (a stream cut short
@@ -64,8 +66,15 @@ pub(crate) struct Body<'a> {
 pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     let version = read_stream_header(&mut Reader::new(input))?;
     if version == 1 {
-        let body =
-            Body { data: input, objects: None, schema: None, fingerprints: None, compact: false, checksum: false };
+        let body = Body {
+            data: input,
+            objects: None,
+            schema: None,
+            fingerprints: None,
+            compact: false,
+            checksum: false,
+            lengths: false,
+        };
         return Ok(body);
     }
     let end = input.len().checked_sub(TRAILER_SIZE).filter(|&end| end >= STREAM_HEADER_SIZE);
@@ -99,9 +108,11 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
         }
     }
     let checksum = trailer.flags & TRAILER_CHECKSUM != 0;
+    let lengths = version == LENGTHS_VERSION;
     if version < SCHEMA_VERSION {
         let data = &input[..end];
-        return Ok(Body { data, objects: Some(trailer.objects), schema: None, fingerprints: None, compact, checksum });
+        let objects = Some(trailer.objects);
+        return Ok(Body { data, objects, schema: None, fingerprints: None, compact, checksum, lengths });
     }
     // The table ends with its own length, so it is found from the trailer backwards.
     let missing = || corrupt(end, "a version 3 stream without its schema table");
@@ -121,6 +132,7 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
         fingerprints: None,
         compact,
         checksum,
+        lengths,
     };
     if input[start..start + WORD_SIZE] == FINGERPRINT_MARK.to_le_bytes() {
         Ok(Body { fingerprints: at, ..body })

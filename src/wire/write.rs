@@ -53,6 +53,30 @@ pub(crate) trait WireWrite {
     }
 }
 
+/// Where a top-level object's length goes in a version 5 stream: reserved after its first type
+/// header, filled in once the object is written (so the object is held whole until then).
+pub(crate) struct LengthSlot(usize);
+
+impl LengthSlot {
+    /// Reserves the length word at the end of `out`.
+    #[inline]
+    pub(crate) fn reserve(out: &mut Vec<u8>) -> Self {
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        LengthSlot(at)
+    }
+
+    /// Writes the number of bytes after the word, which `out` now ends with; `Err` with that
+    /// number when it does not fit the word.
+    #[inline]
+    pub(crate) fn fill(self, out: &mut [u8]) -> Result<(), u64> {
+        let length = out.len() - self.0 - 4;
+        let word = u32::try_from(length).map_err(|_| length as u64)?;
+        out[self.0..self.0 + 4].copy_from_slice(&word.to_le_bytes());
+        Ok(())
+    }
+}
+
 /// Appends the stream header of a stream of format `version`.
 pub(crate) fn write_stream_header(out: &mut Vec<u8>, version: u32) {
     out.extend_from_slice(&MAGIC);

@@ -395,8 +395,9 @@ pub fn sample_values() -> Vec<Box<dyn Reflectable>> {
     vec![Box::new(root), Box::new(small_level), Box::new(Motor { rpm: 1, ..Motor::default() }), Box::new(depot)]
 }
 
-/// The seed encodings: every sample value, encoded, the first one again with a checksum, and
-/// the first one last with every type's fingerprint changed ([`with_foreign_fingerprints`]).
+/// The seed encodings: every sample value, encoded, the first one again with a checksum, then
+/// fingerprint-table and compact forms, every sample in version 5, and the first one last with
+/// every type's fingerprint changed ([`with_foreign_fingerprints`]).
 /// (Their cycles are broken afterwards.)
 pub fn sample_encodings() -> Vec<Vec<u8>> {
     let serializer = BinarySerializer::new();
@@ -428,6 +429,13 @@ pub fn sample_encodings() -> Vec<Vec<u8>> {
     let first = sample_values().into_iter().next().expect("a sample");
     encodings.push(message.encode(&*first).expect("samples encode"));
     break_cycles(&*first);
+    // Version 5 (a length after each top-level object's header) of every sample: for the length
+    // checks, the index that jumps, and the walk of what no pointer reaches.
+    let v5 = BinarySerializer::new().format_version(5);
+    for value in sample_values() {
+        encodings.push(v5.encode(&*value).expect("samples encode"));
+        break_cycles(&*value);
+    }
     encodings.push(with_foreign_fingerprints(&encodings[0]));
     encodings
 }

@@ -32,7 +32,7 @@ use crate::rtti::Registry;
 use crate::schema::{DeclaredSchema, FieldSchema, Schema, TypeSchema};
 use crate::serializer::Encoding;
 use crate::text::{cut, EXCERPT};
-use crate::wire::format::{VARIANT_TAG_FIELD_ID, VERSION};
+use crate::wire::format::{LENGTHS_VERSION, VARIANT_TAG_FIELD_ID, VERSION};
 use ahash::{AHashMap, AHashSet};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
@@ -76,7 +76,7 @@ pub(super) fn graph(text: &str, registry: Option<&Registry>) -> Result<DynamicGr
         None => VERSION,
         Some(version) => u32::try_from(version)
             .ok()
-            .filter(|version| (1..=VERSION).contains(version))
+            .filter(|&version| (1..=VERSION).contains(&version) || version == LENGTHS_VERSION)
             .ok_or_else(|| Located::at("version", format!("{version} is not a format version this program reads")))?,
     };
     let checksum = document.checksum.unwrap_or(false);

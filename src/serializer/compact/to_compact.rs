@@ -94,6 +94,7 @@ pub(crate) fn to_compact_with(
         out: Vec::with_capacity(normal.len() / 2),
         depth: 0,
         limits,
+        lengths: body.lengths,
     };
     write_stream_header(&mut writer.out, COMPACT_VERSION);
     let mut reader = Reader::new(body.data);
@@ -126,6 +127,9 @@ struct Writer<'l> {
     out: Vec<u8>,
     depth: usize,
     limits: &'l Limits,
+    /// The normal stream records each top-level object's length (version 5), which the compact
+    /// form leaves out: checked, not copied.
+    lengths: bool,
 }
 
 impl Writer<'_> {
@@ -135,6 +139,28 @@ impl Writer<'_> {
         if header.base || header.instance == 0 {
             return Err(corrupt(at, "a top-level object must start with its own section and an instance ID"));
         }
+        let end = match self.lengths {
+            true => {
+                let at = reader.offset();
+                let length = reader.read_u32()? as usize;
+                if length > reader.remaining() {
+                    return Err(corrupt(at, "an object's recorded length runs past the objects"));
+                }
+                Some(reader.offset() + length)
+            }
+            false => None,
+        };
+        self.top_level_body(reader, at, header)?;
+        match end {
+            Some(end) if reader.offset() != end => {
+                Err(corrupt(reader.offset(), "an object's recorded length differs from its bytes"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A top-level object after its first type header (and length).
+    fn top_level_body(&mut self, reader: &mut Reader<'_>, at: usize, header: TypeHeader) -> Result<(), DecodeError> {
         let expected = self.order.next_object().ok_or_else(|| not_compact(at, "an object no pointer leads to"))?;
         if header.instance != expected {
             return Err(not_compact(at, "objects out of the order the encoder writes them in"));

@@ -11,7 +11,6 @@
 //! pointer field is refused by the field's `store`, like any misfit target.
 
 use super::{Decoder, State};
-use crate::plain::Reader;
 use crate::serializer::external::{read_stub, Relink, ResolveAsset, StubKey};
 use crate::serializer::DecodeEvent;
 use crate::wire::error::DecodeError;
@@ -33,10 +32,12 @@ impl<'d> Decoder<'d, '_> {
     /// to nothing. This is where an unresolved external reference is decided; an asset not found
     /// is reported with its key.
     pub(super) fn resolve_external(&mut self, index: usize) -> Result<(), DecodeError> {
-        let offset = self.entries[index].offset;
-        let mut reader = Reader::new(self.data);
-        reader.skip(offset)?;
-        let target = match read_stub(&mut reader, self.depth, &self.limits)? {
+        let entry = self.entries[index];
+        let offset = entry.offset;
+        let mut reader = entry.body(self.data)?;
+        let stub = read_stub(&mut reader, entry.instance(), self.depth, &self.limits)?;
+        entry.check_end(&reader)?;
+        let target = match stub {
             Some((StubKey::Cut(key), type_id)) => self.relink.and_then(|relink| relink(key, type_id)),
             Some((StubKey::Asset(key), type_id)) => {
                 let found = self.resolve_asset.and_then(|resolve| resolve(&key, type_id));

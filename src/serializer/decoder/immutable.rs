@@ -12,7 +12,7 @@ use crate::rtti::{Reflectable, RttiType};
 use crate::wire::error::DecodeError;
 use crate::wire::format::{FieldHeader, NULL_INSTANCE};
 use crate::wire::skip::skip_field;
-use crate::wire::{check_depth, embedded_header, field_count, type_header, walk_object, Item};
+use crate::wire::{check_depth, embedded_header, field_count, walk_object, Item};
 
 /// An immutable object another one needs: its index, the family and whether it is wanted through
 /// a `Weak`, and the type the pointer declares.
@@ -79,11 +79,11 @@ impl Decoder<'_, '_> {
     /// The objects that immutable pointer fields of top-level object `index` point at, with the
     /// family each is wanted in.
     fn immutable_needs(&self, index: usize, rtti: &'static RttiType) -> Result<Vec<Need>, DecodeError> {
-        let mut reader = Reader::new(self.data);
-        reader.skip(self.entries[index].offset)?;
-        let header = type_header(&mut reader)?;
+        let entry = self.entries[index];
+        let mut reader = entry.body(self.data)?;
         let mut needs = Vec::new();
-        self.scan_object(&mut reader, Some(rtti), header.instance, false, self.depth, &mut needs)?;
+        self.scan_object(&mut reader, Some(rtti), entry.instance(), false, self.depth, &mut needs)?;
+        entry.check_end(&reader)?;
         Ok(needs)
     }
 

@@ -25,10 +25,10 @@ use crate::rtti::{Reflectable, Registry, RttiType};
 use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::wire::format::{FieldHeader, TYPE_HEADER_SIZE};
-use crate::wire::index::{capacity, index, index_rest, root_entry, IndexEntry};
+use crate::wire::format::{FieldHeader, TYPE_HEADER_SIZE, WORD_SIZE};
+use crate::wire::index::{capacity, check_unwalked, index, index_rest, root_entry, IndexEntry};
 use crate::wire::skip::skip_field;
-use crate::wire::{stream_body, type_header, walk_object, Item};
+use crate::wire::{stream_body, walk_object, Item};
 use std::any::Any;
 use std::collections::VecDeque;
 
@@ -145,6 +145,9 @@ pub(crate) struct Decoder<'d, 'c> {
     progress: Tracker<'d>,
     /// Whether derived types read their fields through their generated code (`generated.rs`).
     generated: bool,
+    /// Top-level objects record their lengths (version 5): the index jumps over them, and those no
+    /// pointer reaches are walked at the end.
+    lengths: bool,
 }
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
@@ -191,8 +194,8 @@ impl<'d, 'c> Decoder<'d, 'c> {
             }
             (None, None) => StreamTypes::none(),
         };
-        let data = body.data;
-        let entries = vec![root_entry(data, &limits)?];
+        let (data, lengths) = (body.data, body.lengths);
+        let entries = vec![root_entry(data, &limits, lengths)?];
         let mut decoder = Decoder {
             data,
             recorded_objects: body.objects,
@@ -232,6 +235,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             keep_unknown_types: false,
             progress,
             generated: true,
+            lengths,
         };
         decoder.states.push(State::Pending);
         Ok(decoder)
@@ -274,9 +278,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
                 reader.skip(end)?;
                 let room = capacity(self.data, &self.limits, self.recorded_objects);
                 self.entries.reserve(room.saturating_sub(self.entries.len()));
-                index_rest(&mut reader, &mut self.entries, &self.limits)?;
+                index_rest(&mut reader, &mut self.entries, &self.limits, self.lengths)?;
             }
-            None => self.entries = index(self.data, &self.limits, self.recorded_objects)?,
+            None => self.entries = index(self.data, &self.limits, self.recorded_objects, self.lengths)?,
         }
         if let Some(recorded) = self.recorded_objects.filter(|&recorded| recorded as usize != self.entries.len()) {
             let kind = DecodeErrorKind::ObjectCountMismatch { recorded, found: self.entries.len() };
@@ -461,6 +465,11 @@ impl<'d, 'c> Decoder<'d, 'c> {
             result?;
         }
         self.complete_index()?;
+        // What no decode read (unreached, or of a type this program lacks) is still walked, so a
+        // corrupt object is an error wherever it is: the index of a version 5 stream jumped over it.
+        let states = &self.states;
+        let walked = |at: usize| matches!(states[at], State::Ready(_) | State::Root | State::External(_));
+        check_unwalked(self.data, &self.entries, walked, &self.limits)?;
         let unreached = self.states.iter().filter(|state| matches!(state, State::Pending)).count();
         self.record(DecodeEvent::ObjectsUnreached, unreached as u64, self.data.len())?;
         for shared in std::mem::take(&mut self.to_finish) {
@@ -474,13 +483,13 @@ impl<'d, 'c> Decoder<'d, 'c> {
     /// Decodes top-level object `index` into `object` (a fresh instance of its type).
     fn object_body(&mut self, object: &mut dyn Reflectable, index: usize) -> Result<(), DecodeError> {
         // One zero-size allowance for the whole stream, however many readers walk it.
-        let mut reader = Reader::new(self.data).with_zero_sized_left(self.zero_sized_left);
-        reader.skip(self.entries[index].offset)?;
-        let header = type_header(&mut reader)?;
+        let entry = self.entries[index];
+        let mut reader = entry.body(self.data)?.with_zero_sized_left(self.zero_sized_left);
         let outer = (self.current, self.body_depth, self.place_known, self.place, self.section_nesting, self.weight);
         let weight = self.drop_weight(object.rtti());
         (self.current, self.body_depth, self.section_nesting, self.weight) = (index, self.depth, 0, weight);
-        let result = self.object_sections(&mut reader, object, header.instance, false);
+        let result =
+            self.object_sections(&mut reader, object, entry.instance(), false).and_then(|()| entry.check_end(&reader));
         (self.current, self.body_depth, self.place_known, self.place, self.section_nesting, self.weight) = outer;
         if index == 0 {
             self.root_end = Some(reader.offset());
@@ -512,8 +521,9 @@ impl<'d, 'c> Decoder<'d, 'c> {
     ) -> Result<(), DecodeError> {
         self.hooks_ran |= start_hooks(object, self.context);
         let own = object.rtti();
-        // The first type header is read already.
-        let start = reader.offset() - TYPE_HEADER_SIZE;
+        // The first type header (and a top-level object's length) is read already.
+        let length = if !embedded && self.lengths { WORD_SIZE } else { 0 };
+        let start = reader.offset() - TYPE_HEADER_SIZE - length;
         let mut scope = FieldScope::of(own).with_layout(self.types.layout(own).map_err(|error| error.at(start))?);
         if !embedded {
             self.place_known = own.fields_in_declaration_order();

@@ -30,7 +30,7 @@ pub struct FieldWriter<'w, 'r, 's, 'c> {
     fields: &'static [RttiField],
     /// A shared object's section (not one held by value): the buffer may be handed to the sink
     /// after each field, as the loop does.
-    top: bool,
+    flushes: bool,
 }
 
 /// Why generated code could not write a field: the failure and the field. Public for the derive
@@ -48,8 +48,8 @@ impl FieldWriteError {
 }
 
 impl<'w, 'r, 's, 'c> FieldWriter<'w, 'r, 's, 'c> {
-    pub(super) fn new(encoder: &'w mut Encoder<'r, 's, 'c>, fields: &'static [RttiField], top: bool) -> Self {
-        FieldWriter { encoder, fields, top }
+    pub(super) fn new(encoder: &'w mut Encoder<'r, 's, 'c>, fields: &'static [RttiField], flushes: bool) -> Self {
+        FieldWriter { encoder, fields, flushes }
     }
 
     /// Field `index` of the section; the derive numbers them as it declares them.
@@ -61,7 +61,7 @@ impl<'w, 'r, 's, 'c> FieldWriter<'w, 'r, 's, 'c> {
     /// After a field: the buffer goes to the sink once it holds the flush threshold.
     #[inline(always)]
     fn done(&mut self, field: &'static RttiField) -> Result<(), FieldWriteError> {
-        if self.top {
+        if self.flushes {
             self.encoder.maybe_flush().map_err(|error| fail(field, error.into()))?;
         }
         Ok(())

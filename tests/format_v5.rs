@@ -1,0 +1,286 @@
+//! Format version 5 (`FORMAT.md`, "Version 5"): every top-level object records its length after
+//! its first type header. The worked example byte for byte, every reader of the crate on it, and
+//! hostile lengths.
+
+use reflectable::dynamic::DynamicGraph;
+use reflectable::serializer::{BinarySerializer, DecodeErrorKind, EncodeError, Encoding, SchemaTable, WeakPointers};
+use reflectable::{Reflectable, Registry};
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+#[path = "common/door.rs"]
+mod door;
+
+use door::{door, Door};
+
+/// The worked example's objects in version 5: the version 3 objects with a length after each
+/// top-level object's type header.
+const DOOR_OBJECTS_V5: &[u8] = &[
+    0x05, 0x00, 0x00, 0x00, 0xE8, 0x03, 0x00, 0x00, // instance 1, type 1000
+    0x3A, 0x00, 0x00, 0x00, // its length: 58 bytes follow
+    0x00, 0x01, 0x01, 0x00, 0x01, // field 1, size 1: true
+    0x20, 0x00, 0x02, 0x00, 0x07, 0x00, 0x00, 0x00, 0x6F, 0x61, 0x6B, // field 2, dynamic: "oak"
+    0x02, 0x02, 0x03, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x03, 0x00, // field 3, array of u16
+    0x04, 0x00, 0x04, 0x00, // field 4, embedded (no length: not top-level)
+    0x01, 0x00, 0x00, 0x00, 0xE9, 0x03, 0x00, 0x00, // embedded, type 1001
+    0x00, 0x02, 0x01, 0x00, 0x50, 0x00, // field 1, size 2: 80
+    0x08, 0x00, 0x00, 0x00, // terminator
+    0x10, 0x00, 0x05, 0x00, 0x02, 0x00, 0x00, 0x00, // field 5, pointer: instance 2
+    0x09, 0x00, 0x00, 0x00, 0xEA, 0x03, 0x00, 0x00, // instance 2, type 1002
+    0x08, 0x00, 0x00, 0x00, // its length: 8
+    0x00, 0x04, 0x01, 0x00, 0x34, 0x12, 0x00, 0x00, // field 1, size 4: 0x1234
+];
+
+/// Where the version 3 stream's schema table lies (`tests/format.rs` checks those bytes).
+const V3_TABLE: std::ops::Range<usize> = 90..324;
+
+/// FORMAT.md's version 5 example: header, objects, the same schema table, a trailer of 356.
+fn door_v5_bytes() -> Vec<u8> {
+    let v3 = BinarySerializer::new().encode(&door()).unwrap();
+    let trailer: &[u8] = &[
+        0xC8, 0x45, 0x4E, 0x44, 0x00, 0x00, 0x00, 0x00, // end mark, no flags
+        0x02, 0x00, 0x00, 0x00, 0x64, 0x01, 0x00, 0x00, // 2 objects, length 356 ...
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // ... (u64), no checksum
+    ];
+    let header: &[u8] = &[0x52, 0x46, 0x4C, 0x42, 0x05, 0x00, 0x00, 0x00];
+    [header, DOOR_OBJECTS_V5, &v3[V3_TABLE], trailer].concat()
+}
+
+fn v5() -> BinarySerializer<'static> {
+    BinarySerializer::new().format_version(5)
+}
+
+#[test]
+fn the_worked_example_in_version_5_byte_for_byte() {
+    let bytes = v5().encode(&door()).unwrap();
+    assert_eq!(bytes.len(), 356);
+    assert_eq!(bytes, door_v5_bytes());
+    // Every reader takes it: typed, dynamic (which writes it back as it was), the JSON twin.
+    assert_eq!(BinarySerializer::new().decode::<Door>(&bytes).unwrap(), door());
+    let graph = DynamicGraph::from_bytes(&bytes).unwrap();
+    assert_eq!(graph.version(), 5);
+    assert_eq!(graph.to_bytes().unwrap(), bytes);
+    assert_eq!(DynamicGraph::from_bytes(&BinarySerializer::new().encode(&door()).unwrap()).unwrap().version(), 3);
+    // Streamed in small pieces, the same bytes.
+    let mut streamed = Vec::new();
+    v5().flush_threshold(1).encode_to_writer(&door(), &mut streamed).unwrap();
+    assert_eq!(streamed, bytes);
+}
+
+#[test]
+fn version_5_cut_anywhere_or_with_any_byte_changed_is_an_error_or_the_same_door() {
+    let bytes = door_v5_bytes();
+    for len in 0..bytes.len() {
+        assert!(BinarySerializer::new().decode::<Box<dyn Reflectable>>(&bytes[..len]).is_err(), "cut at {len}");
+        assert!(DynamicGraph::from_bytes(&bytes[..len]).is_err(), "cut at {len}, dynamic");
+    }
+    // A changed length word is always refused, by the typed and the dynamic decoder.
+    for at in [8 + 8, 8 + 70] {
+        for value in [0u32, 1, 7, 57, 59, 60, 66, 1000, u32::MAX] {
+            let mut changed = bytes.clone();
+            changed[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            if changed == bytes {
+                continue;
+            }
+            assert!(BinarySerializer::new().decode::<Door>(&changed).is_err(), "length {value} at {at} decoded");
+            assert!(DynamicGraph::from_bytes(&changed).is_err(), "length {value} at {at} decoded dynamically");
+        }
+    }
+}
+
+#[test]
+fn a_length_that_runs_past_the_objects_names_its_offset() {
+    let mut bytes = door_v5_bytes();
+    bytes[16..20].copy_from_slice(&10_000u32.to_le_bytes());
+    let error = BinarySerializer::new().decode::<Door>(&bytes).unwrap_err();
+    assert_eq!(error.offset(), Some(16), "{error}");
+    assert!(error.to_string().contains("recorded length runs past"), "{error}");
+    // One too short: the object's fields run on past where its length says it ends.
+    let mut bytes = door_v5_bytes();
+    bytes[16..20].copy_from_slice(&57u32.to_le_bytes());
+    let error = BinarySerializer::new().decode::<Door>(&bytes).unwrap_err();
+    assert!(error.offset().is_some(), "{error}");
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 7601)]
+struct Shelf {
+    #[rtti(id = 1)]
+    books: Vec<Rc<RefCell<Book>>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 7602)]
+struct Book {
+    #[rtti(id = 1)]
+    title: String,
+}
+
+/// An object no pointer reaches is not decoded, and the index jumps over it: it is still walked,
+/// so damage inside it is an error as in version 3, not a silent success.
+#[test]
+fn an_unreached_object_is_still_checked() {
+    let shelf = Shelf { books: vec![Rc::new(RefCell::new(Book { title: "dune".into() }))] };
+    let bytes = v5().encode(&shelf).unwrap();
+    // Header; the shelf at 8 (length at 16, then field 1: header, count 1, instance 2 at 28); the
+    // book at 32 (length at 40, then field 1: header, size 8 at 48, "dune").
+    assert_eq!(bytes[28..32], 2u32.to_le_bytes());
+    assert_eq!(bytes[36..44], [0xB2, 0x1D, 0, 0, 12, 0, 0, 0], "type 7602, length 12");
+    assert_eq!(bytes[48..56], [8, 0, 0, 0, b'd', b'u', b'n', b'e']);
+    let mut unreached = bytes.clone();
+    unreached[28..32].copy_from_slice(&0u32.to_le_bytes());
+    let (loaded, report) = BinarySerializer::new().decode_with_report::<Shelf>(&unreached).unwrap();
+    assert!(loaded.books.is_empty());
+    assert!(report.to_string().contains("top-level objects nothing decoded points at"), "{report}");
+    // Damage the unreached book's string size: refused, although nothing reads the book.
+    for size in [2u32, 9, 1000] {
+        let mut damaged = unreached.clone();
+        damaged[48..52].copy_from_slice(&size.to_le_bytes());
+        let Err(error) = BinarySerializer::new().decode::<Shelf>(&damaged) else { panic!("size {size} decoded") };
+        assert!(error.offset().is_some_and(|at| (44..=56).contains(&at)), "size {size}: {error}");
+        assert!(DynamicGraph::from_bytes(&damaged).is_err(), "size {size}");
+    }
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 7611)]
+struct Node {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    next: Option<Rc<RefCell<Node>>>,
+    #[rtti(id = 3)]
+    back: Weak<RefCell<Node>>,
+    #[rtti(id = 4)]
+    frozen: Option<Rc<Door>>,
+}
+
+fn ring() -> Rc<RefCell<Node>> {
+    let frozen = Rc::new(door());
+    let nodes: Vec<_> = (0..5)
+        .map(|at| {
+            let frozen = (at % 2 == 0).then(|| frozen.clone());
+            Rc::new(RefCell::new(Node { name: format!("n{at}"), frozen, ..Node::default() }))
+        })
+        .collect();
+    for at in 0..nodes.len() {
+        let next = nodes[(at + 1) % nodes.len()].clone();
+        next.borrow_mut().back = Rc::downgrade(&nodes[at]);
+        nodes[at].borrow_mut().next = Some(next);
+    }
+    nodes[0].clone()
+}
+
+fn unring(root: &Rc<RefCell<Node>>) {
+    let next = root.borrow_mut().next.take();
+    drop(next);
+}
+
+/// Cycles, `Weak`s and immutable shared objects come back as in version 3, to the same bytes.
+#[test]
+fn a_cyclic_graph_round_trips_in_version_5() {
+    let root = ring();
+    let bytes = v5().encode(&root).unwrap();
+    let v3 = BinarySerializer::new().encode(&root).unwrap();
+    assert_eq!(bytes.len(), v3.len() + 4 * 7, "a length for each of the 5 nodes, the door and its lock");
+    let back: Rc<RefCell<Node>> = BinarySerializer::new().decode(&bytes).unwrap();
+    let mut at = back.clone();
+    let mut doors = Vec::new();
+    for step in 0..5 {
+        assert_eq!(at.borrow().name, format!("n{step}"));
+        doors.extend(at.borrow().frozen.clone());
+        let next = at.borrow().next.clone().unwrap();
+        assert!(Rc::ptr_eq(&next.borrow().back.upgrade().unwrap(), &at));
+        at = next;
+    }
+    assert!(Rc::ptr_eq(&at, &back), "the ring closes");
+    assert_eq!(doors.len(), 3);
+    assert!(doors.windows(2).all(|pair| Rc::ptr_eq(&pair[0], &pair[1])), "one door, shared");
+    assert_eq!(v5().encode(&back).unwrap(), bytes);
+    unring(&back);
+    unring(&root);
+}
+
+/// External references and subtree saves write their stubs with lengths too.
+#[test]
+fn external_references_in_version_5() {
+    // A chain n0 -> n1 -> n2, each `back` to the one before: n1's subtree cuts its `back` to n0.
+    let nodes: Vec<_> =
+        (0..3).map(|at| Rc::new(RefCell::new(Node { name: format!("n{at}"), ..Node::default() }))).collect();
+    for at in 1..3 {
+        nodes[at - 1].borrow_mut().next = Some(nodes[at].clone());
+        nodes[at].borrow_mut().back = Rc::downgrade(&nodes[at - 1]);
+    }
+    let keys = |_: &dyn Reflectable| Some(7);
+    let serializer = v5().weak_pointers(WeakPointers::External(&keys));
+    let (bytes, report) = serializer.encode_subtree(&nodes[1]).unwrap();
+    assert!(report.to_string().contains("back"), "{report}");
+    let outside = Rc::new(RefCell::new(Node { name: "outside".into(), ..Node::default() }));
+    let relinked = outside.clone();
+    let relink = move |key: u64, _type_id: u32| {
+        (key == 7).then(|| reflectable::field::SharedObject::new_concrete(relinked.clone()))
+    };
+    let back: Rc<RefCell<Node>> = BinarySerializer::new().relink(&relink).decode(&bytes).unwrap();
+    assert_eq!(back.borrow().name, "n1");
+    assert!(Rc::ptr_eq(&back.borrow().back.upgrade().unwrap(), &outside), "the cut Weak relinks");
+    let next = back.borrow().next.clone().unwrap();
+    assert!(Rc::ptr_eq(&next.borrow().back.upgrade().unwrap(), &back));
+    assert_eq!(DynamicGraph::from_bytes(&bytes).unwrap().to_bytes().unwrap(), bytes);
+    // Without a relink, the stub is an unresolved reference, reported.
+    let (_, report) = BinarySerializer::new().decode_with_report::<Rc<RefCell<Node>>>(&bytes).unwrap();
+    assert!(!report.is_empty());
+}
+
+#[test]
+fn compact_streams_from_version_5_are_those_from_version_3() {
+    let root = ring();
+    let compact = BinarySerializer::new().encoding(Encoding::Compact);
+    let from_v5 = compact.format_version(5).encode(&root).unwrap();
+    assert_eq!(from_v5, compact.encode(&root).unwrap());
+    let back: Rc<RefCell<Node>> = BinarySerializer::new().decode(&from_v5).unwrap();
+    assert_eq!(back.borrow().name, "n0");
+    unring(&back);
+    unring(&root);
+}
+
+#[test]
+fn versions_other_than_3_and_5_are_refused_when_encoding() {
+    for version in [0, 1, 2, 4, 6, u32::MAX] {
+        let error = BinarySerializer::new().format_version(version).encode(&door()).unwrap_err();
+        assert!(matches!(error, EncodeError::UnsupportedVersion { version: v, .. } if v == version), "{error}");
+    }
+    let error = v5().schema_table(SchemaTable::Omitted).encode(&door()).unwrap_err();
+    assert!(error.to_string().contains("schema or fingerprint table"), "{error}");
+    // With fingerprints instead of the schema, version 5 as well.
+    let bytes = v5().schema_table(SchemaTable::Fingerprints).encode(&door()).unwrap();
+    assert_eq!(bytes[4..8], 5u32.to_le_bytes());
+    assert_eq!(BinarySerializer::new().decode::<Door>(&bytes).unwrap(), door());
+}
+
+/// A program without the types reads a version 5 stream as any other: kept as runtime objects,
+/// written back (in version 3, its own default) with the same content.
+#[test]
+fn unknown_types_are_kept_from_version_5() {
+    let bytes = v5().encode(&door()).unwrap();
+    let empty = Registry::new();
+    let keeping = BinarySerializer::with_registry(&empty).keep_unknown_types(true);
+    let kept: Box<dyn Reflectable> = keeping.decode(&bytes).unwrap();
+    let again = BinarySerializer::with_registry(&empty).encode(&*kept).unwrap();
+    assert_eq!(BinarySerializer::new().decode::<Door>(&again).unwrap(), door());
+    let error = BinarySerializer::new().decode::<Door>(&bytes[..bytes.len() - 1]).unwrap_err();
+    assert!(matches!(error.kind(), DecodeErrorKind::MissingTrailer | DecodeErrorKind::LengthMismatch { .. }));
+}
+
+/// The JSON twin of a version 5 stream says so, and reads back to the same bytes.
+#[cfg(feature = "json")]
+#[test]
+fn the_json_twin_of_a_version_5_stream_reads_back() {
+    let bytes = v5().encode(&door()).unwrap();
+    let graph = DynamicGraph::from_bytes(&bytes).unwrap();
+    let mut json = Vec::new();
+    graph.write_json(&mut json).unwrap();
+    let text = String::from_utf8(json).unwrap();
+    assert!(text.contains("\"version\": 5") || text.contains("\"version\":5"), "{text}");
+    let back = DynamicGraph::from_json(&text).unwrap();
+    assert_eq!(back.to_bytes().unwrap(), bytes);
+}
