@@ -216,3 +216,33 @@ fn ids_the_format_reserves_are_refused_when_a_type_is_built() {
     let error = reflectable::RttiTypeBuilder::<Texture>::new(0xFFFF_FF01, "Impostor").build().unwrap_err();
     assert!(matches!(error, reflectable::rtti::RttiError::BuiltInTypeId { id: 0xFFFF_FF01, .. }), "{error}");
 }
+
+/// Each thread remembers the descriptors it found last, in a small table by a hash of the Rust
+/// type: many instantiations asked for in turn, on several threads at once, must each keep their
+/// own descriptor however their slots collide.
+#[test]
+fn many_instantiations_asked_in_turn_keep_their_descriptors() {
+    fn names() -> Vec<(&'static str, u32)> {
+        macro_rules! ask {
+            ($($arg:ty),*) => {
+                vec![$(
+                    (Handle::<$arg>::rtti_static().name(), Handle::<$arg>::rtti_static().id()),
+                    (Handle::<Handle<$arg>>::rtti_static().name(), Handle::<Handle<$arg>>::rtti_static().id()),
+                    (Handle::<Handle<Handle<$arg>>>::rtti_static().name(), Handle::<Handle<Handle<$arg>>>::rtti_static().id()),
+                )*]
+            };
+        }
+        ask!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, bool, char, String, Texture, Mesh, Sound)
+    }
+    let first = names();
+    let distinct: std::collections::HashSet<_> = first.iter().collect();
+    assert_eq!(distinct.len(), 48, "48 instantiations, 48 descriptors");
+    assert!(first.iter().any(|(name, _)| *name == "Handle<Handle<Handle<Sound>>>"));
+    let threads: Vec<_> = (0..4).map(|_| std::thread::spawn(|| (0..20).map(|_| names()).collect::<Vec<_>>())).collect();
+    for thread in threads {
+        for again in thread.join().unwrap() {
+            assert_eq!(again, first);
+        }
+    }
+    assert_eq!(names(), first);
+}

@@ -22,6 +22,8 @@ use ahash::AHashMap;
 use once_cell::sync::Lazy;
 use std::any::TypeId;
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::hash::{Hash, Hasher};
 use std::sync::RwLock;
 
 /// What a type contributes when it is the argument of a generic reflectable type: a stable ID
@@ -137,6 +139,57 @@ static GENERIC: Lazy<RwLock<AHashMap<TypeId, &'static Result<RttiType, RttiError
 /// and returned as it is for a non-generic type.
 pub fn generic_rtti<T: 'static>(build: fn() -> Result<RttiType, RttiError>) -> &'static Result<RttiType, RttiError> {
     let key = TypeId::of::<T>();
+    let slot = recent_slot(key);
+    if let Some((found, rtti)) = RECENT.with(|recent| recent[slot].get()) {
+        if found == key {
+            return rtti;
+        }
+    }
+    let rtti = shared_rtti(key, build);
+    RECENT.with(|recent| recent[slot].set(Some((key, rtti))));
+    rtti
+}
+
+/// A descriptor one thread found, with the instantiation it describes.
+type Recent = Cell<Option<(TypeId, &'static Result<RttiType, RttiError>)>>;
+
+thread_local! {
+    /// The descriptors this thread found last, by a hash of their `TypeId`: a decode asks for an
+    /// instantiation's descriptor for every object of it, and a hit here is one comparison where
+    /// the shared table takes a lock and a lookup. Entries never go stale: the table never
+    /// replaces a descriptor once stored.
+    static RECENT: [Recent; 16] = const { [const { Cell::new(None) }; 16] };
+}
+
+/// Where `key` goes in `RECENT`.
+#[inline]
+fn recent_slot(key: TypeId) -> usize {
+    struct Last(u64);
+    impl Hasher for Last {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for &byte in bytes {
+                self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+            }
+        }
+        fn write_u64(&mut self, word: u64) {
+            self.0 ^= word;
+        }
+        fn write_u128(&mut self, word: u128) {
+            self.0 ^= word as u64 ^ (word >> 64) as u64;
+        }
+    }
+    let mut hasher = Last(0);
+    key.hash(&mut hasher);
+    let hash = hasher.finish();
+    ((hash ^ hash >> 29 ^ hash >> 47) & 15) as usize
+}
+
+/// The shared table's descriptor of the instantiation `key`, built by `build` the first time.
+#[inline(never)]
+fn shared_rtti(key: TypeId, build: fn() -> Result<RttiType, RttiError>) -> &'static Result<RttiType, RttiError> {
     if let Some(&rtti) = GENERIC.read().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&key) {
         return rtti;
     }

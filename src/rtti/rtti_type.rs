@@ -128,6 +128,9 @@ pub struct RttiType {
     /// Whether this type or a base has an asset key, found on first use (a base's descriptor
     /// may be built after this one).
     is_asset: OnceLock<bool>,
+    /// Which deserialization hooks this type or a base has ([`RttiType::chain_hooks`]), found on
+    /// first use: the decoder asks for every object it builds.
+    chain_hooks: OnceLock<u8>,
     /// A number unique to this descriptor in the process, counting from 0: lets an encoder mark
     /// the types it has met in a bit set instead of a hash set.
     ordinal: u32,
@@ -195,6 +198,7 @@ impl RttiType {
             instantiation: false,
             asset_key: None,
             is_asset: OnceLock::new(),
+            chain_hooks: OnceLock::new(),
             ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -224,6 +228,18 @@ impl RttiType {
     #[inline]
     pub(crate) fn cached_is_asset(&'static self, find: impl FnOnce() -> bool) -> bool {
         *self.is_asset.get_or_init(find)
+    }
+
+    /// Which deserialization hooks this type or one of its bases has: bit 0 `started`, bit 1
+    /// `ended` (`lifecycle.rs`), found once.
+    #[inline]
+    pub(crate) fn chain_hooks(&'static self) -> u8 {
+        *self.chain_hooks.get_or_init(|| {
+            self.chain().fold(0, |bits, rtti| {
+                bits | u8::from(rtti.hooks.has_deserialization_started())
+                    | u8::from(rtti.hooks.has_deserialization_ended()) << 1
+            })
+        })
     }
 
     /// The type's own asset key field (see `rtti/asset.rs`).

@@ -30,6 +30,7 @@ use crate::wire::index::{capacity, check_unwalked, index, index_rest, root_entry
 use crate::wire::skip::skip_field;
 use crate::wire::{stream_body, walk_object, Item};
 use std::any::Any;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 pub(crate) mod drop_depth;
@@ -148,7 +149,13 @@ pub(crate) struct Decoder<'d, 'c> {
     /// Top-level objects record their lengths (version 5): the index jumps over them, and those no
     /// pointer reaches are walked at the end.
     lengths: bool,
+    /// The registry's answers for the type IDs looked up last, by a hash of the ID (type ID 0,
+    /// the null type, is never looked up, so it marks an empty slot).
+    recent_types: [Cell<(u32, Option<&'static RttiType>)>; RECENT_TYPES],
 }
+
+/// How many type IDs [`Decoder::registered`] remembers.
+const RECENT_TYPES: usize = 64;
 
 /// What a shared object costs beyond its instance: the allocation's counters and borrow flag,
 /// and the decoder's handles to it in its table and queues.
@@ -236,6 +243,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
             progress,
             generated: true,
             lengths,
+            recent_types: [const { Cell::new((0, None)) }; RECENT_TYPES],
         };
         decoder.states.push(State::Pending);
         Ok(decoder)
@@ -303,18 +311,31 @@ impl<'d, 'c> Decoder<'d, 'c> {
 
     /// The type with ID `type_id`: the registry's, or else the type a field declares (so an
     /// instantiation of a generic type loads into a field of its exact type without being
-    /// registered).
+    /// registered). `declared` is asked for only when the registry lacks the ID.
     #[inline]
-    /// `declared` is asked for only when the registry lacks the ID.
     pub(crate) fn lookup(
         &self,
         type_id: u32,
         declared: impl FnOnce() -> Option<Declared>,
     ) -> Option<&'static RttiType> {
-        self.registry
-            .get(type_id)
+        self.registered(type_id)
             .or_else(|| declared().and_then(|declared| declared.rtti()).filter(|rtti| rtti.id() == type_id))
             .or_else(|| self.kept_type(type_id))
+    }
+
+    /// The registry's type with ID `type_id`, through `recent_types`: a level holds tens of
+    /// thousands of objects of a few dozen types, and one comparison beats a hash lookup.
+    #[inline]
+    fn registered(&self, type_id: u32) -> Option<&'static RttiType> {
+        let slot = &self.recent_types[(type_id ^ type_id >> 5 ^ type_id >> 11) as usize % RECENT_TYPES];
+        match slot.get() {
+            (id, found) if id == type_id => found,
+            _ => {
+                let found = self.registry.get(type_id);
+                slot.set((type_id, found));
+                found
+            }
+        }
     }
 
     /// A type the registry lacks, defined from the stream's schema table (when keeping them).
