@@ -284,3 +284,73 @@ fn the_json_twin_of_a_version_5_stream_reads_back() {
     let back = DynamicGraph::from_json(&text).unwrap();
     assert_eq!(back.to_bytes().unwrap(), bytes);
 }
+
+/// A plain type of static size 0: its counts take no bytes, so a stream admits 2^24 of them in
+/// all, whatever object holds them.
+#[derive(reflectable::PlainType, Default, Clone, Copy)]
+#[plain(id = 7620)]
+struct Dot;
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 7621)]
+struct Bag {
+    #[rtti(id = 1)]
+    dots: Vec<Dot>,
+    #[rtti(id = 2)]
+    others: Vec<Rc<RefCell<Bag>>>,
+}
+
+/// The allowance is the stream's in version 5 as in version 3, although the index no longer
+/// walks the objects: decoded, unreached and dynamic alike.
+#[test]
+fn zero_size_elements_share_one_allowance_in_version_5() {
+    let bag = |dots| Rc::new(RefCell::new(Bag { dots: vec![Dot; dots], others: Vec::new() }));
+    let root = Bag { dots: Vec::new(), others: vec![bag((1 << 23) + 1), bag((1 << 23) + 1)] };
+    for version in [3, 5] {
+        let mut bytes = BinarySerializer::new().format_version(version).encode(&root).unwrap();
+        assert!(BinarySerializer::new().decode::<Bag>(&bytes).is_err(), "version {version}");
+        assert!(DynamicGraph::from_bytes(&bytes).is_err(), "version {version}, dynamic");
+        // The root's two pointers (after its header, length, an empty `dots` and the count 2).
+        let ids = if version == 5 { 36 } else { 32 };
+        assert_eq!(bytes[ids..ids + 8], [2, 0, 0, 0, 3, 0, 0, 0], "version {version}");
+        bytes[ids..ids + 8].fill(0);
+        let Err(error) = BinarySerializer::new().decode::<Bag>(&bytes) else { panic!("version {version} decoded") };
+        assert!(error.to_string().contains("zero"), "version {version}: {error}");
+        assert!(DynamicGraph::from_bytes(&bytes).is_err(), "version {version}, dynamic, unreached");
+    }
+    let one = Bag { dots: Vec::new(), others: vec![bag((1 << 23) + 1)] };
+    let bytes = v5().encode(&one).unwrap();
+    assert_eq!(BinarySerializer::new().decode::<Bag>(&bytes).unwrap().others[0].borrow().dots.len(), (1 << 23) + 1);
+    assert!(DynamicGraph::from_bytes(&bytes).is_ok());
+}
+
+/// A length that jumps anywhere but to the next object's header is named at the length word.
+#[test]
+fn a_length_that_misses_the_next_object_is_named_at_its_word() {
+    let misses = "does not end where the next object starts";
+    for (at, value, message) in
+        [(16, 57u32, misses), (16, 59, misses), (86, 7, misses), (86, 9, "runs past the objects")]
+    {
+        let mut bytes = door_v5_bytes();
+        bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        for error in
+            [BinarySerializer::new().decode::<Door>(&bytes).unwrap_err(), DynamicGraph::from_bytes(&bytes).unwrap_err()]
+        {
+            assert_eq!(error.offset(), Some(at), "{value} at {at}: {error}");
+            assert!(error.to_string().contains(message), "{error}");
+        }
+    }
+}
+
+/// Errors placed at an object's header point at the header, not past its length.
+#[test]
+fn errors_at_a_header_point_at_the_header() {
+    let listed = |version| BinarySerializer::new().format_version(version).schema_table(SchemaTable::Fingerprints);
+    for (version, lock) in [(3u32, 74usize), (5, 78)] {
+        let mut bytes = listed(version).encode(&door()).unwrap();
+        assert_eq!(bytes[lock + 4..lock + 8], 1002u32.to_le_bytes(), "version {version}");
+        bytes[lock + 4..lock + 8].copy_from_slice(&1003u32.to_le_bytes());
+        let error = DynamicGraph::from_bytes(&bytes).unwrap_err();
+        assert_eq!(error.offset(), Some(lock), "version {version}: {error}");
+    }
+}

@@ -41,7 +41,7 @@ fn a_version_this_build_cannot_read_names_the_ones_it_can() {
     bytes[4..8].copy_from_slice(&9u32.to_le_bytes());
     let error = message::<Scene>(&bytes);
     assert!(error.contains("unsupported format version 9"), "{error}");
-    assert!(error.contains("reads versions 1 to 4") && error.contains("newer program"), "{error}");
+    assert!(error.contains("reads versions 1 to 5") && error.contains("newer program"), "{error}");
 }
 
 #[test]

@@ -105,7 +105,8 @@ enum Command {
 /// The encodings `convert` writes.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum EncodingArg {
-    /// Type and field headers on every section and field (format version 3).
+    /// Type and field headers on every section and field (format version 3, or 5 for a
+    /// version 5 input).
     Normal,
     /// Objects without headers, varints, bools as bits (format version 4).
     Compact,

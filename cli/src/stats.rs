@@ -21,12 +21,16 @@ struct Tally {
 struct Stats {
     types: BTreeMap<String, Tally>,
     fields: BTreeMap<String, Tally>,
+    /// Each top-level object records its length after its first type header (version 5).
+    lengths: bool,
 }
 
 /// A field's element count word.
 const COUNT_SIZE: usize = 4;
 /// What ends an object held by value.
 const TERMINATOR_SIZE: usize = 4;
+/// A top-level object's length word (version 5), counted with its headers.
+const LENGTH_SIZE: usize = 4;
 
 pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
     // The sizes below are those of the normal layout: a compact file's bytes are laid out
@@ -37,7 +41,7 @@ pub fn print(loaded: &Loaded, out: &mut dyn Write) -> io::Result<()> {
              `reflectable convert --encoding normal -o FILE` gives its normal form",
         ));
     }
-    let mut stats = Stats::default();
+    let mut stats = Stats { lengths: loaded.graph.version() == 5, ..Stats::default() };
     let mut objects = 0;
     for object in loaded.graph.objects() {
         objects += stats.object(&object.borrow(), false);
@@ -70,7 +74,8 @@ impl Stats {
         let mut total = 0;
         for (n, section) in object.sections().iter().enumerate() {
             let type_name = type_label(section);
-            let mut headers = TYPE_HEADER_SIZE;
+            let length = if n == 0 && !embedded && self.lengths { LENGTH_SIZE } else { 0 };
+            let mut headers = TYPE_HEADER_SIZE + length;
             let mut data = 0;
             let mut nested = 0;
             for field in section.fields() {

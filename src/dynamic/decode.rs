@@ -11,7 +11,7 @@ use super::{DynamicGraph, StoredEntry};
 use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::{WireKind, WireShape};
 use crate::plain::PlainBytes;
-use crate::plain::{skip_elem, Reader};
+use crate::plain::{skip_elem, Reader, ZERO_SIZED_ALLOWANCE};
 use crate::schema::fingerprint_table::FingerprintTable;
 use crate::schema::table::TableIndex;
 use crate::schema::TypeSchema;
@@ -69,6 +69,8 @@ struct Parser<'d> {
     objects: Vec<DynamicRef>,
     allocated: usize,
     budget: usize,
+    /// Zero-size plain elements the rest of the stream may still hold (see `Reader`).
+    zero_sized_left: usize,
 }
 
 /// The section being read: its type's description and, for an enum, the variant its tag named.
@@ -146,6 +148,7 @@ pub(super) fn decode(
         objects: Vec::with_capacity(index.len()),
         allocated: 0,
         budget: limits.allocation_budget(input.len()),
+        zero_sized_left: ZERO_SIZED_ALLOWANCE,
     };
     parser.charge(index.len().saturating_mul(OBJECT_COST), 0)?;
     parser.objects.extend(index.iter().map(|entry| DynamicRef::new(DynamicObject::new(entry.type_id, None))));
@@ -193,22 +196,27 @@ impl Parser<'_> {
 
     /// The top-level object of `entry`, and the offset where it ends.
     fn top_level(&mut self, entry: &IndexEntry) -> Result<(DynamicObject, usize), DecodeError> {
-        let mut reader = entry.body(self.data)?;
-        let object = self.object(&mut reader, entry.instance(), entry.type_id, 0)?;
+        // One zero-size allowance for the whole stream, as the index walk of a version 3 stream
+        // spends it (a version 5 index jumps over the objects).
+        let mut reader = entry.body(self.data)?.with_zero_sized_left(self.zero_sized_left);
+        let object = self.object(&mut reader, entry.instance(), entry.type_id, entry.offset, 0)?;
         entry.check_end(&reader)?;
+        self.zero_sized_left = reader.zero_sized_left();
         Ok((object, reader.offset()))
     }
 
-    /// One object (top-level, or embedded when `instance` is 0) after its type header.
+    /// One object (top-level, or embedded when `instance` is 0) after its type header (at
+    /// `header`) and, for a top-level object of a version 5 stream, its length.
     fn object(
         &mut self,
         reader: &mut Reader<'_>,
         instance: u32,
         type_id: u32,
+        header: usize,
         depth: usize,
     ) -> Result<DynamicObject, DecodeError> {
         let mut sections = Vec::with_capacity(1);
-        let mut open = self.open(type_id, reader.offset())?;
+        let mut open = self.open(type_id, header)?;
         // Fields gather in a scratch list and move into one of their exact size: a graph holds
         // many small objects, and a list grown by doubling would hold up to twice their room.
         let mut fields = Vec::new();
@@ -220,7 +228,7 @@ impl Parser<'_> {
                 Ok(())
             }
             Item::Section(type_id) => {
-                let next = self.open(type_id, reader.offset())?;
+                let next = self.open(type_id, reader.offset() - TYPE_HEADER_SIZE)?;
                 let mut done = std::mem::replace(&mut open, next).section;
                 *done.fields_mut() = exact(&mut fields);
                 sections.push(done);
@@ -232,11 +240,11 @@ impl Parser<'_> {
         Ok(DynamicObject::from_sections(sections))
     }
 
-    /// Opens a section of `type_id` whose header ends at `offset`.
+    /// Opens a section of `type_id` whose header starts at `offset`.
     fn open(&mut self, type_id: u32, offset: usize) -> Result<Open, DecodeError> {
-        self.charge(SECTION_COST, offset)?;
+        self.charge(SECTION_COST, offset + TYPE_HEADER_SIZE)?;
         if self.listed.as_ref().is_some_and(|listed| type_id < FIRST_RESERVED_TYPE_ID && !listed.contains(&type_id)) {
-            return Err(corrupt(offset - TYPE_HEADER_SIZE, "an object of a type the fingerprint table does not list"));
+            return Err(corrupt(offset, "an object of a type the fingerprint table does not list"));
         }
         let described = self.describe(type_id)?;
         let schema = described.as_ref().map(|described| described.schema.clone());
@@ -310,9 +318,10 @@ impl Parser<'_> {
                 let mut objects = Vec::with_capacity(count);
                 for _ in 0..count {
                     check_depth(reader, depth + 1, &self.limits)?;
+                    let header = reader.offset();
                     objects.push(match embedded_header(reader)? {
                         None => None,
-                        Some(type_id) => Some(self.object(reader, 0, type_id, depth + 1)?),
+                        Some(type_id) => Some(self.object(reader, 0, type_id, header, depth + 1)?),
                     });
                 }
                 DynamicValue::Embedded(objects.into())

@@ -611,7 +611,8 @@ impl<'r> BinarySerializer<'r> {
     }
 
     /// Streams the graph from `root` into `writer`, buffering at most about the flush threshold
-    /// plus the largest single field. Returns the bytes written.
+    /// plus the largest single field (in format version 5, the largest top-level object, which is
+    /// held whole until its length is written). Returns the bytes written.
     pub fn encode_to_writer<R: AsRoot + ?Sized>(
         &self,
         root: &R,

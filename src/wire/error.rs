@@ -4,7 +4,7 @@
 //! what went wrong, where, and the path of (type, field) frames pushed as it bubbles up. Its
 //! constructors are `#[cold]`, keeping the error path out of the hot code.
 
-use super::format::{COMPACT_VERSION, OLDEST_VERSION};
+use super::format::{NEWEST_VERSION, OLDEST_VERSION};
 use crate::field::FieldError;
 use crate::plain::PlainError;
 use std::borrow::Cow;
@@ -52,7 +52,7 @@ pub enum DecodeErrorKind {
         found: Vec<u8>,
     },
     /// The stream was written by an unknown format version.
-    #[error("unsupported format version {version}: this build reads versions {OLDEST_VERSION} to {COMPACT_VERSION}{}", if *version > COMPACT_VERSION { " (a newer program wrote it)" } else { "" })]
+    #[error("unsupported format version {version}: this build reads versions {OLDEST_VERSION} to {NEWEST_VERSION}{}", if *version > NEWEST_VERSION { " (a newer program wrote it)" } else { "" })]
     UnsupportedVersion {
         /// The version found.
         version: u32,

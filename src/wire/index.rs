@@ -7,7 +7,7 @@
 //! index jumps from object to object; an older one is walked header by header (`skip`).
 
 use super::error::{corrupt, DecodeError, DecodeErrorKind};
-use super::format::{TypeHeader, NULL_TYPE_ID, TYPE_HEADER_SIZE, WORD_SIZE};
+use super::format::{TypeHeader, NULL_TYPE_ID, OBJECT_BIT, TYPE_HEADER_SIZE, WORD_SIZE};
 use super::limits::Limits;
 use super::skip::skip_object;
 use super::{read_stream_header, type_header};
@@ -112,7 +112,13 @@ pub(crate) fn index_rest(
         match entries.last().filter(|entry| entry.has_length()) {
             // Checked against the input when the entry was made; the object's own walk checks
             // that its fields end there.
-            Some(entry) => reader.skip(entry.end - reader.offset())?,
+            Some(entry) => {
+                reader.skip(entry.end - reader.offset())?;
+                if !reader.is_empty() && !at_object(reader) {
+                    let at = entry.offset + TYPE_HEADER_SIZE;
+                    return Err(corrupt(at, "an object's recorded length does not end where the next object starts"));
+                }
+            }
             None => skip_object(reader, header.instance, false, 0, limits)?,
         }
     }
@@ -120,21 +126,32 @@ pub(crate) fn index_rest(
 }
 
 /// Walks the objects of `entries` that `walked` says no decode has read (version 5 indexes jump
-/// over them), so that a corrupt object is reported wherever it is.
+/// over them), so that a corrupt object is reported wherever it is. They spend the zero-size
+/// allowance the decode left (`zero_sized_left`), as a version 3 index walk spends one allowance
+/// on every object; what is left is returned.
 pub(crate) fn check_unwalked(
     data: &[u8],
     entries: &[IndexEntry],
     walked: impl Fn(usize) -> bool,
+    zero_sized_left: usize,
     limits: &Limits,
-) -> Result<(), DecodeError> {
+) -> Result<usize, DecodeError> {
+    let mut left = zero_sized_left;
     for (at, entry) in entries.iter().enumerate() {
         if entry.has_length() && !walked(at) {
-            let mut reader = entry.body(data)?;
+            let mut reader = entry.body(data)?.with_zero_sized_left(left);
             skip_object(&mut reader, entry.instance, false, 0, limits)?;
             entry.check_end(&reader)?;
+            left = reader.zero_sized_left();
         }
     }
-    Ok(())
+    Ok(left)
+}
+
+/// Whether `reader` is at a top-level object's first type header.
+fn at_object(reader: &Reader<'_>) -> bool {
+    let header = reader.peek_u32().filter(|word| word & OBJECT_BIT != 0).map(|word| TypeHeader::unpack(word, 0));
+    reader.remaining() >= TYPE_HEADER_SIZE && header.is_some_and(|header| !header.base && header.instance != 0)
 }
 
 /// Puts `entries` in instance ID order, checking that the IDs are 1 to their count, each once.

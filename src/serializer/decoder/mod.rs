@@ -490,7 +490,7 @@ impl<'d, 'c> Decoder<'d, 'c> {
         // corrupt object is an error wherever it is: the index of a version 5 stream jumped over it.
         let states = &self.states;
         let walked = |at: usize| matches!(states[at], State::Ready(_) | State::Root | State::External(_));
-        check_unwalked(self.data, &self.entries, walked, &self.limits)?;
+        self.zero_sized_left = check_unwalked(self.data, &self.entries, walked, self.zero_sized_left, &self.limits)?;
         let unreached = self.states.iter().filter(|state| matches!(state, State::Pending)).count();
         self.record(DecodeEvent::ObjectsUnreached, unreached as u64, self.data.len())?;
         for shared in std::mem::take(&mut self.to_finish) {
