@@ -34,13 +34,22 @@ const DOOR_OBJECTS_V5: &[u8] = &[
 /// Where the version 3 stream's schema table lies (`tests/format.rs` checks those bytes).
 const V3_TABLE: std::ops::Range<usize> = 90..324;
 
-/// FORMAT.md's version 5 example: header, objects, the same schema table, a trailer of 356.
+/// The CRC-32 of the worked example's schema table, which FORMAT.md gives.
+const TABLE_CRC: u32 = 0xB730_D3F5;
+
+/// FORMAT.md's version 5 example: header, objects, the same schema table, a trailer of 56 bytes:
+/// 388 in all.
 fn door_v5_bytes() -> Vec<u8> {
     let v3 = BinarySerializer::new().encode(&door()).unwrap();
+    assert_eq!(crc32fast::hash(&v3[V3_TABLE]), TABLE_CRC);
     let trailer: &[u8] = &[
         0xC8, 0x45, 0x4E, 0x44, 0x00, 0x00, 0x00, 0x00, // end mark, no flags
-        0x02, 0x00, 0x00, 0x00, 0x64, 0x01, 0x00, 0x00, // 2 objects, length 356 ...
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // ... (u64), no checksum
+        0x02, 0x00, 0x00, 0x00, 0x84, 0x01, 0x00, 0x00, // 2 objects, length 388 ...
+        0x00, 0x00, 0x00, 0x00, 0x62, 0x00, 0x00, 0x00, // ... (u64), the table at 98 ...
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // ... (u64), no object index ...
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // ... (u64), no data blocks ...
+        0x00, 0x00, 0x00, 0x00, 0xF5, 0xD3, 0x30, 0xB7, // ... (u64), the table's CRC-32
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // no index CRC, no checksum
     ];
     let header: &[u8] = &[0x52, 0x46, 0x4C, 0x42, 0x05, 0x00, 0x00, 0x00];
     [header, DOOR_OBJECTS_V5, &v3[V3_TABLE], trailer].concat()
@@ -53,7 +62,7 @@ fn v5() -> BinarySerializer<'static> {
 #[test]
 fn the_worked_example_in_version_5_byte_for_byte() {
     let bytes = v5().encode(&door()).unwrap();
-    assert_eq!(bytes.len(), 356);
+    assert_eq!(bytes.len(), 388);
     assert_eq!(bytes, door_v5_bytes());
     // Every reader takes it: typed, dynamic (which writes it back as it was), the JSON twin.
     assert_eq!(BinarySerializer::new().decode::<Door>(&bytes).unwrap(), door());
@@ -182,7 +191,11 @@ fn a_cyclic_graph_round_trips_in_version_5() {
     let root = ring();
     let bytes = v5().encode(&root).unwrap();
     let v3 = BinarySerializer::new().encode(&root).unwrap();
-    assert_eq!(bytes.len(), v3.len() + 4 * 7, "a length for each of the 5 nodes, the door and its lock");
+    assert_eq!(
+        bytes.len(),
+        v3.len() + 4 * 7 + 32,
+        "a length for each of the 5 nodes, the door and its lock; 32 more bytes of trailer"
+    );
     let back: Rc<RefCell<Node>> = BinarySerializer::new().decode(&bytes).unwrap();
     let mut at = back.clone();
     let mut doors = Vec::new();
@@ -352,5 +365,53 @@ fn errors_at_a_header_point_at_the_header() {
         bytes[lock + 4..lock + 8].copy_from_slice(&1003u32.to_le_bytes());
         let error = DynamicGraph::from_bytes(&bytes).unwrap_err();
         assert_eq!(error.offset(), Some(lock), "version {version}: {error}");
+    }
+}
+
+/// The version 5 trailer: where the table starts and its CRC, checked on every read; no object
+/// index or data blocks yet, so any claim of one is refused rather than ignored.
+#[test]
+fn the_version_5_trailer_is_checked_field_by_field() {
+    let bytes = door_v5_bytes();
+    let end = bytes.len() - 56;
+    let refused = |at: usize, value: &[u8]| {
+        let mut changed = bytes.clone();
+        changed[at..at + value.len()].copy_from_slice(value);
+        let typed = BinarySerializer::new().decode::<Door>(&changed).unwrap_err();
+        let dynamic = DynamicGraph::from_bytes(&changed).unwrap_err();
+        assert_eq!(typed.offset(), dynamic.offset());
+        typed
+    };
+    for table in [0u64, 8, 97, 99, 300, u64::MAX] {
+        let error = refused(end + 20, &table.to_le_bytes());
+        assert_eq!(error.offset(), Some(end + 20), "table at {table}: {error}");
+    }
+    // The index's offset or CRC, and the blocks' offset.
+    for (at, reported, what) in [
+        (end + 28, end + 28, "object index"),
+        (end + 48, end + 28, "object index"),
+        (end + 36, end + 36, "data blocks"),
+    ] {
+        let error = refused(at, &[1]);
+        assert_eq!(error.offset(), Some(reported), "{error}");
+        assert!(error.to_string().contains(what), "{error}");
+    }
+    for flag in [2u32, 4, 1 << 31] {
+        let error = refused(end + 4, &flag.to_le_bytes());
+        assert_eq!(error.offset(), Some(end + 4), "{error}");
+    }
+    // A table damaged into other valid bytes (a letter of a field's name) is caught by its CRC,
+    // with no whole-stream checksum.
+    let name = bytes.windows(4).position(|w| w == b"open").unwrap();
+    let error = refused(name, b"opem");
+    assert!(matches!(error.kind(), DecodeErrorKind::ChecksumMismatch { .. }), "{error}");
+    assert_eq!(error.offset(), Some(end + 44));
+    // With a whole-stream checksum as well, any flipped bit is caught.
+    let checked = v5().checksum(true).encode(&door()).unwrap();
+    assert_eq!(BinarySerializer::new().decode::<Door>(&checked).unwrap(), door());
+    for bit in (0..checked.len() * 8).step_by(5) {
+        let mut flipped = checked.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        assert!(BinarySerializer::new().decode::<Box<dyn Reflectable>>(&flipped).is_err(), "bit {bit}");
     }
 }

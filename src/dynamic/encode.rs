@@ -15,7 +15,7 @@ use crate::schema::table::write_schema_entry;
 use crate::schema::TypeSchema;
 use crate::serializer::{EncodeError, Limits};
 use crate::wire::format::{FieldHeader, TypeHeader, LENGTHS_VERSION, MAX_INSTANCE_ID, SCHEMA_MARK, SCHEMA_VERSION};
-use crate::wire::{write_stream_header, write_trailer, LengthSlot, WireWrite};
+use crate::wire::{write_stream_header, write_trailer, write_trailer_v5, LengthSlot, WireWrite};
 use ahash::{AHashMap, AHashSet};
 use std::rc::Rc;
 
@@ -75,6 +75,7 @@ pub(super) fn encode(graph: &DynamicGraph) -> Result<Vec<u8>, EncodeError> {
         }
     }
     let next = writer.queue.len();
+    let table = writer.out.len();
     if graph.version >= SCHEMA_VERSION {
         writer.table();
     }
@@ -86,7 +87,10 @@ pub(super) fn encode(graph: &DynamicGraph) -> Result<Vec<u8>, EncodeError> {
             hasher
         });
         let length = out.len() as u64;
-        write_trailer(&mut out, next as u32, length, checksum, false);
+        match graph.version {
+            LENGTHS_VERSION => write_trailer_v5(&mut out, next as u32, length, (table as u64, table), checksum),
+            _ => write_trailer(&mut out, next as u32, length, checksum, false),
+        }
     }
     Ok(out)
 }

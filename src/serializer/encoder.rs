@@ -30,7 +30,7 @@ use crate::wire::error::EncodeError;
 use crate::wire::format::{
     FieldHeader, TypeHeader, LENGTHS_VERSION, MAX_INSTANCE_ID, NULL_INSTANCE, SCHEMA_VERSION, VERSION,
 };
-use crate::wire::{write_stream_header, write_trailer, LengthSlot, WireWrite};
+use crate::wire::{write_stream_header, write_trailer, write_trailer_v5, LengthSlot, WireWrite};
 use ahash::AHashSet;
 use generated::FieldWriter;
 use identities::Identities;
@@ -181,6 +181,9 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         }
         let clash =
             |rtti: &RttiType| EncodeError::TypeIdClash { type_id: rtti.id(), type_name: rtti.name().to_owned() };
+        // Where the table starts, in the stream and in the buffer (a version 5 trailer records both
+        // the offset and the table's CRC).
+        let table = (self.written + self.out.len() as u64, self.out.len());
         match self.schema_table {
             SchemaTable::Full => {
                 let kept = self.kept_entries()?;
@@ -201,7 +204,10 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
         }
         let objects = self.next_id - 1;
         let length = self.written + self.out.len() as u64;
-        write_trailer(&mut self.out, objects, length, self.checksum.take(), false);
+        match self.version {
+            LENGTHS_VERSION => write_trailer_v5(&mut self.out, objects, length, table, self.checksum.take()),
+            _ => write_trailer(&mut self.out, objects, length, self.checksum.take(), false),
+        }
         if let Some(sink) = self.sink.as_mut() {
             sink(&self.out)?;
             self.written += self.out.len() as u64;

@@ -192,6 +192,72 @@ impl Trailer {
     pub const CHECKSUM_OFFSET: usize = 20;
 }
 
+/// Size of a version 5 trailer: the 20 bytes a version 3 trailer starts with, then where the
+/// schema (or fingerprint) table starts, where an object index and data blocks start (0: none),
+/// the table's CRC-32, the index's, and the checksum (`FORMAT.md`, "Version 5").
+pub(crate) const TRAILER_V5_SIZE: usize = 56;
+
+/// The trailer of a version 5 stream. Not public: version 5's grammar is not final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct TrailerV5 {
+    /// [`TRAILER_CHECKSUM`]; the others must be 0.
+    pub flags: u32,
+    /// Number of top-level objects.
+    pub objects: u32,
+    /// Length of the whole stream, trailer included.
+    pub length: u64,
+    /// Where the schema or fingerprint table starts.
+    pub table: u64,
+    /// Where the object index starts; 0: none (none is written yet).
+    pub index: u64,
+    /// Where the data blocks start; 0: none (none are written yet).
+    pub blocks: u64,
+    /// CRC-32 of the table's bytes, always set.
+    pub table_crc: u32,
+    /// CRC-32 of the index's bytes; 0 without one.
+    pub index_crc: u32,
+    /// CRC-32 of every byte before this field, or 0.
+    pub checksum: u32,
+}
+
+impl TrailerV5 {
+    /// Where the checksum field starts: the checksum covers the bytes before it.
+    pub const CHECKSUM_OFFSET: usize = 52;
+
+    /// The 56 trailer bytes.
+    pub fn to_bytes(self) -> [u8; TRAILER_V5_SIZE] {
+        let mut bytes = [0; TRAILER_V5_SIZE];
+        bytes[0..4].copy_from_slice(&END_MARK.to_le_bytes());
+        bytes[4..8].copy_from_slice(&self.flags.to_le_bytes());
+        bytes[8..12].copy_from_slice(&self.objects.to_le_bytes());
+        bytes[12..20].copy_from_slice(&self.length.to_le_bytes());
+        bytes[20..28].copy_from_slice(&self.table.to_le_bytes());
+        bytes[28..36].copy_from_slice(&self.index.to_le_bytes());
+        bytes[36..44].copy_from_slice(&self.blocks.to_le_bytes());
+        bytes[44..48].copy_from_slice(&self.table_crc.to_le_bytes());
+        bytes[48..52].copy_from_slice(&self.index_crc.to_le_bytes());
+        bytes[52..56].copy_from_slice(&self.checksum.to_le_bytes());
+        bytes
+    }
+
+    /// Parses 56 trailer bytes; `None` when they do not start with [`END_MARK`].
+    pub fn from_bytes(bytes: &[u8; TRAILER_V5_SIZE]) -> Option<Self> {
+        let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let long = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        (word(0) == END_MARK).then(|| TrailerV5 {
+            flags: word(4),
+            objects: word(8),
+            length: long(12),
+            table: long(20),
+            index: long(28),
+            blocks: long(36),
+            table_crc: word(44),
+            index_crc: word(48),
+            checksum: word(52),
+        })
+    }
+}
+
 /// A decoded field header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FieldHeader {

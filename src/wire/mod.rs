@@ -14,15 +14,15 @@ pub(crate) mod limits;
 pub(crate) mod skip;
 mod write;
 
-pub(crate) use write::{write_stream_header, write_trailer, LengthSlot, WireWrite};
+pub(crate) use write::{write_stream_header, write_trailer, write_trailer_v5, LengthSlot, WireWrite};
 
 use crate::plain::Reader;
 use error::{corrupt, DecodeError, DecodeErrorKind};
 use format::MIN_TABLE;
 use format::{
-    FieldHeader, Trailer, TypeHeader, WireKind, COMPACT_VERSION, FINGERPRINT_MARK, LENGTHS_VERSION, MAGIC,
+    FieldHeader, Trailer, TrailerV5, TypeHeader, WireKind, COMPACT_VERSION, FINGERPRINT_MARK, LENGTHS_VERSION, MAGIC,
     NEWEST_VERSION, NULL_TYPE_ID, OBJECT_BIT, OLDEST_VERSION, SCHEMA_VERSION, STREAM_HEADER_SIZE, TRAILER_CHECKSUM,
-    TRAILER_COMPACT, TRAILER_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, WORD_SIZE,
+    TRAILER_COMPACT, TRAILER_SIZE, TRAILER_V5_SIZE, TYPE_HEADER_SIZE, VARIANT_TAG, WORD_SIZE,
 };
 use limits::Limits;
 
@@ -65,6 +65,9 @@ pub(crate) struct Body<'a> {
 /// has none), record the input's exact length, and match its checksum if it has one.
 pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     let version = read_stream_header(&mut Reader::new(input))?;
+    if version == LENGTHS_VERSION {
+        return body_v5(input);
+    }
     if version == 1 {
         let body = Body {
             data: input,
@@ -122,23 +125,86 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
         .checked_sub(length)
         .filter(|&start| start >= STREAM_HEADER_SIZE && length >= MIN_TABLE)
         .ok_or_else(|| corrupt(length_at, "the schema table's length does not fit the stream"))?;
-    // The table's mark says which of the two it is; any other mark is the schema table's reader's
-    // to refuse.
+    Ok(with_table(
+        input,
+        (start, end),
+        Body { objects: Some(trailer.objects), compact, checksum, lengths, ..EMPTY_BODY },
+    ))
+}
+
+/// A body with nothing found yet.
+const EMPTY_BODY: Body<'static> = Body {
+    data: &[],
+    objects: None,
+    schema: None,
+    fingerprints: None,
+    compact: false,
+    checksum: false,
+    lengths: false,
+};
+
+/// `body` with its objects before the table at `start..end` of `input`, and the table as the
+/// schema or the fingerprint table its mark says (any other mark is the schema table reader's to
+/// refuse).
+fn with_table<'a>(input: &'a [u8], (start, end): (usize, usize), body: Body<'_>) -> Body<'a> {
     let at = Some((start, end));
-    let body = Body {
-        data: &input[..start],
-        objects: Some(trailer.objects),
-        schema: None,
-        fingerprints: None,
-        compact,
-        checksum,
-        lengths,
-    };
+    let body = Body { data: &input[..start], ..body };
     if input[start..start + WORD_SIZE] == FINGERPRINT_MARK.to_le_bytes() {
-        Ok(Body { fingerprints: at, ..body })
+        Body { fingerprints: at, ..body }
     } else {
-        Ok(Body { schema: at, ..body })
+        Body { schema: at, ..body }
     }
+}
+
+/// [`stream_body`] of a version 5 stream: its 56-byte trailer says where the table starts and
+/// holds the table's CRC, checked here whether or not the stream carries a whole checksum.
+fn body_v5(input: &[u8]) -> Result<Body<'_>, DecodeError> {
+    let end = input.len().checked_sub(TRAILER_V5_SIZE).filter(|&end| end >= STREAM_HEADER_SIZE);
+    let trailer = end.and_then(|end| TrailerV5::from_bytes(input[end..].try_into().expect("TRAILER_V5_SIZE bytes")));
+    let (Some(end), Some(trailer)) = (end, trailer) else {
+        return Err(DecodeError::new(DecodeErrorKind::MissingTrailer, input.len()));
+    };
+    if trailer.length != input.len() as u64 {
+        let kind = DecodeErrorKind::LengthMismatch { recorded: trailer.length, actual: input.len() };
+        return Err(DecodeError::new(kind, end));
+    }
+    if trailer.flags & !TRAILER_CHECKSUM != 0 {
+        return Err(corrupt(end + 4, "unknown trailer flags set"));
+    }
+    let checksum = trailer.flags & TRAILER_CHECKSUM != 0;
+    if !checksum && trailer.checksum != 0 {
+        return Err(corrupt(end + TrailerV5::CHECKSUM_OFFSET, "a checksum without the checksum flag"));
+    }
+    if checksum {
+        let covered = end + TrailerV5::CHECKSUM_OFFSET;
+        let computed = crc32fast::hash(&input[..covered]);
+        if computed != trailer.checksum {
+            let kind = DecodeErrorKind::ChecksumMismatch { recorded: trailer.checksum, computed };
+            return Err(DecodeError::new(kind, covered));
+        }
+    }
+    if trailer.index != 0 || trailer.index_crc != 0 {
+        return Err(corrupt(end + 28, "an object index, which this build does not read"));
+    }
+    if trailer.blocks != 0 {
+        return Err(corrupt(end + 36, "data blocks, which this build does not read"));
+    }
+    // The table ends with its own length too: both must say where it starts.
+    let start = usize::try_from(trailer.table)
+        .ok()
+        .filter(|&start| start >= STREAM_HEADER_SIZE && end.checked_sub(start).is_some_and(|len| len >= MIN_TABLE))
+        .ok_or_else(|| corrupt(end + 20, "the trailer's table offset does not fit the stream"))?;
+    let length = u32::from_le_bytes(input[end - WORD_SIZE..end].try_into().expect("a word")) as usize;
+    if length != end - start {
+        return Err(corrupt(end + 20, "the trailer's table offset and the table's length disagree"));
+    }
+    let computed = crc32fast::hash(&input[start..end]);
+    if computed != trailer.table_crc {
+        let kind = DecodeErrorKind::ChecksumMismatch { recorded: trailer.table_crc, computed };
+        return Err(DecodeError::new(kind, end + 44));
+    }
+    let body = Body { objects: Some(trailer.objects), checksum, lengths: true, ..EMPTY_BODY };
+    Ok(with_table(input, (start, end), body))
 }
 
 /// Reads a type header; the next word must have [`OBJECT_BIT`] set.

@@ -5,8 +5,8 @@
 //! trait over "append these bytes".
 
 use super::format::{
-    FieldHeader, Trailer, TypeHeader, FIELD_TERMINATOR, MAGIC, NULL_TYPE_ID, TRAILER_CHECKSUM, TRAILER_COMPACT,
-    TRAILER_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID,
+    FieldHeader, Trailer, TrailerV5, TypeHeader, FIELD_TERMINATOR, MAGIC, NULL_TYPE_ID, TRAILER_CHECKSUM,
+    TRAILER_COMPACT, TRAILER_SIZE, TRAILER_V5_SIZE, VARIANT_TAG, VARIANT_TAG_FIELD_ID,
 };
 
 /// A buffer the grammar is written into; every method has the one spelling of its piece.
@@ -97,6 +97,33 @@ pub(crate) fn write_trailer(
     let mut trailer = Trailer { flags, objects, length: length + TRAILER_SIZE as u64, checksum: 0 };
     if let Some(mut hasher) = checksum {
         hasher.update(&trailer.to_bytes()[..Trailer::CHECKSUM_OFFSET]);
+        trailer.checksum = hasher.finalize();
+    }
+    out.extend_from_slice(&trailer.to_bytes());
+}
+
+/// Appends the trailer of a version 5 stream that holds `objects` top-level objects and, before
+/// the trailer, `length` bytes, the last of them the table at `table` (its offset in the stream)
+/// whose bytes `out` ends with (`table_start` in `out`); `checksum` has hashed the bytes before
+/// the trailer when the stream carries a checksum.
+pub(crate) fn write_trailer_v5(
+    out: &mut Vec<u8>,
+    objects: u32,
+    length: u64,
+    (table, table_start): (u64, usize),
+    checksum: Option<crc32fast::Hasher>,
+) {
+    let flags = if checksum.is_some() { TRAILER_CHECKSUM } else { 0 };
+    let mut trailer = TrailerV5 {
+        flags,
+        objects,
+        length: length + TRAILER_V5_SIZE as u64,
+        table,
+        table_crc: crc32fast::hash(&out[table_start..]),
+        ..TrailerV5::default()
+    };
+    if let Some(mut hasher) = checksum {
+        hasher.update(&trailer.to_bytes()[..TrailerV5::CHECKSUM_OFFSET]);
         trailer.checksum = hasher.finalize();
     }
     out.extend_from_slice(&trailer.to_bytes());
