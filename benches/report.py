@@ -17,10 +17,11 @@ CRITERION = os.path.join(HERE, "target", "criterion")
 SIZES = os.path.join(HERE, "target", "bench-sizes.json")
 OUT = os.path.join(HERE, "RESULTS.md")
 DATASETS = ["mesh", "log", "minecraft_savedata", "level_1000", "level_10000", "level_100000", "level_1000000"]
-PEERS = ["reflectable", "prost", "postcard", "bitcode", "bevy_reflect", "fory", "memcpy"]
+PEERS = ["reflectable", "reflectable_v5", "prost", "postcard", "bitcode", "bevy_reflect", "fory", "memcpy"]
 # How each peer holds the level graph (see benches/src/level_peers.rs).
 LEVEL_FORMS = {
     "reflectable": "shared graph",
+    "reflectable_v5": "shared graph, format version 5",
     "fory": "shared graph (camera targets as indices)",
     "postcard": "tree, shared data duplicated",
     "prost": "tree, shared data duplicated",

@@ -278,6 +278,15 @@ fn level_graph(c: &mut Criterion) {
         group.bench_function("reflectable/decode", |b| {
             b.iter_with_large_drop(|| Teardown(serializer.decode::<level::Level>(black_box(&bytes)).unwrap()))
         });
+        // Format version 5 (FORMAT.md, "Version 5"; not yet the default): a length per top-level
+        // object, so the decoder's index jumps instead of walking every object.
+        let v5 = serializer.format_version(5);
+        let v5_bytes = v5.encode(&level).unwrap();
+        record(&name, "reflectable_v5", v5_bytes.len());
+        group.bench_function("reflectable_v5/encode", |b| b.iter(|| v5.encode(black_box(&level)).unwrap()));
+        group.bench_function("reflectable_v5/decode", |b| {
+            b.iter_with_large_drop(|| Teardown(v5.decode::<level::Level>(black_box(&v5_bytes)).unwrap()))
+        });
         // Without the types, and the JSON twin (what `reflectable json` makes): their ratios to
         // the typed decode above are issue 13's and 16's targets (under 2x and 3x).
         group.bench_function("reflectable/decode_dynamic", |b| {
