@@ -69,53 +69,25 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
         return body_v5(input);
     }
     if version == 1 {
-        let body = Body {
-            data: input,
-            objects: None,
-            schema: None,
-            fingerprints: None,
-            compact: false,
-            checksum: false,
-            lengths: false,
-        };
-        return Ok(body);
+        return Ok(Body { data: input, ..EMPTY_BODY });
     }
     let end = input.len().checked_sub(TRAILER_SIZE).filter(|&end| end >= STREAM_HEADER_SIZE);
     let trailer = end.and_then(|end| Trailer::from_bytes(input[end..].try_into().expect("TRAILER_SIZE bytes")));
     let (Some(end), Some(trailer)) = (end, trailer) else {
         return Err(DecodeError::new(DecodeErrorKind::MissingTrailer, input.len()));
     };
-    if trailer.length != input.len() as u64 {
-        let kind = DecodeErrorKind::LengthMismatch { recorded: trailer.length, actual: input.len() };
-        return Err(DecodeError::new(kind, end));
-    }
     // Version 4 is exactly the compact streams: the flag says so twice, so that a decoder that
     // reads the trailer before the version still refuses them.
     let compact = version == COMPACT_VERSION;
     let allowed = if compact { TRAILER_CHECKSUM | TRAILER_COMPACT } else { TRAILER_CHECKSUM };
-    if trailer.flags & !allowed != 0 {
-        return Err(corrupt(end + 4, "unknown trailer flags set"));
-    }
+    let recorded = (trailer.length, trailer.flags, trailer.checksum);
+    let checksum = check_trailer(input, end, recorded, allowed, Trailer::CHECKSUM_OFFSET)?;
     if compact && trailer.flags & TRAILER_COMPACT == 0 {
         return Err(corrupt(end + 4, "a version 4 stream without the compact flag"));
     }
-    if trailer.flags & TRAILER_CHECKSUM == 0 && trailer.checksum != 0 {
-        return Err(corrupt(end + Trailer::CHECKSUM_OFFSET, "a checksum without the checksum flag"));
-    }
-    if trailer.flags & TRAILER_CHECKSUM != 0 {
-        let covered = end + Trailer::CHECKSUM_OFFSET;
-        let computed = crc32fast::hash(&input[..covered]);
-        if computed != trailer.checksum {
-            let kind = DecodeErrorKind::ChecksumMismatch { recorded: trailer.checksum, computed };
-            return Err(DecodeError::new(kind, covered));
-        }
-    }
-    let checksum = trailer.flags & TRAILER_CHECKSUM != 0;
-    let lengths = version == LENGTHS_VERSION;
+    let objects = Some(trailer.objects);
     if version < SCHEMA_VERSION {
-        let data = &input[..end];
-        let objects = Some(trailer.objects);
-        return Ok(Body { data, objects, schema: None, fingerprints: None, compact, checksum, lengths });
+        return Ok(Body { data: &input[..end], objects, compact, checksum, ..EMPTY_BODY });
     }
     // The table ends with its own length, so it is found from the trailer backwards.
     let missing = || corrupt(end, "a version 3 stream without its schema table");
@@ -125,11 +97,39 @@ pub(crate) fn stream_body(input: &[u8]) -> Result<Body<'_>, DecodeError> {
         .checked_sub(length)
         .filter(|&start| start >= STREAM_HEADER_SIZE && length >= MIN_TABLE)
         .ok_or_else(|| corrupt(length_at, "the schema table's length does not fit the stream"))?;
-    Ok(with_table(
-        input,
-        (start, end),
-        Body { objects: Some(trailer.objects), compact, checksum, lengths, ..EMPTY_BODY },
-    ))
+    Ok(with_table(input, (start, end), Body { objects, compact, checksum, ..EMPTY_BODY }))
+}
+
+/// The checks every trailer shares: the recorded `(length, flags, checksum)` give the input's
+/// length, no flag outside `allowed`, and a checksum (at `checksum_at` in the trailer, covering
+/// every byte before it) that matches when flagged and is 0 when not. `true`: the stream carries
+/// a checksum.
+fn check_trailer(
+    input: &[u8],
+    end: usize,
+    (length, flags, recorded): (u64, u32, u32),
+    allowed: u32,
+    checksum_at: usize,
+) -> Result<bool, DecodeError> {
+    if length != input.len() as u64 {
+        let kind = DecodeErrorKind::LengthMismatch { recorded: length, actual: input.len() };
+        return Err(DecodeError::new(kind, end));
+    }
+    if flags & !allowed != 0 {
+        return Err(corrupt(end + 4, "unknown trailer flags set"));
+    }
+    let checksum = flags & TRAILER_CHECKSUM != 0;
+    let covered = end + checksum_at;
+    if !checksum && recorded != 0 {
+        return Err(corrupt(covered, "a checksum without the checksum flag"));
+    }
+    if checksum {
+        let computed = crc32fast::hash(&input[..covered]);
+        if computed != recorded {
+            return Err(DecodeError::new(DecodeErrorKind::ChecksumMismatch { recorded, computed }, covered));
+        }
+    }
+    Ok(checksum)
 }
 
 /// A body with nothing found yet.
@@ -164,25 +164,8 @@ fn body_v5(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     let (Some(end), Some(trailer)) = (end, trailer) else {
         return Err(DecodeError::new(DecodeErrorKind::MissingTrailer, input.len()));
     };
-    if trailer.length != input.len() as u64 {
-        let kind = DecodeErrorKind::LengthMismatch { recorded: trailer.length, actual: input.len() };
-        return Err(DecodeError::new(kind, end));
-    }
-    if trailer.flags & !TRAILER_CHECKSUM != 0 {
-        return Err(corrupt(end + 4, "unknown trailer flags set"));
-    }
-    let checksum = trailer.flags & TRAILER_CHECKSUM != 0;
-    if !checksum && trailer.checksum != 0 {
-        return Err(corrupt(end + TrailerV5::CHECKSUM_OFFSET, "a checksum without the checksum flag"));
-    }
-    if checksum {
-        let covered = end + TrailerV5::CHECKSUM_OFFSET;
-        let computed = crc32fast::hash(&input[..covered]);
-        if computed != trailer.checksum {
-            let kind = DecodeErrorKind::ChecksumMismatch { recorded: trailer.checksum, computed };
-            return Err(DecodeError::new(kind, covered));
-        }
-    }
+    let recorded = (trailer.length, trailer.flags, trailer.checksum);
+    let checksum = check_trailer(input, end, recorded, TRAILER_CHECKSUM, TrailerV5::CHECKSUM_OFFSET)?;
     if trailer.index != 0 || trailer.index_crc != 0 {
         return Err(corrupt(end + 28, "an object index, which this build does not read"));
     }
