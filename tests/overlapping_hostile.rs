@@ -621,3 +621,26 @@ fn e9_map_paths_applied_to_a_clone() {
     assert_eq!(report.is_complete(), eq.is_ok(), "report: {report}; rtti_eq: {eq:?}");
     assert!(report.is_complete(), "{report}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// F9 (found by `p4_closed_complete_when_nothing_needs_an_outside_object`, 2026-11-28): a `Weak`
+// compared before the shared allocation that holds its target. The root's `link` leads to `x`,
+// an old object the new graph holds only behind `s`, an allocation both graphs share, which the
+// diff meets later (under a created object). Named when the link was compared, `x` looked new:
+// the patch created a copy for it that nothing held. A `Weak`'s unknown target is now named
+// after every created object has its body.
+#[test]
+fn f9_weak_met_before_the_shared_allocation_holding_its_target() {
+    let x = node("x", vec![]);
+    let s = node("s", vec![x.clone()]);
+    let old = node("root", vec![s.clone()]);
+    let t = node("t", vec![s.clone()]);
+    let new = node("root", vec![t.clone()]);
+    new.borrow_mut().link = Rc::downgrade(&x);
+    let (complete, eq, report, patch) = round(&old, &new);
+    eprintln!("patch: {patch:?}");
+    assert!(complete, "report: {report}");
+    assert_eq!(eq, Ok(()));
+    assert!(Rc::ptr_eq(&old.borrow().link.upgrade().unwrap(), &x), "the link leads to x itself");
+    unlink(&[&old, &new, &s, &x, &t]);
+}

@@ -486,3 +486,20 @@ fn p1_other_kinds() {
 fn p6_identity() {
     check(|n, e, s, d, h| property(&[6], false, n, e, s, d, h));
 }
+
+/// The case CI's run of `p4_closed_complete_when_nothing_needs_an_outside_object` found on
+/// 2026-11-28 (a `Weak` named before the shared allocation holding its target was met; F9 of
+/// tests/overlapping_hostile.rs), kept so every run tries it.
+#[test]
+fn p4_closed_weak_met_before_its_shared_holder() {
+    let case = property(
+        &[4],
+        true,
+        95,
+        vec![(51, 170, 0), (2, 1, 0), (0, 26, 0)],
+        4,
+        vec![(33, 0, 25, 5), (69, 0, 179, 0)],
+        0,
+    );
+    assert!(!case.is_failure(), "{case:?}");
+}

@@ -75,6 +75,10 @@ enum Told {
 /// Marks an element whose target is a guess: the old element it would keep if the guess holds.
 pub(crate) const TENTATIVE: u32 = 1 << 31;
 
+/// Marks a `Weak` element's target left to name until every object the patch creates has its
+/// body (see [`Differ::finish`]).
+const DEFERRED: u32 = 1 << 31;
+
 /// Why no patch could be made.
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -264,9 +268,9 @@ struct Differ {
     told: Told,
     /// Guesses still to try: an old object's place and a new object.
     guesses: Vec<(u32, SharedObject)>,
-    /// Pointer targets the patch names before it knows what they become: a new object, and the
-    /// old object guessed for it.
-    targets: Vec<(SharedObject, Option<usize>)>,
+    /// Pointer targets the patch names before it knows what they become: a new object, the old
+    /// object guessed for it, and whether a `Weak` names it.
+    targets: Vec<(SharedObject, Option<usize>, bool)>,
     /// The place (or frame) of the old object being compared (`NONE` while writing a new object
     /// in full), and the steps inside it to the field being compared.
     place: u32,
@@ -604,27 +608,60 @@ impl Differ {
     }
 
     /// Resolves every named target; objects the patch creates get their bodies (which may name
-    /// more targets) as they are reached.
+    /// more targets) as they are reached. A `Weak`'s target the diff does not know yet is named
+    /// last: it may be an old object the new graph holds only behind an allocation both graphs
+    /// share, met in the body of an object created later (named first, it would look new, and
+    /// the `Weak` would lead to a copy that nothing holds).
     fn finish(mut self) -> Result<Patch, DiffError> {
         let mut next = 0;
-        while next < self.entries.len() {
-            if let Some(new) = self.created.remove(&(next as u32)) {
-                let body = new.read(|b| self.body_at(NONE, None, b, b.rtti())).map_err(unreadable_object)??;
-                self.entries[next].body = body;
-            }
-            let mut body = std::mem::take(&mut self.entries[next].body);
-            self.resolve(&mut body)?;
-            self.entries[next].body = body;
-            next += 1;
+        self.fill(&mut next, true)?;
+        for entry in 0..self.entries.len() {
+            let mut body = std::mem::take(&mut self.entries[entry].body);
+            self.resolve_deferred(&mut body)?;
+            self.entries[entry].body = body;
         }
+        // The bodies of objects created for those `Weak`s.
+        self.fill(&mut next, false)?;
         Ok(Patch { objects: self.entries })
     }
 
-    fn resolve(&mut self, body: &mut ObjectBody) -> Result<(), DiffError> {
+    /// Gives the entries from `next` on their bodies and resolves their targets (`defer`: a
+    /// `Weak`'s unknown target is left marked [`DEFERRED`]).
+    fn fill(&mut self, next: &mut usize, defer: bool) -> Result<(), DiffError> {
+        while *next < self.entries.len() {
+            if let Some(new) = self.created.remove(&(*next as u32)) {
+                let body = new.read(|b| self.body_at(NONE, None, b, b.rtti())).map_err(unreadable_object)??;
+                self.entries[*next].body = body;
+            }
+            let mut body = std::mem::take(&mut self.entries[*next].body);
+            self.resolve(&mut body, defer)?;
+            self.entries[*next].body = body;
+            *next += 1;
+        }
+        Ok(())
+    }
+
+    /// Names the targets [`resolve`](Self::resolve) left [`DEFERRED`] in `body`.
+    fn resolve_deferred(&mut self, body: &mut ObjectBody) -> Result<(), DiffError> {
+        for edit in &mut body.embedded {
+            for element in edit.elements.iter_mut().filter_map(|element| element.body.as_mut()) {
+                self.resolve_deferred(element)?;
+            }
+        }
+        for edit in &mut body.pointers {
+            for element in edit.elements.iter_mut().filter(|(_, target)| target & DEFERRED != 0) {
+                let new = self.targets[(element.1 & !DEFERRED) as usize - 1].0.clone();
+                element.1 = self.resolve_target(&new)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve(&mut self, body: &mut ObjectBody, defer: bool) -> Result<(), DiffError> {
         for edit in &mut body.embedded {
             for element in &mut edit.elements {
                 if let Some(body) = &mut element.body {
-                    self.resolve(body)?;
+                    self.resolve(body, defer)?;
                 }
             }
         }
@@ -635,19 +672,24 @@ impl Differ {
                     elements.push((old, target));
                     continue;
                 }
-                let (new, guess) = self.targets[target as usize - 1].clone();
+                let (new, guess, weak) = self.targets[target as usize - 1].clone();
                 let tentative = old != NONE && old & TENTATIVE != 0;
                 let held = tentative
                     && guess
                         .and_then(|guess| self.old_places.get(&guess))
                         .is_some_and(|&place| self.paired[place as usize] == new.addr());
                 let old = if old == NONE { NONE } else { old & !TENTATIVE };
+                let unknown = !self.new_side.contains_key(&new.addr()) && !self.old_places.contains_key(&new.addr());
+                let named = |this: &mut Self| match defer && weak && unknown {
+                    true => Ok(target | DEFERRED),
+                    false => this.resolve_target(&new),
+                };
                 match (held, edit.rebuild) {
                     // The guess held: the element keeps its old target.
                     (true, true) => elements.push((old, 0)),
                     (true, false) => {}
-                    (false, true) => elements.push((NONE, self.resolve_target(&new)?)),
-                    (false, false) => elements.push((old, self.resolve_target(&new)?)),
+                    (false, true) => elements.push((NONE, named(self)?)),
+                    (false, false) => elements.push((old, named(self)?)),
                 }
             }
             edit.elements = elements;

@@ -8,7 +8,7 @@ use super::TENTATIVE;
 use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Side};
 use crate::diff::align::{align, fill_gaps, used};
 use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
-use crate::field::{RttiField, SharedObject};
+use crate::field::{FieldAccess, RttiField, SharedObject};
 use crate::rtti::{Reflectable, RttiType};
 use ahash::{AHashMap, AHashSet};
 use smallvec::SmallVec;
@@ -586,7 +586,8 @@ impl Differ {
             return Ok(0);
         }
         let Some(target) = field.shared(owner, index).map_err(unreadable(field))? else { return Ok(0) };
-        self.targets.push((target, guess));
+        let weak = matches!(field.access(), FieldAccess::Pointer(access) if access.is_weak());
+        self.targets.push((target, guess, weak));
         Ok(self.targets.len() as u32)
     }
 }
