@@ -79,6 +79,15 @@ pub enum DecodeErrorKind {
         /// The checksum of the bytes read.
         computed: u32,
     },
+    /// The CRC-32 a version 5 trailer records for the schema (or fingerprint) table does not
+    /// match the table's bytes: they changed after writing.
+    #[error("the schema table's checksum does not match: the trailer records {recorded:#010x}, the table gives {computed:#010x}")]
+    TableChecksumMismatch {
+        /// The checksum recorded.
+        recorded: u32,
+        /// The checksum of the table read.
+        computed: u32,
+    },
     /// The trailer records another number of top-level objects than the stream holds.
     #[error("the stream records {recorded} objects but holds {found}")]
     ObjectCountMismatch {
@@ -219,9 +228,11 @@ impl PartialEq for DecodeErrorKind {
                 FingerprintMismatch { type_id: e, type_name: f, recorded: g, running: h },
             ) => (a, b, c, d) == (e, f, g, h),
             (LengthMismatch { recorded: a, actual: b }, LengthMismatch { recorded: c, actual: d }) => (a, b) == (c, d),
-            (ChecksumMismatch { recorded: a, computed: b }, ChecksumMismatch { recorded: c, computed: d }) => {
-                (a, b) == (c, d)
-            }
+            (ChecksumMismatch { recorded: a, computed: b }, ChecksumMismatch { recorded: c, computed: d })
+            | (
+                TableChecksumMismatch { recorded: a, computed: b },
+                TableChecksumMismatch { recorded: c, computed: d },
+            ) => (a, b) == (c, d),
             (ObjectCountMismatch { recorded: a, found: b }, ObjectCountMismatch { recorded: c, found: d }) => {
                 (a, b) == (c, d)
             }

@@ -54,7 +54,8 @@ pub const EMPTY_SCHEMA_TABLE: [u8; 12] = {
     table[8] = 12;
     table
 };
-/// Size of the trailer: end mark, flags, object count, stream length (`u64`), checksum.
+/// Size of the trailer of versions 2 to 4: end mark, flags, object count, stream length (`u64`),
+/// checksum. (Version 5's is longer: `FORMAT.md`, "Version 5".)
 pub const TRAILER_SIZE: usize = 24;
 /// Trailer flag bit 0: the checksum word holds the CRC-32 of every byte before it.
 pub const TRAILER_CHECKSUM: u32 = 1 << 0;
@@ -149,7 +150,8 @@ impl TypeHeader {
     }
 }
 
-/// The trailer that ends a version 2 stream, so that a stream cut anywhere is an error: the end
+/// The trailer that ends a stream of versions 2 to 4 (version 5's is longer), so that a stream
+/// cut anywhere is an error: the end
 /// mark, flags, how many top-level objects the stream holds, its total length in bytes (trailer
 /// included), and the CRC-32 (IEEE) of every byte before the checksum field when
 /// [`TRAILER_CHECKSUM`] is set (0 otherwise).

@@ -166,8 +166,11 @@ fn body_v5(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     };
     let recorded = (trailer.length, trailer.flags, trailer.checksum);
     let checksum = check_trailer(input, end, recorded, TRAILER_CHECKSUM, TrailerV5::CHECKSUM_OFFSET)?;
-    if trailer.index != 0 || trailer.index_crc != 0 {
+    if trailer.index != 0 {
         return Err(corrupt(end + 28, "an object index, which this build does not read"));
+    }
+    if trailer.index_crc != 0 {
+        return Err(corrupt(end + 48, "a checksum of an object index, which this build does not read"));
     }
     if trailer.blocks != 0 {
         return Err(corrupt(end + 36, "data blocks, which this build does not read"));
@@ -183,7 +186,7 @@ fn body_v5(input: &[u8]) -> Result<Body<'_>, DecodeError> {
     }
     let computed = crc32fast::hash(&input[start..end]);
     if computed != trailer.table_crc {
-        let kind = DecodeErrorKind::ChecksumMismatch { recorded: trailer.table_crc, computed };
+        let kind = DecodeErrorKind::TableChecksumMismatch { recorded: trailer.table_crc, computed };
         return Err(DecodeError::new(kind, end + 44));
     }
     let body = Body { objects: Some(trailer.objects), checksum, lengths: true, ..EMPTY_BODY };

@@ -540,6 +540,9 @@ pub fn without_trailer(bytes: &[u8]) -> Option<Vec<u8>> {
 /// table reach the table's parser instead of the length check; `None` when the input does not
 /// end with a trailer or the trailer already has nothing to fix.
 pub fn with_actual_length(bytes: &[u8]) -> Option<Vec<u8>> {
+    if bytes.get(4..8) == Some(&5u32.to_le_bytes()[..]) {
+        return with_actual_length_v5(bytes);
+    }
     let (end, mut found) = trailer(bytes)?;
     if found.length == bytes.len() as u64 && found.flags & TRAILER_CHECKSUM == 0 {
         return None;
@@ -550,6 +553,27 @@ pub fn with_actual_length(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut fixed = bytes.to_vec();
     fixed[end..].copy_from_slice(&found.to_bytes());
     Some(fixed)
+}
+
+/// [`with_actual_length`] of a version 5 stream, whose 56-byte trailer also records where the
+/// table starts and its CRC: set from the table's own length word (when it fits), so a changed
+/// table or a resized stream reaches the table's parser and the objects' decoder.
+fn with_actual_length_v5(bytes: &[u8]) -> Option<Vec<u8>> {
+    const SIZE: usize = 56;
+    let end = bytes.len().checked_sub(SIZE).filter(|&end| end >= STREAM_HEADER_SIZE + 4)?;
+    if bytes[end..end + 4] != [0xC8, b'E', b'N', b'D'] {
+        return None;
+    }
+    let mut fixed = bytes.to_vec();
+    fixed[end + 12..end + 20].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+    fixed[end + 4] &= !(TRAILER_CHECKSUM as u8);
+    fixed[end + 52..end + 56].fill(0);
+    let table_length = u32::from_le_bytes(bytes[end - 4..end].try_into().ok()?) as usize;
+    if let Some(start) = end.checked_sub(table_length).filter(|&start| start >= STREAM_HEADER_SIZE) {
+        fixed[end + 20..end + 28].copy_from_slice(&(start as u64).to_le_bytes());
+        fixed[end + 44..end + 48].copy_from_slice(&crc32fast::hash(&bytes[start..end]).to_le_bytes());
+    }
+    (fixed != bytes).then_some(fixed)
 }
 
 /// Decodes `bytes` every way the API offers (root by value, in each shared family, with tight
