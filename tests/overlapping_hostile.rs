@@ -644,3 +644,32 @@ fn f9_weak_met_before_the_shared_allocation_holding_its_target() {
     assert!(Rc::ptr_eq(&old.borrow().link.upgrade().unwrap(), &x), "the link leads to x itself");
     unlink(&[&old, &new, &s, &x, &t]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// G3 (found reviewing F9's fix; older than it): an object in an `Arc<Mutex<_>>` leaves one field
+// and the new graph names it from another. The moved-object pass compared the very allocation
+// with itself, locking its `Mutex` twice: `diff` never returned.
+#[derive(Reflectable, Default)]
+#[rtti(id = 942_090)]
+struct MutexPair {
+    #[rtti(id = 1)]
+    a: Vec<Arc<Mutex<MutexPair>>>,
+    #[rtti(id = 2)]
+    b: Vec<Arc<Mutex<MutexPair>>>,
+}
+
+#[test]
+fn g3_an_object_moving_between_fields_in_a_mutex_is_itself() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let s = Arc::new(Mutex::new(MutexPair::default()));
+        let old = Arc::new(Mutex::new(MutexPair { a: vec![s.clone()], b: Vec::new() }));
+        let new = Arc::new(Mutex::new(MutexPair { a: Vec::new(), b: vec![s.clone()] }));
+        let patch = diff(&old, &new).unwrap();
+        let report = patch.apply_shared(&old);
+        let same = Arc::ptr_eq(&old.lock().unwrap().b[0], &s);
+        done.send((report.is_complete(), rtti_eq(&old, &new).is_ok(), same)).unwrap();
+    });
+    let result = finished.recv_timeout(Duration::from_secs(60)).expect("diff returns");
+    assert_eq!(result, (true, true, true));
+}

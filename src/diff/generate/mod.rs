@@ -328,6 +328,12 @@ impl Differ {
     /// value) are known equal.
     fn try_pair(&mut self, place: u32, new: &SharedObject, verified: bool) -> Result<bool, DiffError> {
         let old = self.places[place as usize].old.clone().expect("a pointer target's place has its object");
+        if old.addr() == new.addr() {
+            // The very allocation in both graphs (an object that left one field and is named by
+            // another): it is itself. Comparing it with itself would lock a `Mutex` twice.
+            self.pair_itself(place);
+            return Ok(true);
+        }
         self.pair(new, place);
         let known = if verified { Known::SameFingerprint } else { Known::Nothing };
         if old.family().is_mutable() {
