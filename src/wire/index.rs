@@ -148,6 +148,17 @@ pub(crate) fn check_unwalked(
     Ok(left)
 }
 
+/// Reads a top-level object's length word (version 5; `reader` past its first type header) and
+/// returns where the object ends, checked against the bytes left.
+pub(crate) fn object_end(reader: &mut Reader<'_>) -> Result<usize, DecodeError> {
+    let at = reader.offset();
+    let length = reader.read_u32()? as usize;
+    if length > reader.remaining() {
+        return Err(corrupt(at, "an object's recorded length runs past the objects"));
+    }
+    Ok(reader.offset() + length)
+}
+
 /// Whether `reader` is at a top-level object's first type header.
 fn at_object(reader: &Reader<'_>) -> bool {
     let header = reader.peek_u32().filter(|word| word & OBJECT_BIT != 0).map(|word| TypeHeader::unpack(word, 0));
@@ -203,16 +214,7 @@ fn next_entry(
     if entries.len() == limits.max_objects {
         return Err(DecodeError::new(DecodeErrorKind::TooManyObjects { limit: limits.max_objects }, offset));
     }
-    let end = if lengths {
-        let at = reader.offset();
-        let length = reader.read_u32()? as usize;
-        if length > reader.remaining() {
-            return Err(corrupt(at, "an object's recorded length runs past the objects"));
-        }
-        reader.offset() + length
-    } else {
-        0
-    };
+    let end = if lengths { object_end(reader)? } else { 0 };
     entries.push(IndexEntry { offset, end, type_id: header.type_id, instance: header.instance });
     Ok(header)
 }

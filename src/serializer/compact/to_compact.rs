@@ -139,17 +139,7 @@ impl Writer<'_> {
         if header.base || header.instance == 0 {
             return Err(corrupt(at, "a top-level object must start with its own section and an instance ID"));
         }
-        let end = match self.lengths {
-            true => {
-                let at = reader.offset();
-                let length = reader.read_u32()? as usize;
-                if length > reader.remaining() {
-                    return Err(corrupt(at, "an object's recorded length runs past the objects"));
-                }
-                Some(reader.offset() + length)
-            }
-            false => None,
-        };
+        let end = if self.lengths { Some(crate::wire::index::object_end(reader)?) } else { None };
         self.top_level_body(reader, at, header)?;
         match end {
             Some(end) if reader.offset() != end => {
