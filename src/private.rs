@@ -541,3 +541,19 @@ impl AssetKeyType for String {}
 /// What the derive calls to check an asset key field's type at the field.
 #[inline(always)]
 pub fn asset_key_type<T: AssetKeyType>() {}
+
+/// The types an identity field may have (see `rtti/identity.rs`).
+#[diagnostic::on_unimplemented(
+    message = "an identity is a `u32`, a `u64`, a `u128` or a `[u8; 16]`, not `{Self}`",
+    label = "not an identity type",
+    note = "store a UUID as a `u128` (`uuid::Uuid::as_u128`) or as its 16 bytes"
+)]
+pub trait IdentityType {}
+impl IdentityType for u32 {}
+impl IdentityType for u64 {}
+impl IdentityType for u128 {}
+impl IdentityType for [u8; 16] {}
+
+/// What the derive calls to check an identity field's type at the field.
+#[inline(always)]
+pub fn identity_type<T: IdentityType>() {}

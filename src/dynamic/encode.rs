@@ -11,7 +11,7 @@ use super::DynamicGraph;
 use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::FieldError;
 use crate::schema::fingerprint_table::write_fingerprint_table;
-use crate::schema::table::write_schema_entry;
+use crate::schema::table::{for_version, write_schema_entry};
 use crate::schema::TypeSchema;
 use crate::serializer::{EncodeError, Limits};
 use crate::wire::format::{FieldHeader, TypeHeader, LENGTHS_VERSION, MAX_INSTANCE_ID, SCHEMA_MARK, SCHEMA_VERSION};
@@ -200,9 +200,14 @@ impl Writer<'_> {
         let stored = self.graph.table.as_deref().unwrap_or_default();
         self.out.extend_from_slice(&SCHEMA_MARK.to_le_bytes());
         self.out.extend_from_slice(&((stored.len() + self.added.len()) as u32).to_le_bytes());
+        // The stored entries are of the graph's version (its stream's, or its document's); only
+        // the types added since are described anew, as that version describes them.
+        let version = self.graph.version;
         stored.iter().for_each(|entry| self.out.extend_from_slice(&entry.bytes));
         for schema in &self.added {
-            write_schema_entry(schema, &mut self.out);
+            let mut entry = Vec::new();
+            write_schema_entry(schema, &mut entry);
+            self.out.extend_from_slice(&for_version(&entry, version));
         }
         let length = (self.out.len() - start + 4) as u32;
         self.out.extend_from_slice(&length.to_le_bytes());

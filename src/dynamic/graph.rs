@@ -233,7 +233,7 @@ impl DynamicGraph {
         table.extend_from_slice(&(entries.len() as u32).to_le_bytes());
         entries.iter().for_each(|entry| table.extend_from_slice(&entry.bytes));
         table.extend_from_slice(&(table.len() as u32 + 4).to_le_bytes());
-        TableIndex::read(&table, 0, table.len())?.schema()
+        TableIndex::read_table(&table)?.schema()
     }
 
     #[cfg(feature = "json")]
@@ -315,7 +315,7 @@ impl DynamicGraph {
                     table.extend_from_slice(&1u32.to_le_bytes());
                     table.extend_from_slice(&entry.bytes);
                     table.extend_from_slice(&(table.len() as u32 + 4).to_le_bytes());
-                    let parsed = TableIndex::read(&table, 0, table.len()).and_then(|index| index.schema());
+                    let parsed = TableIndex::read_table(&table).and_then(|index| index.schema());
                     match parsed.map(|schema| schema.types.into_iter().next()) {
                         Ok(Some(schema)) => Ok(schema),
                         _ => Err(&entry.bytes[..]),

@@ -55,6 +55,9 @@ fn field_to_json(field: &FieldSchema) -> Value {
     if field.weak {
         object.insert("weak".into(), true.into());
     }
+    if field.identity {
+        object.insert("identity".into(), true.into());
+    }
     Value::Object(object)
 }
 

@@ -12,6 +12,7 @@ mod builder;
 mod field_table;
 pub(crate) mod generic;
 pub(crate) mod graph;
+pub(crate) mod identity;
 pub(crate) mod lifecycle;
 mod migration;
 mod reflectable;
@@ -172,6 +173,17 @@ pub enum RttiError {
         /// The type's name.
         type_name: String,
         /// The field ID named as the key.
+        field_id: u16,
+    },
+    /// The identity a type names is not one of its own fields, or not a single plain value of a
+    /// fixed size of at most 16 bytes.
+    #[error(
+        "`{type_name}`: the identity, field {field_id}, must be a field of the type itself holding a single plain value of a fixed size of at most 16 bytes (a u64, a u128, a [u8; 16])"
+    )]
+    BadIdentity {
+        /// The type's name.
+        type_name: String,
+        /// The field ID named as the identity.
         field_id: u16,
     },
     /// A field of an enum's variant has ID 0, which the variant tag uses.

@@ -125,6 +125,10 @@ pub struct RttiType {
     instantiation: bool,
     /// The index in `fields` of the type's own asset key field (`rtti/asset.rs`).
     asset_key: Option<usize>,
+    /// The index in `fields` of the type's own identity field (`rtti/identity.rs`).
+    identity: Option<usize>,
+    /// The identity field of this type or a base, with its declaring type, found on first use.
+    chain_identity: OnceLock<Option<(&'static RttiType, &'static RttiField)>>,
     /// Whether this type or a base has an asset key, found on first use (a base's descriptor
     /// may be built after this one).
     is_asset: OnceLock<bool>,
@@ -197,6 +201,8 @@ impl RttiType {
             in_declaration_order: false,
             instantiation: false,
             asset_key: None,
+            identity: None,
+            chain_identity: OnceLock::new(),
             is_asset: OnceLock::new(),
             chain_hooks: OnceLock::new(),
             ordinal: NEXT_ORDINAL.fetch_add(1, Ordering::Relaxed),
@@ -248,6 +254,24 @@ impl RttiType {
     }
     pub(crate) fn set_asset_key(&mut self, index: usize) {
         self.asset_key = Some(index);
+    }
+
+    /// The type's own identity field (see `rtti/identity.rs`).
+    pub(crate) fn own_identity(&self) -> Option<&RttiField> {
+        self.identity.map(|index| &self.fields()[index])
+    }
+    pub(crate) fn set_identity(&mut self, index: usize) {
+        self.identity = Some(index);
+    }
+
+    /// The identity field of the type's chain (see [`identity_field`](Self::identity_field)),
+    /// remembered.
+    #[inline]
+    pub(crate) fn cached_identity(
+        &'static self,
+        find: impl FnOnce() -> Option<(&'static RttiType, &'static RttiField)>,
+    ) -> Option<(&'static RttiType, &'static RttiField)> {
+        *self.chain_identity.get_or_init(find)
     }
 
     /// Whether this is an instantiation of a generic type (see the field).

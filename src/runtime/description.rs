@@ -56,6 +56,7 @@ pub struct TypeDescription {
     base: Option<&'static RttiType>,
     fields: Vec<FieldDescription>,
     variants: Vec<VariantDescription>,
+    identity: Option<u16>,
 }
 
 /// One variant of an enum [`TypeDescription`]: its stable numeric ID, name and fields.
@@ -253,7 +254,7 @@ fn dangling() -> Weak<RefCell<dyn Reflectable>> {
 impl TypeDescription {
     /// A type with its stable numeric ID and name, and no fields yet.
     pub fn new(id: u32, name: impl Into<String>) -> Self {
-        TypeDescription { id, name: name.into(), base: None, fields: Vec::new(), variants: Vec::new() }
+        TypeDescription { id, name: name.into(), base: None, fields: Vec::new(), variants: Vec::new(), identity: None }
     }
     /// Derives the type from `base` (a Rust type's descriptor or another runtime-defined one):
     /// its objects embed a fresh instance of the base, whose fields they have too.
@@ -264,6 +265,12 @@ impl TypeDescription {
     /// Adds a field.
     pub fn field(mut self, field: FieldDescription) -> Self {
         self.fields.push(field);
+        self
+    }
+    /// Names field `field_id` as what identifies the type's objects for good, as
+    /// [`RttiTypeBuilder::identity`] does.
+    pub fn identity(mut self, field_id: u16) -> Self {
+        self.identity = Some(field_id);
         self
     }
     /// Adds a variant, making the type an enum: its objects hold one variant at a time (the
@@ -298,6 +305,9 @@ impl TypeDescription {
         }
         let owner: Owner = Arc::new(OnceLock::new());
         let mut builder = builder.instance_size(self.instance_size());
+        if let Some(field_id) = self.identity {
+            builder = builder.identity(field_id);
+        }
         let at = |variant, index| SlotAt { owner: owner.clone(), variant, index };
         for (index, field) in self.fields.iter().enumerate() {
             builder = field.add_to(builder, at(None, index));

@@ -82,6 +82,9 @@ fn define(
     for field in &schema.fields {
         description = description.field(field_description(field));
     }
+    if let Some(identity) = schema.fields.iter().find(|field| field.identity) {
+        description = description.identity(identity.id);
+    }
     for variant in &schema.variants {
         let kept = VariantDescription::new(variant.id, variant.name.clone());
         description =

@@ -110,6 +110,10 @@ pub struct FieldSchema {
     pub declared: Option<DeclaredSchema>,
     /// `true` for `Weak` pointers.
     pub weak: bool,
+    /// `true` for the field that identifies its type's objects (`#[rtti(id = N, identity)]`):
+    /// recorded by version 5 streams only, which is what lets a tool without the program align
+    /// objects across files by it.
+    pub identity: bool,
 }
 
 /// What an embedded or pointer field declares.
@@ -173,7 +177,14 @@ impl TypeSchema {
             base: rtti.base().map(RttiType::id),
             is_enum: rtti.is_enum(),
             is_abstract: rtti.is_abstract(),
-            fields: rtti.fields().iter().map(FieldSchema::of).collect(),
+            fields: rtti
+                .fields()
+                .iter()
+                .map(|field| FieldSchema {
+                    identity: rtti.own_identity().is_some_and(|identity| std::ptr::eq(identity, field)),
+                    ..FieldSchema::of(field)
+                })
+                .collect(),
             variants: rtti
                 .variants()
                 .iter()
@@ -243,6 +254,7 @@ impl FieldSchema {
             signature,
             declared,
             weak,
+            identity: false,
         }
     }
 

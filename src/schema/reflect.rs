@@ -76,6 +76,7 @@ crate::rtti::built_in_reflectable!(FieldSchema, || {
             },
         )
         .plain::<bool>(6, "weak", |s| &s.weak, |s| &mut s.weak)
+        .plain::<bool>(7, "identity", |s| &s.identity, |s| &mut s.identity)
         .build()
 });
 
@@ -88,6 +89,7 @@ impl Default for FieldSchema {
             signature: Vec::new(),
             declared: None,
             weak: false,
+            identity: false,
         }
     }
 }

@@ -17,9 +17,11 @@ use crate::plain::signature::{is_well_formed, known_static_size, MAX_SIGNATURE_L
 use crate::plain::Reader;
 use crate::rtti::RttiType;
 use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::wire::format::LENGTHS_VERSION;
 use crate::wire::format::{FieldHeader, OBJECT_BIT, SCHEMA_MARK};
 use crate::wire::stream_body;
 use ahash::AHashMap;
+use std::borrow::Cow;
 
 /// Type entry flag: an enum.
 const TYPE_ENUM: u8 = 1 << 0;
@@ -29,6 +31,8 @@ const TYPE_ABSTRACT: u8 = 1 << 1;
 const FIELD_WEAK: u8 = 1 << 0;
 /// Field flag: the declared element type is a trait, named after the signature.
 const FIELD_TRAIT: u8 = 1 << 1;
+/// Field flag: the field is its type's identity (version 5; see [`for_version`]).
+const FIELD_IDENTITY: u8 = 1 << 2;
 
 /// Fewest bytes a type entry takes: length, ID, fingerprint, flags, base, an empty name, no
 /// fields, no variants.
@@ -39,11 +43,6 @@ const MIN_FIELD: usize = 4 + 1 + 1 + 2;
 const MIN_VARIANT: usize = 4 + 2 + 4;
 /// Longest name a table holds: longer ones are cut (at a character boundary).
 const MAX_NAME_LEN: usize = u16::MAX as usize;
-
-/// Appends the table entry of `rtti` (encoded once per type, then copied).
-pub(crate) fn write_entry(rtti: &'static RttiType, out: &mut Vec<u8>) {
-    out.extend_from_slice(running_entry(rtti));
-}
 
 /// `types` with one descriptor per type ID: a type kept from a stream may share its ID with the
 /// program's own (an abstract base the program has, copied to hold a section of a kept object),
@@ -70,20 +69,101 @@ pub(crate) fn one_per_id(
     Ok(distinct)
 }
 
-/// Appends a whole table of `types`, in that order; a type listed in `written` gets that entry
-/// instead of its running one (a type whose objects kept fields it lacks).
-pub(crate) fn write_table(types: &[&'static RttiType], written: &[(&'static RttiType, Vec<u8>)], out: &mut Vec<u8>) {
+/// Appends a whole table of `types`, in that order, for a stream of format `version`; a type
+/// listed in `written` gets that entry instead of its running one (a type whose objects kept
+/// fields it lacks).
+pub(crate) fn write_table(
+    types: &[&'static RttiType],
+    written: &[(&'static RttiType, Vec<u8>)],
+    version: u32,
+    out: &mut Vec<u8>,
+) {
     let start = out.len();
     out.extend_from_slice(&SCHEMA_MARK.to_le_bytes());
     out.extend_from_slice(&(types.len() as u32).to_le_bytes());
     for &rtti in types {
-        match written.iter().find(|(owner, _)| std::ptr::eq(*owner, rtti)) {
-            Some((_, entry)) => out.extend_from_slice(entry),
-            None => write_entry(rtti, out),
-        }
+        let entry = match written.iter().find(|(owner, _)| std::ptr::eq(*owner, rtti)) {
+            Some((_, entry)) => entry,
+            None => running_entry(rtti),
+        };
+        out.extend_from_slice(&for_version(entry, version));
     }
     let length = (out.len() - start + 4) as u32;
     out.extend_from_slice(&length.to_le_bytes());
+}
+
+/// A table entry (length word first, well formed) as a stream of format `version` holds it: the
+/// identity flag is version 5's, and readers of older versions refuse unknown flags, so an
+/// older stream's entry goes without it (the field is then an ordinary one to every reader).
+pub(crate) fn for_version(entry: &[u8], version: u32) -> Cow<'_, [u8]> {
+    if version >= LENGTHS_VERSION {
+        return Cow::Borrowed(entry);
+    }
+    let flags = field_flag_offsets(entry);
+    if flags.iter().all(|&at| entry[at] & FIELD_IDENTITY == 0) {
+        return Cow::Borrowed(entry);
+    }
+    let mut stripped = entry.to_vec();
+    flags.iter().for_each(|&at| stripped[at] &= !FIELD_IDENTITY);
+    Cow::Owned(stripped)
+}
+
+/// A whole schema table (`mark count entry{count} length`, checked) as [`for_version`] has each
+/// entry; a fingerprint table as it is.
+pub(crate) fn table_for_version(table: &[u8], version: u32) -> Cow<'_, [u8]> {
+    let head = table.get(..8).filter(|head| head[..4] == SCHEMA_MARK.to_le_bytes());
+    let (Some(head), false) = (head, version >= LENGTHS_VERSION) else { return Cow::Borrowed(table) };
+    let mut out = head.to_vec();
+    let mut at = 8;
+    // Entries up to the table's length word.
+    while let Some(word) = table.get(at..at + 4).filter(|_| at + 4 < table.len()) {
+        let end = at + 4 + u32::from_le_bytes(word.try_into().expect("a word")) as usize;
+        let Some(entry) = table.get(at..end) else { break };
+        out.extend_from_slice(&for_version(entry, version));
+        at = end;
+    }
+    out.extend_from_slice(&table[at..]);
+    Cow::Owned(out)
+}
+
+/// Where each field's flag byte is in a well-formed entry (length word first): the types' and
+/// each variant's fields. A malformed entry (never given: this crate wrote or checked every
+/// entry it copies) ends the walk early.
+fn field_flag_offsets(entry: &[u8]) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut reader = Reader::new(entry);
+    let mut walk = || -> Result<(), DecodeError> {
+        reader.skip(4 + 4 + 8 + 1 + 4)?;
+        skip_name(&mut reader)?;
+        field_flags_in(&mut reader, &mut found)?;
+        for _ in 0..reader.read_u32()? {
+            reader.skip(4)?;
+            skip_name(&mut reader)?;
+            field_flags_in(&mut reader, &mut found)?;
+        }
+        Ok(())
+    };
+    let _ = walk();
+    found
+}
+
+/// [`field_flag_offsets`] of one field list.
+fn field_flags_in(reader: &mut Reader<'_>, found: &mut Vec<usize>) -> Result<(), DecodeError> {
+    for _ in 0..reader.read_u32()? {
+        let header = reader.read_u32()?;
+        found.push(reader.offset());
+        let [flags, sig_len] = reader.take_array::<2>()?;
+        skip_name(reader)?;
+        reader.skip(usize::from(sig_len) * 4)?;
+        let plain =
+            matches!(FieldHeader::unpack(header), Ok(Some(field)) if matches!(field.shape.kind, WireKind::Plain(_)));
+        match (plain, flags & FIELD_TRAIT) {
+            (true, _) => {}
+            (false, 0) => reader.skip(4)?,
+            (false, _) => skip_name(reader)?,
+        }
+    }
+    Ok(())
 }
 
 fn encode_entry(rtti: &'static RttiType) -> Vec<u8> {
@@ -131,7 +211,11 @@ fn put_fields(out: &mut Vec<u8>, fields: &[FieldSchema]) {
     for field in fields {
         let is_trait = matches!(field.declared, Some(DeclaredSchema::Trait(_)));
         put(out, FieldHeader { id: field.id, shape: field.shape }.pack());
-        out.push((u8::from(field.weak) * FIELD_WEAK) | (u8::from(is_trait) * FIELD_TRAIT));
+        out.push(
+            (u8::from(field.weak) * FIELD_WEAK)
+                | (u8::from(is_trait) * FIELD_TRAIT)
+                | (u8::from(field.identity) * FIELD_IDENTITY),
+        );
         // A signature too long for the table is left out: the field is matched by its header.
         let signature = if field.signature.len() > MAX_SIGNATURE_LEN { &[][..] } else { &field.signature[..] };
         out.push(signature.len() as u8);
@@ -166,7 +250,7 @@ pub(crate) fn checked_fields(owner: u32, fields: Vec<FieldSchema>) -> Result<Vec
     write_schema_entry(&schema, &mut table);
     let length = table.len() as u32 + 4;
     put(&mut table, length);
-    let index = TableIndex::read(&table, 0, table.len())?;
+    let index = TableIndex::read_table(&table)?;
     Ok(index.parse(&index.entries()[0])?.fields)
 }
 
@@ -204,12 +288,26 @@ pub(crate) fn table_body<'d>(
 pub(crate) struct TableIndex<'d> {
     input: &'d [u8],
     entries: Vec<EntryRef>,
+    /// Whether fields may carry the identity flag: in the table of a version 5 stream, or in a
+    /// table this crate made (of running types, of a graph's or a patch's entries).
+    identity: bool,
 }
 
 impl<'d> TableIndex<'d> {
     /// Indexes the table at `input[start..end]` (`end` is where the trailer starts). Only each
     /// entry's ID and fingerprint are read here; an entry is parsed whole when a decoder needs it.
     pub(crate) fn read(input: &'d [u8], start: usize, end: usize) -> Result<Self, DecodeError> {
+        // Only a version 5 stream's table may flag identities: an older version's never does.
+        let version = input.get(4..8).map_or(0, |word| u32::from_le_bytes(word.try_into().expect("a word")));
+        Self::read_with(input, start, end, version >= LENGTHS_VERSION)
+    }
+
+    /// Indexes a table made apart from any stream, which may flag identities (see the field).
+    pub(crate) fn read_table(table: &'d [u8]) -> Result<Self, DecodeError> {
+        Self::read_with(table, 0, table.len(), true)
+    }
+
+    fn read_with(input: &'d [u8], start: usize, end: usize, identity: bool) -> Result<Self, DecodeError> {
         let mut body = table_body(input, start, end, SCHEMA_MARK, "the schema table does not start with its mark")?;
         let count = body.read_count(MIN_ENTRY)?;
         let mut entries = Vec::with_capacity(count);
@@ -227,7 +325,7 @@ impl<'d> TableIndex<'d> {
         if let Some(pair) = entries.windows(2).find(|pair| pair[0].type_id == pair[1].type_id) {
             return Err(corrupt(pair[1].offset, "the schema table describes a type twice"));
         }
-        Ok(TableIndex { input, entries })
+        Ok(TableIndex { input, entries, identity })
     }
 
     pub(crate) fn entries(&self) -> &[EntryRef] {
@@ -254,7 +352,7 @@ impl<'d> TableIndex<'d> {
             if !same_bytes(&mut ours, &mut theirs, 4 + 8 + 1 + 4)? || !same_name_slot(&mut ours, &mut theirs)? {
                 return Ok(false);
             }
-            if !same_field_list(&mut ours, &mut theirs)? {
+            if !same_field_list(&mut ours, &mut theirs, self.identity)? {
                 return Ok(false);
             }
             let variants = ours.read_u32()?;
@@ -264,7 +362,7 @@ impl<'d> TableIndex<'d> {
             for _ in 0..variants {
                 if !same_bytes(&mut ours, &mut theirs, 4)?
                     || !same_name_slot(&mut ours, &mut theirs)?
-                    || !same_field_list(&mut ours, &mut theirs)?
+                    || !same_field_list(&mut ours, &mut theirs, self.identity)?
                 {
                     return Ok(false);
                 }
@@ -294,7 +392,7 @@ impl<'d> TableIndex<'d> {
         }
         let base = reader.read_u32()?;
         let name = read_name(&mut reader)?;
-        let fields = read_fields(&mut reader)?;
+        let fields = read_fields(&mut reader, self.identity)?;
         let count = reader.read_count(MIN_VARIANT)?;
         let mut variants = Vec::with_capacity(count);
         let mut ids = Vec::with_capacity(count);
@@ -302,7 +400,11 @@ impl<'d> TableIndex<'d> {
             let at = reader.offset();
             let id = reader.read_u32()?;
             ids.push((id, at));
-            variants.push(VariantSchema { id, name: read_name(&mut reader)?, fields: read_fields(&mut reader)? });
+            variants.push(VariantSchema {
+                id,
+                name: read_name(&mut reader)?,
+                fields: read_fields(&mut reader, self.identity)?,
+            });
         }
         if let Some(offset) = first_repeat(ids) {
             return Err(corrupt(offset, "the schema table lists a variant twice"));
@@ -364,8 +466,10 @@ fn same_name_slot(ours: &mut Reader<'_>, theirs: &mut Reader<'_>) -> Result<bool
     Ok(std::str::from_utf8(theirs.take(len)?).is_ok())
 }
 
-/// Compares a field list byte for byte, names aside.
-fn same_field_list(ours: &mut Reader<'_>, theirs: &mut Reader<'_>) -> Result<bool, DecodeError> {
+/// Compares a field list byte for byte, names aside, and the identity flag too: it says nothing of
+/// the layout, so ours is ignored, and theirs where the table may carry it (`identity`; where it
+/// may not, a set flag is a difference, which parsing the entry then reports).
+fn same_field_list(ours: &mut Reader<'_>, theirs: &mut Reader<'_>, identity: bool) -> Result<bool, DecodeError> {
     let count = ours.read_u32()?;
     if theirs.read_u32()? != count {
         return Ok(false);
@@ -376,10 +480,10 @@ fn same_field_list(ours: &mut Reader<'_>, theirs: &mut Reader<'_>) -> Result<boo
             [a, b, c, d, flags, sig_len, ..] => (u32::from_le_bytes([*a, *b, *c, *d]), *flags, *sig_len),
             _ => return Ok(false),
         };
-        if !same_bytes(ours, theirs, 6)?
-            || !same_name_slot(ours, theirs)?
-            || !same_bytes(ours, theirs, usize::from(sig_len) * 4)?
-        {
+        let (a, b) = (ours.take(6)?, theirs.take(6)?);
+        let theirs_flags = if identity { b[4] & !FIELD_IDENTITY } else { b[4] };
+        let same_head = a[..4] == b[..4] && a[4] & !FIELD_IDENTITY == theirs_flags && a[5] == b[5];
+        if !same_head || !same_name_slot(ours, theirs)? || !same_bytes(ours, theirs, usize::from(sig_len) * 4)? {
             return Ok(false);
         }
         if !matches!(FieldHeader::unpack(header), Ok(Some(field)) if matches!(field.shape.kind, WireKind::Plain(_))) {
@@ -397,7 +501,8 @@ fn same_field_list(ours: &mut Reader<'_>, theirs: &mut Reader<'_>) -> Result<boo
     Ok(true)
 }
 
-fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError> {
+/// The fields of an entry; `identity`: the identity flag may be set.
+fn read_fields(reader: &mut Reader<'_>, identity_allowed: bool) -> Result<Vec<FieldSchema>, DecodeError> {
     let count = reader.read_count(MIN_FIELD)?;
     let mut fields: Vec<FieldSchema> = Vec::with_capacity(count);
     let mut ids = Vec::with_capacity(count);
@@ -414,9 +519,19 @@ fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError>
         };
         ids.push((header.id, offset));
         let [flags, len] = reader.take_array::<2>()?;
-        if flags & !(FIELD_WEAK | FIELD_TRAIT) != 0 {
+        let known = if identity_allowed { FIELD_WEAK | FIELD_TRAIT | FIELD_IDENTITY } else { FIELD_WEAK | FIELD_TRAIT };
+        if flags & !known != 0 {
             return Err(corrupt(offset + 4, "unknown schema field flags set"));
         }
+        let identity = flags & FIELD_IDENTITY != 0;
+        if identity && !crate::rtti::identity::identity_shape(header.shape) {
+            let why = "an identity flag on a field that is not a single plain value of a fixed size up to 16 bytes";
+            return Err(corrupt(offset + 4, why));
+        }
+        if identity && fields.iter().any(|field| field.identity) {
+            return Err(corrupt(offset + 4, "two identity fields in one entry of the schema table"));
+        }
+        let flags = flags & !FIELD_IDENTITY;
         let name = read_name(reader)?;
         let sig_at = reader.offset();
         let len = usize::from(len);
@@ -456,6 +571,7 @@ fn read_fields(reader: &mut Reader<'_>) -> Result<Vec<FieldSchema>, DecodeError>
             signature,
             declared,
             weak: flags & FIELD_WEAK != 0,
+            identity,
         });
     }
     if let Some(offset) = first_repeat(ids) {
@@ -493,4 +609,64 @@ pub(crate) fn stored_schema(bytes: &[u8]) -> Result<Schema, DecodeError> {
 pub(crate) fn table_size(bytes: &[u8]) -> Result<usize, DecodeError> {
     let body = stream_body(bytes)?;
     Ok(body.schema.or(body.fingerprints).map_or(0, |(start, end)| end - start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::WireShape;
+
+    fn field(id: u16, shape: WireShape, identity: bool) -> FieldSchema {
+        let declared = (!matches!(shape.kind, WireKind::Plain(_))).then_some(DeclaredSchema::Type(77));
+        FieldSchema { id, name: format!("f{id}"), shape, signature: Vec::new(), declared, weak: false, identity }
+    }
+
+    fn plain(size: Option<u8>) -> WireShape {
+        WireShape { kind: WireKind::Plain(size), array: false }
+    }
+
+    #[test]
+    fn an_identity_is_a_single_plain_value_of_a_fixed_size() {
+        assert!(checked_fields(1, vec![field(1, plain(Some(8)), true)]).unwrap()[0].identity);
+        assert!(checked_fields(1, vec![field(1, plain(Some(16)), true)]).is_ok());
+        let refused = [
+            field(1, plain(None), true),
+            field(1, plain(Some(17)), true),
+            field(1, WireShape { kind: WireKind::Plain(Some(8)), array: true }, true),
+            field(1, WireShape { kind: WireKind::Pointer, array: false }, true),
+            field(1, WireShape { kind: WireKind::Embedded, array: false }, true),
+        ];
+        for field in refused {
+            let error = checked_fields(1, vec![field.clone()]).unwrap_err();
+            assert!(error.to_string().contains("identity"), "{field:?}: {error}");
+        }
+        let two = vec![field(1, plain(Some(8)), true), field(2, plain(Some(4)), true)];
+        assert!(checked_fields(1, two).unwrap_err().to_string().contains("two identity fields"));
+    }
+
+    #[test]
+    fn older_versions_get_entries_without_the_identity_flag() {
+        let fields =
+            vec![field(1, WireShape { kind: WireKind::Pointer, array: true }, false), field(2, plain(Some(8)), true)];
+        let schema = TypeSchema { id: 9, name: "T".into(), fields: fields.clone(), ..TypeSchema::default() };
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        write_schema_entry(&schema, &mut with);
+        let unmarked: Vec<FieldSchema> =
+            fields.into_iter().map(|field| FieldSchema { identity: false, ..field }).collect();
+        write_schema_entry(&TypeSchema { fields: unmarked, ..schema }, &mut without);
+        assert_ne!(with, without);
+        assert_eq!(for_version(&with, 3).as_ref(), &without[..]);
+        assert_eq!(for_version(&with, 4).as_ref(), &without[..]);
+        assert_eq!(for_version(&with, 5).as_ref(), &with[..]);
+        let table = |entry: &[u8]| {
+            let mut table = Vec::new();
+            put(&mut table, SCHEMA_MARK);
+            put(&mut table, 1);
+            table.extend_from_slice(entry);
+            let length = table.len() as u32 + 4;
+            put(&mut table, length);
+            table
+        };
+        assert_eq!(table_for_version(&table(&with), 4).as_ref(), &table(&without)[..]);
+    }
 }

@@ -188,7 +188,7 @@ impl<'r, 's, 'c> Encoder<'r, 's, 'c> {
             SchemaTable::Full => {
                 let kept = self.kept_entries()?;
                 let types = one_per_id(&self.types, &kept).map_err(clash)?;
-                write_table(&types, &kept, &mut self.out);
+                write_table(&types, &kept, self.version, &mut self.out);
             }
             SchemaTable::Fingerprints => {
                 if let Some(&(rtti, _)) = self.kept.first() {

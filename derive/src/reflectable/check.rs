@@ -28,6 +28,7 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
     check_single_base(cx, fields);
     check_single_unknown(cx, fields);
     check_single_asset_key(cx, fields);
+    check_single(cx, fields, |field| field.attrs.identity.as_ref(), "`#[rtti(identity)]` field");
 }
 
 /// Each variant has an ID, IDs and names are unique, and a variant's fields are checked like a
@@ -73,6 +74,12 @@ fn check_variants(cx: &Ctxt, derive: &DeriveInput, variants: &[Variant]) {
                 cx.error_spanned_by(
                     asset_key,
                     "a variant's field cannot be an asset key: only a struct may be an asset",
+                );
+            }
+            if let Some(identity) = &field.attrs.identity {
+                cx.error_spanned_by(
+                    identity,
+                    "a variant's field cannot be an identity: only a struct declares one (an enum's variants hold different fields)",
                 );
             }
             if field.attrs.id.as_ref().and_then(literal_int::<u64>) == Some(0) {
@@ -160,6 +167,18 @@ fn check_field(cx: &Ctxt, field: &Field) {
     }
     check_kinds(cx, field);
     check_codec(cx, field);
+    if attrs.identity.is_some() {
+        let not_plain = attrs.kinds.iter().filter(|(kind, _)| *kind != Kind::Plain).map(|(_, key)| key);
+        for other in not_plain.chain(&attrs.array).chain(attrs.codecs.iter().map(|(_, key)| key)) {
+            cx.error_spanned_by(
+                other,
+                format!(
+                    "`{}` conflicts with `identity`: an identity is a single plain value: a `u32`, a `u64`, a `u128` or a `[u8; 16]`",
+                    key_name(other)
+                ),
+            );
+        }
+    }
 }
 
 /// At most one codec key; a field with one is plain, so no kind key and no `array` besides.

@@ -231,6 +231,14 @@ fn steps(krate: &Path, input: &Input, owner: &TokenStream) -> Vec<TokenStream> {
                 steps.push(quote!(let builder = builder.asset_key(#id);));
             }
         }
+        if let Some(field) = input.fields.iter().find(|field| field.attrs.identity.is_some()) {
+            if let Some(id) = field.attrs.id.as_ref() {
+                let ty = field.ty();
+                let krate = path_at(krate, ty.span());
+                steps.push(quote_spanned!(ty.span()=> #krate::__private::identity_type::<#ty>();));
+                steps.push(quote!(let builder = builder.identity(#id);));
+            }
+        }
     }
     if let Some(hooks) = &attrs.hooks {
         let krate = path_at(krate, hooks.span());

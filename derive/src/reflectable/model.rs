@@ -11,10 +11,22 @@ const TYPE_KEYS: &str =
     "`id = N`, `name = \"...\"`, `abstract`, `hooks`, `implements(Trait, ...)`, `extend = path`, `no_register` or `crate = path`";
 const FIELD_KEYS: &str =
     "`id = N`, `name = \"...\"`, `flags = EXPR`, `skip`, `base`, `unknown`, `embedded`, `pointer`, \
-                          `plain`, `array`, `with = Codec`, `serde` or `asset_key`";
+                          `plain`, `array`, `with = Codec`, `serde`, `asset_key` or `identity`";
 const ONLY_TYPE_KEYS: &[&str] = &["abstract", "hooks", "implements", "extend", "no_register", "crate"];
-const ONLY_FIELD_KEYS: &[&str] =
-    &["flags", "skip", "base", "unknown", "embedded", "pointer", "plain", "array", "with", "serde", "asset_key"];
+const ONLY_FIELD_KEYS: &[&str] = &[
+    "flags",
+    "skip",
+    "base",
+    "unknown",
+    "embedded",
+    "pointer",
+    "plain",
+    "array",
+    "with",
+    "serde",
+    "asset_key",
+    "identity",
+];
 const VARIANT_KEYS: &str = "`id = N` or `name = \"...\"`";
 
 /// A struct or enum deriving `Reflectable`.
@@ -118,6 +130,8 @@ pub struct FieldAttrs {
     pub array: Option<Path>,
     /// `asset_key`: the type is an asset, and this field is its key.
     pub asset_key: Option<Path>,
+    /// `identity`: this field identifies the type's objects for good.
+    pub identity: Option<Path>,
     /// Every codec key given (`with = Codec`, `serde`); `check.rs` makes sure there is at most one.
     pub codecs: Vec<(Codec, Path)>,
 }
@@ -243,6 +257,7 @@ fn parse_field_key(cx: &Ctxt, attrs: &mut FieldAttrs, meta: &ParseNestedMeta) ->
         "unknown" => return set_key(cx, &mut attrs.unknown, &mut attrs.keys, meta),
         "array" => return set_key(cx, &mut attrs.array, &mut attrs.keys, meta),
         "asset_key" => return set_key(cx, &mut attrs.asset_key, &mut attrs.keys, meta),
+        "identity" => return set_key(cx, &mut attrs.identity, &mut attrs.keys, meta),
         "with" => return add_codec(attrs, meta, Codec::With(value(meta)?.parse()?)),
         "serde" => {
             expect_no_value(cx, meta)?;

@@ -18,6 +18,7 @@
 //! only with an equal object, and otherwise the patch creates the new one.
 
 mod held;
+mod identity;
 mod pairs;
 mod places;
 mod pointers;
@@ -37,7 +38,7 @@ pub use pairs::PointerPairs;
 use places::{Frame, Place, FRAME};
 use pointers::Unplaced;
 use thiserror::Error;
-use values::{generated_same, generated_same_sections, same_content};
+use values::{generated_same, generated_same_sections};
 
 /// How many pairs are compared inside one another, each as soon as it is made, before the next
 /// wait in a queue: most pairs are compared while both objects are still in the cache, and the
@@ -374,8 +375,11 @@ impl Differ {
                         // fingerprints are, in one look at each object.
                         if own.id() == b.rtti().id() && generated_same_sections(own, a, b, SameScope::Values) {
                             told = Told::Values;
-                        } else if !self.same_fingerprint(a, b)? {
-                            return Ok(None);
+                        } else {
+                            match identity::same_object(a, b, &mut self.scratch)? {
+                                Some(known) => told = known,
+                                None => return Ok(None),
+                            }
                         }
                         match known {
                             Known::OnlyPointers => self.frame(place).paired = new.addr(),
@@ -393,11 +397,6 @@ impl Differ {
             .and_then(|r| r);
         self.busy.truncate(self.busy.len() - 2);
         body.map_err(unreadable_object)?
-    }
-
-    /// `true` when `a` and `b` (mutable, as both families are) have equal fingerprints.
-    fn same_fingerprint(&mut self, a: &dyn Reflectable, b: &dyn Reflectable) -> Result<bool, DiffError> {
-        same_content(a, b, false, &mut self.scratch)
     }
 
     /// Compares queued pairs; then tries the guesses (pairs of objects both still unpaired),

@@ -2,10 +2,10 @@
 //! allocation, or an unpaired one of the same fingerprint), unpaired objects paired where they
 //! match, guesses and moves, and the targets a patch names before it knows what they become.
 
+use super::identity::{has_identity, is_identity_key, match_key, same_object};
 use super::places::Frame;
-use super::values::{content, same_content};
 use super::TENTATIVE;
-use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Side};
+use super::{unreadable, unreadable_object, DiffError, Differ, Forced, Known, Side, Told};
 use crate::diff::align::{align, fill_gaps, used};
 use crate::diff::patch::{ObjectBody, PointerEdit, NONE};
 use crate::field::{FieldAccess, RttiField, SharedObject};
@@ -280,7 +280,9 @@ impl Differ {
                         self.paired[place as usize] == y
                     } else {
                         let new = field.shared(sb, j).map_err(unreadable(field))?.expect("a non-null pointer");
-                        self.try_pair(place, &new, true)?
+                        // Matched by key: equal fingerprints, or one identity (values may differ).
+                        let by_identity = matches!(contents.get(&x), Some(Some(key)) if is_identity_key(key));
+                        self.try_pair(place, &new, !by_identity)?
                     }
                 }
                 (Key::FreeOld(x), Key::Known(y)) if x == y => {
@@ -484,11 +486,11 @@ impl Differ {
             return Ok(false);
         }
         let scratch = &mut self.scratch;
-        let same = old.read(|a| new.read(|b| same_content(a, b, false, scratch))).and_then(|r| r);
-        if !same.map_err(unreadable_object)?? {
-            return Ok(false);
+        let same = old.read(|a| new.read(|b| same_object(a, b, scratch))).and_then(|r| r);
+        match same.map_err(unreadable_object)?? {
+            None => Ok(false),
+            Some(told) => self.try_pair(place, &new, told == Told::Plain),
         }
-        self.try_pair(place, &new, true)
     }
 
     /// Pairs the old object at `place` with itself: the very allocation is in the new graph.
@@ -498,21 +500,24 @@ impl Differ {
         self.unexplored.push(place);
     }
 
-    /// Appends what tells a shared object from others of its type cheaply: its family, type,
-    /// variants and plain values (not what it holds by value or points at). `false` when it
-    /// cannot be read now.
+    /// Appends what tells a shared object from others of its type cheaply: its identity, or its
+    /// family, type, variants and plain values (not what it holds by value or points at; see
+    /// [`match_key`]). `false` when it cannot be read now.
     fn fingerprint(&mut self, object: &SharedObject, out: &mut Vec<u8>) -> Result<bool, DiffError> {
         if self.busy.contains(&object.addr()) {
             return Ok(false);
         }
-        unpaired_fingerprint(object, out).map(|()| true)
+        match_key(object, out).map(|()| true)
     }
 
-    /// `true` when old element `i` and new element `j` point at objects of one type and family.
+    /// `true` when old element `i` and new element `j` point at objects of one type and family,
+    /// one without a declared identity: such objects are one only by their identities, never by
+    /// a guess.
     fn same_kind(&self, field: &RttiField, sa: &dyn Reflectable, i: usize, sb: &dyn Reflectable, j: usize) -> bool {
         let kind = |owner: &dyn Reflectable, index: usize| {
             let target = field.shared(owner, index).ok().flatten().filter(|t| !self.busy.contains(&t.addr()))?;
-            Some((target.family(), target.read(|o| o.rtti().id()).ok()?))
+            let (type_id, identity) = target.read(|o| (o.rtti().id(), has_identity(o))).ok()?;
+            (!identity).then_some((target.family(), type_id))
         };
         kind(sa, i).is_some_and(|kind_a| Some(kind_a) == kind(sb, j))
     }
@@ -563,8 +568,9 @@ impl Differ {
                 continue;
             }
             let Some(content) = self.shared_content(&new)? else { continue };
+            let verified = !is_identity_key(&content);
             while let Some(place) = left.get_mut(&content).and_then(Vec::pop) {
-                if !self.paired_old(place) && self.try_pair(place, &new, true)? {
+                if !self.paired_old(place) && self.try_pair(place, &new, verified)? {
                     paired = true;
                     break;
                 }
@@ -590,13 +596,6 @@ impl Differ {
         self.targets.push((target, guess, weak));
         Ok(self.targets.len() as u32)
     }
-}
-
-/// [`Differ::fingerprint`] of an object that is not being compared, so reading it cannot
-/// deadlock: no need to look it up among those that are.
-fn unpaired_fingerprint(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), DiffError> {
-    out.push(u8::from(object.family().is_mutable()));
-    object.read(|object| content(object, out, false)).map_err(unreadable_object)?
 }
 
 /// An element [`Differ::only_target`] compared under a frame: the element's index, the new

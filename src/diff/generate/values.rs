@@ -1,6 +1,7 @@
 //! Comparing what objects hold by value: plain fields (arrays as runs over the old elements), and
 //! objects stored by value, arrays of them aligned by content.
 
+use super::identity::{has_identity, value_key};
 use super::{unreadable, DiffError, Differ, Forced};
 use crate::diff::align::{align, fill_gaps, runs, split, used};
 use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
@@ -73,20 +74,21 @@ impl Differ {
         Ok(alignment)
     }
 
-    /// The contents of every element of an embedded field, with each element's type (0 empty).
+    /// The keys of every element of an embedded field (identity or content, see
+    /// [`value_key`]), with each element's type (0 empty) and whether the key is an identity.
     fn contents(&mut self, field: &RttiField, owner: &dyn Reflectable) -> Result<Contents, DiffError> {
         let mut contents = Contents::default();
         for index in 0..field.len(owner).map_err(unreadable(field))? {
             let start = contents.bytes.len();
             let mut bytes = std::mem::take(&mut contents.bytes);
-            let type_id = field
+            let kind = field
                 .with_embedded(owner, index, |value| match value {
-                    Some(value) => content(value, &mut bytes, true).map(|()| value.rtti().id()),
-                    None => Ok(0),
+                    Some(value) => value_key(value, &mut bytes).map(|()| (value.rtti().id(), has_identity(value))),
+                    None => Ok((0, false)),
                 })
                 .map_err(unreadable(field))??;
             contents.bytes = bytes;
-            contents.elements.push((start..contents.bytes.len(), type_id));
+            contents.elements.push((start..contents.bytes.len(), kind));
         }
         Ok(contents)
     }
@@ -139,8 +141,11 @@ impl Differ {
             None => {
                 let (old, new) = (self.contents(field, sa)?, self.contents(field, sb)?);
                 let mut matched = align(len_a, len_b, |i, j| old.get(i) == new.get(j));
-                let types = |c: &Contents, i: usize| c.elements[i].1;
-                fill_gaps(&mut matched, len_a, |i, j| types(&old, i) == types(&new, j), |_, _| true);
+                // Left over in one gap, one type: the same element, edited, unless an identity
+                // says otherwise (equal identities matched above).
+                let kind = |c: &Contents, i: usize| c.elements[i].1;
+                let guess = |i: usize, j: usize| kind(&old, i) == kind(&new, j) && !kind(&old, i).1;
+                fill_gaps(&mut matched, len_a, guess, |_, _| true);
                 // Moves: a new element equal to an old one left over elsewhere.
                 let mut left: AHashMap<&[u8], Vec<usize>> = AHashMap::new();
                 let used: Vec<bool> = used(&matched, len_a);
@@ -223,7 +228,8 @@ impl Differ {
 #[derive(Default)]
 struct Contents {
     bytes: Vec<u8>,
-    elements: Vec<(Range<usize>, u32)>,
+    /// Each element's key in `bytes`, its type ID and whether the key is its identity.
+    elements: Vec<(Range<usize>, (u32, bool))>,
 }
 
 impl Contents {

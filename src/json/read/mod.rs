@@ -107,6 +107,16 @@ pub(super) fn graph(text: &str, registry: Option<&Registry>) -> Result<DynamicGr
         (None, Some(registry)) => Some(Schema::new(registry.types().map(TypeSchema::of).collect())),
         _ => None,
     };
+    if version < LENGTHS_VERSION {
+        let flagged = stored.iter().flatten().filter_map(|entry| entry.as_ref().ok()).find_map(|schema| {
+            let mut fields = schema.fields.iter().chain(schema.variants.iter().flat_map(|variant| &variant.fields));
+            fields.find(|field| field.identity).map(|field| (schema.name.clone(), field.name.clone()))
+        });
+        if let Some((type_name, field)) = flagged {
+            let why = format!("`{type_name}.{field}` is marked as an identity, which only a version 5 stream records");
+            return Err(Located::at("types", why).into());
+        }
+    }
     let parsed = stored.iter().flatten().filter_map(|entry| entry.as_ref().ok());
     let objects = document.objects.ok_or_else(|| Located::at("objects", "a document holds a list of `objects`"))?;
     let mut reader = Reader::new(text, Types::new(parsed, known.as_ref()));

@@ -54,6 +54,8 @@ struct FieldEntry {
     declared_trait: Option<String>,
     #[serde(default)]
     weak: bool,
+    #[serde(default)]
+    identity: bool,
 }
 
 /// One entry of `"fingerprints"`: `{"type": ID, "fingerprint": "16 hex digits"}` (hex, which a
@@ -145,6 +147,21 @@ impl FieldEntry {
             let why = format!("a malformed signature ({})", crate::text::cut(&describe_signature(&self.signature), 60));
             return Err(Located::at(at, why));
         }
-        Ok(FieldSchema { id: self.id, name: self.name, shape, signature: self.signature, declared, weak: self.weak })
+        let field = FieldSchema {
+            id: self.id,
+            name: self.name,
+            shape,
+            signature: self.signature,
+            declared,
+            weak: self.weak,
+            identity: self.identity,
+        };
+        if field.identity && !crate::rtti::identity::identity_shape(field.shape) {
+            return Err(Located::at(
+                at,
+                "an identity must be a single plain value of a fixed size of at most 16 bytes",
+            ));
+        }
+        Ok(field)
     }
 }

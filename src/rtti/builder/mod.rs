@@ -103,6 +103,8 @@ pub struct RttiTypeBuilder<T> {
     data: TypeData,
     /// See [`asset_key`](Self::asset_key).
     asset_key: Option<u16>,
+    /// See [`identity`](Self::identity).
+    identity: Option<u16>,
     /// What the derive attached for the fields and variants it declared (its generated code),
     /// and how many those are.
     derived: Option<(TypeData, usize)>,
@@ -131,6 +133,7 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             size: None,
             data: TypeData::default(),
             asset_key: None,
+            identity: None,
             derived: None,
             _type: PhantomData,
         }
@@ -167,6 +170,16 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
     /// `#[rtti(id = N, asset_key)]` on the field does this in the derive.
     pub fn asset_key(mut self, field_id: u16) -> Self {
         self.asset_key = Some(field_id);
+        self
+    }
+
+    /// Names field `field_id` (a single plain value of a fixed size of at most 16 bytes: a `u64`,
+    /// a `u128` or a `[u8; 16]` UUID) as what identifies the type's objects for good: two objects
+    /// of the type with equal identities are one object, edited, and [`diff`](crate::diff::diff)
+    /// pairs them so (see `rtti/identity.rs`). `#[rtti(id = N, identity)]` on the field does this
+    /// in the derive.
+    pub fn identity(mut self, field_id: u16) -> Self {
+        self.identity = Some(field_id);
         self
     }
 
@@ -590,6 +603,13 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
             match index.filter(|&index| crate::rtti::can_be_key(&rtti.fields()[index])) {
                 Some(index) => rtti.set_asset_key(index),
                 None => return Err(RttiError::BadAssetKey { type_name, field_id }),
+            }
+        }
+        if let Some(field_id) = self.identity {
+            let index = rtti.fields().iter().position(|field| field.id() == field_id);
+            match index.filter(|&index| crate::rtti::identity::can_be_identity(&rtti.fields()[index])) {
+                Some(index) => rtti.set_identity(index),
+                None => return Err(RttiError::BadIdentity { type_name, field_id }),
             }
         }
         Ok(rtti)

@@ -7,6 +7,7 @@ use crate::schema::fingerprint;
 use crate::schema::fingerprint_table::{mismatch, FingerprintTable};
 use crate::schema::table::write_table;
 use crate::wire::error::DecodeError;
+use crate::wire::format::NEWEST_VERSION;
 
 /// The schema table the listed types would have had: each one's running entry, in the listed
 /// order. A listed type the reader lacks, or has with another fingerprint, is
@@ -23,6 +24,7 @@ pub(super) fn running_table(listed: &FingerprintTable, registry: &Registry) -> R
         }
     }
     let mut table = Vec::new();
-    write_table(&types, &[], &mut table);
+    // Read here, never written: the entries as the newest version has them.
+    write_table(&types, &[], NEWEST_VERSION, &mut table);
     Ok(table)
 }

@@ -9,7 +9,7 @@ use crate::containers::{EXTERNAL_TYPE_ID, LIST_TYPE_ID, MAP_TYPE_ID};
 use crate::plain::{varint, Reader, DYNAMIC_SIZE_PREFIX};
 use crate::rtti::Registry;
 use crate::schema::fingerprint_table::FingerprintTable;
-use crate::schema::table::TableIndex;
+use crate::schema::table::{table_for_version, TableIndex};
 use crate::serializer::Limits;
 use crate::wire::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::wire::format::{
@@ -73,7 +73,7 @@ pub(crate) fn to_compact_with(
         _ => return Err(not_compact(4, "a stream without a schema table")),
     };
     let table = match &running {
-        Some(running) => TableIndex::read(running, 0, running.len())?,
+        Some(running) => TableIndex::read_table(running)?,
         None => TableIndex::read(normal, start, end)?,
     };
     let types = match block {
@@ -104,7 +104,7 @@ pub(crate) fn to_compact_with(
     }
     let mut out = writer.out;
     types.write(&mut out);
-    out.extend_from_slice(&normal[start..end]);
+    out.extend_from_slice(&table_for_version(&normal[start..end], COMPACT_VERSION));
     let checksum = body.checksum.then(|| {
         let mut hasher = crc32fast::Hasher::new();
         hasher.update(&out);

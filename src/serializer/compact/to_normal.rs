@@ -113,7 +113,7 @@ impl Normal {
             .ok_or_else(|| corrupt(length_at.unwrap_or(start), "a compact stream's plain block does not fit"))?;
         let types = PlainTypes::read(input, block_start, start)?;
         let table = match &running {
-            Some(running) => TableIndex::read(running, 0, running.len())?,
+            Some(running) => TableIndex::read_table(running)?,
             None => TableIndex::read(input, start, end)?,
         };
         let layouts = Layouts::new(&table, &types)?;

@@ -1,0 +1,75 @@
+//! Objects matched by their declared identity (`rtti/identity.rs`): a type that names an identity
+//! field says which of its objects are one object, edited, and which are two. Where it does, the
+//! identity decides every pairing of two objects that are not the very same allocation: equal
+//! identities pair whatever else changed, and different ones never pair, not even as a guess.
+//! Types without one are matched by their fingerprint (type, variants, plain values), as before.
+
+use super::values::{content, same_content};
+use super::{unreadable_object, DiffError, Told};
+use crate::field::SharedObject;
+use crate::rtti::Reflectable;
+
+/// First byte of a match key made from an identity (a fingerprint's is the family's
+/// mutability, 0 or 1), so that the two kinds of key never compare equal.
+const IDENTITY_KEY: u8 = 2;
+
+/// Appends the key an object is matched by: its identity, when its type declares one, or else its
+/// fingerprint (family, type, variants, plain values).
+pub(super) fn match_key(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), DiffError> {
+    let mutable = object.family().is_mutable();
+    object
+        .read(|object| {
+            if has_identity(object) {
+                out.push(IDENTITY_KEY);
+                object.rtti().write_identity(object, out);
+                Ok(())
+            } else {
+                out.push(u8::from(mutable));
+                content(object, out, false)
+            }
+        })
+        .map_err(unreadable_object)?
+}
+
+/// Appends the key an object held by value is aligned by: its identity, or else its content
+/// (what it holds by value included).
+pub(super) fn value_key(object: &dyn Reflectable, out: &mut Vec<u8>) -> Result<(), DiffError> {
+    if has_identity(object) {
+        out.push(IDENTITY_KEY);
+        object.rtti().write_identity(object, out);
+        Ok(())
+    } else {
+        content(object, out, true)
+    }
+}
+
+/// Whether a key was made from an identity: two objects with equal such keys are one object,
+/// but their plain values may differ (a key made from a fingerprint says they are equal).
+pub(super) fn is_identity_key(key: &[u8]) -> bool {
+    key.first() == Some(&IDENTITY_KEY)
+}
+
+/// Whether `object`'s type (or a base) declares an identity.
+pub(super) fn has_identity(object: &dyn Reflectable) -> bool {
+    object.rtti().identity_field().is_some()
+}
+
+/// Whether `a` and `b` (two shared objects, neither being read elsewhere) are one object, and what
+/// that tells of their plain values: by identity when the type declares one (`Told::Nothing`:
+/// other plain values may differ), by fingerprint otherwise (`Told::Plain`: they are equal).
+/// `None`: two objects.
+pub(super) fn same_object(
+    a: &dyn Reflectable,
+    b: &dyn Reflectable,
+    scratch: &mut (Vec<u8>, Vec<u8>),
+) -> Result<Option<Told>, DiffError> {
+    if has_identity(a) || has_identity(b) {
+        let (x, y) = (&mut scratch.0, &mut scratch.1);
+        x.clear();
+        y.clear();
+        let same =
+            a.rtti().id() == b.rtti().id() && a.rtti().write_identity(a, x) && b.rtti().write_identity(b, y) && x == y;
+        return Ok(same.then_some(Told::Nothing));
+    }
+    Ok(same_content(a, b, false, scratch)?.then_some(Told::Plain))
+}
