@@ -173,7 +173,7 @@ fn main() -> ExitCode {
         Command::Json { file } => with_graph(file, |loaded| write_out(|out| Ok(json::print(loaded, out)?))),
         Command::FromJson { file, output } => write_out(|out| json::convert(file, output, out)),
         Command::Diff { old, new } => with_graph(old, |old| {
-            with_graph(new, |new| write_out(|out| Ok(diff::print(old, new, out)?)).map(|found| differs = found))
+            with_graph(new, |new| write_out(|out| diff::print(old, new, out)).map(|found| differs = found))
         }),
         Command::Convert { file, encoding, output } => {
             with_graph(file, |loaded| write_out(|out| convert::convert(loaded, (*encoding).into(), output, out)))

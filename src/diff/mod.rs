@@ -13,7 +13,7 @@ pub(crate) mod generated;
 mod patch;
 mod rtti_eq;
 
-pub use apply::{ApplyProblem, ApplyProblemKind, ApplyReport};
+pub use apply::{AppliedChange, ApplyProblem, ApplyProblemKind, ApplyReport};
 #[doc(hidden)]
 pub use generate::diff_walked;
 pub use generate::{diff, DiffError};

@@ -47,6 +47,13 @@ impl RttiType {
         }
         true
     }
+
+    /// `object`'s identity as text (`11`, or a UUID as its number), when its type declares one.
+    pub(crate) fn identity_text(&'static self, object: &dyn Reflectable) -> Option<String> {
+        let (declaring, field) = self.cached_identity(|| self.identity_field())?;
+        let section = visit::sections_from(self, object).find(|section| std::ptr::eq(section.rtti, declaring))?;
+        field.to_text(section.object).ok()
+    }
 }
 
 #[cfg(test)]

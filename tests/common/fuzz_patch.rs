@@ -425,12 +425,19 @@ pub fn apply_to_samples(patch: &Patch) {
     break_cycles(&level);
     originals.iter().for_each(break_cycles);
 
+    // Applied as is, and described: the description changes nothing of what is applied.
     let mut sheet = sample_sheet();
     let originals = sheet_objects(&sheet);
     let report = patch.apply(&mut sheet);
-    let _ = report.to_string();
-    let _ = reflectable::to_vec(&sheet);
+    let saved = reflectable::to_vec(&sheet).map_err(|error| error.to_string());
     tear_down_sheet(&sheet, &originals);
+    let mut described = sample_sheet();
+    let originals = sheet_objects(&described);
+    let (described_report, changes) = patch.apply_described(&mut described, Registry::global());
+    assert_eq!(described_report.to_string(), report.to_string());
+    assert_eq!(reflectable::to_vec(&described).map_err(|error| error.to_string()), saved);
+    changes.iter().for_each(|change| drop(change.to_string()));
+    tear_down_sheet(&described, &originals);
 }
 
 // ---- structure-aware mutation ---------------------------------------------------------------

@@ -69,6 +69,8 @@ impl Applier<'_> {
             );
             return;
         };
+        let step =
+            |at: usize| if field.is_array() { format!("{}[{at}]", field.name()) } else { field.name().to_owned() };
         if !edit.rebuild {
             for element in &edit.elements {
                 let (Some(old), Some(body)) = (element.old, &element.body) else {
@@ -77,7 +79,9 @@ impl Applier<'_> {
                 };
                 let done = field.with_embedded_mut(owner, old as usize, |value| match value {
                     Some(value) => {
+                        self.push_step(step(old as usize));
                         self.body(index, value, body);
+                        self.pop_step();
                         true
                     }
                     None => false,
@@ -92,8 +96,15 @@ impl Applier<'_> {
             }
             return;
         }
+        // The old elements' names, when the change is described: those not kept are removed.
+        let old_names = self.describing().then(|| {
+            let len = field.len(&*owner).unwrap_or(0);
+            let name = |at| field.with_embedded(&*owner, at, |value| value.map(Self::value_name)).ok().flatten();
+            (0..len).map(name).collect::<Vec<_>>()
+        });
         let mut objects = Vec::with_capacity(edit.elements.len());
         for element in &edit.elements {
+            let at = objects.len();
             let object = match (element.old, &element.body) {
                 (Some(old), body) => {
                     // An old element kept: copied (its pointers kept), then edited.
@@ -103,7 +114,9 @@ impl Applier<'_> {
                     match copied {
                         Ok(Some(Ok(mut object))) => {
                             if let Some(body) = body {
+                                self.push_step(step(at));
                                 self.body(index, &mut *object, body);
+                                self.pop_step();
                             }
                             Some(object)
                         }
@@ -120,7 +133,11 @@ impl Applier<'_> {
                 }
                 (None, Some(body)) => match fresh_value(field, body.type_id, self.registry) {
                     Some(mut object) => {
+                        self.push_step(step(at));
                         self.body(index, &mut *object, body);
+                        self.pop_step();
+                        let element = field.is_array().then_some(at);
+                        self.note(field.name(), element, None, Some(Self::value_name(&*object)));
                         Some(object)
                     }
                     None => {
@@ -144,6 +161,19 @@ impl Applier<'_> {
             Ok(0) => {}
             Ok(refused) => self.problem(index, name(), ApplyProblemKind::Field(format!("{refused} values refused"))),
             Err(error) => self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
+        }
+        if let Some(old_names) = old_names {
+            let mut kept = vec![false; old_names.len()];
+            for old in edit.elements.iter().filter_map(|element| element.old) {
+                if let Some(kept) = kept.get_mut(old as usize) {
+                    *kept = true;
+                }
+            }
+            for (at, old_name) in old_names.into_iter().enumerate() {
+                if let Some(old_name) = old_name.filter(|_| !kept[at]) {
+                    self.note(field.name(), field.is_array().then_some(at), Some(old_name), None);
+                }
+            }
         }
     }
 

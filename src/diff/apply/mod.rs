@@ -6,10 +6,12 @@
 //! data: a hostile or stale one (a path that leads nowhere, a field the type no longer has, a
 //! value of another plain type, an index past an array's end) is reported, never a panic.
 
+mod describe;
 mod fields;
 mod report;
 mod unheld;
 
+pub use describe::AppliedChange;
 pub use report::{ApplyProblem, ApplyProblemKind, ApplyReport};
 
 use super::patch::{KeptEdit, Malformed, ObjectBody, Origin, Patch};
@@ -165,6 +167,8 @@ struct Applier<'p> {
     scratch: Vec<u8>,
     /// Created immutable edits being built or done (see `build_immutable`).
     on_stack: Vec<bool>,
+    /// What [`Patch::apply_described`] notes of the changes, when it applies.
+    describe: Option<describe::Describer>,
 }
 
 impl<'p> Applier<'p> {
@@ -178,6 +182,7 @@ impl<'p> Applier<'p> {
             report: ApplyReport::default(),
             scratch: Vec::new(),
             on_stack: Vec::new(),
+            describe: None,
         }
     }
 
@@ -210,11 +215,12 @@ impl<'p> Applier<'p> {
                 );
                 continue;
             }
+            let mut path = self.describe.as_ref().map(|describer| describer.path_of(from));
             let found = match (&self.handles[from], from, root) {
                 (Some(handle), _, _) => handle
-                    .read(|object| follow(object, &edit.path))
+                    .read(|object| follow(object, &edit.path, path.as_mut()))
                     .unwrap_or_else(|error| Err(format!("edit {from}'s object cannot be read: {error}"))),
-                (None, 0, Some(root)) => follow(root, &edit.path),
+                (None, 0, Some(root)) => follow(root, &edit.path, path.as_mut()),
                 (None, _, _) => Err(format!("edit {from}'s object was not found")),
             };
             match found {
@@ -222,7 +228,12 @@ impl<'p> Applier<'p> {
                     let why = "another edit of the patch found the same object".to_owned();
                     self.problem(index, None, ApplyProblemKind::NotFound(why));
                 }
-                Ok(handle) => self.handles[index] = Some(typed(handle)),
+                Ok(handle) => {
+                    if let (Some(describer), Some(path)) = (self.describe.as_mut(), path) {
+                        describer.found(index, Some(&handle), path);
+                    }
+                    self.handles[index] = Some(typed(handle));
+                }
                 Err(why) => self.problem(index, None, ApplyProblemKind::NotFound(why)),
             }
         }
@@ -330,9 +341,11 @@ impl<'p> Applier<'p> {
             self.problem(index, None, ApplyProblemKind::TypeMismatch { expected: body.type_id, found });
             return;
         }
+        self.enter(index, &*object, body);
         if let Some(variant) = body.variant {
+            let before = self.describing().then(|| active_variant(&*object));
             match rtti.variant(variant).map(|v| v.activate(object)) {
-                Some(Ok(())) => {}
+                Some(Ok(())) => self.note("variant", None, before, Some(active_variant(&*object))),
                 Some(Err(error)) => self.problem(index, None, ApplyProblemKind::Field(error.to_string())),
                 None => self.problem(index, Some(format!("variant {variant}")), ApplyProblemKind::Gone),
             }
@@ -343,7 +356,10 @@ impl<'p> Applier<'p> {
         }
         for edit in &body.plain {
             if let Some((section, field)) = self.field(index, object, edit.section, edit.field) {
+                let before = self.value_text(field, &*section);
                 self.plain(index, section, field, edit);
+                let after = self.value_text(field, &*section);
+                self.note(field.name(), None, before, after);
             }
         }
         for edit in &body.embedded {
@@ -353,9 +369,13 @@ impl<'p> Applier<'p> {
         }
         for edit in &body.pointers {
             if let Some((section, field)) = self.field(index, object, edit.section, edit.field) {
+                let before = self.targets(field, &*section);
                 self.pointers(index, section, field, edit);
+                let after = self.targets(field, &*section);
+                self.note_targets(field, before, after);
             }
         }
+        self.leave(body);
     }
 
     /// Gives the section of type `edit.section` the kept set `edit.fields` describes (each field
@@ -437,14 +457,34 @@ fn typed(handle: SharedObject) -> SharedObject {
     rtti.and_then(|rtti| rtti.concrete_handle(&handle)).unwrap_or(handle)
 }
 
-/// Follows `path` from `object` to the shared object its last step's pointer element holds.
-fn follow(object: &dyn Reflectable, path: &[(u32, u16, u32)]) -> Result<SharedObject, String> {
+/// The name of the variant `object` holds (its ID when it has none; `-` for a struct).
+fn active_variant(object: &dyn Reflectable) -> String {
+    match object.rtti().active_variant(object) {
+        Some(variant) => variant.name().to_owned(),
+        None => "-".to_owned(),
+    }
+}
+
+/// Follows `path` from `object` to the shared object its last step's pointer element holds;
+/// each step is added to `names` (`.children[1]`) when given.
+fn follow(
+    object: &dyn Reflectable,
+    path: &[(u32, u16, u32)],
+    mut names: Option<&mut String>,
+) -> Result<SharedObject, String> {
     let Some((&(section, id, index), rest)) = path.split_first() else {
         return Err("an empty path".into());
     };
     let Some(visit::Slot { section: rtti, field, owner: section, .. }) = visit::slot_by_id(object, section, id) else {
         return Err(format!("`{}` has no field {id} in a section of type ID {section}", object.rtti().name()));
     };
+    if let Some(names) = names.as_deref_mut() {
+        names.push('.');
+        names.push_str(field.name());
+        if field.is_array() {
+            names.push_str(&format!("[{index}]"));
+        }
+    }
     let index = index as usize;
     if rest.is_empty() {
         return match field.shared(section, index) {
@@ -454,7 +494,7 @@ fn follow(object: &dyn Reflectable, path: &[(u32, u16, u32)]) -> Result<SharedOb
         };
     }
     match field.with_embedded(section, index, |value| match value {
-        Some(value) => follow(value, rest),
+        Some(value) => follow(value, rest, names),
         None => Err(format!("`{}.{}[{index}]` is empty", rtti.name(), field.name())),
     }) {
         Ok(found) => found,

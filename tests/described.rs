@@ -1,0 +1,122 @@
+//! `Patch::apply_described`: a patch applied with each change in words, as `reflectable diff`
+//! prints them: fields set (before and after, as text), elements and objects gained and lost,
+//! objects named by identity or by path.
+
+use reflectable::diff::{diff, rtti_eq, AppliedChange};
+use reflectable::rtti::Registry;
+use reflectable::Reflectable;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+#[derive(Reflectable, Default, Debug, Clone)]
+#[rtti(id = 964_401)]
+struct Transform {
+    #[rtti(id = 1)]
+    position: [f32; 2],
+}
+
+#[derive(Reflectable, Default, Debug, Clone)]
+#[rtti(id = 964_402)]
+struct Part {
+    #[rtti(id = 1, identity)]
+    id: u32,
+    #[rtti(id = 2)]
+    name: String,
+}
+
+#[derive(Reflectable, Default, Debug, Clone)]
+#[rtti(id = 964_403)]
+enum Shape {
+    #[default]
+    #[rtti(id = 1)]
+    Dot,
+    #[rtti(id = 2)]
+    Line {
+        #[rtti(id = 1)]
+        length: u32,
+    },
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 964_404)]
+struct Node {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2, embedded)]
+    transform: Transform,
+    #[rtti(id = 3, embedded)]
+    parts: Vec<Part>,
+    #[rtti(id = 4)]
+    children: Vec<Rc<RefCell<Node>>>,
+    #[rtti(id = 5)]
+    target: Option<Rc<RefCell<Node>>>,
+    #[rtti(id = 6, embedded)]
+    shape: Shape,
+}
+
+fn node(name: &str) -> Rc<RefCell<Node>> {
+    Rc::new(RefCell::new(Node { name: name.into(), ..Node::default() }))
+}
+
+fn part(id: u32, name: &str) -> Part {
+    Part { id, name: name.into() }
+}
+
+/// Applies `diff(old, new)` to `old`, described; checks it applied in full.
+fn described(old: &mut Node, new: &Node) -> Vec<String> {
+    let (report, changes) = diff(&*old, new).unwrap().apply_described(old, Registry::global());
+    assert!(report.is_complete(), "{report}");
+    rtti_eq(&*old, new).unwrap();
+    changes.iter().map(AppliedChange::to_string).collect()
+}
+
+#[test]
+fn fields_are_described_with_their_values_before_and_after() {
+    let mut old = Node { name: "a".into(), ..Node::default() };
+    let new = Node { name: "b".into(), transform: Transform { position: [1.0, 2.0] }, ..Node::default() };
+    assert_eq!(described(&mut old, &new), ["$.name: \"a\" -> \"b\"", "$.transform.position: [0.0, 0.0] -> [1.0, 2.0]"]);
+}
+
+#[test]
+fn elements_held_by_value_are_named_by_identity() {
+    let mut old = Node { parts: vec![part(1, "arm"), part(2, "leg")], ..Node::default() };
+    let new = Node { parts: vec![part(2, "left leg"), part(3, "tail")], ..Node::default() };
+    let changes = described(&mut old, &new);
+    assert_eq!(
+        changes,
+        ["$.parts[0].name: \"leg\" -> \"left leg\"", "$.parts[1]: added (Part#3)", "$.parts[0]: removed (Part#1)",],
+        "{changes:#?}"
+    );
+}
+
+#[test]
+fn pointers_gain_and_lose_objects_and_new_objects_are_one_line() {
+    let (a, b) = (node("a"), node("b"));
+    let mut old = Node { children: vec![a.clone(), b.clone()], target: Some(a.clone()), ..Node::default() };
+    let fresh = node("fresh");
+    fresh.borrow_mut().name = "fresh, with fields".into();
+    let new = Node { children: vec![b.clone(), fresh], target: Some(b.clone()), ..Node::default() };
+    let changes = described(&mut old, &new);
+    assert!(changes.contains(&"$.children[0]: removed (Node)".to_owned()), "{changes:#?}");
+    assert!(changes.contains(&"$.children[1]: added (new Node)".to_owned()), "{changes:#?}");
+    assert!(changes.contains(&"$.target: Node at $.children[0] -> Node at $.children[1]".to_owned()), "{changes:#?}");
+    assert!(
+        !changes.iter().any(|change| change.contains("fresh")),
+        "a new object's fields are not listed: {changes:#?}"
+    );
+}
+
+#[test]
+fn a_variant_switch_is_one_change_then_its_fields() {
+    let mut old = Node::default();
+    let new = Node { shape: Shape::Line { length: 3 }, ..Node::default() };
+    let changes = described(&mut old, &new);
+    assert_eq!(changes.first().map(String::as_str), Some("$.shape.variant: Dot -> Line"), "{changes:#?}");
+}
+
+#[test]
+fn an_empty_patch_describes_nothing() {
+    let mut old = Node { name: "same".into(), ..Node::default() };
+    let new = Node { name: "same".into(), ..Node::default() };
+    assert!(described(&mut old, &new).is_empty());
+}
