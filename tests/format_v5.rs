@@ -412,3 +412,44 @@ fn the_version_5_trailer_is_checked_field_by_field() {
         assert!(BinarySerializer::new().decode::<Box<dyn Reflectable>>(&flipped).is_err(), "bit {bit}");
     }
 }
+
+/// A type whose field 1 is its identity.
+#[derive(Reflectable, Default)]
+#[rtti(id = 964_501, name = "Tag")]
+struct Tag {
+    #[rtti(id = 1, identity)]
+    id: u32,
+    #[rtti(id = 2)]
+    label: String,
+}
+
+/// `FORMAT.md`, "Version 5", **Identity**: the field entry of an identity carries bit 2 of its
+/// field flags in version 5, and nothing else of the table changes; version 3 writes the flags
+/// byte as before, and refuses the bit.
+#[test]
+fn the_identity_flag_is_bit_2_of_the_field_flags_in_version_5() {
+    let tag = Tag { id: 7, label: "gate".into() };
+    let (v5, v3) = (v5().encode(&tag).unwrap(), BinarySerializer::new().encode(&tag).unwrap());
+    let table = |bytes: &[u8], trailer: usize| {
+        let size = reflectable::schema::Schema::size_in_stream(bytes).unwrap();
+        let end = bytes.len() - trailer;
+        (end - size, bytes[end - size..end].to_vec())
+    };
+    let ((_, table_v5), (start_v3, table_v3)) = (table(&v5, 56), table(&v3, 24));
+    let differ: Vec<usize> = (0..table_v5.len()).filter(|&at| table_v5[at] != table_v3[at]).collect();
+    assert_eq!(table_v5.len(), table_v3.len());
+    assert_eq!(differ.len(), 1, "one byte differs");
+    let at = differ[0];
+    assert_eq!((table_v3[at], table_v5[at]), (0x00, 0x04), "the flags byte of field `id`");
+    // The flags follow the field's header word (field 1, plain, static size 4) and precede the
+    // signature length and the name `id`.
+    let header = u32::from_le_bytes(table_v5[at - 4..at].try_into().unwrap());
+    assert_eq!(header, 1 << 16 | 4 << 8, "field header: ID 1, static size 4, a single plain value");
+    assert_eq!(&table_v5[at + 2..at + 6], &[2, 0, b'i', b'd']);
+    // The bit in a version 3 table is refused where it is.
+    let mut flagged = v3.clone();
+    flagged[start_v3 + at] = 0x04;
+    let error = reflectable::schema::Schema::of_stream(&flagged).unwrap_err();
+    assert_eq!(error.kind(), &DecodeErrorKind::Corrupt("unknown schema field flags set"));
+    assert!(BinarySerializer::new().decode::<Tag>(&flagged).is_err());
+}
