@@ -120,3 +120,60 @@ fn an_empty_patch_describes_nothing() {
     let new = Node { name: "same".into(), ..Node::default() };
     assert!(described(&mut old, &new).is_empty());
 }
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 964_405)]
+struct Link {
+    #[rtti(id = 1, identity)]
+    id: u64,
+    #[rtti(id = 2)]
+    next: Option<std::sync::Arc<std::sync::Mutex<Link>>>,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 964_406)]
+struct Chain {
+    #[rtti(id = 1)]
+    links: Vec<std::sync::Arc<std::sync::Mutex<Link>>>,
+}
+
+/// A `Mutex` object whose pointer the patch points at itself: described without locking it
+/// twice (the description names objects when none is being written).
+#[test]
+fn an_object_pointing_at_itself_is_described_without_a_deadlock() {
+    use std::sync::{Arc, Mutex};
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let old_link = Arc::new(Mutex::new(Link { id: 1, next: None }));
+        let mut old = Chain { links: vec![old_link.clone()] };
+        let new_link = Arc::new(Mutex::new(Link { id: 1, next: None }));
+        new_link.lock().unwrap().next = Some(new_link.clone());
+        let new = Chain { links: vec![new_link.clone()] };
+        let (report, changes) = diff(&old, &new).unwrap().apply_described(&mut old, Registry::global());
+        let lines: Vec<String> = changes.iter().map(AppliedChange::to_string).collect();
+        new_link.lock().unwrap().next = None;
+        old_link.lock().unwrap().next = None;
+        sender.send((report.is_complete(), lines)).unwrap();
+    });
+    let (complete, lines) = receiver.recv_timeout(std::time::Duration::from_secs(20)).expect("no deadlock");
+    assert!(complete);
+    assert_eq!(lines, ["Link#1.next: null -> Link#1"]);
+}
+
+/// An object the patch creates is named as it ends up, identity included.
+#[test]
+fn a_created_object_is_named_by_its_identity() {
+    let mut old = Node { parts: vec![part(1, "a")], ..Node::default() };
+    let new = Node { parts: vec![part(1, "a"), part(7, "fresh")], ..Node::default() };
+    assert_eq!(described(&mut old, &new), ["$.parts[1]: added (Part#7)"]);
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 964_407)]
+    struct Holder {
+        #[rtti(id = 1)]
+        links: Vec<std::sync::Arc<std::sync::Mutex<Link>>>,
+    }
+    let mut old = Holder::default();
+    let new = Holder { links: vec![std::sync::Arc::new(std::sync::Mutex::new(Link { id: 9, next: None }))] };
+    let (_, changes) = diff(&old, &new).unwrap().apply_described(&mut old, Registry::global());
+    assert_eq!(changes[0].to_string(), "$.links[0]: added (Link#9)");
+}

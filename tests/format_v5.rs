@@ -414,7 +414,7 @@ fn the_version_5_trailer_is_checked_field_by_field() {
 }
 
 /// A type whose field 1 is its identity.
-#[derive(Reflectable, Default)]
+#[derive(Reflectable, Default, Debug)]
 #[rtti(id = 964_501, name = "Tag")]
 struct Tag {
     #[rtti(id = 1, identity)]
@@ -452,4 +452,35 @@ fn the_identity_flag_is_bit_2_of_the_field_flags_in_version_5() {
     let error = reflectable::schema::Schema::of_stream(&flagged).unwrap_err();
     assert_eq!(error.kind(), &DecodeErrorKind::Corrupt("unknown schema field flags set"));
     assert!(BinarySerializer::new().decode::<Tag>(&flagged).is_err());
+}
+
+/// The flag anywhere but on a field that can be an identity is refused by every reader, the
+/// typed decoder's fast path included (a table entry equal to the running one but for flags
+/// is parsed, and the flag found).
+#[test]
+fn an_identity_flag_where_none_can_be_is_refused() {
+    let tag = Tag { id: 7, label: "gate".into() };
+    let v5_bytes = v5().encode(&tag).unwrap();
+    let size = reflectable::schema::Schema::size_in_stream(&v5_bytes).unwrap();
+    let (end, start) = (v5_bytes.len() - 56, v5_bytes.len() - 56 - size);
+    let name_at = |name: &[u8]| {
+        let pattern = [&[name.len() as u8, 0][..], name].concat();
+        start + v5_bytes[start..end].windows(pattern.len()).position(|w| w == pattern).unwrap()
+    };
+    // The flags byte is two bytes before a field's name (flags, signature length, name).
+    let (id_flags, label_flags) = (name_at(b"id") - 2, name_at(b"label") - 2);
+    assert_eq!((v5_bytes[id_flags], v5_bytes[label_flags]), (0x04, 0x00));
+    for flags in [vec![(label_flags, 0x04)], vec![(id_flags, 0x00), (label_flags, 0x04)]] {
+        let mut bytes = v5_bytes.clone();
+        for &(at, value) in &flags {
+            bytes[at] = value;
+        }
+        // The table's CRC fixed, so that the flag itself is what a reader meets.
+        let crc = crc32fast::hash(&bytes[start..end]);
+        bytes[end + 44..end + 48].copy_from_slice(&crc.to_le_bytes());
+        let error = v5().decode::<Tag>(&bytes).unwrap_err();
+        assert!(error.to_string().contains("identity flag"), "{error}");
+        assert!(reflectable::schema::Schema::of_stream(&bytes).is_err());
+        assert!(DynamicGraph::from_bytes(&bytes).is_err());
+    }
 }

@@ -290,3 +290,140 @@ fn json_shows_the_identity_of_version_5_only() {
     let error = DynamicGraph::from_json(&older).unwrap_err();
     assert!(error.to_string().contains("only a version 5 stream records"), "{error}");
 }
+
+pub trait Thing: Reflectable {}
+reflectable::reflect_trait!(Thing);
+
+/// A base that declares the identity of every type derived from it.
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 964_210, abstract)]
+struct Placed {
+    #[rtti(id = 1, identity)]
+    id: u64,
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 964_211, implements(Thing))]
+struct Lamp {
+    #[rtti(base)]
+    base: Placed,
+    #[rtti(id = 1)]
+    watts: f32,
+}
+impl Thing for Lamp {}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 964_212, implements(Thing))]
+struct Crate {
+    #[rtti(base)]
+    base: Placed,
+    #[rtti(id = 1)]
+    label: String,
+}
+impl Thing for Crate {}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 964_213)]
+struct Room {
+    #[rtti(id = 1)]
+    things: Vec<Rc<RefCell<dyn Thing>>>,
+    #[rtti(id = 2)]
+    stored: Vec<Rc<RefCell<dyn Thing>>>,
+}
+
+fn lamp(id: u64) -> Rc<RefCell<dyn Thing>> {
+    Rc::new(RefCell::new(Lamp { base: Placed { id }, watts: 40.0 }))
+}
+
+fn crate_(id: u64, label: &str) -> Rc<RefCell<dyn Thing>> {
+    Rc::new(RefCell::new(Crate { base: Placed { id }, label: label.into() }))
+}
+
+/// An identity declared by a base is the identity of each derived type: a lamp and a crate with
+/// one ID are two objects, in place or moved to another field, and the lamp is left as it was.
+#[test]
+fn an_identity_of_a_base_tells_apart_objects_of_different_types() {
+    for moved in [false, true] {
+        let mut old = Room { things: vec![lamp(5), crate_(6, "a")], ..Room::default() };
+        let held = old.things[0].clone();
+        let mut new = Room { things: vec![crate_(6, "a")], ..Room::default() };
+        let replacement = crate_(5, "was a lamp");
+        match moved {
+            true => new.stored.push(replacement),
+            false => new.things.insert(0, replacement),
+        }
+        let report = diff(&old, &new).unwrap().apply(&mut old);
+        assert!(report.is_complete(), "{report}");
+        rtti_eq(&old, &new).unwrap();
+        assert_eq!(held.borrow().rtti().id(), 964_211, "the lamp is still a lamp");
+    }
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 964_214)]
+struct Sealed {
+    #[rtti(id = 1, identity)]
+    id: u32,
+    #[rtti(id = 2)]
+    name: String,
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 964_215)]
+struct Vault {
+    #[rtti(id = 1)]
+    frozen: Vec<Rc<Sealed>>,
+    #[rtti(id = 2)]
+    live: Vec<Rc<RefCell<Sealed>>>,
+}
+
+/// One identity in an editable allocation and in a frozen one: two objects (one cannot be edited
+/// into the other's place), both ways.
+#[test]
+fn an_identity_does_not_pair_objects_of_two_families() {
+    let frozen = || vec![Rc::new(Sealed { id: 1, name: "x".into() })];
+    let live = || vec![Rc::new(RefCell::new(Sealed { id: 1, name: "y".into() }))];
+    for (old, new) in [
+        (Vault { live: live(), ..Vault::default() }, Vault { frozen: frozen(), ..Vault::default() }),
+        (Vault { frozen: frozen(), ..Vault::default() }, Vault { live: live(), ..Vault::default() }),
+    ] {
+        let mut old = old;
+        let report = diff(&old, &new).unwrap().apply(&mut old);
+        assert!(report.is_complete(), "{report}");
+        rtti_eq(&old, &new).unwrap();
+    }
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 964_216)]
+struct Shelf {
+    #[rtti(id = 1)]
+    items: Vec<Rc<RefCell<Entity>>>,
+    #[rtti(id = 2)]
+    by_slot: std::collections::BTreeMap<u32, Rc<RefCell<Entity>>>,
+    #[rtti(id = 3)]
+    single: Option<Rc<RefCell<Entity>>>,
+}
+
+/// Two objects claiming one identity, and the new graph holding the old one itself (an undo
+/// snapshot shares allocations with the live graph): the old object is itself, never rewritten
+/// into the other.
+#[test]
+fn an_object_both_graphs_hold_is_itself_whatever_claims_its_identity() {
+    let shared = entity(4, "shared");
+    let mut old = Shelf { items: vec![shared.clone()], ..Shelf::default() };
+    let claimant = entity(4, "claimant");
+    let new = Shelf { by_slot: [(0, claimant)].into(), single: Some(shared.clone()), ..Shelf::default() };
+    let report = diff(&old, &new).unwrap().apply(&mut old);
+    assert!(report.is_complete(), "{report}");
+    assert_eq!(shared.borrow().name, "shared", "an allocation the new graph holds was rewritten");
+    rtti_eq(&old, &new).unwrap();
+
+    let (other, shared) = (entity(4, "other"), entity(4, "shared"));
+    let mut old = Shelf { items: vec![other], by_slot: [(0, shared.clone())].into(), ..Shelf::default() };
+    let new = Shelf { items: vec![shared.clone()], single: Some(entity(4, "new")), ..Shelf::default() };
+    let report = diff(&old, &new).unwrap().apply(&mut old);
+    assert!(report.is_complete(), "{report}");
+    assert_eq!(shared.borrow().name, "shared");
+    rtti_eq(&old, &new).unwrap();
+}

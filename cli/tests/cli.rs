@@ -538,3 +538,55 @@ fn deps_lists_each_asset_a_file_refers_to_once() {
     let (ok, out, _) = run(&["deps"], &files.level);
     assert!(ok && out.is_empty(), "{out}");
 }
+
+/// A door as one release saved it, and as the next (a field added).
+#[derive(reflectable::Reflectable, Default)]
+#[rtti(id = 964_310, name = "Gate")]
+struct GateV1 {
+    #[rtti(id = 1)]
+    open: bool,
+}
+
+#[derive(reflectable::Reflectable, Default)]
+#[rtti(id = 964_310, name = "Gate", no_register)]
+struct GateV2 {
+    #[rtti(id = 1)]
+    open: bool,
+    #[rtti(id = 2)]
+    title: String,
+}
+
+/// Two files of two releases: the old one is read into the new one's types, as the new release
+/// loads an old save, so a field added reads as set from its default, and a field removed is
+/// reported, not a failure.
+#[test]
+fn diff_compares_files_whose_types_changed() {
+    let files = Files::new("diff-evolved");
+    let v1 = files.with("v1.bin", &reflectable::to_vec(&GateV1 { open: true }).unwrap());
+    let v2 = files.with("v2.bin", &reflectable::to_vec(&GateV2 { open: true, title: "front".into() }).unwrap());
+    let out = diff_output(&v1, &v2);
+    assert_eq!(out.trim(), "$.title: \"\" -> \"front\"");
+    let out = diff_output(&v2, &v1);
+    assert!(out.starts_with("(the old file holds what the new file's types lack:"), "{out}");
+    assert!(out.contains("title"), "{out}");
+}
+
+/// Files that do not describe their types (version 1) are compared as their streams hold them;
+/// the same data in versions 3 and 5 (which alone records identities) is the same.
+#[test]
+fn diff_compares_files_without_descriptions_and_across_versions() {
+    let player = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/player_v1.bin");
+    let output = Command::cargo_bin("reflectable").unwrap().arg("diff").arg(&player).arg(&player).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let files = Files::new("diff-versions");
+    let level = props(&[(10, "rock"), (11, "tree")]);
+    let v3 = files.with("v3.bin", &reflectable::to_vec(&level).unwrap());
+    let v5 = files
+        .with("v5.bin", &reflectable::serializer::BinarySerializer::new().format_version(5).encode(&level).unwrap());
+    for (old, new) in [(&v3, &v5), (&v5, &v3)] {
+        let output = Command::cargo_bin("reflectable").unwrap().arg("diff").arg(old).arg(new).output().unwrap();
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&output.stderr));
+        assert!(out.starts_with("no differences"), "{out}");
+    }
+}

@@ -10,6 +10,7 @@ mod align;
 mod apply;
 pub(crate) mod generate;
 pub(crate) mod generated;
+mod map_entries;
 mod patch;
 mod rtti_eq;
 

@@ -10,6 +10,21 @@
 use super::visit;
 use super::{Reflectable, RttiType};
 use crate::field::{RttiField, WireKind, WireShape};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once any type of the process declares an identity: until then a diff need not look out
+/// for two objects claiming one identity (`diff/generate/identity.rs`).
+static DECLARED: AtomicBool = AtomicBool::new(false);
+
+/// Whether any type of the process declares an identity.
+pub(crate) fn identities_declared() -> bool {
+    DECLARED.load(Ordering::Relaxed)
+}
+
+/// Notes that a type declares an identity.
+pub(crate) fn note_declared() {
+    DECLARED.store(true, Ordering::Relaxed);
+}
 
 /// Whether a field stored as `shape` can be an identity: a single plain value of a fixed size of
 /// 1 to 16 bytes (a UUID at most). The one rule for running fields and schema table entries.

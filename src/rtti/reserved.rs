@@ -36,3 +36,4 @@ pub(crate) const EMBEDDED_EDIT_TYPE_ID: u32 = 0xFFFF_FF34;
 pub(crate) const EMBEDDED_ELEMENT_TYPE_ID: u32 = 0xFFFF_FF35;
 pub(crate) const POINTER_EDIT_TYPE_ID: u32 = 0xFFFF_FF36;
 pub(crate) const KEPT_EDIT_TYPE_ID: u32 = 0xFFFF_FF37;
+pub(crate) const MAP_EDIT_TYPE_ID: u32 = 0xFFFF_FF38;

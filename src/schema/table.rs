@@ -362,7 +362,7 @@ impl<'d> TableIndex<'d> {
             for _ in 0..variants {
                 if !same_bytes(&mut ours, &mut theirs, 4)?
                     || !same_name_slot(&mut ours, &mut theirs)?
-                    || !same_field_list(&mut ours, &mut theirs, self.identity)?
+                    || !same_field_list(&mut ours, &mut theirs, false)?
                 {
                     return Ok(false);
                 }
@@ -403,7 +403,7 @@ impl<'d> TableIndex<'d> {
             variants.push(VariantSchema {
                 id,
                 name: read_name(&mut reader)?,
-                fields: read_fields(&mut reader, self.identity)?,
+                fields: read_fields(&mut reader, false)?,
             });
         }
         if let Some(offset) = first_repeat(ids) {
@@ -470,6 +470,7 @@ fn same_name_slot(ours: &mut Reader<'_>, theirs: &mut Reader<'_>) -> Result<bool
 /// the layout, so ours is ignored, and theirs where the table may carry it (`identity`; where it
 /// may not, a set flag is a difference, which parsing the entry then reports).
 fn same_field_list(ours: &mut Reader<'_>, theirs: &mut Reader<'_>, identity: bool) -> Result<bool, DecodeError> {
+    let mut flagged = false;
     let count = ours.read_u32()?;
     if theirs.read_u32()? != count {
         return Ok(false);
@@ -481,7 +482,18 @@ fn same_field_list(ours: &mut Reader<'_>, theirs: &mut Reader<'_>, identity: boo
             _ => return Ok(false),
         };
         let (a, b) = (ours.take(6)?, theirs.take(6)?);
-        let theirs_flags = if identity { b[4] & !FIELD_IDENTITY } else { b[4] };
+        // Their flag is let through only where a reader takes it (a field that can be an
+        // identity, the first such in the list): anything else differs, and parsing reports it.
+        let word = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let stored = if word & OBJECT_BIT == 0 { FieldHeader::unpack(word) } else { Ok(None) };
+        let fits = matches!(stored, Ok(Some(field)) if crate::rtti::identity::identity_shape(field.shape));
+        let theirs_flags = match b[4] & FIELD_IDENTITY != 0 && identity && fits && !flagged {
+            true => {
+                flagged = true;
+                b[4] & !FIELD_IDENTITY
+            }
+            false => b[4],
+        };
         let same_head = a[..4] == b[..4] && a[4] & !FIELD_IDENTITY == theirs_flags && a[5] == b[5];
         if !same_head || !same_name_slot(ours, theirs)? || !same_bytes(ours, theirs, usize::from(sig_len) * 4)? {
             return Ok(false);
@@ -642,6 +654,22 @@ mod tests {
         }
         let two = vec![field(1, plain(Some(8)), true), field(2, plain(Some(4)), true)];
         assert!(checked_fields(1, two).unwrap_err().to_string().contains("two identity fields"));
+    }
+
+    #[test]
+    fn a_variants_field_is_never_an_identity() {
+        let variant = VariantSchema { id: 1, name: "On".into(), fields: vec![field(1, plain(Some(8)), true)] };
+        let schema =
+            TypeSchema { id: 9, name: "E".into(), is_enum: true, variants: vec![variant], ..TypeSchema::default() };
+        let mut table = Vec::new();
+        put(&mut table, SCHEMA_MARK);
+        put(&mut table, 1);
+        write_schema_entry(&schema, &mut table);
+        let length = table.len() as u32 + 4;
+        put(&mut table, length);
+        let index = TableIndex::read_table(&table).unwrap();
+        let error = index.parse(&index.entries()[0]).unwrap_err();
+        assert!(error.to_string().contains("unknown schema field flags"), "{error}");
     }
 
     #[test]

@@ -110,7 +110,7 @@ impl RttiField {
     }
 
     /// The field's static element size, from its wire shape.
-    fn static_size(&self) -> Option<u8> {
+    pub(crate) fn static_size(&self) -> Option<u8> {
         match self.wire_shape().kind {
             WireKind::Plain(size) => size,
             _ => None,

@@ -54,6 +54,26 @@ pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) ->
     memo::scope(sig, || codec::write_value(sig, value, out))
 }
 
+/// The key type of a map's signature (`HashMap`, `BTreeMap`): a value whose entries a patch
+/// edits one by one. `None` for any other type.
+pub(crate) fn map_key(sig: &[u32]) -> Option<Vec<u32>> {
+    match memo::split(sig) {
+        Some((crate::plain::signature::Sig::Map(_, key, _), _, _)) => Some(key.to_vec()),
+        _ => None,
+    }
+}
+
+/// Reads one element of type `sig` (what [`write_value`] appends) that is the whole of `bytes`.
+pub(crate) fn read_value(sig: &[u32], bytes: &[u8]) -> Result<PlainValue, TextError> {
+    memo::scope(sig, || {
+        let mut reader = crate::plain::Reader::new(bytes).with_zero_sized_left(MAX_ZERO_SIZED_SHOWN);
+        reader.limit_depth(MAX_SHOWN_DEPTH);
+        let value = codec::read_value(sig, &mut reader)?;
+        reader.expect_end()?;
+        Ok(value)
+    })
+}
+
 /// Runs `f` with the facts of `sig`'s nodes remembered (see `memo`): what a reader of many
 /// values of one signature wraps them in.
 #[cfg(feature = "json")]

@@ -125,6 +125,9 @@ pub struct Sheet {
     pub back: Weak<RefCell<Sheet>>,
     #[rtti(id = 13)]
     pub notes: Vec<Rc<RefCell<Note>>>,
+    /// A plain map, which patches edit entry by entry.
+    #[rtti(id = 14)]
+    pub settings: BTreeMap<String, f32>,
 }
 
 /// The level every patch applies to.
@@ -158,6 +161,7 @@ pub fn sample_sheet() -> Sheet {
         words: (0..20).map(|i| format!("word {i}")).collect(),
         numbers: (0..40).map(|i| i * i).collect(),
         fixed: [1, 2, 3, 4],
+        settings: [("speed", 5.0), ("jump", 1.25), ("gravity", 9.8)].into_iter().map(|(k, v)| (k.into(), v)).collect(),
         tiles: (0..8).map(|i| tile(&format!("tile {i}"), 10 * i, i as usize + 8)).collect(),
         by_key: [1, 5, 9].into_iter().map(|k| (k, tile(&format!("key {k}"), k, 1))).collect(),
         links: vec![
@@ -233,6 +237,9 @@ fn edit_plain(sheet: &mut Sheet) {
     sheet.numbers.drain(20..23);
     sheet.numbers.insert(5, 9999);
     sheet.fixed[2] = 30;
+    sheet.settings.insert("speed".into(), 7.0);
+    sheet.settings.remove("gravity");
+    sheet.settings.insert("dash".into(), 2.5);
 }
 
 /// Objects by value rebuilt: an inserted tile, a removed one, a moved one, edits inside kept

@@ -84,7 +84,7 @@ impl Patch {
         run.edit(0, target);
         run.apply_shared_bodies();
         run.release_unheld();
-        let changes = run.describe.take().map(|describer| describer.changes).unwrap_or_default();
+        let changes = run.describe.take().map(|describer| describer.finish(&*target)).unwrap_or_default();
         (run.report, changes)
     }
 }
@@ -92,11 +92,15 @@ impl Patch {
 /// What [`Patch::apply_described`] keeps while the patch is applied.
 #[derive(Default)]
 pub(super) struct Describer {
-    changes: Vec<AppliedChange>,
+    /// The changes, in the order made; those that name shared objects are named at the end,
+    /// when no object is being written (reading one then could lock it twice) and the objects
+    /// the patch creates have their fields.
+    changes: Vec<Noted>,
     /// Each edit's path, as the patch found its object (`$` for the root).
     paths: AHashMap<usize, String>,
-    /// The shared objects of the graph as it was, by their first path from the root.
-    by_addr: AHashMap<usize, String>,
+    /// The shared objects of the graph as it was, by address: their first path from the root, and
+    /// their name (`Type#identity`, or the type).
+    by_addr: AHashMap<usize, (String, String)>,
     /// The object whose body is being applied, named.
     object: String,
     /// The fields being applied inside it, outermost first (objects held by value).
@@ -105,25 +109,63 @@ pub(super) struct Describer {
     fresh: u32,
 }
 
+/// A change as noted: `from` and `to` as text, or as the objects an element or pointer held.
+struct Noted {
+    object: String,
+    field: String,
+    from: Option<Named>,
+    to: Option<Named>,
+}
+
+/// What a change's side says: text already, or a shared object (by address, 0 for null) to name
+/// at the end. No handle is kept: holding one would keep alive an object the patch lets go of.
+enum Named {
+    Text(String),
+    Object(usize),
+}
+
 impl Describer {
-    /// A describer that names the shared objects of the graph under `root` by their first path
-    /// from it (breadth first, so the shortest), as they are before the patch.
-    fn of_graph(root: &dyn Reflectable) -> Self {
-        let mut by_addr = AHashMap::new();
-        let walker = GraphWalker::new().follow_weak(true);
-        let _ = walker.walk(root, |visit| {
-            if let Some(shared) = visit.shared {
-                by_addr.entry(shared.addr()).or_insert_with(|| format!("$.{}", visit.path));
+    /// The changes, every shared object named now: those of the graph before the patch as they
+    /// were then, those it created as the patched graph under `root` holds them.
+    fn finish(self, root: &dyn Reflectable) -> Vec<AppliedChange> {
+        let unknown =
+            self.changes.iter().flat_map(|noted| [&noted.from, &noted.to]).any(
+                |side| matches!(side, Some(Named::Object(addr)) if *addr != 0 && !self.by_addr.contains_key(addr)),
+            );
+        let created = if unknown { names(root) } else { AHashMap::new() };
+        let side = |side: Option<Named>, here: &str| match side? {
+            Named::Text(text) => Some(text),
+            Named::Object(0) => Some("null".to_owned()),
+            Named::Object(addr) => Some(match (self.by_addr.get(&addr), created.get(&addr)) {
+                (Some((path, name)), _) if path == here || name.contains('#') => name.clone(),
+                (Some((path, name)), _) => format!("{name} at {path}"),
+                (None, Some((_, name))) if name.contains('#') => name.clone(),
+                (None, Some((_, name))) => format!("new {name}"),
+                (None, None) => "an object no longer held".to_owned(),
+            }),
+        };
+        let named = self.changes.into_iter().map(|noted| {
+            let here = format!("{}.{}", noted.object, noted.field);
+            AppliedChange {
+                from: side(noted.from, &here),
+                to: side(noted.to, &here),
+                object: noted.object,
+                field: noted.field,
             }
-            Ok::<_, std::convert::Infallible>(Flow::Continue)
         });
-        Describer { by_addr, ..Describer::default() }
+        named.collect()
+    }
+
+    /// A describer that names the shared objects of the graph under `root` as they are before
+    /// the patch, each by its first path from the root (breadth first, so the shortest).
+    fn of_graph(root: &dyn Reflectable) -> Self {
+        Describer { by_addr: names(root), ..Describer::default() }
     }
 
     /// Notes that edit `index` found its object at `path`.
     pub(super) fn found(&mut self, index: usize, handle: Option<&SharedObject>, path: String) {
         let known = handle.and_then(|handle| self.by_addr.get(&handle.addr()));
-        let path = known.cloned().unwrap_or(path);
+        let path = known.map_or(path, |(path, _)| path.clone());
         self.paths.insert(index, path);
     }
 
@@ -178,7 +220,13 @@ impl Applier<'_> {
 
     /// Notes a change of `field` (`element`: one element of it).
     pub(super) fn note(&mut self, field: &str, element: Option<usize>, from: Option<String>, to: Option<String>) {
-        if !self.describing() || from == to {
+        if from != to {
+            self.note_named(field, element, from.map(Named::Text), to.map(Named::Text));
+        }
+    }
+
+    fn note_named(&mut self, field: &str, element: Option<usize>, from: Option<Named>, to: Option<Named>) {
+        if !self.describing() {
             return;
         }
         let describer = self.describe.as_mut().expect("describing");
@@ -188,8 +236,8 @@ impl Applier<'_> {
             None => field.to_owned(),
         };
         path.push(&last);
-        let change = AppliedChange { object: describer.object.clone(), field: path.join("."), from, to };
-        describer.changes.push(change);
+        let noted = Noted { object: describer.object.clone(), field: path.join("."), from, to };
+        describer.changes.push(noted);
     }
 
     /// A plain field's value as text, when changes are described.
@@ -197,80 +245,60 @@ impl Applier<'_> {
         self.describing().then(|| field.to_text(owner).unwrap_or_else(|error| format!("<{error}>")))
     }
 
-    /// A pointer field's targets, each with its name, when changes are described.
-    pub(super) fn targets(&self, field: &RttiField, owner: &dyn Reflectable) -> Option<Vec<(usize, String)>> {
+    /// A pointer field's targets (nothing read of them yet), when changes are described.
+    pub(super) fn targets(&self, field: &RttiField, owner: &dyn Reflectable) -> Option<Vec<usize>> {
         if !self.describing() {
             return None;
         }
-        let len = field.len(owner).unwrap_or(0);
-        let targets = (0..len).map(|at| match field.shared(owner, at).ok().flatten() {
-            Some(target) => (target.addr(), self.name(&target)),
-            None => (0, "null".to_owned()),
-        });
-        Some(targets.collect())
+        let mut targets = Vec::new();
+        let pointers = field.as_pointer()?;
+        pointers.for_each(owner, &mut |addr, _, _| targets.push(addr.unwrap_or(0))).ok()?;
+        Some(targets)
     }
 
     /// Notes what a pointer field gained and lost: for an array, the objects it no longer holds
     /// and those it holds now that it did not (moves are not changes); for a single pointer, its
     /// old and new target.
-    pub(super) fn note_targets(
-        &mut self,
-        field: &RttiField,
-        before: Option<Vec<(usize, String)>>,
-        after: Option<Vec<(usize, String)>>,
-    ) {
+    pub(super) fn note_targets(&mut self, field: &RttiField, before: Option<Vec<usize>>, after: Option<Vec<usize>>) {
         let (Some(before), Some(after)) = (before, after) else { return };
         if !field.is_array() {
-            let text = |targets: Vec<(usize, String)>| targets.into_iter().next().map_or("null".to_owned(), |t| t.1);
-            return self.note(field.name(), None, Some(text(before)), Some(text(after)));
+            let (from, to) = (before.first().copied().unwrap_or(0), after.first().copied().unwrap_or(0));
+            if from != to {
+                self.note_named(field.name(), None, Some(Named::Object(from)), Some(Named::Object(to)));
+            }
+            return;
         }
-        let held = |targets: &[(usize, String)], addr: usize| targets.iter().any(|t| t.0 == addr);
-        for (at, (addr, name)) in before.iter().enumerate() {
-            if *addr != 0 && !held(&after, *addr) {
-                // An object removed from where it was is named by its type (the line says where).
-                let here = format!(" at {}", self.element_path(field.name(), at));
-                let name = name.strip_suffix(&here).unwrap_or(name).to_owned();
-                self.note(field.name(), Some(at), Some(name), None);
+        for (at, &addr) in before.iter().enumerate() {
+            if addr != 0 && !after.contains(&addr) {
+                self.note_named(field.name(), Some(at), Some(Named::Object(addr)), None);
             }
         }
-        for (at, (addr, name)) in after.iter().enumerate() {
-            if *addr != 0 && !held(&before, *addr) {
-                self.note(field.name(), Some(at), None, Some(name.clone()));
+        for (at, &addr) in after.iter().enumerate() {
+            if addr != 0 && !before.contains(&addr) {
+                self.note_named(field.name(), Some(at), None, Some(Named::Object(addr)));
             }
         }
     }
+}
 
-    /// The path of element `at` of `field` of the object being described.
-    fn element_path(&self, field: &str, at: usize) -> String {
-        let Some(describer) = self.describe.as_ref() else { return String::new() };
-        let mut path = describer.object.clone();
-        for step in &describer.prefix {
-            path.push('.');
-            path.push_str(step);
+/// Every shared object of the graph under `root`, by address: its first path from the root
+/// (breadth first) and its name (`Type#identity`, or the type).
+fn names(root: &dyn Reflectable) -> AHashMap<usize, (String, String)> {
+    let mut found = AHashMap::new();
+    let walker = GraphWalker::new().follow_weak(true);
+    let _ = walker.walk(root, |visit| {
+        if let Some(shared) = visit.shared {
+            found.entry(shared.addr()).or_insert_with(|| (format!("$.{}", visit.path), object_name(visit.object)));
         }
-        format!("{path}.{field}[{at}]")
-    }
+        Ok::<_, std::convert::Infallible>(Flow::Continue)
+    });
+    found
+}
 
-    /// A shared object's name: its identity, the path the patch found it by, or its type.
-    fn name(&self, object: &SharedObject) -> String {
-        let identity = object.read(|o| o.rtti().identity_text(o).map(|id| format!("{}#{id}", o.rtti().name())));
-        if let Ok(Some(identity)) = identity {
-            return identity;
-        }
-        let path = self.describe.as_ref().and_then(|describer| describer.by_addr.get(&object.addr()));
-        match (path, object.read(|o| o.rtti().name().to_owned())) {
-            (Some(path), Ok(type_name)) => format!("{type_name} at {path}"),
-            (None, Ok(type_name)) => format!("new {type_name}"),
-            (Some(path), Err(_)) => path.clone(),
-            (None, Err(_)) => "an object being edited".to_owned(),
-        }
-    }
-
-    /// An object held by value, named by its identity or its type.
-    pub(super) fn value_name(object: &dyn Reflectable) -> String {
-        match object.rtti().identity_text(object) {
-            Some(identity) => format!("{}#{identity}", object.rtti().name()),
-            None => object.rtti().name().to_owned(),
-        }
+/// An object's name: `Type#identity` when its type declares one, else its type.
+pub(super) fn object_name(object: &dyn Reflectable) -> String {
+    match object.rtti().identity_text(object) {
+        Some(identity) => format!("{}#{identity}", object.rtti().name()),
+        None => object.rtti().name().to_owned(),
     }
 }

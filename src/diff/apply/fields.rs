@@ -2,13 +2,17 @@
 //! held by value (edited in place, or the array rebuilt from old elements and new ones), pointers
 //! (retargeted, or the array rebuilt), each checked against the field it lands in.
 
+use super::describe::object_name;
 use super::{Applier, ApplyProblemKind};
 use crate::clone::Cloner;
 use crate::diff::align::split;
-use crate::diff::patch::{EmbeddedEdit, PlainEdit, PointerEdit, NONE};
+use crate::diff::map_entries::apply_entries;
+use crate::diff::patch::{EmbeddedEdit, MapEdit, PlainEdit, PointerEdit, NONE};
 use crate::field::{Declared, ElemShape, RttiField, SharedObject};
 use crate::plain::{Reader, ZERO_SIZED_ALLOWANCE};
 use crate::rtti::{Reflectable, Registry};
+use crate::schema::describe_signature;
+use crate::text::PlainValue;
 use std::ops::Range;
 
 impl Applier<'_> {
@@ -50,6 +54,43 @@ impl Applier<'_> {
                 ApplyProblemKind::BadValue(format!("{} bytes left over", reader.remaining())),
             ),
             Err(error) => self.problem(index, name(), ApplyProblemKind::BadValue(error.to_string())),
+        }
+    }
+
+    /// A plain map field edited by key (see `diff/map_entries.rs`).
+    pub(super) fn map(&mut self, index: usize, owner: &mut dyn Reflectable, field: &RttiField, edit: &MapEdit) {
+        let name = || Some(format!("{}.{} ({})", edit.section, edit.field, field.name()));
+        if field.as_plain().is_none() {
+            let why = format!("it is {:?}, the value a map's entries", field.kind());
+            return self.problem(index, name(), ApplyProblemKind::FieldMismatch(why));
+        }
+        let current = match (field.value_signature(), field.plain_value(&*owner)) {
+            (Ok(sig), Ok(PlainValue::Map(entries))) if !field.is_array() => (sig, entries),
+            (_, Err(error)) => return self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
+            _ => {
+                let why = "it is not a single map".to_owned();
+                return self.problem(index, name(), ApplyProblemKind::FieldMismatch(why));
+            }
+        };
+        let (sig, entries) = current;
+        if sig != edit.signature {
+            let why = format!(
+                "it holds {}, the entries are of {}",
+                describe_signature(&sig),
+                describe_signature(&edit.signature)
+            );
+            return self.problem(index, name(), ApplyProblemKind::FieldMismatch(why));
+        }
+        let (entries, changed) = match apply_entries(&sig, entries, edit) {
+            Ok(applied) => applied,
+            Err(why) => return self.problem(index, name(), ApplyProblemKind::BadValue(why)),
+        };
+        if let Err(error) = field.set_plain_value(owner, &PlainValue::Map(entries)) {
+            return self.problem(index, name(), ApplyProblemKind::BadValue(error.to_string()));
+        }
+        for (key, before, after) in changed {
+            let text = |value: Option<PlainValue>| value.map(|value| value.to_string());
+            self.note(&format!("{}[{key}]", field.name()), None, text(before), text(after));
         }
     }
 
@@ -99,7 +140,7 @@ impl Applier<'_> {
         // The old elements' names, when the change is described: those not kept are removed.
         let old_names = self.describing().then(|| {
             let len = field.len(&*owner).unwrap_or(0);
-            let name = |at| field.with_embedded(&*owner, at, |value| value.map(Self::value_name)).ok().flatten();
+            let name = |at| field.with_embedded(&*owner, at, |value| value.map(object_name)).ok().flatten();
             (0..len).map(name).collect::<Vec<_>>()
         });
         let mut objects = Vec::with_capacity(edit.elements.len());
@@ -137,7 +178,7 @@ impl Applier<'_> {
                         self.body(index, &mut *object, body);
                         self.pop_step();
                         let element = field.is_array().then_some(at);
-                        self.note(field.name(), element, None, Some(Self::value_name(&*object)));
+                        self.note(field.name(), element, None, Some(object_name(&*object)));
                         Some(object)
                     }
                     None => {

@@ -362,6 +362,11 @@ impl<'p> Applier<'p> {
                 self.note(field.name(), None, before, after);
             }
         }
+        for edit in &body.maps {
+            if let Some((section, field)) = self.field(index, object, edit.section, edit.field) {
+                self.map(index, section, field, edit);
+            }
+        }
         for edit in &body.embedded {
             if let Some((section, field)) = self.field(index, object, edit.section, edit.field) {
                 self.embedded(index, section, field, edit);

@@ -7,20 +7,25 @@
 use super::values::{content, same_content};
 use super::{unreadable_object, DiffError, Told};
 use crate::field::SharedObject;
-use crate::rtti::Reflectable;
+use crate::rtti::{Flow, GraphWalker, Reflectable, Root};
+use ahash::AHashSet;
 
 /// First byte of a match key made from an identity (a fingerprint's is the family's
 /// mutability, 0 or 1), so that the two kinds of key never compare equal.
 const IDENTITY_KEY: u8 = 2;
 
 /// Appends the key an object is matched by: its identity, when its type declares one, or else its
-/// fingerprint (family, type, variants, plain values).
+/// fingerprint (family, type, variants, plain values). An identity key holds the object's own
+/// type and its family's mutability too: objects of two types that share a base declaring the
+/// identity, or one editable and one not, are never one object.
 pub(super) fn match_key(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), DiffError> {
     let mutable = object.family().is_mutable();
     object
         .read(|object| {
             if has_identity(object) {
                 out.push(IDENTITY_KEY);
+                out.push(u8::from(mutable));
+                out.extend_from_slice(&object.rtti().id().to_le_bytes());
                 object.rtti().write_identity(object, out);
                 Ok(())
             } else {
@@ -36,6 +41,7 @@ pub(super) fn match_key(object: &SharedObject, out: &mut Vec<u8>) -> Result<(), 
 pub(super) fn value_key(object: &dyn Reflectable, out: &mut Vec<u8>) -> Result<(), DiffError> {
     if has_identity(object) {
         out.push(IDENTITY_KEY);
+        out.extend_from_slice(&object.rtti().id().to_le_bytes());
         object.rtti().write_identity(object, out);
         Ok(())
     } else {
@@ -72,4 +78,22 @@ pub(super) fn same_object(
         return Ok(same.then_some(Told::Nothing));
     }
     Ok(same_content(a, b, false, scratch)?.then_some(Told::Plain))
+}
+
+/// Every shared object of the graph under `root` (by address).
+pub(super) fn shared_objects(root: Root<'_>) -> AHashSet<usize> {
+    let mut found = AHashSet::new();
+    let walker = GraphWalker::new().follow_weak(true);
+    let mut note = |visit: &crate::rtti::Visit<'_>| {
+        if let Some(shared) = visit.shared {
+            found.insert(shared.addr());
+        }
+        Ok::<_, std::convert::Infallible>(Flow::Continue)
+    };
+    // A graph that cannot be read whole (an object locked elsewhere) is as far as it was read.
+    let _ = match root {
+        Root::Object(object) => walker.walk(object, &mut note),
+        Root::Shared(object) => walker.walk_shared(&object, &mut note),
+    };
+    found
 }

@@ -183,6 +183,9 @@ impl Differ {
         new: &B,
     ) -> Result<Result<Patch, Differ>, DiffError> {
         self.entries.push(ObjectEdit::default());
+        if crate::rtti::identity::identities_declared() {
+            self.new_objects = Some(identity::shared_objects(new.as_root()));
+        }
         match (old.as_root(), new.as_root()) {
             (Root::Object(a), Root::Object(b)) => {
                 same_root_type(a, b)?;
@@ -301,9 +304,19 @@ struct Differ {
     tentative: Vec<(usize, usize)>,
     /// Pointer fields are compared through generated code where there is some (`pairs.rs`).
     typed_pointers: bool,
+    /// Every shared object of the new graph, when a type of the process declares an identity:
+    /// an old object the new graph holds is itself, never another object that claims its
+    /// identity (or content). See [`Differ::new_holds`].
+    new_objects: Option<AHashSet<usize>>,
 }
 
 impl Differ {
+    /// Whether the new graph holds the old object at `addr` itself (known only when a type of the
+    /// process declares an identity): it is then never paired with another object.
+    fn new_holds(&self, addr: usize) -> bool {
+        self.new_objects.as_ref().is_some_and(|objects| objects.contains(&addr))
+    }
+
     fn paired_new(&self, new: usize) -> bool {
         self.new_side.contains_key(&new)
     }
@@ -334,6 +347,9 @@ impl Differ {
             // another): it is itself. Comparing it with itself would lock a `Mutex` twice.
             self.pair_itself(place);
             return Ok(true);
+        }
+        if self.new_holds(old.addr()) {
+            return Ok(false);
         }
         self.pair(new, place);
         let known = if verified { Known::SameFingerprint } else { Known::Nothing };
@@ -370,6 +386,9 @@ impl Differ {
                     // Asked for once: a generic type's descriptor costs a lookup.
                     let own = a.rtti();
                     let mut told = if known == Known::Nothing { Told::Nothing } else { Told::Plain };
+                    if matches!(known, Known::Unpaired | Known::OnlyPointers) && self.new_holds(old.addr()) {
+                        return Ok(None);
+                    }
                     if matches!(known, Known::Unpaired | Known::OnlyPointers) {
                         // Usually all but the pointers are equal, which says that the
                         // fingerprints are, in one look at each object.

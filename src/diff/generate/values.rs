@@ -4,6 +4,7 @@
 use super::identity::{has_identity, value_key};
 use super::{unreadable, DiffError, Differ, Forced};
 use crate::diff::align::{align, fill_gaps, runs, split, used};
+use crate::diff::map_entries::diff_entries;
 use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
 use crate::diff::{same_sections, SameScope};
 use crate::field::{FieldAccess, RttiField};
@@ -43,6 +44,17 @@ impl Differ {
             let identical = count_a == count_b && self.scratch.0 == self.scratch.1;
             if identical && !keys {
                 return Ok(None);
+            }
+            // A map of a Rust type is edited by key (its type orders the entries); one of a
+            // type defined at run time stores its entries' bytes as they come, in the order of
+            // the file: it is replaced whole, so that it saves exactly as the new one.
+            let typed = sb.rtti().rust_type() != std::any::TypeId::of::<crate::runtime::RuntimeObject>();
+            if !identical && !keys && typed {
+                let (old, new) = ((&self.scratch.0[..], count_a), (&self.scratch.1[..], count_b));
+                if let Some(edit) = diff_entries(field, rtti.id(), old, new) {
+                    body.maps.push(edit);
+                    return Ok(None);
+                }
             }
             let static_size = plain.info().static_size;
             if let (true, Some(old), Some(new)) = (

@@ -22,8 +22,8 @@ use crate::schema::FieldSchema;
 use crate::serializer::{BinarySerializer, DecodeError, DecodeReport, EncodeError};
 
 use crate::rtti::reserved::{
-    EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, KEPT_EDIT_TYPE_ID, OBJECT_BODY_TYPE_ID, OBJECT_EDIT_TYPE_ID,
-    PATCH_TYPE_ID, PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,
+    EMBEDDED_EDIT_TYPE_ID, EMBEDDED_ELEMENT_TYPE_ID, KEPT_EDIT_TYPE_ID, MAP_EDIT_TYPE_ID, OBJECT_BODY_TYPE_ID,
+    OBJECT_EDIT_TYPE_ID, PATCH_TYPE_ID, PLAIN_EDIT_TYPE_ID, POINTER_EDIT_TYPE_ID,
 };
 
 /// An element index or target that is none (no old element; a null pointer is target 0).
@@ -72,6 +72,23 @@ pub(crate) struct ObjectBody {
     /// Sections that keep another set of unknown fields (or none) from now on: applied before
     /// the field edits, which then give the new set's fields in full.
     pub(crate) kept: Vec<KeptEdit>,
+    /// Plain map fields edited entry by entry.
+    pub(crate) maps: Vec<MapEdit>,
+}
+
+/// A plain map field (`HashMap<String, f32>`) edited by key, so that an override touches only
+/// the entries it changed: `from` holds the entries the edit replaces or removes as they were,
+/// `to` those it sets. A key in `from` and not in `to` is removed. Both are one value of the
+/// field's plain type, in its stored form.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct MapEdit {
+    pub(crate) section: u32,
+    pub(crate) field: u16,
+    /// The plain type signature of the field's value (key and value types included), checked
+    /// against the field's: entries are never read as another type.
+    pub(crate) signature: Vec<u32>,
+    pub(crate) from: Vec<u8>,
+    pub(crate) to: Vec<u8>,
 }
 
 /// A section's kept unknown fields replaced: the set of stored fields it keeps from now on, as
@@ -200,6 +217,7 @@ impl ObjectBody {
             && self.embedded.is_empty()
             && self.pointers.is_empty()
             && self.kept.is_empty()
+            && self.maps.is_empty()
     }
 }
 
@@ -281,6 +299,18 @@ crate::rtti::built_in_reflectable!(ObjectBody, || {
         .embedded_array::<Vec<EmbeddedEdit>>(5, "embedded", |b| &b.embedded, |b| &mut b.embedded)
         .embedded_array::<Vec<PointerEdit>>(6, "pointers", |b| &b.pointers, |b| &mut b.pointers)
         .embedded_array::<Vec<KeptEdit>>(7, "kept", |b| &b.kept, |b| &mut b.kept)
+        .embedded_array::<Vec<MapEdit>>(8, "maps", |b| &b.maps, |b| &mut b.maps)
+        .build()
+});
+
+crate::rtti::built_in_reflectable!(MapEdit, || {
+    RttiTypeBuilder::<MapEdit>::built_in(MAP_EDIT_TYPE_ID, "PatchMap")
+        .default_constructor()
+        .plain::<u32>(1, "section", |e| &e.section, |e| &mut e.section)
+        .plain::<u16>(2, "field", |e| &e.field, |e| &mut e.field)
+        .plain::<Vec<u32>>(3, "signature", |e| &e.signature, |e| &mut e.signature)
+        .plain::<Vec<u8>>(4, "from", |e| &e.from, |e| &mut e.from)
+        .plain::<Vec<u8>>(5, "to", |e| &e.to, |e| &mut e.to)
         .build()
 });
 

@@ -608,7 +608,10 @@ impl<T: Reflectable> RttiTypeBuilder<T> {
         if let Some(field_id) = self.identity {
             let index = rtti.fields().iter().position(|field| field.id() == field_id);
             match index.filter(|&index| crate::rtti::identity::can_be_identity(&rtti.fields()[index])) {
-                Some(index) => rtti.set_identity(index),
+                Some(index) => {
+                    crate::rtti::identity::note_declared();
+                    rtti.set_identity(index);
+                }
                 None => return Err(RttiError::BadIdentity { type_name, field_id }),
             }
         }
