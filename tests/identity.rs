@@ -427,3 +427,25 @@ fn an_object_both_graphs_hold_is_itself_whatever_claims_its_identity() {
     assert_eq!(shared.borrow().name, "shared");
     rtti_eq(&old, &new).unwrap();
 }
+
+/// A patch finds an object whose type declares an identity by it, not by its path: applied to a
+/// graph whose children moved since (a prefab changed after the override was made), the edit
+/// lands on the same object; applied to a graph without it, it is reported, never applied to
+/// whatever took its place.
+#[test]
+fn a_patch_finds_objects_by_identity_where_they_moved() {
+    let old = level(&[(10, "door"), (11, "flag")]);
+    let new = level(&[(10, "door"), (11, "flag")]);
+    new.children[0].borrow_mut().name = "dark door".into();
+    let patch = diff(&old, &new).unwrap();
+    let mut moved = level(&[(11, "flag"), (10, "door")]);
+    let report = patch.apply(&mut moved);
+    assert!(report.is_complete(), "{report}");
+    assert_eq!(moved.children[1].borrow().name, "dark door");
+    assert_eq!(moved.children[0].borrow().name, "flag");
+
+    let mut without = level(&[(12, "window"), (11, "flag")]);
+    let report = patch.apply(&mut without);
+    assert!(report.to_string().contains("no object of the graph has its identity"), "{report}");
+    assert_eq!(without.children[0].borrow().name, "window");
+}

@@ -17,10 +17,11 @@ pub use report::{ApplyProblem, ApplyProblemKind, ApplyReport};
 use super::patch::{KeptEdit, Malformed, ObjectBody, Origin, Patch};
 use crate::field::{RttiField, SharedHandle, SharedObject};
 use crate::rtti::visit;
+use crate::rtti::{Flow, GraphWalker};
 use crate::rtti::{Reflectable, Registry, RttiType};
 use crate::runtime::{kept_fields, RuntimeObject};
 use crate::schema::table::checked_fields;
-use ahash::AHashSet;
+use ahash::{AHashMap, AHashSet};
 
 /// Applying a patch: see [`diff`](super::diff) for a whole round.
 impl Patch {
@@ -196,7 +197,9 @@ impl<'p> Applier<'p> {
     /// and the graph's.
     fn locate(&mut self, root: Option<&dyn Reflectable>, shared_root: Option<SharedObject>) {
         let mut seen: AHashSet<usize> = shared_root.iter().map(SharedObject::addr).collect();
-        self.handles[0] = shared_root;
+        // The target graph's objects by identity, indexed once if a path misses one.
+        let mut by_identity: Option<AHashMap<Vec<u8>, Option<SharedObject>>> = None;
+        self.handles[0] = shared_root.clone();
         for (index, edit) in self.patch.objects.iter().enumerate() {
             let from = match edit.origin {
                 Origin::Root if index == 0 => continue,
@@ -223,13 +226,31 @@ impl<'p> Applier<'p> {
                 (None, 0, Some(root)) => follow(root, &edit.path, path.as_mut()),
                 (None, _, _) => Err(format!("edit {from}'s object was not found")),
             };
+            // An object of a type with an identity is the one with that identity: where the path
+            // leads elsewhere (the graph changed since), it is found by its identity instead.
+            let found = match found {
+                Ok(handle) if edit.identity.is_empty() || identity_key(&handle).as_ref() == Some(&edit.identity) => {
+                    Ok(handle)
+                }
+                _ if edit.identity.is_empty() => found,
+                _ => {
+                    let index = by_identity.get_or_insert_with(|| identities(root, self.handles[0].as_ref()));
+                    path = None;
+                    match index.get(&edit.identity) {
+                        Some(Some(handle)) => Ok(handle.clone()),
+                        Some(None) => Err("two objects of the graph have its identity".to_owned()),
+                        None => Err("no object of the graph has its identity".to_owned()),
+                    }
+                }
+            };
             match found {
                 Ok(handle) if !seen.insert(handle.addr()) => {
                     let why = "another edit of the patch found the same object".to_owned();
                     self.problem(index, None, ApplyProblemKind::NotFound(why));
                 }
                 Ok(handle) => {
-                    if let (Some(describer), Some(path)) = (self.describe.as_mut(), path) {
+                    if let Some(describer) = self.describe.as_mut() {
+                        let path = path.unwrap_or_else(|| describer.path_of(0));
                         describer.found(index, Some(&handle), path);
                     }
                     self.handles[index] = Some(typed(handle));
@@ -460,6 +481,44 @@ impl<'p> Applier<'p> {
 fn typed(handle: SharedObject) -> SharedObject {
     let rtti = handle.read(|object| object.rtti()).ok();
     rtti.and_then(|rtti| rtti.concrete_handle(&handle)).unwrap_or(handle)
+}
+
+/// The identity key of a shared object (see [`identities`]); `None` when its type declares none.
+fn identity_key(handle: &SharedObject) -> Option<Vec<u8>> {
+    let read = handle.read(|object| {
+        let mut key = object.rtti().id().to_le_bytes().to_vec();
+        object.rtti().write_identity(object, &mut key).then_some(key)
+    });
+    read.ok().flatten()
+}
+
+/// The shared objects the root (`root`, or `shared_root`) holds strongly whose types declare an
+/// identity, by their identity key (type ID, then the identity's bytes); `None` for a key two
+/// objects share, which finds neither. `Weak`s are not followed: they may lead out of the graph
+/// (a clone's children to the original's parent), where other objects have the same identities.
+fn identities(
+    root: Option<&dyn Reflectable>,
+    shared_root: Option<&SharedObject>,
+) -> AHashMap<Vec<u8>, Option<SharedObject>> {
+    let mut found: AHashMap<Vec<u8>, Option<SharedObject>> = AHashMap::new();
+    let walker = GraphWalker::new();
+    let mut note = |visit: &crate::rtti::Visit<'_>| {
+        if let Some(shared) = visit.shared {
+            let object = visit.object;
+            let mut key = object.rtti().id().to_le_bytes().to_vec();
+            if object.rtti().write_identity(object, &mut key) {
+                found.entry(key).and_modify(|slot| *slot = None).or_insert_with(|| Some(shared.clone()));
+            }
+        }
+        Ok::<_, std::convert::Infallible>(Flow::Continue)
+    };
+    // Objects locked elsewhere are not found by identity (their edits report it).
+    let _ = match (shared_root, root) {
+        (Some(shared), _) => walker.walk_shared(shared, &mut note),
+        (None, Some(root)) => walker.walk(root, &mut note),
+        (None, None) => Ok(()),
+    };
+    found
 }
 
 /// The name of the variant `object` holds (its ID when it has none; `-` for a struct).

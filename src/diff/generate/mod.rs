@@ -304,6 +304,9 @@ struct Differ {
     tentative: Vec<(usize, usize)>,
     /// Pointer fields are compared through generated code where there is some (`pairs.rs`).
     typed_pointers: bool,
+    /// The identity of each old object compared whose type declares one (its type's ID, then its
+    /// identity's bytes), by address: its edit carries it (see [`ObjectEdit`]).
+    identities: AHashMap<usize, Vec<u8>>,
     /// Every shared object of the new graph, when a type of the process declares an identity:
     /// an old object the new graph holds is itself, never another object that claims its
     /// identity (or content). See [`Differ::new_holds`].
@@ -311,6 +314,16 @@ struct Differ {
 }
 
 impl Differ {
+    /// Notes the identity of the old object at `addr`, `object`, when its type declares one.
+    fn note_identity(&mut self, addr: usize, object: &dyn Reflectable) {
+        if self.new_objects.is_some() {
+            let mut key = object.rtti().id().to_le_bytes().to_vec();
+            if object.rtti().write_identity(object, &mut key) {
+                self.identities.insert(addr, key);
+            }
+        }
+    }
+
     /// Whether the new graph holds the old object at `addr` itself (known only when a type of the
     /// process declares an identity): it is then never paired with another object.
     fn new_holds(&self, addr: usize) -> bool {
@@ -409,6 +422,7 @@ impl Differ {
                     // object compared inside it) must not read it again.
                     // Past the checks above, `b` is of `a`'s type.
                     self.note_type(place, own.id());
+                    self.note_identity(old.addr(), a);
                     self.told = told;
                     self.body_at(place, Some(a), b, own).map(Some)
                 })
@@ -744,6 +758,7 @@ impl Differ {
                     origin: Origin::Created { family: new.family() },
                     path: Vec::new(),
                     body: ObjectBody { fresh: true, ..ObjectBody::edit(type_id) },
+                    identity: Vec::new(),
                 });
                 self.new_side.insert(new.addr(), Side::Created(entry));
                 self.created.insert(entry, new.clone());

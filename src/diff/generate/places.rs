@@ -144,7 +144,9 @@ impl Differ {
                 None => unreachable!("an old object is let go only once compared, when its type is noted"),
             };
             let path = self.steps[place.steps.clone()].to_vec();
-            self.entries.push(ObjectEdit { origin: Origin::Found { from }, path, body: ObjectBody::edit(type_id) });
+            let identity = self.identities.get(&place.addr).cloned().unwrap_or_default();
+            let body = ObjectBody::edit(type_id);
+            self.entries.push(ObjectEdit { origin: Origin::Found { from }, path, body, identity });
             self.places[at as usize].entry = self.entries.len() as u32 - 1;
         }
         Ok(self.places[place as usize].entry)

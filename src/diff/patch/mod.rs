@@ -55,6 +55,10 @@ pub(crate) struct ObjectEdit {
     /// edit `from`, through objects held by value, to the pointer element holding it.
     pub(crate) path: Vec<(u32, u16, u32)>,
     pub(crate) body: ObjectBody,
+    /// For a found object whose type declares an identity: its type's ID and its identity's
+    /// stored bytes. The apply finds the object by it, wherever the target graph holds it (a
+    /// prefab whose children moved since), and not by the path.
+    pub(crate) identity: Vec<u8>,
 }
 
 /// The changes to one object.
@@ -246,7 +250,7 @@ pub(crate) fn family_of(code: u8) -> Option<Family> {
 
 impl Default for ObjectEdit {
     fn default() -> Self {
-        ObjectEdit { origin: Origin::Root, path: Vec::new(), body: ObjectBody::default() }
+        ObjectEdit { origin: Origin::Root, path: Vec::new(), body: ObjectBody::default(), identity: Vec::new() }
     }
 }
 
@@ -286,6 +290,7 @@ crate::rtti::built_in_reflectable!(ObjectEdit, || {
         )
         .plain::<Vec<(u32, u16, u32)>>(2, "path", |e| &e.path, |e| &mut e.path)
         .reflectable::<ObjectBody>(3, "body", |e| &e.body, |e| &mut e.body)
+        .plain::<Vec<u8>>(4, "identity", |e| &e.identity, |e| &mut e.identity)
         .build()
 });
 
