@@ -177,3 +177,44 @@ fn a_created_object_is_named_by_its_identity() {
     let (_, changes) = diff(&old, &new).unwrap().apply_described(&mut old, Registry::global());
     assert_eq!(changes[0].to_string(), "$.links[0]: added (Link#9)");
 }
+
+/// Objects that only moved within an array are one change: the order.
+#[test]
+fn an_array_reordered_is_one_change() {
+    let (a, b) = (node("a"), node("b"));
+    let mut old =
+        Node { children: vec![a.clone(), b.clone()], parts: vec![part(1, "x"), part(2, "y")], ..Node::default() };
+    let new = Node { children: vec![b, a], parts: vec![part(2, "y"), part(1, "x")], ..Node::default() };
+    let mut changes = described(&mut old, &new);
+    changes.sort();
+    assert_eq!(changes, ["$.children: reordered", "$.parts: reordered"]);
+}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 964_408)]
+struct Back {
+    #[rtti(id = 1)]
+    value: u32,
+    #[rtti(id = 2)]
+    back: std::sync::Weak<std::sync::Mutex<Back>>,
+}
+
+/// A caller that holds the old root locked (diffing and patching through its guard) while the
+/// new graph points back at it by a `Weak`: no walk of the diff or the description locks it.
+#[test]
+fn a_root_held_locked_is_never_locked_again() {
+    use std::sync::{Arc, Mutex};
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let root = Arc::new(Mutex::new(Back { value: 1, back: std::sync::Weak::new() }));
+        root.lock().unwrap().back = Arc::downgrade(&root);
+        let mut guard = root.lock().unwrap();
+        let new = Back { value: 2, back: Arc::downgrade(&root) };
+        let patch = diff(&*guard, &new).unwrap();
+        let (report, changes) = patch.apply_described(&mut *guard, Registry::global());
+        sender.send((report.is_complete(), changes.len(), guard.value)).unwrap();
+    });
+    let (complete, changes, value) = receiver.recv_timeout(std::time::Duration::from_secs(20)).expect("no deadlock");
+    assert!(complete);
+    assert_eq!((changes, value), (1, 2));
+}

@@ -120,3 +120,46 @@ fn per_key_patches_touch_only_their_keys() {
     type Maps = BTreeMap<u8, u8>;
     QuickCheck::new().quickcheck(property as fn(Maps, Maps, Maps) -> TestResult);
 }
+
+/// Values are compared by their stored bytes: `-0.0` is a change from `0.0`, and an unchanged
+/// `NaN` is no change (so an override never carries it over a prefab's newer value).
+#[test]
+fn float_values_compare_by_their_bytes() {
+    let mut old = mover(&[("a", 0.0)]);
+    let new = mover(&[("a", -0.0)]);
+    assert!(diff(&old, &new).unwrap().apply(&mut old).is_complete());
+    assert!(old.parameters["a"].is_sign_negative());
+    rtti_eq(&old, &new).unwrap();
+
+    let prefab = mover(&[("a", f32::NAN), ("b", 1.0)]);
+    let instance = mover(&[("a", f32::NAN), ("b", 2.0)]);
+    let mut newer_prefab = mover(&[("a", 5.0), ("b", 1.0)]);
+    assert!(diff(&prefab, &instance).unwrap().apply(&mut newer_prefab).is_complete());
+    assert_eq!(newer_prefab, mover(&[("a", 5.0), ("b", 2.0)]));
+}
+
+/// A patch that edits one map twice is malformed (each edit would rewrite the whole map).
+#[cfg(feature = "json")]
+#[test]
+fn a_map_edited_twice_is_malformed() {
+    let patch = diff(&mover(&[("a", 1.0)]), &mover(&[("a", 2.0)])).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&patch.to_json().unwrap()).unwrap();
+    fn twice(value: &mut serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Object(members) => {
+                if let Some(serde_json::Value::Array(maps)) = members.get_mut("maps") {
+                    if let Some(first) = maps.first().cloned() {
+                        maps.push(first);
+                        return true;
+                    }
+                }
+                members.values_mut().any(twice)
+            }
+            serde_json::Value::Array(items) => items.iter_mut().any(twice),
+            _ => false,
+        }
+    }
+    assert!(twice(&mut json), "{json}");
+    let error = Patch::from_json(&json.to_string()).unwrap_err();
+    assert!(error.to_string().contains("edited twice"), "{error}");
+}

@@ -590,3 +590,15 @@ fn diff_compares_files_without_descriptions_and_across_versions() {
         assert!(out.starts_with("no differences"), "{out}");
     }
 }
+
+/// A file of another root type, or one whose objects only moved, differs (exit 1).
+#[test]
+fn diff_of_moved_objects_or_another_root_type_is_a_difference() {
+    let files = Files::new("diff-moves");
+    let v5 = reflectable::serializer::BinarySerializer::new().format_version(5);
+    let old = files.with("old.bin", &v5.encode(&props(&[(10, "a"), (11, "b")])).unwrap());
+    let moved = files.with("moved.bin", &v5.encode(&props(&[(11, "b"), (10, "a")])).unwrap());
+    assert_eq!(diff_output(&old, &moved).trim(), "ScenePiece#1.children: reordered");
+    let gate = files.with("gate.bin", &reflectable::to_vec(&GateV1 { open: true }).unwrap());
+    assert!(diff_output(&old, &gate).starts_with("$: the roots are"));
+}

@@ -1,12 +1,12 @@
 //! Plain maps (`HashMap<String, f32>`) diffed and patched entry by entry, so that an override
 //! holds only the keys an instance changed, and a prefab's later change to another key survives
 //! it (see [`MapEdit`]). Entries are taken apart through the plain layouts the text and JSON
-//! forms use; keys are told apart by their stored bytes (map keys are `Eq` types, so equal keys
-//! store alike).
+//! forms use; keys and values are compared by their stored bytes (map keys are `Eq` types, so
+//! equal keys store alike; a value `-0.0` differs from `0.0`, and `NaN` equals itself).
 
 use crate::diff::patch::MapEdit;
 use crate::field::RttiField;
-use crate::text::{map_key, read_field, read_value, write_value, PlainValue};
+use crate::text::{map_parts, read_field, read_value, write_value, PlainValue};
 use ahash::AHashMap;
 
 /// A map field's entries, as a plain value holds them.
@@ -28,7 +28,7 @@ pub(crate) fn diff_entries(
         return None;
     }
     let sig = field.value_signature().ok()?;
-    let key_sig = map_key(&sig)?;
+    let (key_sig, value_sig) = map_parts(&sig)?;
     let entries = |bytes: &[u8], count: usize| match read_field(&sig, field.static_size(), count, false, bytes) {
         Ok(PlainValue::Map(entries)) if entries.iter().all(|(k, v)| described(k) && described(v)) => Some(entries),
         _ => None,
@@ -39,8 +39,10 @@ pub(crate) fn diff_entries(
     let (mut from, mut to) = (Vec::new(), Vec::new());
     for (key, value) in &new {
         let kept = old_by_key.get(&key_bytes(&key_sig, key)?).map(|&at| &old[at]);
-        if kept.is_some_and(|(_, old_value)| old_value == value) {
-            continue;
+        if let Some((_, old_value)) = kept {
+            if key_bytes(&value_sig, old_value)? == key_bytes(&value_sig, value)? {
+                continue;
+            }
         }
         if let Some(entry) = kept {
             from.push(entry.clone());
@@ -66,7 +68,7 @@ pub(crate) fn apply_entries(
     current: Entries,
     edit: &MapEdit,
 ) -> Result<(Entries, Vec<KeyChange>), String> {
-    let key_sig = map_key(sig).ok_or("the field is not a map")?;
+    let (key_sig, value_sig) = map_parts(sig).ok_or("the field is not a map")?;
     if edit.signature != sig {
         return Err("the entries are of another plain type than the field's".to_owned());
     }
@@ -101,7 +103,7 @@ pub(crate) fn apply_entries(
             Some(&index) => {
                 let entry = entries[index].as_mut().expect("present");
                 let before = std::mem::replace(&mut entry.1, value.clone());
-                if before != value {
+                if key_bytes(&value_sig, &before) != key_bytes(&value_sig, &value) {
                     changed.push((key, Some(before), Some(value)));
                 }
             }
@@ -129,6 +131,7 @@ fn by_key(key_sig: &[u32], entries: &Entries) -> Option<AHashMap<Vec<u8>, usize>
     Some(found)
 }
 
+/// A key's (or value's) stored bytes, by which it is compared.
 fn key_bytes(key_sig: &[u32], key: &PlainValue) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     write_value(key_sig, key, &mut bytes).ok()?;
@@ -175,6 +178,14 @@ mod tests {
         }
         let huge = MapEdit { to: [0xFF; 12].to_vec(), ..good.clone() };
         assert!(apply_entries(&sig(), Vec::new(), &huge).is_err());
+    }
+
+    /// `patch/check.rs` charges a map edit's entries by the count after the size prefix.
+    #[test]
+    fn a_map_value_stores_its_size_then_its_entry_count() {
+        let edit = edit(Vec::new(), vec![entry("a", 1), entry("b", 2)]);
+        assert_eq!(u32::from_le_bytes(edit.to[..4].try_into().unwrap()) as usize, edit.to.len());
+        assert_eq!(u32::from_le_bytes(edit.to[4..8].try_into().unwrap()), 2);
     }
 
     #[test]

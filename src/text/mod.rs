@@ -54,11 +54,11 @@ pub(crate) fn write_value(sig: &[u32], value: &PlainValue, out: &mut Vec<u8>) ->
     memo::scope(sig, || codec::write_value(sig, value, out))
 }
 
-/// The key type of a map's signature (`HashMap`, `BTreeMap`): a value whose entries a patch
-/// edits one by one. `None` for any other type.
-pub(crate) fn map_key(sig: &[u32]) -> Option<Vec<u32>> {
+/// The key and value types of a map's signature (`HashMap`, `BTreeMap`): a value whose entries
+/// a patch edits one by one. `None` for any other type.
+pub(crate) fn map_parts(sig: &[u32]) -> Option<(Vec<u32>, Vec<u32>)> {
     match memo::split(sig) {
-        Some((crate::plain::signature::Sig::Map(_, key, _), _, _)) => Some(key.to_vec()),
+        Some((crate::plain::signature::Sig::Map(_, key, value), _, _)) => Some((key.to_vec(), value.to_vec())),
         _ => None,
     }
 }

@@ -11,7 +11,7 @@
 mod by_position;
 
 use crate::load::{explain, Failure, Loaded};
-use reflectable::diff::diff;
+use reflectable::diff::{diff, DiffError};
 use reflectable::rtti::{Flow, GraphWalker, Registry};
 use reflectable::serializer::{BinarySerializer, DecodeReport};
 use reflectable::Reflectable;
@@ -30,7 +30,16 @@ pub fn print(old: &Loaded, new: &Loaded, out: &mut dyn Write) -> Result<bool, Fa
     if !lost.is_empty() {
         writeln!(out, "(the old file holds what the new file's types lack: {lost})")?;
     }
-    let patch = diff(&*old_root, &*new_root).map_err(|error| format!("the files cannot be compared: {error}"))?;
+    let patch = match diff(&*old_root, &*new_root) {
+        Ok(patch) => patch,
+        // Roots of two types are a difference, as the file of another level is.
+        Err(error @ DiffError::RootTypes { .. }) => {
+            writeln!(out, "$: {error}")?;
+            std::mem::forget((old_root, new_root));
+            return Ok(true);
+        }
+        Err(error) => return Err(format!("the files cannot be compared: {error}").into()),
+    };
     let (report, changes) = patch.apply_described(&mut *old_root, &types);
     for change in &changes {
         writeln!(out, "{change}")?;
@@ -38,7 +47,12 @@ pub fn print(old: &Loaded, new: &Loaded, out: &mut dyn Write) -> Result<bool, Fa
     if !report.is_complete() {
         writeln!(out, "(some differences could not be described: {report})")?;
     }
-    let differs = !changes.is_empty() || !report.is_complete() || !lost.is_empty();
+    // A patch that changes only what the words leave out (objects moved in an array of values
+    // compared in place) still says the files differ.
+    let differs = !patch.is_empty() || !changes.is_empty() || !report.is_complete() || !lost.is_empty();
+    if differs && changes.is_empty() && report.is_complete() && lost.is_empty() {
+        writeln!(out, "(the files differ in ways a patch holds but no line above shows)")?;
+    }
     if !differs {
         writeln!(out, "no differences: {} objects", old.graph.objects().len())?;
     }

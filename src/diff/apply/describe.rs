@@ -11,7 +11,7 @@ use super::{Applier, ApplyReport};
 use crate::diff::patch::{ObjectBody, Origin, Patch};
 use crate::field::{RttiField, SharedObject};
 use crate::rtti::{Flow, GraphWalker, Reflectable, Registry};
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 use std::fmt;
 
 /// One change a patch made (see [`Patch::apply_described`]).
@@ -25,7 +25,7 @@ pub struct AppliedChange {
     /// value, `children[2]` for one element.
     pub field: String,
     /// What the field held: a value as text, or the object an element held (`None`: the element
-    /// was added).
+    /// was added; with `to` `None` too, the field holds what it held in another order).
     pub from: Option<String>,
     /// What the field holds now (`None`: the element was removed).
     pub to: Option<String>,
@@ -41,7 +41,7 @@ impl fmt::Display for AppliedChange {
             (Some(from), Some(to)) => write!(f, "{at}: {from} -> {to}"),
             (Some(from), None) => write!(f, "{at}: removed ({from})"),
             (None, Some(to)) => write!(f, "{at}: added ({to})"),
-            (None, None) => write!(f, "{at}: changed"),
+            (None, None) => write!(f, "{at}: reordered"),
         }
     }
 }
@@ -268,24 +268,38 @@ impl Applier<'_> {
             }
             return;
         }
+        let (was, is): (AHashSet<usize>, AHashSet<usize>) =
+            (before.iter().copied().collect(), after.iter().copied().collect());
+        let mut changed = false;
         for (at, &addr) in before.iter().enumerate() {
-            if addr != 0 && !after.contains(&addr) {
+            if addr != 0 && !is.contains(&addr) {
                 self.note_named(field.name(), Some(at), Some(Named::Object(addr)), None);
+                changed = true;
             }
         }
         for (at, &addr) in after.iter().enumerate() {
-            if addr != 0 && !before.contains(&addr) {
+            if addr != 0 && !was.contains(&addr) {
                 self.note_named(field.name(), Some(at), None, Some(Named::Object(addr)));
+                changed = true;
             }
         }
+        if !changed && before != after {
+            self.note_reordered(field.name());
+        }
+    }
+
+    /// Notes that `field` holds what it held, in another order.
+    pub(super) fn note_reordered(&mut self, field: &str) {
+        self.note_named(field, None, None, None);
     }
 }
 
-/// Every shared object of the graph under `root`, by address: its first path from the root
-/// (breadth first) and its name (`Type#identity`, or the type).
+/// Every shared object the graph under `root` holds strongly, by address: its first path from the
+/// root (breadth first) and its name (`Type#identity`, or the type). `Weak`s are not followed:
+/// one may lead back to the root's own allocation, which the caller holds locked.
 fn names(root: &dyn Reflectable) -> AHashMap<usize, (String, String)> {
     let mut found = AHashMap::new();
-    let walker = GraphWalker::new().follow_weak(true);
+    let walker = GraphWalker::new();
     let _ = walker.walk(root, |visit| {
         if let Some(shared) = visit.shared {
             found.entry(shared.addr()).or_insert_with(|| (format!("$.{}", visit.path), object_name(visit.object)));

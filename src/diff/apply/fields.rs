@@ -204,6 +204,11 @@ impl Applier<'_> {
             Err(error) => self.problem(index, name(), ApplyProblemKind::Field(error.to_string())),
         }
         if let Some(old_names) = old_names {
+            let olds: Vec<u32> = edit.elements.iter().filter_map(|element| element.old).collect();
+            let added_or_removed = olds.len() != edit.elements.len() || olds.len() != old_names.len();
+            if !added_or_removed && olds.windows(2).any(|pair| pair[0] > pair[1]) {
+                self.note_reordered(field.name());
+            }
             let mut kept = vec![false; old_names.len()];
             for old in edit.elements.iter().filter_map(|element| element.old) {
                 if let Some(kept) = kept.get_mut(old as usize) {

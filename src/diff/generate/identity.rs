@@ -80,10 +80,12 @@ pub(super) fn same_object(
     Ok(same_content(a, b, false, scratch)?.then_some(Told::Plain))
 }
 
-/// Every shared object of the graph under `root` (by address).
+/// Every shared object the graph under `root` holds strongly (by address). `Weak`s are not
+/// followed: they may lead to an object the caller holds locked (the old root), which the diff
+/// itself never reads through them.
 pub(super) fn shared_objects(root: Root<'_>) -> AHashSet<usize> {
     let mut found = AHashSet::new();
-    let walker = GraphWalker::new().follow_weak(true);
+    let walker = GraphWalker::new();
     let mut note = |visit: &crate::rtti::Visit<'_>| {
         if let Some(shared) = visit.shared {
             found.insert(shared.addr());

@@ -149,6 +149,21 @@ fn check_body<'p>(body: &'p ObjectBody, objects: usize, tally: &mut Tally<'p>, a
             return Err(malformed(format_args!("{at}.plain[{n}].runs"), why));
         }
     }
+    for (n, edit) in body.maps.iter().enumerate() {
+        once(edit.section, edit.field, &|| format!("{at}.maps[{n}]"))?;
+        // A map's stored value is its size, its entry count, then the entries: entries of no size
+        // (a `BTreeMap<(), ()>`) hold no bytes, and go against the patch's allowance.
+        for (part, bytes) in [("from", &edit.from), ("to", &edit.to)] {
+            let count = bytes.get(4..8).map_or(0, |word| u32::from_le_bytes(word.try_into().expect("4 bytes")));
+            if count as usize > bytes.len().saturating_sub(8) {
+                tally.zero_sized += count as usize;
+                if tally.zero_sized > ZERO_SIZED_ALLOWANCE {
+                    let why = format!("{count} entries of no size, past the patch's {ZERO_SIZED_ALLOWANCE}");
+                    return Err(malformed(format_args!("{at}.maps[{n}].{part}"), why));
+                }
+            }
+        }
+    }
     let mut olds = AHashSet::new();
     for (n, edit) in body.embedded.iter().enumerate() {
         once(edit.section, edit.field, &|| format!("{at}.embedded[{n}]"))?;
