@@ -29,7 +29,10 @@ use syn::{parse_macro_input, DeriveInput};
 /// `name = "..."`, `flags = EXPR`, and a kind where it cannot be inferred: `embedded` (a
 /// reflectable object stored by value), `plain` (a whole container as one plain value), `array` (a
 /// plain `[T; N]` as an array field), `pointer`. At most one `#[rtti(unknown)]` member of type
-/// `UnknownFields` keeps the stored fields the type lacks, and writes them back on save.
+/// `UnknownFields` keeps the stored fields the type lacks, and writes them back on save. At most
+/// one field is `asset_key` (the type is an asset, saved as a reference by that key), and at most
+/// one `identity` (a `u32`, `u64`, `u128` or `[u8; 16]` telling the type's objects apart for good:
+/// diffs and patches pair objects by it).
 ///
 /// Every mistake in the attributes is reported at once, each at the attribute or field it is about.
 ///

@@ -11,7 +11,7 @@ use super::DynamicGraph;
 use crate::containers::FIRST_RESERVED_TYPE_ID;
 use crate::field::FieldError;
 use crate::schema::fingerprint_table::write_fingerprint_table;
-use crate::schema::table::{for_version, write_schema_entry};
+use crate::schema::table::{for_version, schema_entry};
 use crate::schema::TypeSchema;
 use crate::serializer::{EncodeError, Limits};
 use crate::wire::format::{FieldHeader, TypeHeader, LENGTHS_VERSION, MAX_INSTANCE_ID, SCHEMA_MARK, SCHEMA_VERSION};
@@ -205,8 +205,7 @@ impl Writer<'_> {
         let version = self.graph.version;
         stored.iter().for_each(|entry| self.out.extend_from_slice(&entry.bytes));
         for schema in &self.added {
-            let mut entry = Vec::new();
-            write_schema_entry(schema, &mut entry);
+            let entry = schema_entry(schema);
             self.out.extend_from_slice(&for_version(&entry, version));
         }
         let length = (self.out.len() - start + 4) as u32;

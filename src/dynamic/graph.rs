@@ -67,8 +67,7 @@ impl StoredEntry {
     #[cfg(feature = "json")]
     /// The entry describing `schema`.
     pub(crate) fn of(schema: &crate::schema::TypeSchema) -> Self {
-        let mut bytes = Vec::new();
-        crate::schema::table::write_schema_entry(schema, &mut bytes);
+        let bytes = crate::schema::table::schema_entry(schema);
         StoredEntry { type_id: schema.id, bytes: bytes.into() }
     }
 }

@@ -8,7 +8,7 @@ use super::{FieldDescription, PlainSlot, TypeDescription, VariantDescription};
 use crate::containers::{LIST_ITEMS_FIELD_ID, LIST_TYPE_ID, MAP_KEYS_FIELD_ID, MAP_TYPE_ID, MAP_VALUES_FIELD_ID};
 use crate::field::WireKind;
 use crate::rtti::{Registry, RttiType, RttiTypeBuilder};
-use crate::schema::table::write_schema_entry;
+use crate::schema::table::schema_entry;
 use crate::schema::{FieldSchema, TypeSchema};
 use ahash::AHashMap;
 use once_cell::sync::Lazy;
@@ -65,8 +65,7 @@ fn define(
             _ => Some(define(base, stored, registry, depth + 1)?),
         },
     };
-    let mut entry = Vec::new();
-    write_schema_entry(&schema, &mut entry);
+    let entry = schema_entry(&schema);
     let key = (entry.into_boxed_slice(), base.map_or(0, |base| base as *const RttiType as usize));
     let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(rtti) = kept.get(&key) {
@@ -167,8 +166,7 @@ pub(crate) fn kept_fields(owner: &'static RttiType, stored: Vec<FieldSchema>) ->
         variants: Vec::new(),
         fingerprint: 0,
     };
-    let mut entry = Vec::new();
-    write_schema_entry(&schema, &mut entry);
+    let entry = schema_entry(&schema);
     let key = (entry.into_boxed_slice(), owner as *const RttiType as usize);
     let mut sets = KEPT_FIELDS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(set) = sets.get(&key) {

@@ -167,14 +167,12 @@ fn field_flags_in(reader: &mut Reader<'_>, found: &mut Vec<usize>) -> Result<(),
 }
 
 fn encode_entry(rtti: &'static RttiType) -> Vec<u8> {
-    let mut out = Vec::new();
-    write_schema_entry(&TypeSchema::of(rtti), &mut out);
-    out
+    schema_entry(&TypeSchema::of(rtti))
 }
 
 /// Appends the table entry a [`TypeSchema`] describes, length word first: the one encoding of an
 /// entry, for running types (through [`TypeSchema::of`]) and for dynamic objects' types alike.
-pub(crate) fn write_schema_entry(schema: &TypeSchema, out: &mut Vec<u8>) {
+fn write_schema_entry(schema: &TypeSchema, out: &mut Vec<u8>) {
     let start = out.len();
     put(out, 0);
     put(out, schema.id);
@@ -244,14 +242,27 @@ pub(crate) fn checked_fields(owner: u32, fields: Vec<FieldSchema>) -> Result<Vec
         variants: Vec::new(),
         fingerprint: 0,
     };
+    let table = one_entry_table(&schema_entry(&schema));
+    let index = TableIndex::read_table(&table)?;
+    Ok(index.parse(&index.entries()[0])?.fields)
+}
+
+/// The entry `schema` describes (length word first).
+pub(crate) fn schema_entry(schema: &TypeSchema) -> Vec<u8> {
+    let mut entry = Vec::new();
+    write_schema_entry(schema, &mut entry);
+    entry
+}
+
+/// A whole table of one entry (length word first).
+fn one_entry_table(entry: &[u8]) -> Vec<u8> {
     let mut table = Vec::new();
     put(&mut table, SCHEMA_MARK);
     put(&mut table, 1);
-    write_schema_entry(&schema, &mut table);
+    table.extend_from_slice(entry);
     let length = table.len() as u32 + 4;
     put(&mut table, length);
-    let index = TableIndex::read_table(&table)?;
-    Ok(index.parse(&index.entries()[0])?.fields)
+    table
 }
 
 /// Where one type's entry is in a stream, and what the decoder checks first.
@@ -661,12 +672,7 @@ mod tests {
         let variant = VariantSchema { id: 1, name: "On".into(), fields: vec![field(1, plain(Some(8)), true)] };
         let schema =
             TypeSchema { id: 9, name: "E".into(), is_enum: true, variants: vec![variant], ..TypeSchema::default() };
-        let mut table = Vec::new();
-        put(&mut table, SCHEMA_MARK);
-        put(&mut table, 1);
-        write_schema_entry(&schema, &mut table);
-        let length = table.len() as u32 + 4;
-        put(&mut table, length);
+        let table = one_entry_table(&schema_entry(&schema));
         let index = TableIndex::read_table(&table).unwrap();
         let error = index.parse(&index.entries()[0]).unwrap_err();
         assert!(error.to_string().contains("unknown schema field flags"), "{error}");
@@ -677,24 +683,14 @@ mod tests {
         let fields =
             vec![field(1, WireShape { kind: WireKind::Pointer, array: true }, false), field(2, plain(Some(8)), true)];
         let schema = TypeSchema { id: 9, name: "T".into(), fields: fields.clone(), ..TypeSchema::default() };
-        let (mut with, mut without) = (Vec::new(), Vec::new());
-        write_schema_entry(&schema, &mut with);
+        let with = schema_entry(&schema);
         let unmarked: Vec<FieldSchema> =
             fields.into_iter().map(|field| FieldSchema { identity: false, ..field }).collect();
-        write_schema_entry(&TypeSchema { fields: unmarked, ..schema }, &mut without);
+        let without = schema_entry(&TypeSchema { fields: unmarked, ..schema });
         assert_ne!(with, without);
         assert_eq!(for_version(&with, 3).as_ref(), &without[..]);
         assert_eq!(for_version(&with, 4).as_ref(), &without[..]);
         assert_eq!(for_version(&with, 5).as_ref(), &with[..]);
-        let table = |entry: &[u8]| {
-            let mut table = Vec::new();
-            put(&mut table, SCHEMA_MARK);
-            put(&mut table, 1);
-            table.extend_from_slice(entry);
-            let length = table.len() as u32 + 4;
-            put(&mut table, length);
-            table
-        };
-        assert_eq!(table_for_version(&table(&with), 4).as_ref(), &table(&without)[..]);
+        assert_eq!(table_for_version(&one_entry_table(&with), 4).as_ref(), &one_entry_table(&without)[..]);
     }
 }

@@ -5,7 +5,7 @@
 use super::Encoder;
 use crate::rtti::{Reflectable, RttiType};
 use crate::runtime::{KeptFields, UnknownFields};
-use crate::schema::table::write_schema_entry;
+use crate::schema::table::schema_entry;
 use crate::schema::{FieldSchema, TypeSchema};
 use crate::wire::error::EncodeError;
 
@@ -58,8 +58,7 @@ impl Encoder<'_, '_, '_> {
         Ok(entries
             .into_iter()
             .map(|(rtti, schema)| {
-                let mut entry = Vec::new();
-                write_schema_entry(&schema, &mut entry);
+                let entry = schema_entry(&schema);
                 (rtti, entry)
             })
             .collect())
