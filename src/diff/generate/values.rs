@@ -8,6 +8,7 @@ use crate::diff::map_entries::diff_entries;
 use crate::diff::patch::{EmbeddedEdit, EmbeddedElement, ObjectBody, PlainEdit};
 use crate::diff::{same_sections, SameScope};
 use crate::field::{FieldAccess, RttiField};
+use crate::plain::type_ids;
 use crate::rtti::visit::{self, Slot};
 use crate::rtti::{Reflectable, RttiType};
 use crate::serializer::generated_codecs_by_default;
@@ -48,8 +49,9 @@ impl Differ {
             // A map of a Rust type is edited by key (its type orders the entries); one of a
             // type defined at run time stores its entries' bytes as they come, in the order of
             // the file: it is replaced whole, so that it saves exactly as the new one.
-            let typed = sb.rtti().rust_type() != std::any::TypeId::of::<crate::runtime::RuntimeObject>();
-            if !identical && !keys && typed {
+            let map = matches!(plain.info().type_id, type_ids::HASH_MAP | type_ids::BTREE_MAP);
+            let typed = || sb.rtti().rust_type() != std::any::TypeId::of::<crate::runtime::RuntimeObject>();
+            if map && !identical && !keys && typed() {
                 let (old, new) = ((&self.scratch.0[..], count_a), (&self.scratch.1[..], count_b));
                 if let Some(edit) = diff_entries(field, rtti.id(), old, new) {
                     body.maps.push(edit);
