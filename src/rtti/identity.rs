@@ -63,6 +63,13 @@ impl RttiType {
         true
     }
 
+    /// The key a patch finds `object` (of this type) by: its own type's ID, then what
+    /// [`write_identity`](Self::write_identity) appends. `None` when the type declares none.
+    pub(crate) fn identity_key(&'static self, object: &dyn Reflectable) -> Option<Vec<u8>> {
+        let mut key = self.id().to_le_bytes().to_vec();
+        self.write_identity(object, &mut key).then_some(key)
+    }
+
     /// `object`'s identity as text (`11`, or a UUID as its number), when its type declares one.
     pub(crate) fn identity_text(&'static self, object: &dyn Reflectable) -> Option<String> {
         let (declaring, field) = self.cached_identity(|| self.identity_field())?;

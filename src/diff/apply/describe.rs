@@ -182,8 +182,8 @@ impl Applier<'_> {
         let Some(describer) = self.describe.as_mut() else { return };
         if describer.prefix.is_empty() {
             let created = matches!(self.patch.objects[index].origin, Origin::Created { .. });
-            describer.object = match object.rtti().identity_text(object) {
-                Some(identity) => format!("{}#{identity}", object.rtti().name()),
+            describer.object = match object.rtti().identity_field() {
+                Some(_) => object_name(object),
                 None if created => format!("new {}", object.rtti().name()),
                 None => describer.paths.get(&index).cloned().unwrap_or_else(|| "$".to_owned()),
             };

@@ -485,11 +485,7 @@ fn typed(handle: SharedObject) -> SharedObject {
 
 /// The identity key of a shared object (see [`identities`]); `None` when its type declares none.
 fn identity_key(handle: &SharedObject) -> Option<Vec<u8>> {
-    let read = handle.read(|object| {
-        let mut key = object.rtti().id().to_le_bytes().to_vec();
-        object.rtti().write_identity(object, &mut key).then_some(key)
-    });
-    read.ok().flatten()
+    handle.read(|object| object.rtti().identity_key(object)).ok().flatten()
 }
 
 /// The shared objects the root (`root`, or `shared_root`) holds strongly whose types declare an
@@ -504,9 +500,7 @@ fn identities(
     let walker = GraphWalker::new();
     let mut note = |visit: &crate::rtti::Visit<'_>| {
         if let Some(shared) = visit.shared {
-            let object = visit.object;
-            let mut key = object.rtti().id().to_le_bytes().to_vec();
-            if object.rtti().write_identity(object, &mut key) {
+            if let Some(key) = visit.object.rtti().identity_key(visit.object) {
                 found.entry(key).and_modify(|slot| *slot = None).or_insert_with(|| Some(shared.clone()));
             }
         }

@@ -316,11 +316,8 @@ struct Differ {
 impl Differ {
     /// Notes the identity of the old object at `addr`, `object`, when its type declares one.
     fn note_identity(&mut self, addr: usize, object: &dyn Reflectable) {
-        if self.new_objects.is_some() {
-            let mut key = object.rtti().id().to_le_bytes().to_vec();
-            if object.rtti().write_identity(object, &mut key) {
-                self.identities.insert(addr, key);
-            }
+        if let Some(key) = self.new_objects.as_ref().and_then(|_| object.rtti().identity_key(object)) {
+            self.identities.insert(addr, key);
         }
     }
 
