@@ -117,6 +117,73 @@ pub(crate) fn apply_entries(
     Ok((entries.into_iter().flatten().collect(), changed))
 }
 
+/// Two edits of one map field, made from one base, merged key by key: each key either side
+/// changed is changed as that side changed it; a key both changed is a conflict unless both left
+/// it alike, and ours' change stands. Also the keys in conflict, as text. Linear in the entries.
+pub(crate) fn merge_entries(ours: &MapEdit, theirs: &MapEdit) -> Result<(MapEdit, Vec<String>), String> {
+    if ours.signature != theirs.signature {
+        return Err("the two edits hold entries of different plain types".to_owned());
+    }
+    let sig = &ours.signature;
+    let (key_sig, value_sig) = map_parts(sig).ok_or("the field is not a map")?;
+    let read = |bytes: &[u8]| match read_value(sig, bytes) {
+        Ok(PlainValue::Map(entries)) => Ok(entries),
+        Ok(_) => Err("an edit's entries are not a map".to_owned()),
+        Err(error) => Err(format!("an edit's entries: {error}")),
+    };
+    let cannot = || "a key cannot be told by its bytes".to_owned();
+    let (mut from, mut to) = (read(&ours.from)?, read(&ours.to)?);
+    let (theirs_from, theirs_to) = (read(&theirs.from)?, read(&theirs.to)?);
+    // What each side leaves a changed key as: its value's bytes, or `None` (removed).
+    let left = |from: &Entries, to: &Entries| -> Option<AHashMap<Vec<u8>, Option<Vec<u8>>>> {
+        let mut left = AHashMap::with_capacity(from.len() + to.len());
+        for (key, _) in from {
+            left.insert(key_bytes(&key_sig, key)?, None);
+        }
+        for (key, value) in to {
+            left.insert(key_bytes(&key_sig, key)?, Some(key_bytes(&value_sig, value)?));
+        }
+        Some(left)
+    };
+    let ours_left = left(&from, &to).ok_or_else(cannot)?;
+    let mut in_from = by_key(&key_sig, &from).ok_or_else(cannot)?;
+    for (key, value) in theirs_from {
+        let bytes = key_bytes(&key_sig, &key).ok_or_else(cannot)?;
+        if !in_from.contains_key(&bytes) {
+            in_from.insert(bytes, from.len());
+            from.push((key, value));
+        }
+    }
+    let theirs_before = read(&theirs.from)?;
+    let theirs_left = left(&theirs_before, &theirs_to).ok_or_else(cannot)?;
+    let mut conflicts = Vec::new();
+    let theirs_set = by_key(&key_sig, &theirs_to).ok_or_else(cannot)?;
+    // In the edit's own order, so the merged entries are the same on every run.
+    let mut done = ahash::AHashSet::with_capacity(theirs_left.len());
+    for (key, _) in theirs_to.iter().chain(&theirs_before) {
+        let bytes = key_bytes(&key_sig, key).ok_or_else(cannot)?;
+        if !done.insert(bytes.clone()) {
+            continue;
+        }
+        let theirs = &theirs_left[&bytes];
+        match ours_left.get(&bytes) {
+            Some(ours) if ours == theirs => {}
+            Some(_) => conflicts.push(key.to_string()),
+            None => {
+                if let Some(&at) = theirs_set.get(&bytes) {
+                    to.push(theirs_to[at].clone());
+                }
+            }
+        }
+    }
+    // Conflicts in the order of the keys' text, as the rest of a merge's report is ordered.
+    conflicts.sort();
+    let (mut from_bytes, mut to_bytes) = (Vec::new(), Vec::new());
+    write_value(sig, &PlainValue::Map(from), &mut from_bytes).map_err(|error| error.to_string())?;
+    write_value(sig, &PlainValue::Map(to), &mut to_bytes).map_err(|error| error.to_string())?;
+    Ok((MapEdit { from: from_bytes, to: to_bytes, ..ours.clone() }, conflicts))
+}
+
 /// Whether a value was taken apart (not kept as bytes of a type this program cannot read).
 fn described(value: &PlainValue) -> bool {
     !matches!(value, PlainValue::Raw(_))

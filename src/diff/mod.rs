@@ -11,6 +11,7 @@ mod apply;
 pub(crate) mod generate;
 pub(crate) mod generated;
 mod map_entries;
+mod merge;
 mod patch;
 mod rtti_eq;
 
@@ -19,5 +20,6 @@ pub use apply::{AppliedChange, ApplyProblem, ApplyProblemKind, ApplyReport};
 pub use generate::diff_walked;
 pub use generate::{diff, DiffError};
 pub(crate) use generated::{same_sections, GeneratedComparison, SameScope};
+pub use merge::{merge, merge_with, ConflictKind, MergeConflict, MergeError, Merged};
 pub use patch::Patch;
 pub use rtti_eq::{rtti_eq, Difference};

@@ -297,7 +297,7 @@ impl Applier<'_> {
 /// Every shared object the graph under `root` holds strongly, by address: its first path from the
 /// root (breadth first) and its name (`Type#identity`, or the type). `Weak`s are not followed:
 /// one may lead back to the root's own allocation, which the caller holds locked.
-fn names(root: &dyn Reflectable) -> AHashMap<usize, (String, String)> {
+pub(crate) fn names(root: &dyn Reflectable) -> AHashMap<usize, (String, String)> {
     let mut found = AHashMap::new();
     let walker = GraphWalker::new();
     let _ = walker.walk(root, |visit| {

@@ -11,6 +11,7 @@ mod fields;
 mod report;
 mod unheld;
 
+pub(crate) use describe::names;
 pub use describe::AppliedChange;
 pub use report::{ApplyProblem, ApplyProblemKind, ApplyReport};
 
@@ -69,6 +70,19 @@ impl Patch {
     pub fn apply_shared<H: SharedHandle>(&self, target: &H) -> ApplyReport {
         apply_shared(&SharedObject::new(target.clone()), self, Registry::global())
     }
+}
+
+/// The address of the object each edit of `patch` finds in the graph under `root` (0 for the
+/// root; `None` for a created object or one not found), as `apply` would find them.
+pub(crate) fn located(patch: &Patch, root: &dyn Reflectable, registry: &Registry) -> Vec<Option<usize>> {
+    let mut run = Applier::new(patch, registry);
+    run.locate(Some(root), None);
+    let mut found: Vec<Option<usize>> =
+        run.handles.iter().map(|handle| handle.as_ref().map(SharedObject::addr)).collect();
+    if let Some(root) = found.first_mut() {
+        *root = Some(0);
+    }
+    found
 }
 
 /// [`Patch::apply_shared`] for a type-erased handle, with `registry`.

@@ -1,0 +1,542 @@
+//! Two patches made from one base (`diff(base, ours)`, `diff(base, theirs)`) combined into one
+//! patch from that base: the objects both edit are matched by the base object their edits find,
+//! and their bodies merged field by field, map entry by map entry and array element by array
+//! element. Where both sides change one thing differently, or one side removes what the other
+//! edits, the conflict is noted and ours' change stands.
+
+use super::sequence::{self, Item, Rules};
+use super::{ConflictKind, MergeConflict as Conflict};
+use crate::diff::map_entries::merge_entries;
+use crate::diff::patch::{
+    EmbeddedEdit, EmbeddedElement, ObjectBody, ObjectEdit, Origin, Patch, PlainEdit, PointerEdit, NONE,
+};
+use crate::rtti::Registry;
+use ahash::{AHashMap, AHashSet};
+use std::ops::Range;
+
+/// A found object's key: its base allocation's address, 0 for the root.
+pub(super) type Key = usize;
+
+/// Steps from an object, through objects held by value, as a patch's paths name them.
+type Steps = Vec<(u32, u16, u32)>;
+
+/// The old elements of one array field through which a side reaches objects it edits: by the
+/// object, the steps to the value holding the field, the field's section and ID.
+type Reached = AHashMap<(Key, Steps, u32, u16), AHashSet<u32>>;
+
+/// A patch made from one base, with each of its edits' base objects (`None`: created, or not
+/// found in the base).
+pub(super) struct Side<'p> {
+    pub(super) patch: &'p Patch,
+    pub(super) keys: Vec<Option<Key>>,
+}
+
+/// Combines `ours` and `theirs`: the merged patch and its conflicts. `names` names the base's
+/// objects by key, for the conflicts.
+pub(super) fn combine(
+    ours: &Side<'_>,
+    theirs: &Side<'_>,
+    names: &AHashMap<Key, String>,
+    registry: &Registry,
+) -> (Patch, Vec<Conflict>) {
+    let mut objects = ours.patch.objects.clone();
+    let ours_at: AHashMap<Key, usize> =
+        ours.keys.iter().enumerate().filter_map(|(index, key)| Some(((*key)?, index))).collect();
+    // Where each of theirs' edits lands in the merged patch: on ours' edit of the same object,
+    // or appended.
+    let mut next = objects.len();
+    let at: Vec<usize> = (0..theirs.patch.objects.len())
+        .map(|index| match theirs.keys[index].and_then(|key| ours_at.get(&key)) {
+            Some(&mine) => mine,
+            None => {
+                next += 1;
+                next - 1
+            }
+        })
+        .collect();
+    let mut merger = Merger {
+        registry,
+        reached_ours: reached(ours),
+        reached_theirs: reached(theirs),
+        conflicts: Vec::new(),
+        object: String::new(),
+        key: 0,
+        steps: Vec::new(),
+        names: Vec::new(),
+    };
+    for (index, edit) in theirs.patch.objects.iter().enumerate() {
+        let body = renumbered(&edit.body, &at);
+        if at[index] < ours.patch.objects.len() {
+            let key = theirs.keys[index].unwrap_or(0);
+            merger.object = name_of(key, names);
+            merger.key = key;
+            let mine = std::mem::take(&mut objects[at[index]].body);
+            objects[at[index]].body = merger.body(mine, body);
+            continue;
+        }
+        let origin = match edit.origin {
+            Origin::Found { from } if (from as usize) < at.len() => Origin::Found { from: at[from as usize] as u32 },
+            origin => origin,
+        };
+        objects.push(ObjectEdit { origin, path: edit.path.clone(), body, identity: edit.identity.clone() });
+    }
+    // An object through which theirs reaches what it edits has an edit in theirs (the patch's
+    // paths start at objects it names), so each of ours' removals of such a path was met above.
+    (Patch { objects }, merger.conflicts)
+}
+
+/// An object's name in conflicts: `Type#identity` where it has one, else its path.
+fn name_of(key: Key, names: &AHashMap<Key, String>) -> String {
+    names.get(&key).cloned().unwrap_or_else(|| "$".to_owned())
+}
+
+/// Every old element through which a side's found edits are reached: each step of each path
+/// from the root to an object the side changes.
+fn reached(side: &Side<'_>) -> Reached {
+    let mut out = Reached::default();
+    let mut done = vec![false; side.patch.objects.len()];
+    for (index, edit) in side.patch.objects.iter().enumerate() {
+        if edit.body.is_empty() {
+            continue;
+        }
+        let mut current = index;
+        while let Origin::Found { from } = side.patch.objects[current].origin {
+            if done[current] {
+                break;
+            }
+            done[current] = true;
+            let from = from as usize;
+            let (Some(Some(key)), Some(edit)) = (side.keys.get(from), side.patch.objects.get(current)) else { break };
+            for (depth, &(section, field, element)) in edit.path.iter().enumerate() {
+                let steps = edit.path[..depth].to_vec();
+                out.entry((*key, steps, section, field)).or_default().insert(element);
+            }
+            current = from;
+        }
+    }
+    out
+}
+
+/// A body of theirs, its pointers to their edits renumbered to the merged patch's.
+fn renumbered(body: &ObjectBody, at: &[usize]) -> ObjectBody {
+    let mut body = body.clone();
+    renumber(&mut body, at);
+    body
+}
+
+fn renumber(body: &mut ObjectBody, at: &[usize]) {
+    for edit in &mut body.pointers {
+        for (_, target) in &mut edit.elements {
+            if let Some(&to) = (*target as usize).checked_sub(1).and_then(|index| at.get(index)) {
+                *target = to as u32 + 1;
+            }
+        }
+    }
+    for edit in &mut body.embedded {
+        for element in edit.elements.iter_mut().filter_map(|element| element.body.as_mut()) {
+            renumber(element, at);
+        }
+    }
+}
+
+/// Merges bodies of one object, noting conflicts where it is.
+struct Merger<'r> {
+    registry: &'r Registry,
+    reached_ours: Reached,
+    reached_theirs: Reached,
+    conflicts: Vec<Conflict>,
+    /// The object being merged, named, and its key.
+    object: String,
+    key: Key,
+    /// The steps to the value being merged inside it, and their names.
+    steps: Steps,
+    names: Vec<String>,
+}
+
+impl Merger<'_> {
+    fn conflict(&mut self, field: String, kind: ConflictKind) {
+        let mut path = self.names.clone();
+        if !field.is_empty() {
+            path.push(field);
+        }
+        let (object, field) = (self.object.clone(), path.join("."));
+        self.conflicts.push(Conflict { object, field, kind, base: None, ours: None, theirs: None });
+    }
+
+    fn field_name(&self, section: u32, field: u16) -> String {
+        let rtti = self.registry.get(section);
+        let named = rtti.and_then(|rtti| {
+            rtti.field(field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(field)))
+        });
+        named.map_or_else(|| format!("{section}.{field}"), |field| field.name().to_owned())
+    }
+
+    fn is_array(&self, section: u32, field: u16) -> bool {
+        let rtti = self.registry.get(section);
+        let named = rtti.and_then(|rtti| {
+            rtti.field(field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(field)))
+        });
+        named.is_none_or(|field| field.is_array())
+    }
+
+    /// The merge of two changes of one object (or value held by one).
+    fn body(&mut self, ours: ObjectBody, theirs: ObjectBody) -> ObjectBody {
+        if ours == theirs || theirs.is_empty() && ours.pointers.is_empty() && ours.embedded.is_empty() {
+            return ours;
+        }
+        if ours.fresh || theirs.fresh {
+            self.conflict(String::new(), ConflictKind::Changed);
+            return ours;
+        }
+        match (ours.variant, theirs.variant) {
+            (a, b) if a == b => {}
+            (Some(_), _) | (_, Some(_)) if theirs.is_empty() => {}
+            (None, Some(_)) if ours.is_empty() => return theirs,
+            _ => {
+                // One side switched the enum's variant and the other changed it otherwise.
+                self.conflict("variant".to_owned(), ConflictKind::Changed);
+                return ours;
+            }
+        }
+        let mut merged =
+            ObjectBody { type_id: ours.type_id, fresh: false, variant: ours.variant, ..ObjectBody::default() };
+        let key = |section: u32, field: u16| (section, field);
+        // Plain values: whole, or element by element when both sides edited runs.
+        let mut theirs_plain: AHashMap<(u32, u16), PlainEdit> =
+            theirs.plain.into_iter().map(|edit| (key(edit.section, edit.field), edit)).collect();
+        for edit in ours.plain {
+            let mine = match theirs_plain.remove(&key(edit.section, edit.field)) {
+                Some(other) if other != edit => self.plain(edit, other),
+                _ => edit,
+            };
+            merged.plain.push(mine);
+        }
+        merged.plain.extend(sorted(theirs_plain));
+        // Maps by key.
+        let mut theirs_maps: AHashMap<(u32, u16), _> =
+            theirs.maps.into_iter().map(|edit| (key(edit.section, edit.field), edit)).collect();
+        for edit in ours.maps {
+            let mine = match theirs_maps.remove(&key(edit.section, edit.field)) {
+                Some(other) if other != edit => {
+                    let name = self.field_name(edit.section, edit.field);
+                    match merge_entries(&edit, &other) {
+                        Ok((mine, keys)) => {
+                            for key in keys {
+                                self.conflict(format!("{name}[{key}]"), ConflictKind::Changed);
+                            }
+                            mine
+                        }
+                        Err(_) => {
+                            self.conflict(name, ConflictKind::Changed);
+                            edit
+                        }
+                    }
+                }
+                _ => edit,
+            };
+            merged.maps.push(mine);
+        }
+        merged.maps.extend(sorted(theirs_maps));
+        // Kept unknown fields, by section.
+        let mut theirs_kept: AHashMap<u32, _> = theirs.kept.into_iter().map(|edit| (edit.section, edit)).collect();
+        for edit in ours.kept {
+            if theirs_kept.remove(&edit.section).is_some_and(|other| other != edit) {
+                self.conflict(format!("<fields kept of section {}>", edit.section), ConflictKind::Changed);
+            }
+            merged.kept.push(edit);
+        }
+        let mut rest: Vec<_> = theirs_kept.into_values().collect();
+        rest.sort_by_key(|edit| edit.section);
+        merged.kept.extend(rest);
+        // Arrays of objects held by value and of pointers, element by element; a field only one
+        // side edits is merged too, against the other side's reach through it.
+        let mut theirs_embedded: AHashMap<(u32, u16), EmbeddedEdit> =
+            theirs.embedded.into_iter().map(|edit| (key(edit.section, edit.field), edit)).collect();
+        for edit in ours.embedded {
+            let other = theirs_embedded.remove(&key(edit.section, edit.field));
+            merged.embedded.push(self.embedded(edit, other, true));
+        }
+        for (_, edit) in sorted_pairs(theirs_embedded) {
+            merged.embedded.push(self.embedded(edit, None, false));
+        }
+        let mut theirs_pointers: AHashMap<(u32, u16), PointerEdit> =
+            theirs.pointers.into_iter().map(|edit| (key(edit.section, edit.field), edit)).collect();
+        for edit in ours.pointers {
+            let other = theirs_pointers.remove(&key(edit.section, edit.field));
+            merged.pointers.push(self.pointers(edit, other, true));
+        }
+        for (_, edit) in sorted_pairs(theirs_pointers) {
+            merged.pointers.push(self.pointers(edit, None, false));
+        }
+        merged.embedded.retain(|edit| !edit.elements.is_empty() || edit.rebuild);
+        merged.pointers.retain(|edit| !edit.elements.is_empty() || edit.rebuild);
+        merged
+    }
+
+    /// Two different edits of one plain field.
+    fn plain(&mut self, ours: PlainEdit, theirs: PlainEdit) -> PlainEdit {
+        let name = self.field_name(ours.section, ours.field);
+        let static_size = self.registry.get(ours.section).and_then(|rtti| {
+            let field = rtti
+                .field(ours.field)
+                .or_else(|| rtti.variants().iter().find_map(|variant| variant.field(ours.field)))?;
+            Some(field.as_plain()?.info().static_size)
+        });
+        let (Some(static_size), false, false, true) =
+            (static_size, ours.runs.is_empty(), theirs.runs.is_empty(), ours.plain_type == theirs.plain_type)
+        else {
+            self.conflict(name, ConflictKind::Changed);
+            return ours;
+        };
+        let (Some(ours_edit), Some(theirs_edit)) = (runs_edit(&ours, static_size), runs_edit(&theirs, static_size))
+        else {
+            self.conflict(name, ConflictKind::Changed);
+            return ours;
+        };
+        let mut rules = PlainRules { conflicted: false };
+        let none = AHashSet::new();
+        let merged = sequence::merge(&mut rules, ours_edit, theirs_edit, &none, &none);
+        if rules.conflicted {
+            self.conflict(name, ConflictKind::Changed);
+            return ours;
+        }
+        let (mut runs, mut bytes, mut count) = (Vec::<(u32, u32)>::new(), Vec::new(), 0u32);
+        for item in merged.items {
+            match item {
+                Item::Old(index, _) => match runs.last_mut() {
+                    Some((start, len)) if *start != NONE && *start + *len == index => *len += 1,
+                    _ => runs.push((index, 1)),
+                },
+                Item::New(element) => {
+                    bytes.extend_from_slice(&element);
+                    count += 1;
+                    match runs.last_mut() {
+                        Some((NONE, len)) => *len += 1,
+                        _ => runs.push((NONE, 1)),
+                    }
+                }
+            }
+        }
+        PlainEdit { count, bytes, runs, ..ours }
+    }
+
+    /// An embedded field's edits (`other`: the other side's, if it edits the field too).
+    fn embedded(&mut self, edit: EmbeddedEdit, other: Option<EmbeddedEdit>, mine_is_ours: bool) -> EmbeddedEdit {
+        let (section, field) = (edit.section, edit.field);
+        let empty = EmbeddedEdit { section, field, rebuild: false, elements: Vec::new() };
+        let (ours, theirs) = match (other, mine_is_ours) {
+            (Some(other), true) => (edit, other),
+            (Some(other), false) => (other, edit),
+            (None, true) => (edit, empty),
+            (None, false) => (empty, edit),
+        };
+        let as_items = |edit: EmbeddedEdit| sequence::Edit {
+            rebuild: edit.rebuild,
+            items: edit
+                .elements
+                .into_iter()
+                .map(|element| match element.old {
+                    Some(old) => Item::Old(old, element.body),
+                    None => Item::New(element.body),
+                })
+                .collect(),
+        };
+        let (reached_ours, reached_theirs) = self.reach(section, field);
+        let name = self.field_name(section, field);
+        let array = self.is_array(section, field);
+        let mut rules = EmbeddedRules { merger: self, section, field, name, array };
+        let merged = sequence::merge(&mut rules, as_items(ours), as_items(theirs), &reached_ours, &reached_theirs);
+        let elements = merged
+            .items
+            .into_iter()
+            .map(|item| match item {
+                Item::Old(old, body) => EmbeddedElement { old: Some(old), body },
+                Item::New(body) => EmbeddedElement { old: None, body },
+            })
+            .collect();
+        EmbeddedEdit { section, field, rebuild: merged.rebuild, elements }
+    }
+
+    /// A pointer field's edits, as [`embedded`](Self::embedded).
+    fn pointers(&mut self, edit: PointerEdit, other: Option<PointerEdit>, mine_is_ours: bool) -> PointerEdit {
+        let (section, field) = (edit.section, edit.field);
+        let empty = PointerEdit { section, field, rebuild: false, elements: Vec::new() };
+        let (ours, theirs) = match (other, mine_is_ours) {
+            (Some(other), true) => (edit, other),
+            (Some(other), false) => (other, edit),
+            (None, true) => (edit, empty),
+            (None, false) => (empty, edit),
+        };
+        let as_items = |edit: PointerEdit| sequence::Edit {
+            rebuild: edit.rebuild,
+            items: edit
+                .elements
+                .into_iter()
+                .map(|(old, target)| match (edit.rebuild, old) {
+                    (false, old) => Item::Old(old, Some(target)),
+                    (true, NONE) => Item::New(target),
+                    (true, old) => Item::Old(old, None),
+                })
+                .collect(),
+        };
+        let (reached_ours, reached_theirs) = self.reach(section, field);
+        let name = self.field_name(section, field);
+        let array = self.is_array(section, field);
+        let mut rules = PointerRules { merger: self, name, array };
+        let merged = sequence::merge(&mut rules, as_items(ours), as_items(theirs), &reached_ours, &reached_theirs);
+        let elements = merged
+            .items
+            .into_iter()
+            .map(|item| match (merged.rebuild, item) {
+                (false, Item::Old(old, target)) => (old, target.unwrap_or(0)),
+                (true, Item::Old(old, None)) => (old, 0),
+                (true, Item::Old(_, Some(target))) | (_, Item::New(target)) => (NONE, target),
+            })
+            .collect();
+        PointerEdit { section, field, rebuild: merged.rebuild, elements }
+    }
+
+    /// The old elements of a field here through which each side reaches objects it edits.
+    fn reach(&self, section: u32, field: u16) -> (AHashSet<u32>, AHashSet<u32>) {
+        let key = (self.key, self.steps.clone(), section, field);
+        let get = |reached: &Reached| reached.get(&key).cloned().unwrap_or_default();
+        (get(&self.reached_ours), get(&self.reached_theirs))
+    }
+
+    fn element_name(name: &str, array: bool, index: u32) -> String {
+        if array {
+            format!("{name}[{index}]")
+        } else {
+            name.to_owned()
+        }
+    }
+}
+
+struct EmbeddedRules<'m, 'r> {
+    merger: &'m mut Merger<'r>,
+    section: u32,
+    field: u16,
+    name: String,
+    array: bool,
+}
+
+impl Rules<ObjectBody, Option<ObjectBody>> for EmbeddedRules<'_, '_> {
+    fn both(&mut self, index: u32, ours: ObjectBody, theirs: ObjectBody) -> ObjectBody {
+        let merger = &mut *self.merger;
+        merger.steps.push((self.section, self.field, index));
+        merger.names.push(Merger::element_name(&self.name, self.array, index));
+        let merged = merger.body(ours, theirs);
+        merger.steps.pop();
+        merger.names.pop();
+        merged
+    }
+
+    fn removed_edited(&mut self, index: u32, removed_by_ours: bool) {
+        let field = Merger::element_name(&self.name, self.array, index);
+        self.merger.conflict(field, removal(removed_by_ours));
+    }
+
+    fn whole(&mut self) {
+        self.merger.conflict(self.name.clone(), ConflictKind::Changed);
+    }
+
+    fn changes(&self, edit: &ObjectBody) -> bool {
+        !edit.is_empty()
+    }
+
+    fn replaces(&self, _: &ObjectBody) -> bool {
+        false
+    }
+}
+
+struct PointerRules<'m, 'r> {
+    merger: &'m mut Merger<'r>,
+    name: String,
+    array: bool,
+}
+
+impl Rules<u32, u32> for PointerRules<'_, '_> {
+    fn both(&mut self, index: u32, ours: u32, theirs: u32) -> u32 {
+        if ours != theirs {
+            let field = Merger::element_name(&self.name, self.array, index);
+            self.merger.conflict(field, ConflictKind::Changed);
+        }
+        ours
+    }
+
+    fn removed_edited(&mut self, index: u32, removed_by_ours: bool) {
+        let field = Merger::element_name(&self.name, self.array, index);
+        self.merger.conflict(field, removal(removed_by_ours));
+    }
+
+    fn whole(&mut self) {
+        self.merger.conflict(self.name.clone(), ConflictKind::Changed);
+    }
+
+    fn changes(&self, _: &u32) -> bool {
+        true
+    }
+
+    fn replaces(&self, _: &u32) -> bool {
+        true
+    }
+}
+
+/// Plain elements: no change of an old element exists, so only moves on both sides conflict.
+struct PlainRules {
+    conflicted: bool,
+}
+
+impl Rules<(), Vec<u8>> for PlainRules {
+    fn both(&mut self, _: u32, _: (), _: ()) {}
+
+    fn removed_edited(&mut self, _: u32, _: bool) {
+        self.conflicted = true;
+    }
+
+    fn whole(&mut self) {
+        self.conflicted = true;
+    }
+
+    fn changes(&self, _: &()) -> bool {
+        false
+    }
+
+    fn replaces(&self, _: &()) -> bool {
+        false
+    }
+}
+
+fn removal(removed_by_ours: bool) -> ConflictKind {
+    match removed_by_ours {
+        true => ConflictKind::RemovedByOurs,
+        false => ConflictKind::RemovedByTheirs,
+    }
+}
+
+/// A plain edit's runs as elements: each kept old element, each new one's bytes.
+fn runs_edit(edit: &PlainEdit, static_size: Option<u32>) -> Option<sequence::Edit<(), Vec<u8>>> {
+    let ranges: Vec<Range<usize>> = crate::diff::align::split(&edit.bytes, edit.count as usize, static_size)?;
+    let mut new = ranges.into_iter();
+    let mut items = Vec::new();
+    for &(start, len) in &edit.runs {
+        for offset in 0..len {
+            items.push(match start {
+                NONE => Item::New(edit.bytes[new.next()?].to_vec()),
+                start => Item::Old(start.checked_add(offset)?, None),
+            });
+        }
+    }
+    Some(sequence::Edit { rebuild: true, items })
+}
+
+/// A side's remaining edits, in field order (the merged patch is the same on every run).
+fn sorted<T>(edits: AHashMap<(u32, u16), T>) -> Vec<T> {
+    sorted_pairs(edits).into_iter().map(|(_, edit)| edit).collect()
+}
+
+fn sorted_pairs<T>(edits: AHashMap<(u32, u16), T>) -> Vec<((u32, u16), T)> {
+    let mut pairs: Vec<_> = edits.into_iter().collect();
+    pairs.sort_by_key(|(key, _)| *key);
+    pairs
+}

@@ -1,0 +1,233 @@
+//! Three-way merge of object graphs: [`merge`] (and [`merge_with`] for graphs of types defined
+//! at run time) combines what two sides changed from one base, the way a version control system
+//! merges two branches of a scene file.
+//!
+//! Both sides are diffed against the base ([`diff`](super::diff), so objects are paired by declared
+//! identity, by allocation, then by content, and arrays aligned). The two patches are combined
+//! per object, per field, per map key and per aligned array element, and the combination is
+//! applied to a copy of the base:
+//! - a change only one side made is taken;
+//! - elements both sides insert at one place are both kept, ours first;
+//! - where both sides change one thing differently, or one side changes what the other removed,
+//!   a [`MergeConflict`] is reported and ours' change stands.
+//!
+//! The merged graph is always a whole graph of the base's type, conflicts or not.
+
+mod combine;
+mod sequence;
+
+use super::apply::{located, names, ApplyReport};
+use super::{diff, DiffError};
+use crate::clone::{CloneError, Cloner};
+use crate::rtti::{Reflectable, Registry};
+use ahash::AHashMap;
+use std::fmt;
+
+/// What [`merge`] made: the merged graph, the conflicts (where ours' change was kept), and the
+/// report of applying the combined changes to the base's copy.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Merged<T> {
+    /// The base with both sides' changes.
+    pub graph: T,
+    /// Each place both sides changed differently, or one changed what the other removed.
+    pub conflicts: Vec<MergeConflict>,
+    /// What the combined changes could not do to the base's copy (complete unless a side's
+    /// change cannot be expressed as a patch; see [`ApplyReport`]).
+    pub report: ApplyReport,
+}
+
+impl<T> Merged<T> {
+    /// No conflict, and every change applied.
+    pub fn is_clean(&self) -> bool {
+        self.conflicts.is_empty() && self.report.is_complete()
+    }
+}
+
+/// A place both sides of a [`merge`] changed: named as [`AppliedChange`](super::AppliedChange)
+/// names a change, with what base, ours and theirs hold there as text where the change shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MergeConflict {
+    /// The object: `Type#identity` when its type declares an identity, else its path in the base.
+    pub object: String,
+    /// The field from the object (`name`, `parameters["speed"]`, `children[2]`), empty for the
+    /// object as a whole.
+    pub field: String,
+    /// What kind of conflict.
+    pub kind: ConflictKind,
+    /// The base's value, as text, where a side's change shows it.
+    pub base: Option<String>,
+    /// Ours' value (kept in the merged graph).
+    pub ours: Option<String>,
+    /// Theirs' value (not taken).
+    pub theirs: Option<String>,
+}
+
+/// Why a place is in conflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConflictKind {
+    /// Both sides changed it, differently.
+    Changed,
+    /// Ours removed it (or the element that holds it); theirs changed it.
+    RemovedByOurs,
+    /// Theirs removed it; ours changed it.
+    RemovedByTheirs,
+}
+
+impl fmt::Display for MergeConflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = match self.field.is_empty() {
+            true => self.object.clone(),
+            false => format!("{}.{}", self.object, self.field),
+        };
+        let shown = |value: &Option<String>| value.clone().unwrap_or_else(|| "changed".to_owned());
+        match self.kind {
+            ConflictKind::Changed => write!(
+                f,
+                "{at}: base {}, ours {}, theirs {} (ours kept)",
+                self.base.as_deref().unwrap_or("?"),
+                shown(&self.ours),
+                shown(&self.theirs)
+            ),
+            ConflictKind::RemovedByOurs => {
+                write!(f, "{at}: ours removed it, theirs changed it to {} (removed)", shown(&self.theirs))
+            }
+            ConflictKind::RemovedByTheirs => {
+                write!(f, "{at}: theirs removed it, ours changed it to {} (ours kept)", shown(&self.ours))
+            }
+        }
+    }
+}
+
+/// Why two graphs could not be merged at all.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MergeError {
+    /// A side could not be compared with the base (roots of another type, or an object that
+    /// cannot be read).
+    #[error("{side} cannot be compared with the base: {source}")]
+    Diff {
+        /// `ours` or `theirs`.
+        side: &'static str,
+        /// Why.
+        #[source]
+        source: DiffError,
+    },
+    /// The base could not be copied to receive the changes.
+    #[error("the base cannot be copied: {0}")]
+    Clone(#[from] CloneError),
+}
+
+/// Merges what `ours` and `theirs` changed from `base` into a new graph (see the module's docs).
+///
+/// ```
+/// use reflectable::diff::merge;
+/// use reflectable::Reflectable;
+/// use std::collections::BTreeMap;
+///
+/// #[derive(Reflectable, Default, Clone, Debug, PartialEq)]
+/// #[rtti(id = 9862)]
+/// struct Lamp {
+///     #[rtti(id = 1)]
+///     watts: f32,
+///     #[rtti(id = 2)]
+///     color: String,
+///     #[rtti(id = 3)]
+///     tags: BTreeMap<String, u32>,
+/// }
+///
+/// let base = Lamp { watts: 40.0, color: "white".into(), ..Default::default() };
+/// let ours = Lamp { watts: 60.0, ..base.clone() };
+/// let mut theirs = Lamp { color: "amber".into(), ..base.clone() };
+/// theirs.tags.insert("hall".into(), 1);
+///
+/// let merged = merge(&base, &ours, &theirs).unwrap();
+/// assert!(merged.is_clean());
+/// assert_eq!((merged.graph.watts, merged.graph.color.as_str()), (60.0, "amber"));
+/// assert_eq!(merged.graph.tags["hall"], 1);
+///
+/// // Both change the watts: ours is kept, and the conflict says what each side holds.
+/// let theirs = Lamp { watts: 25.0, ..base.clone() };
+/// let merged = merge(&base, &ours, &theirs).unwrap();
+/// assert_eq!(merged.graph.watts, 60.0);
+/// assert_eq!(merged.conflicts[0].to_string(), "$.watts: base 40.0, ours 60.0, theirs 25.0 (ours kept)");
+/// ```
+pub fn merge<T: Reflectable>(base: &T, ours: &T, theirs: &T) -> Result<Merged<T>, MergeError> {
+    let registry = Registry::global();
+    let mut graph = Cloner::new().clone_value(base)?;
+    let (conflicts, report) = merge_into(base, ours, theirs, &mut graph, registry)?;
+    Ok(Merged { graph, conflicts, report })
+}
+
+/// [`merge`] for type-erased graphs (objects of types defined at run time, a file loaded without
+/// its program), creating objects and casting trait objects with `registry`.
+pub fn merge_with(
+    base: &dyn Reflectable,
+    ours: &dyn Reflectable,
+    theirs: &dyn Reflectable,
+    registry: &Registry,
+) -> Result<Merged<Box<dyn Reflectable>>, MergeError> {
+    let mut graph = Cloner::with_registry(registry).clone_object(base)?;
+    let (conflicts, report) = merge_into(base, ours, theirs, &mut *graph, registry)?;
+    Ok(Merged { graph, conflicts, report })
+}
+
+/// Merges into `target`, a copy of `base`.
+fn merge_into(
+    base: &dyn Reflectable,
+    ours: &dyn Reflectable,
+    theirs: &dyn Reflectable,
+    target: &mut dyn Reflectable,
+    registry: &Registry,
+) -> Result<(Vec<MergeConflict>, ApplyReport), MergeError> {
+    let ours_patch = diff(base, ours).map_err(|source| MergeError::Diff { side: "ours", source })?;
+    let theirs_patch = diff(base, theirs).map_err(|source| MergeError::Diff { side: "theirs", source })?;
+    let named: AHashMap<usize, String> = names(base)
+        .into_iter()
+        .map(|(addr, (path, name))| (addr, if name.contains('#') { name } else { path }))
+        .collect();
+    let ours_side = combine::Side { patch: &ours_patch, keys: located(&ours_patch, base, registry) };
+    let theirs_side = combine::Side { patch: &theirs_patch, keys: located(&theirs_patch, base, registry) };
+    let (merged, mut conflicts) = combine::combine(&ours_side, &theirs_side, &named, registry);
+    let report = merged.apply_with(target, registry);
+    if !conflicts.is_empty() {
+        describe(&mut conflicts, base, (&ours_patch, &theirs_patch), registry)?;
+    }
+    Ok((conflicts, report))
+}
+
+/// Fills in what base, ours and theirs hold at each conflict, from each side's patch applied,
+/// described, to a copy of the base.
+fn describe(
+    conflicts: &mut [MergeConflict],
+    base: &dyn Reflectable,
+    (ours, theirs): (&super::Patch, &super::Patch),
+    registry: &Registry,
+) -> Result<(), MergeError> {
+    let cloner = Cloner::with_registry(registry);
+    let changes =
+        |patch: &super::Patch| -> Result<AHashMap<(String, String), (Option<String>, Option<String>)>, MergeError> {
+            let mut copy = cloner.clone_object(base)?;
+            let (_, changes) = patch.apply_described(&mut *copy, registry);
+            Ok(changes.into_iter().map(|change| ((change.object, change.field), (change.from, change.to))).collect())
+        };
+    let (ours, theirs) = (changes(ours)?, changes(theirs)?);
+    for conflict in conflicts {
+        let at = (conflict.object.clone(), conflict.field.clone());
+        let (ours, theirs) = (ours.get(&at), theirs.get(&at));
+        conflict.base = ours.or(theirs).and_then(|(from, _)| from.clone());
+        conflict.ours = ours.and_then(|(_, to)| to.clone()).or_else(|| removed(conflict.kind, true));
+        conflict.theirs = theirs.and_then(|(_, to)| to.clone()).or_else(|| removed(conflict.kind, false));
+    }
+    Ok(())
+}
+
+/// What a side that removed the place holds there.
+fn removed(kind: ConflictKind, ours: bool) -> Option<String> {
+    match (kind, ours) {
+        (ConflictKind::RemovedByOurs, true) | (ConflictKind::RemovedByTheirs, false) => Some("removed".to_owned()),
+        _ => None,
+    }
+}
