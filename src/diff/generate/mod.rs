@@ -146,7 +146,13 @@ fn unreadable_object(source: FieldError) -> DiffError {
 /// assert!(diff(&new, &new).unwrap().is_empty());
 /// ```
 pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
-    diff_with(old, new, generated_codecs_by_default())
+    diff_with(old, new, generated_codecs_by_default(), false)
+}
+
+/// [`diff`] for a merge: plain arrays always as runs over the old elements, so that two sides'
+/// changes of one array can be merged element by element.
+pub(crate) fn diff_by_element<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
+    diff_with(old, new, generated_codecs_by_default(), true)
 }
 
 /// [`diff`] with the pointer fields of derived types always walked through their descriptors,
@@ -154,14 +160,23 @@ pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<
 /// API.
 #[doc(hidden)]
 pub fn diff_walked<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
-    diff_with(old, new, false)
+    diff_with(old, new, false, false)
 }
 
-fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B, typed: bool) -> Result<Patch, DiffError> {
+fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
+    old: &A,
+    new: &B,
+    typed: bool,
+    by_element: bool,
+) -> Result<Patch, DiffError> {
     let mut never_guess = AHashSet::new();
     loop {
-        let differ =
-            Differ { typed_pointers: typed, never_guess: std::mem::take(&mut never_guess), ..Differ::default() };
+        let differ = Differ {
+            typed_pointers: typed,
+            by_element,
+            never_guess: std::mem::take(&mut never_guess),
+            ..Differ::default()
+        };
         match differ.run(old, new)? {
             Ok(patch) => return Ok(patch),
             // A guessed object turned out to be held from outside the old graph: again, without
@@ -245,6 +260,8 @@ enum Side {
 
 #[derive(Default)]
 struct Differ {
+    /// Plain arrays as runs even where the whole new value is shorter (for a merge).
+    by_element: bool,
     entries: Vec<ObjectEdit>,
     places: Vec<Place>,
     /// Objects compared inside others that have no place (yet), innermost last.

@@ -71,7 +71,7 @@ impl Differ {
                 };
                 if !identical {
                     let (runs, count, bytes) = runs(&matched, &new, &self.scratch.1);
-                    if bytes.len() < self.scratch.1.len() / 2 {
+                    if bytes.len() < self.scratch.1.len() / 2 || self.by_element {
                         (edit.runs, edit.count, edit.bytes) = (runs, count, bytes);
                     }
                 }

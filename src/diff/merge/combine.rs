@@ -42,12 +42,16 @@ pub(super) fn combine(
     let mut objects = ours.patch.objects.clone();
     let ours_at: AHashMap<Key, usize> =
         ours.keys.iter().enumerate().filter_map(|(index, key)| Some(((*key)?, index))).collect();
+    // Theirs' edits of objects ours removes are left out, and so are theirs' pointers to them:
+    // ours' removal stands (the reach of those edits reports the conflict).
+    let gone = beneath(theirs, ours);
     // Where each of theirs' edits lands in the merged patch: on ours' edit of the same object,
-    // or appended.
+    // or appended (`usize::MAX`: left out).
     let mut next = objects.len();
     let at: Vec<usize> = (0..theirs.patch.objects.len())
         .map(|index| match theirs.keys[index].and_then(|key| ours_at.get(&key)) {
             Some(&mine) => mine,
+            None if gone[index] => usize::MAX,
             None => {
                 next += 1;
                 next - 1
@@ -65,7 +69,12 @@ pub(super) fn combine(
         names: Vec::new(),
     };
     for (index, edit) in theirs.patch.objects.iter().enumerate() {
-        let body = renumbered(&edit.body, &at);
+        if at[index] == usize::MAX {
+            continue;
+        }
+        let mut body = edit.body.clone();
+        mark_gone(&mut body, &gone);
+        renumber(&mut body, &at);
         if at[index] < ours.patch.objects.len() {
             let key = theirs.keys[index].unwrap_or(0);
             merger.object = name_of(key, names);
@@ -82,7 +91,53 @@ pub(super) fn combine(
     }
     // An object through which theirs reaches what it edits has an edit in theirs (the patch's
     // paths start at objects it names), so each of ours' removals of such a path was met above.
-    (Patch { objects }, merger.conflicts)
+    for edit in &mut objects {
+        drop_gone(&mut edit.body);
+    }
+    (without_unheld(objects), merger.conflicts)
+}
+
+/// The merged edits without the objects theirs created that no kept change points at (theirs'
+/// element lost to a conflict): they would be made, then dropped.
+fn without_unheld(objects: Vec<ObjectEdit>) -> Patch {
+    let created = |edit: &ObjectEdit| matches!(edit.origin, Origin::Created { .. });
+    let mut kept: Vec<bool> = objects.iter().map(|edit| !created(edit)).collect();
+    let mut stack: Vec<usize> = (0..objects.len()).filter(|&index| kept[index]).collect();
+    let mut targets = Vec::new();
+    while let Some(index) = stack.pop() {
+        targets.clear();
+        pointed_at(&objects[index].body, &mut targets);
+        for &target in &targets {
+            if target < kept.len() && !kept[target] {
+                kept[target] = true;
+                stack.push(target);
+            }
+        }
+    }
+    if kept.iter().all(|&kept| kept) {
+        return Patch { objects };
+    }
+    let mut at = vec![usize::MAX; objects.len()];
+    let mut next = 0;
+    for (index, &kept) in kept.iter().enumerate() {
+        if kept {
+            at[index] = next;
+            next += 1;
+        }
+    }
+    let objects = objects
+        .into_iter()
+        .zip(kept)
+        .filter(|(_, kept)| *kept)
+        .map(|(mut edit, _)| {
+            if let Origin::Found { from } = &mut edit.origin {
+                *from = at[*from as usize] as u32;
+            }
+            renumber(&mut edit.body, &at);
+            edit
+        })
+        .collect();
+    Patch { objects }
 }
 
 /// An object's name in conflicts: `Type#identity` where it has one, else its path.
@@ -95,10 +150,19 @@ fn name_of(key: Key, names: &AHashMap<Key, String>) -> String {
 fn reached(side: &Side<'_>) -> Reached {
     let mut out = Reached::default();
     let mut done = vec![false; side.patch.objects.len()];
-    for (index, edit) in side.patch.objects.iter().enumerate() {
-        if edit.body.is_empty() {
-            continue;
+    // Objects the side changes, and those its pointers are set to (the side's change needs
+    // them where they are).
+    let mut needed: Vec<bool> = side.patch.objects.iter().map(|edit| !edit.body.is_empty()).collect();
+    let mut targets = Vec::new();
+    for edit in &side.patch.objects {
+        pointed_at(&edit.body, &mut targets);
+    }
+    for target in targets {
+        if let Some(needed) = needed.get_mut(target) {
+            *needed = true;
         }
+    }
+    for index in (0..needed.len()).filter(|&index| needed[index]) {
         let mut current = index;
         while let Origin::Found { from } = side.patch.objects[current].origin {
             if done[current] {
@@ -117,11 +181,130 @@ fn reached(side: &Side<'_>) -> Reached {
     out
 }
 
-/// A body of theirs, its pointers to their edits renumbered to the merged patch's.
-fn renumbered(body: &ObjectBody, at: &[usize]) -> ObjectBody {
-    let mut body = body.clone();
-    renumber(&mut body, at);
-    body
+/// The edits a body's pointer changes set pointers to.
+fn pointed_at(body: &ObjectBody, out: &mut Vec<usize>) {
+    for edit in &body.pointers {
+        for &(old, target) in &edit.elements {
+            if target != 0 && (!edit.rebuild || old == NONE) {
+                out.push(target as usize - 1);
+            }
+        }
+    }
+    for edit in &body.embedded {
+        for element in edit.elements.iter().filter_map(|element| element.body.as_ref()) {
+            pointed_at(element, out);
+        }
+    }
+}
+
+/// A pointer field a side edits: the object, the steps to the value holding it, its section and
+/// ID; and which old elements the edit removes or points elsewhere.
+type Removals = AHashMap<(Key, Steps, u32, u16), Removal>;
+
+enum Removal {
+    /// Rebuilt: every old element but these.
+    AllBut(AHashSet<u32>),
+    /// In place: these.
+    These(AHashSet<u32>),
+}
+
+/// Every pointer (and embedded) field a side's edits change, with what they remove.
+fn removals(side: &Side<'_>) -> Removals {
+    fn walk(body: &ObjectBody, key: Key, steps: &mut Steps, out: &mut Removals) {
+        for edit in &body.pointers {
+            let olds = edit.elements.iter().map(|&(old, _)| old);
+            let removal = match edit.rebuild {
+                true => Removal::AllBut(olds.filter(|&old| old != NONE).collect()),
+                false => Removal::These(olds.collect()),
+            };
+            out.insert((key, steps.clone(), edit.section, edit.field), removal);
+        }
+        for edit in &body.embedded {
+            if edit.rebuild {
+                let kept = edit.elements.iter().filter_map(|element| element.old).collect();
+                out.insert((key, steps.clone(), edit.section, edit.field), Removal::AllBut(kept));
+            }
+            for element in &edit.elements {
+                if let (Some(old), Some(body)) = (element.old, &element.body) {
+                    steps.push((edit.section, edit.field, old));
+                    walk(body, key, steps, out);
+                    steps.pop();
+                }
+            }
+        }
+    }
+    let mut out = Removals::default();
+    for (edit, key) in side.patch.objects.iter().zip(&side.keys) {
+        if let Some(key) = *key {
+            walk(&edit.body, key, &mut Vec::new(), &mut out);
+        }
+    }
+    out
+}
+
+/// The edits of `side` whose objects are found through an element `remover` removes (or from
+/// such an object), unless `remover` points at them elsewhere (moves them).
+fn beneath(side: &Side<'_>, remover: &Side<'_>) -> Vec<bool> {
+    let removed = removals(remover);
+    let mut targets = Vec::new();
+    for edit in &remover.patch.objects {
+        pointed_at(&edit.body, &mut targets);
+    }
+    let moved: AHashSet<Key> = targets.into_iter().filter_map(|target| *remover.keys.get(target)?).collect();
+    let mut gone = vec![false; side.patch.objects.len()];
+    for (index, edit) in side.patch.objects.iter().enumerate() {
+        let Origin::Found { from } = edit.origin else { continue };
+        let from = from as usize;
+        let Some(Some(key)) = side.keys.get(from) else { continue };
+        if side.keys[index].is_some_and(|own| moved.contains(&own)) {
+            continue;
+        }
+        gone[index] = gone.get(from).copied().unwrap_or(false)
+            || edit.path.iter().enumerate().any(|(depth, &(section, field, element))| {
+                match removed.get(&(*key, edit.path[..depth].to_vec(), section, field)) {
+                    Some(Removal::AllBut(kept)) => !kept.contains(&element),
+                    Some(Removal::These(changed)) => changed.contains(&element),
+                    None => false,
+                }
+            });
+    }
+    gone
+}
+
+/// A pointer target that stands for an object the other side removed: kept through the merge,
+/// so that a change of the same pointer by ours still meets it as a conflict, then dropped.
+const GONE: u32 = u32::MAX - 1;
+
+/// Marks a body's pointer elements that point at edits in `gone` as [`GONE`].
+fn mark_gone(body: &mut ObjectBody, gone: &[bool]) {
+    for edit in &mut body.pointers {
+        let rebuild = edit.rebuild;
+        for (old, target) in &mut edit.elements {
+            let is_gone = *target != 0 && gone.get(*target as usize - 1).copied().unwrap_or(false);
+            if is_gone && (!rebuild || *old == NONE) {
+                *target = GONE;
+            }
+        }
+    }
+    for edit in &mut body.embedded {
+        for element in edit.elements.iter_mut().filter_map(|element| element.body.as_mut()) {
+            mark_gone(element, gone);
+        }
+    }
+}
+
+/// Drops the pointer elements still marked [`GONE`] after the merge: in place, the element keeps
+/// its target; in a rebuild, the element is not added.
+fn drop_gone(body: &mut ObjectBody) {
+    for edit in &mut body.pointers {
+        edit.elements.retain(|&(_, target)| target != GONE);
+    }
+    body.pointers.retain(|edit| edit.rebuild || !edit.elements.is_empty());
+    for edit in &mut body.embedded {
+        for element in edit.elements.iter_mut().filter_map(|element| element.body.as_mut()) {
+            drop_gone(element);
+        }
+    }
 }
 
 fn renumber(body: &mut ObjectBody, at: &[usize]) {

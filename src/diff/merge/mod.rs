@@ -2,7 +2,7 @@
 //! at run time) combines what two sides changed from one base, the way a version control system
 //! merges two branches of a scene file.
 //!
-//! Both sides are diffed against the base ([`diff`](super::diff), so objects are paired by declared
+//! Both sides are diffed against the base (as [`diff`](super::diff) does, so objects are paired by declared
 //! identity, by allocation, then by content, and arrays aligned). The two patches are combined
 //! per object, per field, per map key and per aligned array element, and the combination is
 //! applied to a copy of the base:
@@ -17,7 +17,8 @@ mod combine;
 mod sequence;
 
 use super::apply::{located, names, ApplyReport};
-use super::{diff, DiffError};
+use super::generate::diff_by_element;
+use super::DiffError;
 use crate::clone::{CloneError, Cloner};
 use crate::rtti::{Reflectable, Registry};
 use ahash::AHashMap;
@@ -182,8 +183,8 @@ fn merge_into(
     target: &mut dyn Reflectable,
     registry: &Registry,
 ) -> Result<(Vec<MergeConflict>, ApplyReport), MergeError> {
-    let ours_patch = diff(base, ours).map_err(|source| MergeError::Diff { side: "ours", source })?;
-    let theirs_patch = diff(base, theirs).map_err(|source| MergeError::Diff { side: "theirs", source })?;
+    let ours_patch = diff_by_element(base, ours).map_err(|source| MergeError::Diff { side: "ours", source })?;
+    let theirs_patch = diff_by_element(base, theirs).map_err(|source| MergeError::Diff { side: "theirs", source })?;
     let named: AHashMap<usize, String> = names(base)
         .into_iter()
         .map(|(addr, (path, name))| (addr, if name.contains('#') { name } else { path }))
@@ -198,6 +199,9 @@ fn merge_into(
     Ok((conflicts, report))
 }
 
+/// A side's described changes: what the field held and holds, by object and field.
+type Described = AHashMap<(String, String), (Option<String>, Option<String>)>;
+
 /// Fills in what base, ours and theirs hold at each conflict, from each side's patch applied,
 /// described, to a copy of the base.
 fn describe(
@@ -207,12 +211,11 @@ fn describe(
     registry: &Registry,
 ) -> Result<(), MergeError> {
     let cloner = Cloner::with_registry(registry);
-    let changes =
-        |patch: &super::Patch| -> Result<AHashMap<(String, String), (Option<String>, Option<String>)>, MergeError> {
-            let mut copy = cloner.clone_object(base)?;
-            let (_, changes) = patch.apply_described(&mut *copy, registry);
-            Ok(changes.into_iter().map(|change| ((change.object, change.field), (change.from, change.to))).collect())
-        };
+    let changes = |patch: &super::Patch| -> Result<Described, MergeError> {
+        let mut copy = cloner.clone_object(base)?;
+        let (_, changes) = patch.apply_described(&mut *copy, registry);
+        Ok(changes.into_iter().map(|change| ((change.object, change.field), (change.from, change.to))).collect())
+    };
     let (ours, theirs) = (changes(ours)?, changes(theirs)?);
     for conflict in conflicts {
         let at = (conflict.object.clone(), conflict.field.clone());

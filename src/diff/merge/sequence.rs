@@ -153,10 +153,11 @@ fn onto_rebuild<E: Clone, N>(
     for index in removed {
         rules.removed_edited(index, rebuilt_is_ours);
         if !rebuilt_is_ours {
-            // Ours changed it and theirs removed it: ours' element stays, after the kept element
-            // before it (the rebuild keeps old elements in order, so the place is one).
+            // Ours changed it and theirs removed it: ours' element stays, before the kept element
+            // after it (the rebuild keeps old elements in order, so the place is one), after what
+            // the rebuild inserts there, as a merge of two rebuilds places it.
             let at =
-                items.iter().rposition(|item| old_index(item).is_some_and(|kept| kept < index)).map_or(0, |at| at + 1);
+                items.iter().position(|item| old_index(item).is_some_and(|kept| kept > index)).unwrap_or(items.len());
             items.insert(at, Item::Old(index, changes.remove(&index)));
         }
     }
@@ -347,7 +348,7 @@ mod tests {
             items: vec![Item::Old(1, Some("edit 1".into())), Item::Old(2, Some("edit 2".into()))],
         };
         let edit = merge(&mut rules, in_place, rebuild("1a3"), &none, &none);
-        assert_eq!(shown(&edit), "1*2*a3");
+        assert_eq!(shown(&edit), "1*a2*3");
         assert_eq!(rules.conflicts, vec!["removed 2 by theirs".to_string()]);
     }
 }
