@@ -524,3 +524,54 @@ fn an_edit_of_what_the_other_side_removed_is_a_conflict_and_ours_stands() {
     assert_eq!(merged.conflicts[0].kind, ConflictKind::RemovedByOurs);
     rtti_eq(&merged.graph, &theirs.build()).unwrap();
 }
+
+/// The same merge on objects of types defined at run time from the files' schema tables (a
+/// tool without the program): the result, saved and loaded as the program's types, is the
+/// typed merge's.
+#[test]
+fn a_merge_of_runtime_typed_objects_is_the_typed_merge() {
+    use reflectable::diff::merge_with;
+    use reflectable::rtti::{Flow, GraphWalker, Registry};
+    use reflectable::serializer::BinarySerializer;
+    fn property(case: Case) -> bool {
+        let base = case.base.build();
+        let ours = played(&case.base, &case.ours).build();
+        let theirs = played(&case.base, &case.theirs).build();
+        let typed = merge(&base, &ours, &theirs).unwrap();
+        let bytes = |level: &Level| BinarySerializer::new().format_version(5).encode(level).unwrap();
+        // Ours' types, defined from its table; base and theirs read into them.
+        let ours_root = BinarySerializer::with_registry(&Registry::new())
+            .keep_unknown_types(true)
+            .decode::<Box<dyn Reflectable>>(&bytes(&ours))
+            .unwrap();
+        let add_types = |types: &mut Registry, root: &dyn Reflectable| {
+            let _ = GraphWalker::new().walk(root, |visit| {
+                if types.get(visit.object.rtti().id()).is_none() {
+                    types.register(visit.object.rtti()).unwrap();
+                }
+                Ok::<_, std::convert::Infallible>(Flow::Continue)
+            });
+        };
+        let mut types = Registry::new();
+        add_types(&mut types, &*ours_root);
+        let read = |level: &Level| {
+            BinarySerializer::with_registry(&types)
+                .keep_unknown_types(true)
+                .decode::<Box<dyn Reflectable>>(&bytes(level))
+                .unwrap()
+        };
+        let (base_root, theirs_root) = (read(&base), read(&theirs));
+        add_types(&mut types, &*theirs_root);
+        let dynamic = merge_with(&*base_root, &*ours_root, &*theirs_root, &types).unwrap();
+        let conflicts = |conflicts: &[MergeConflict]| conflicts.iter().map(at).collect::<Vec<_>>();
+        assert_eq!(conflicts(&dynamic.conflicts), conflicts(&typed.conflicts));
+        assert!(dynamic.report.is_complete(), "{}", dynamic.report);
+        let saved = BinarySerializer::with_registry(&types).format_version(5).encode(&*dynamic.graph).unwrap();
+        let loaded: Level = reflectable::from_slice(&saved).unwrap();
+        rtti_eq(&loaded, &typed.graph).unwrap_or_else(|difference| {
+            panic!("{difference}\n{case:?}\n{:?}\n{loaded:?}\n{:?}", typed.conflicts, typed.graph)
+        });
+        true
+    }
+    QuickCheck::new().tests(200).quickcheck(property as fn(Case) -> bool);
+}

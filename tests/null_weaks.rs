@@ -235,3 +235,40 @@ fn a_null_weak_is_made_without_making_an_object() {
     let cloned = deep_clone(&original).unwrap();
     assert_eq!(cloned.list.len(), 2);
 }
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 340_010)]
+struct Selection {
+    #[rtti(id = 1)]
+    owned: Vec<Rc<RefCell<Target>>>,
+    #[rtti(id = 2)]
+    selected: Weak<RefCell<Target>>,
+    #[rtti(id = 3)]
+    history: Vec<Weak<RefCell<Target>>>,
+}
+
+/// A type defined at run time holds its `Weak`s as `Weak<RefCell<dyn Reflectable>>`, to which a
+/// null is made from a runtime object: a patch that clears the selection clears it (it used to
+/// keep the old target and report "applied in full").
+#[test]
+fn a_patch_clears_a_weak_of_an_object_of_a_runtime_type() {
+    use reflectable::rtti::Registry;
+    let target = Rc::new(RefCell::new(Target { label: "lamp".into() }));
+    let old = Selection {
+        owned: vec![target.clone()],
+        selected: Rc::downgrade(&target),
+        history: vec![Rc::downgrade(&target)],
+    };
+    let new = Selection { owned: vec![target.clone()], selected: Weak::new(), history: vec![Weak::new()] };
+    let runtime = |value: &Selection| {
+        let bytes = reflectable::to_vec(value).unwrap();
+        BinarySerializer::with_registry(&Registry::new())
+            .keep_unknown_types(true)
+            .decode::<Box<dyn Reflectable>>(&bytes)
+            .unwrap()
+    };
+    let (mut old, new) = (runtime(&old), runtime(&new));
+    let report = diff(&*old, &*new).unwrap().apply_with(&mut *old, &Registry::new());
+    assert!(report.is_complete(), "{report}");
+    rtti_eq(&*old, &*new).unwrap();
+}

@@ -2,7 +2,9 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reflectable::dynamic::DynamicGraph;
-use reflectable::serializer::{BinarySerializer, DecodeError, Encoding, Progress};
+use reflectable::rtti::{Flow, GraphWalker, Registry};
+use reflectable::serializer::{BinarySerializer, DecodeError, DecodeReport, Encoding, Progress};
+use reflectable::Reflectable;
 use std::fmt::Write;
 use std::io::Read;
 use std::path::Path;
@@ -115,4 +117,32 @@ pub fn summary(loaded: &Loaded, out: &mut dyn std::io::Write) -> std::io::Result
         graph.objects().len(),
         if graph.has_checksum() { ", checksum verified" } else { "" }
     )
+}
+
+/// The file's objects, of `types` and of types defined from its schema table for the others,
+/// with the report of what those types lack. The comparing commands read every file into one
+/// file's types, as a program of that file's types loads an older save.
+pub fn objects(loaded: &Loaded, types: &Registry) -> Result<(Box<dyn Reflectable>, DecodeReport), Failure> {
+    let serializer = BinarySerializer::with_registry(types).keep_unknown_types(true);
+    serializer.decode_with_report(&loaded.bytes).map_err(|error| explain(&loaded.bytes, &error).into())
+}
+
+/// A registry of the types of every object under `root`.
+pub fn types_of(root: &dyn Reflectable) -> Registry {
+    let mut registry = Registry::new();
+    add_types(&mut registry, root);
+    registry
+}
+
+/// Adds the types of the objects under `root` that `registry` lacks (a type another file
+/// defines, which objects a patch creates need).
+pub fn add_types(registry: &mut Registry, root: &dyn Reflectable) {
+    let walker = GraphWalker::new().follow_weak(true);
+    let _ = walker.walk(root, |visit| {
+        if registry.get(visit.object.rtti().id()).is_none() {
+            // A type the registry cannot take (a reserved ID) is simply left out.
+            let _ = registry.register(visit.object.rtti());
+        }
+        Ok::<_, std::convert::Infallible>(Flow::Continue)
+    });
 }

@@ -11,6 +11,7 @@ mod dump;
 mod graph;
 mod json;
 mod load;
+mod merge;
 mod schema;
 mod stats;
 
@@ -59,12 +60,27 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// The objects and fields that differ between two files (exit 1 when they differ).
+    /// The objects and fields that differ between two files (exit 1 when they differ). Also
+    /// git's external diff: given git's seven arguments (`path old-file old-hex old-mode new-file
+    /// new-hex new-mode`), it compares the two files and exits 0, as git expects.
     Diff {
-        /// The older file.
-        old: PathBuf,
-        /// The newer file.
-        new: PathBuf,
+        /// `OLD NEW`, or git's seven arguments.
+        #[arg(num_args = 2..=7, value_names = ["OLD", "NEW"], required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Three-way merge: what OURS and THEIRS changed from BASE, into OUT (which may be OURS).
+    /// Conflicts keep ours' change and are listed, with exit status 1; OUT is a valid file either
+    /// way. A git merge driver: `reflectable merge %O %A %B -o %A`.
+    Merge {
+        /// The common ancestor.
+        base: PathBuf,
+        /// Our version.
+        ours: PathBuf,
+        /// Their version.
+        theirs: PathBuf,
+        /// The merged file to write.
+        #[arg(short, long)]
+        output: PathBuf,
     },
     /// The file in another encoding: compact (`FORMAT.md`, "Compact streams") or normal. The same
     /// graph and schema table; a normal file made compact converts back to the same bytes.
@@ -172,8 +188,28 @@ fn main() -> ExitCode {
         }
         Command::Json { file } => with_graph(file, |loaded| write_out(|out| Ok(json::print(loaded, out)?))),
         Command::FromJson { file, output } => write_out(|out| json::convert(file, output, out)),
-        Command::Diff { old, new } => with_graph(old, |old| {
-            with_graph(new, |new| write_out(|out| diff::print(old, new, out)).map(|found| differs = found))
+        Command::Diff { files } => match files.as_slice() {
+            [old, new] => with_graph(old, |old| {
+                with_graph(new, |new| write_out(|out| diff::print(old, new, out)).map(|found| differs = found))
+            }),
+            // Git's external diff: a file added or removed is one side `/dev/null`.
+            [path, old, _, _, new, _, _] => write_out(|out| {
+                writeln!(out, "reflectable diff {}", path.display())?;
+                match (old.as_path() == Path::new("/dev/null"), new.as_path() == Path::new("/dev/null")) {
+                    (true, _) => writeln!(out, "(a new file)")?,
+                    (_, true) => writeln!(out, "(the file is removed)")?,
+                    _ => with_graph(old, |old| with_graph(new, |new| diff::print(old, new, out).map(drop)))?,
+                }
+                Ok(())
+            }),
+            _ => Err("`diff` takes two files, or git's seven external diff arguments".into()),
+        },
+        Command::Merge { base, ours, theirs, output } => with_graph(base, |base| {
+            with_graph(ours, |ours| {
+                with_graph(theirs, |theirs| {
+                    write_out(|out| merge::merge(base, ours, theirs, output, out)).map(|conflicts| differs = conflicts)
+                })
+            })
         }),
         Command::Convert { file, encoding, output } => {
             with_graph(file, |loaded| write_out(|out| convert::convert(loaded, (*encoding).into(), output, out)))
@@ -184,7 +220,7 @@ fn main() -> ExitCode {
         Command::Graph { file } => with_graph(file, |loaded| write_out(|out| Ok(graph::print(loaded, out)?))),
     };
     match result {
-        // `diff`'s convention: 0 same (or fine), 1 different (or lossy), 2 trouble.
+        // `diff`'s convention: 0 same (or fine), 1 different (or lossy, or in conflict), 2 trouble.
         Ok(()) if differs => ExitCode::from(1),
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -76,10 +76,29 @@ static NULL_WEAKS: Lazy<AHashMap<TypeId, MakeNullWeak>> =
 /// A `W` (a `Weak` to a trait object) that points at nothing; `None` when no type implementing
 /// the trait was declared to (no `implements(...)` or `register_trait_impl!` names it).
 pub(crate) fn null_trait_weak<W: 'static>() -> Option<W> {
-    let make = NULL_WEAKS.get(&TypeId::of::<W>())?;
     let mut out: Option<W> = None;
-    make(&mut out);
+    match NULL_WEAKS.get(&TypeId::of::<W>()) {
+        Some(make) => make(&mut out),
+        None => null_reflectable_weak(&mut out),
+    }
     out
+}
+
+/// A `Weak` to `dyn Reflectable` (the pointer fields of types defined at run time) to nothing:
+/// every reflectable type implements the trait, so no declaration is needed; a runtime object's
+/// `Weak::new()` serves.
+fn null_reflectable_weak(out: &mut dyn Any) {
+    use crate::rtti::runtime_object::RuntimeObject;
+    use std::sync::{Mutex, RwLock};
+    fn put<W: 'static>(out: &mut dyn Any, weak: impl FnOnce() -> W) -> bool {
+        out.downcast_mut::<Option<W>>().map(|out| *out = Some(weak())).is_some()
+    }
+    let _ = put(out, || {
+        std::rc::Weak::<std::cell::RefCell<RuntimeObject>>::new() as std::rc::Weak<std::cell::RefCell<dyn Reflectable>>
+    }) || put(out, || std::rc::Weak::<RuntimeObject>::new() as std::rc::Weak<dyn Reflectable>)
+        || put(out, || std::sync::Weak::<RuntimeObject>::new() as std::sync::Weak<dyn Reflectable>)
+        || put(out, || std::sync::Weak::<Mutex<RuntimeObject>>::new() as std::sync::Weak<Mutex<dyn Reflectable>>)
+        || put(out, || std::sync::Weak::<RwLock<RuntimeObject>>::new() as std::sync::Weak<RwLock<dyn Reflectable>>);
 }
 
 /// Every submitted cast, by concrete type: an index of the submissions (built once), from which

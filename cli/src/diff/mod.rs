@@ -10,11 +10,9 @@
 
 mod by_position;
 
-use crate::load::{explain, Failure, Loaded};
+use crate::load::{objects, types_of, Failure, Loaded};
 use reflectable::diff::{diff, DiffError};
-use reflectable::rtti::{Flow, GraphWalker, Registry};
-use reflectable::serializer::{BinarySerializer, DecodeReport};
-use reflectable::Reflectable;
+use reflectable::rtti::Registry;
 use std::io::Write;
 
 /// Prints the differences; `true` when there are any.
@@ -59,25 +57,4 @@ pub fn print(old: &Loaded, new: &Loaded, out: &mut dyn Write) -> Result<bool, Fa
     // As the loaded graphs are, the objects are left to the end of the process.
     std::mem::forget((old_root, new_root));
     Ok(differs)
-}
-
-/// The file's objects, of `types` and of types defined from its schema table for the others,
-/// with the report of what those types lack.
-fn objects(loaded: &Loaded, types: &Registry) -> Result<(Box<dyn Reflectable>, DecodeReport), Failure> {
-    let serializer = BinarySerializer::with_registry(types).keep_unknown_types(true);
-    serializer.decode_with_report(&loaded.bytes).map_err(|error| explain(&loaded.bytes, &error).into())
-}
-
-/// A registry of the types of every object under `root`.
-fn types_of(root: &dyn Reflectable) -> Registry {
-    let mut registry = Registry::new();
-    let walker = GraphWalker::new().follow_weak(true);
-    let _ = walker.walk(root, |visit| {
-        if registry.get(visit.object.rtti().id()).is_none() {
-            // A type the registry cannot take (a reserved ID) is simply left out.
-            let _ = registry.register(visit.object.rtti());
-        }
-        Ok::<_, std::convert::Infallible>(Flow::Continue)
-    });
-    registry
 }

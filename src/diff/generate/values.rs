@@ -51,7 +51,8 @@ impl Differ {
             // the file: it is replaced whole, so that it saves exactly as the new one.
             let map = matches!(plain.info().type_id, type_ids::HASH_MAP | type_ids::BTREE_MAP);
             let typed = || sb.rtti().rust_type() != std::any::TypeId::of::<crate::runtime::RuntimeObject>();
-            if map && !identical && !keys && typed() {
+            // A merge takes maps of either kind by key: their entries meet the other side's.
+            if map && !identical && !keys && (self.by_element || typed()) {
                 let (old, new) = ((&self.scratch.0[..], count_a), (&self.scratch.1[..], count_b));
                 if let Some(edit) = diff_entries(field, rtti.id(), old, new) {
                     body.maps.push(edit);
