@@ -16,8 +16,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// for two objects claiming one identity (`diff/generate/identity.rs`).
 static DECLARED: AtomicBool = AtomicBool::new(false);
 
-/// Whether any type of the process declares an identity.
+/// Whether any type of the process declares an identity. A type's descriptor is built when
+/// first asked for, so the submitted types are built once first: a graph's types must count
+/// before the first diff reads their objects.
 pub(crate) fn identities_declared() -> bool {
+    static SUBMITTED_BUILT: std::sync::Once = std::sync::Once::new();
+    SUBMITTED_BUILT.call_once(|| {
+        for registration in inventory::iter::<super::registry::TypeRegistration> {
+            // A type whose declaration is in error declares nothing; its error is the
+            // registry's to report.
+            let _ = (registration.rtti)();
+        }
+    });
     DECLARED.load(Ordering::Relaxed)
 }
 

@@ -170,6 +170,10 @@ fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
     by_element: bool,
 ) -> Result<Patch, DiffError> {
     let mut never_guess = AHashSet::new();
+    // Which allocations both graphs hold is known from the start where a type declares an
+    // identity; otherwise it is found (two walks) only once a try meets one, and the diff is
+    // made again knowing them: graphs that share nothing (two files) never pay for the walks.
+    let mut know_shared = crate::rtti::identity::identities_declared();
     loop {
         let differ = Differ {
             typed_pointers: typed,
@@ -177,8 +181,12 @@ fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
             never_guess: std::mem::take(&mut never_guess),
             ..Differ::default()
         };
-        match differ.run(old, new)? {
-            Ok(patch) => return Ok(patch),
+        match differ.run(old, new, know_shared)? {
+            Ok(Ok(patch)) => return Ok(patch),
+            Ok(Err(mut differ)) => {
+                know_shared = true;
+                never_guess = std::mem::take(&mut differ.never_guess);
+            }
             // A guessed object turned out to be held from outside the old graph: again, without
             // guessing it. Each round adds at least one, so this ends.
             Err(mut differ) => {
@@ -192,14 +200,21 @@ fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
 
 impl Differ {
     /// One try of the diff: the patch, or the differ back when a guess it took was wrong.
+    /// `Ok(Err(differ))`: the graphs share allocations, which a try not knowing them (`know_shared`
+    /// false) met.
+    #[allow(clippy::type_complexity)]
     fn run<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
         mut self,
         old: &A,
         new: &B,
-    ) -> Result<Result<Patch, Differ>, DiffError> {
+        know_shared: bool,
+    ) -> Result<Result<Result<Patch, Differ>, Differ>, DiffError> {
         self.entries.push(ObjectEdit::default());
-        if crate::rtti::identity::identities_declared() {
-            self.new_objects = Some(identity::shared_objects(new.as_root()));
+        if know_shared {
+            let old_objects = identity::shared_objects(old.as_root());
+            let mut both = identity::shared_objects(new.as_root());
+            both.retain(|addr| old_objects.contains(addr));
+            self.in_both = Some(both);
         }
         match (old.as_root(), new.as_root()) {
             (Root::Object(a), Root::Object(b)) => {
@@ -230,10 +245,19 @@ impl Differ {
             _ => return Err(DiffError::RootKinds),
         }
         self.drain()?;
+        if self.in_both.is_none() && self.met_shared {
+            return Ok(Ok(Err(self)));
+        }
         if !self.misguessed().is_empty() {
             return Ok(Err(self));
         }
-        self.finish().map(Ok)
+        let tracking = self.in_both.is_none();
+        let never_guess = if tracking { self.never_guess.clone() } else { AHashSet::new() };
+        let (patch, met_shared) = self.finish()?;
+        Ok(match tracking && met_shared {
+            true => Ok(Err(Differ { never_guess, ..Differ::default() })),
+            false => Ok(Ok(patch)),
+        })
     }
 }
 
@@ -324,24 +348,30 @@ struct Differ {
     /// The identity of each old object compared whose type declares one (its type's ID, then its
     /// identity's bytes), by address: its edit carries it (see [`ObjectEdit`]).
     identities: AHashMap<usize, Vec<u8>>,
-    /// Every shared object of the new graph, when a type of the process declares an identity:
-    /// an old object the new graph holds is itself, never another object that claims its
-    /// identity (or content). See [`Differ::new_holds`].
-    new_objects: Option<AHashSet<usize>>,
+    /// Every allocation both graphs hold, when a type of the process declares an identity: such
+    /// an object is itself, never paired with another object that claims its identity (or
+    /// content), from either side. See [`Differ::in_both`].
+    in_both: Option<AHashSet<usize>>,
+    /// Whether every old object both graphs hold has been paired with itself (see
+    /// [`Differ::resolve_target`]).
+    settled: bool,
+    /// Whether an allocation both graphs hold was met (other than a shared root diffed against
+    /// itself).
+    met_shared: bool,
 }
 
 impl Differ {
     /// Notes the identity of the old object at `addr`, `object`, when its type declares one.
     fn note_identity(&mut self, addr: usize, object: &dyn Reflectable) {
-        if let Some(key) = self.new_objects.as_ref().and_then(|_| object.rtti().identity_key(object)) {
+        if let Some(key) = self.in_both.as_ref().and_then(|_| object.rtti().identity_key(object)) {
             self.identities.insert(addr, key);
         }
     }
 
-    /// Whether the new graph holds the old object at `addr` itself (known only when a type of the
-    /// process declares an identity): it is then never paired with another object.
-    fn new_holds(&self, addr: usize) -> bool {
-        self.new_objects.as_ref().is_some_and(|objects| objects.contains(&addr))
+    /// Whether both graphs hold the allocation at `addr` (known only when a type of the process
+    /// declares an identity): it is then paired with itself, never with another object.
+    fn in_both(&self, addr: usize) -> bool {
+        self.in_both.as_ref().is_some_and(|objects| objects.contains(&addr))
     }
 
     fn paired_new(&self, new: usize) -> bool {
@@ -375,7 +405,7 @@ impl Differ {
             self.pair_itself(place);
             return Ok(true);
         }
-        if self.new_holds(old.addr()) {
+        if self.in_both(old.addr()) || self.in_both(new.addr()) {
             return Ok(false);
         }
         self.pair(new, place);
@@ -413,7 +443,8 @@ impl Differ {
                     // Asked for once: a generic type's descriptor costs a lookup.
                     let own = a.rtti();
                     let mut told = if known == Known::Nothing { Told::Nothing } else { Told::Plain };
-                    if matches!(known, Known::Unpaired | Known::OnlyPointers) && self.new_holds(old.addr()) {
+                    let shared = self.in_both(old.addr()) || self.in_both(new.addr());
+                    if matches!(known, Known::Unpaired | Known::OnlyPointers) && shared {
                         return Ok(None);
                     }
                     if matches!(known, Known::Unpaired | Known::OnlyPointers) {
@@ -664,7 +695,8 @@ impl Differ {
     /// last: it may be an old object the new graph holds only behind an allocation both graphs
     /// share, met in the body of an object created later (named first, it would look new, and
     /// the `Weak` would lead to a copy that nothing holds).
-    fn finish(mut self) -> Result<Patch, DiffError> {
+    /// Also whether an allocation both graphs hold was met.
+    fn finish(mut self) -> Result<(Patch, bool), DiffError> {
         let mut next = 0;
         self.fill(&mut next, true)?;
         for entry in 0..self.entries.len() {
@@ -674,7 +706,7 @@ impl Differ {
         }
         // The bodies of objects created for those `Weak`s.
         self.fill(&mut next, false)?;
-        Ok(Patch { objects: self.entries })
+        Ok((Patch { objects: self.entries }, self.met_shared))
     }
 
     /// Gives the entries from `next` on their bodies and resolves their targets (`defer`: a
@@ -755,6 +787,26 @@ impl Differ {
         if !self.unexplored.is_empty() && !self.new_side.contains_key(&new.addr()) {
             self.explore_shared()?;
         }
+        // An allocation both graphs hold that the old graph reaches only behind others not yet
+        // known to be themselves: every old object both graphs hold is itself, and what it
+        // points at is explored, before the target is taken for a new object.
+        if self.in_both(new.addr()) && !self.old_places.contains_key(&new.addr()) && !self.settled {
+            self.settled = true;
+            let shared: Vec<u32> = (0..self.places.len() as u32)
+                .filter(|&place| {
+                    let place_ = &self.places[place as usize];
+                    place_.old.is_some() && self.paired[place as usize] == 0 && self.in_both(place_.addr)
+                })
+                .collect();
+            for place in shared {
+                if !self.paired_new(self.places[place as usize].addr) {
+                    self.pair_itself(place);
+                }
+            }
+            self.explore_shared()?;
+        }
+        // A new object that is an old one: the graphs share allocations.
+        self.met_shared |= self.old_places.contains_key(&new.addr());
         // An old object left unpaired that the new graph holds as itself: point at it, not at a
         // copy of it.
         if let Some(&place) = self.old_places.get(&new.addr()).filter(|_| !self.new_side.contains_key(&new.addr())) {

@@ -498,6 +498,7 @@ impl Differ {
 
     /// Pairs the old object at `place` with itself: the very allocation is in the new graph.
     pub(super) fn pair_itself(&mut self, place: u32) {
+        self.met_shared |= place != 0;
         let object = self.places[place as usize].old.clone().expect("a pointer target");
         self.pair(&object, place);
         self.unexplored.push(place);
