@@ -514,10 +514,7 @@ fn an_edit_of_what_the_other_side_removed_is_a_conflict_and_ours_stands() {
     let merged = merge(&base.build(), &ours.build(), &theirs.build()).unwrap();
     assert_eq!(merged.conflicts.len(), 1);
     assert_eq!(merged.conflicts[0].kind, ConflictKind::RemovedByTheirs);
-    assert_eq!(
-        merged.conflicts[0].to_string(),
-        "$.entities[1]: theirs removed it, ours changed it to changed (ours kept)"
-    );
+    assert_eq!(merged.conflicts[0].to_string(), "$.entities[1]: theirs removed it, ours changed it (ours kept)");
     rtti_eq(&merged.graph, &ours.build()).unwrap();
     // The other way round: ours' removal stands.
     let merged = merge(&base.build(), &theirs.build(), &ours.build()).unwrap();
@@ -574,4 +571,140 @@ fn a_merge_of_runtime_typed_objects_is_the_typed_merge() {
         true
     }
     QuickCheck::new().tests(200).quickcheck(property as fn(Case) -> bool);
+}
+
+#[derive(Reflectable, Default, Debug, Clone, PartialEq)]
+#[rtti(id = 964_304)]
+struct Lists {
+    #[rtti(id = 1)]
+    nums: Vec<u32>,
+    #[rtti(id = 2)]
+    words: Vec<String>,
+}
+
+/// Plain arrays merge element by element: changes of different elements combine; one element
+/// changed by both differently (or changed by one and removed by the other) is a conflict, and
+/// the field keeps ours.
+#[test]
+fn plain_arrays_merge_by_element_and_conflict_on_one_element() {
+    let lists = |nums: &[u32]| Lists { nums: nums.to_vec(), words: Vec::new() };
+    let base = lists(&[1, 2, 3, 4]);
+    let run = |ours: &[u32], theirs: &[u32]| {
+        let merged = merge(&base, &lists(ours), &lists(theirs)).unwrap();
+        let conflicts: Vec<String> = merged.conflicts.iter().map(at).collect();
+        (merged.graph.nums, conflicts)
+    };
+    assert_eq!(run(&[1, 20, 3, 4], &[1, 2, 3, 40]), (vec![1, 20, 3, 40], vec![]));
+    assert_eq!(run(&[1, 20, 3, 4], &[1, 2, 3, 4, 5]), (vec![1, 20, 3, 4, 5], vec![]));
+    assert_eq!(run(&[1, 20, 3, 4], &[1, 20, 3, 4, 5]), (vec![1, 20, 3, 4, 5], vec![]), "one change made by both");
+    assert_eq!(run(&[1, 20, 3, 4], &[1, 30, 3, 4]), (vec![1, 20, 3, 4], vec!["$.nums".to_string()]));
+    assert_eq!(run(&[1, 20, 3, 4], &[1, 3, 4]), (vec![1, 20, 3, 4], vec!["$.nums".to_string()]));
+    assert_eq!(run(&[1, 3, 4], &[1, 30, 3, 4]), (vec![1, 3, 4], vec!["$.nums".to_string()]));
+    assert_eq!(run(&[1, 3, 4], &[1, 2, 3]), (vec![1, 3], vec![]), "removals combine");
+    let words = |words: &[&str]| Lists { nums: Vec::new(), words: words.iter().map(|w| w.to_string()).collect() };
+    let merged = merge(&words(&["a", "b", "c"]), &words(&["a", "ours", "c"]), &words(&["a", "theirs", "c"])).unwrap();
+    assert_eq!(merged.graph.words, ["a", "ours", "c"]);
+    assert_eq!(merged.conflicts.iter().map(at).collect::<Vec<_>>(), ["$.words"]);
+}
+
+/// An entity both sides add with one identity is one entity: made once when both made it
+/// alike, a conflict (ours kept) when they differ.
+#[test]
+fn one_identity_added_by_both_sides_is_one_object() {
+    let base = LevelModel { name: "level".into(), settings: BTreeMap::new(), entities: Vec::new(), selected: None };
+    let ours = played(&base, &[Op::Insert(None, 5)]);
+    let mut theirs = ours.clone();
+    let merged = merge(&base.build(), &ours.build(), &theirs.build()).unwrap();
+    assert!(merged.is_clean(), "{:?}", merged.conflicts);
+    rtti_eq(&merged.graph, &ours.build()).unwrap();
+    theirs.entities[0].name = "theirs".into();
+    let merged = merge(&base.build(), &ours.build(), &theirs.build()).unwrap();
+    assert_eq!(merged.graph.entities.len(), 1);
+    assert_eq!(merged.graph.entities[0].borrow().name, "new_5");
+    assert_eq!(merged.conflicts.iter().map(at).collect::<Vec<_>>(), ["Entity#5."]);
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 964_305)]
+struct Tree {
+    #[rtti(id = 1)]
+    name: String,
+    #[rtti(id = 2)]
+    children: Vec<Rc<RefCell<Tree>>>,
+    #[rtti(id = 3)]
+    parent: Weak<RefCell<Tree>>,
+}
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 964_306)]
+struct Outline {
+    #[rtti(id = 1)]
+    top: Vec<Rc<RefCell<Tree>>>,
+    #[rtti(id = 2)]
+    selected: Weak<RefCell<Tree>>,
+}
+
+fn tree_node(name: &str, children: Vec<Rc<RefCell<Tree>>>) -> Rc<RefCell<Tree>> {
+    let node = Rc::new(RefCell::new(Tree { name: name.into(), children, parent: Weak::new() }));
+    for child in &node.borrow().children {
+        child.borrow_mut().parent = Rc::downgrade(&node);
+    }
+    node
+}
+
+/// Both sides of a merge made from the base by a deep copy (as two saves of one file are).
+fn copied(outline: &Outline) -> Outline {
+    reflectable::clone::deep_clone(outline).unwrap()
+}
+
+/// Ours edits an object it reaches only through a `Weak` (the selection); theirs removes the
+/// object from its parent (and so clears the selection). The removal is a conflict and ours'
+/// edited object stays, held where the base held it: the merged graph is whole and the report
+/// complete.
+#[test]
+fn an_object_ours_edits_through_a_weak_and_theirs_removes_stays() {
+    let mut base = Outline {
+        top: vec![tree_node("p", vec![tree_node("a", vec![]), tree_node("b", vec![])])],
+        selected: Weak::new(),
+    };
+    base.selected = Rc::downgrade(&base.top[0].borrow().children[0]);
+    let ours = copied(&base);
+    ours.selected.upgrade().unwrap().borrow_mut().name = "a, edited".into();
+    let theirs = copied(&base);
+    theirs.top[0].borrow_mut().children.remove(0);
+    let merged = merge(&base, &ours, &theirs).unwrap();
+    assert!(merged.report.is_complete(), "{}", merged.report);
+    assert_eq!(merged.conflicts.len(), 1, "{:?}", merged.conflicts);
+    assert_eq!(merged.conflicts[0].kind, ConflictKind::RemovedByTheirs);
+    // Theirs cleared the selection, which ours did not change: that change is taken.
+    let mut expected = copied(&ours);
+    expected.selected = Weak::new();
+    rtti_eq(&merged.graph, &expected).unwrap();
+    // The other way round ours' removal stands, and the selection theirs kept is let go.
+    let merged = merge(&base, &theirs, &ours).unwrap();
+    assert!(merged.report.is_complete(), "{}", merged.report);
+    assert_eq!(merged.conflicts[0].kind, ConflictKind::RemovedByOurs);
+    assert_eq!(merged.graph.top[0].borrow().children.len(), 1);
+}
+
+/// Ours moves a node to another parent; theirs renames it: a move is no removal, so the merge
+/// is clean and holds both.
+#[test]
+fn a_node_moved_by_one_side_and_edited_by_the_other_merges_cleanly() {
+    let base = Outline {
+        top: vec![tree_node("p", vec![tree_node("a", vec![])]), tree_node("q", vec![])],
+        selected: Weak::new(),
+    };
+    let ours = copied(&base);
+    let moved = ours.top[0].borrow_mut().children.remove(0);
+    moved.borrow_mut().parent = Rc::downgrade(&ours.top[1]);
+    ours.top[1].borrow_mut().children.push(moved);
+    let theirs = copied(&base);
+    theirs.top[0].borrow().children[0].borrow_mut().name = "a, renamed".into();
+    let merged = merge(&base, &ours, &theirs).unwrap();
+    assert!(merged.is_clean(), "{:?} {}", merged.conflicts, merged.report);
+    let q = merged.graph.top[1].borrow();
+    assert_eq!(q.children[0].borrow().name, "a, renamed");
+    assert!(Rc::ptr_eq(&q.children[0].borrow().parent.upgrade().unwrap(), &merged.graph.top[1]));
+    assert!(merged.graph.top[0].borrow().children.is_empty());
 }

@@ -62,10 +62,11 @@ enum Command {
     },
     /// The objects and fields that differ between two files (exit 1 when they differ). Also
     /// git's external diff: given git's seven arguments (`path old-file old-hex old-mode new-file
-    /// new-hex new-mode`), it compares the two files and exits 0, as git expects.
+    /// new-hex new-mode`, and two more for a renamed file), it compares the two files and exits
+    /// 0, as git expects.
     Diff {
         /// `OLD NEW`, or git's seven arguments.
-        #[arg(num_args = 2..=7, value_names = ["OLD", "NEW"], required = true)]
+        #[arg(num_args = 2..=9, value_names = ["OLD", "NEW"], required = true)]
         files: Vec<PathBuf>,
     },
     /// Three-way merge: what OURS and THEIRS changed from BASE, into OUT (which may be OURS).
@@ -192,8 +193,9 @@ fn main() -> ExitCode {
             [old, new] => with_graph(old, |old| {
                 with_graph(new, |new| write_out(|out| diff::print(old, new, out)).map(|found| differs = found))
             }),
-            // Git's external diff: a file added or removed is one side `/dev/null`.
-            [path, old, _, _, new, _, _] => write_out(|out| {
+            // Git's external diff: a file added or removed is one side `/dev/null`; a renamed
+            // one comes with its new name and git's rename header.
+            [path, old, _, _, new, _, _] | [path, old, _, _, new, _, _, _, _] => write_out(|out| {
                 writeln!(out, "reflectable diff {}", path.display())?;
                 match (old.as_path() == Path::new("/dev/null"), new.as_path() == Path::new("/dev/null")) {
                     (true, _) => writeln!(out, "(a new file)")?,

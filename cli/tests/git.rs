@@ -177,6 +177,12 @@ fn the_external_diff_form_takes_added_and_removed_files_and_exits_zero() {
         assert!(output.status.success(), "{}", text(&output.stderr));
         assert!(text(&output.stdout).contains(says), "{}", text(&output.stdout));
     }
+    // A renamed file: git adds the new name and its rename header.
+    let renamed =
+        ["diff", "level.scene", file, "0", "100644", file, "0", "100644", "moved.scene", "similarity index 100%"];
+    let output = Command::new(tool).args(renamed).output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("no differences"), "{}", text(&output.stdout));
     let output = Command::new(tool).args(["diff", "a", "b", "c"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2), "three arguments are neither form");
 }

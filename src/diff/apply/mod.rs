@@ -75,14 +75,19 @@ impl Patch {
 /// The address of the object each edit of `patch` finds in the graph under `root` (0 for the
 /// root; `None` for a created object or one not found), as `apply` would find them.
 pub(crate) fn located(patch: &Patch, root: &dyn Reflectable, registry: &Registry) -> Vec<Option<usize>> {
-    let mut run = Applier::new(patch, registry);
-    run.locate(Some(root), None);
     let mut found: Vec<Option<usize>> =
-        run.handles.iter().map(|handle| handle.as_ref().map(SharedObject::addr)).collect();
+        located_handles(patch, root, registry).iter().map(|handle| handle.as_ref().map(SharedObject::addr)).collect();
     if let Some(root) = found.first_mut() {
         *root = Some(0);
     }
     found
+}
+
+/// The objects [`located`] finds, held (`None` for the root, a created object or one not found).
+pub(crate) fn located_handles(patch: &Patch, root: &dyn Reflectable, registry: &Registry) -> Vec<Option<SharedObject>> {
+    let mut run = Applier::new(patch, registry);
+    run.locate(Some(root), None);
+    run.handles
 }
 
 /// [`Patch::apply_shared`] for a type-erased handle, with `registry`.

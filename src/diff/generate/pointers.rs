@@ -347,7 +347,8 @@ impl Differ {
         let in_place = len_a == len_b && (0..len_b).all(|j| matched[j].or(guessed[j]).is_none_or(|i| i == j));
         // For a merge, an array's element pointed elsewhere is one removed and one added, so
         // that the other side's insertions and removals meet it element by element.
-        let in_place = in_place && !(self.by_element && field.is_array() && (0..len_b).any(|j| matched[j] != Some(j)));
+        let moved_or_new = (0..len_b).any(|j| matched[j].or(guessed[j]) != Some(j));
+        let in_place = in_place && !(self.by_element && field.is_array() && moved_or_new);
         for j in 0..len_b {
             let element = match (matched[j], guessed[j]) {
                 (Some(i), _) if in_place && i == j => continue,

@@ -22,7 +22,9 @@ type Steps = Vec<(u32, u16, u32)>;
 
 /// The old elements of one array field through which a side reaches objects it edits: by the
 /// object, the steps to the value holding the field, the field's section and ID.
-type Reached = AHashMap<(Key, Steps, u32, u16), AHashSet<u32>>;
+/// With each element, the object found there, where the element holds it (not for the steps
+/// through objects held by value).
+pub(super) type Reached = AHashMap<(Key, Steps, u32, u16), AHashMap<u32, Option<Key>>>;
 
 /// A patch made from one base, with each of its edits' base objects (`None`: created, or not
 /// found in the base).
@@ -36,22 +38,31 @@ pub(super) struct Side<'p> {
 pub(super) fn combine(
     ours: &Side<'_>,
     theirs: &Side<'_>,
+    (gone, extra_ours, extra_theirs): (&[bool], Reached, Reached),
     names: &AHashMap<Key, String>,
     registry: &Registry,
 ) -> (Patch, Vec<Conflict>) {
     let mut objects = ours.patch.objects.clone();
     let ours_at: AHashMap<Key, usize> =
         ours.keys.iter().enumerate().filter_map(|(index, key)| Some(((*key)?, index))).collect();
-    // Theirs' edits of objects ours removes are left out, and so are theirs' pointers to them:
-    // ours' removal stands (the reach of those edits reports the conflict).
-    let gone = beneath(theirs, ours);
+    // Theirs' edits of objects ours removes (`gone`) are left out, and so are theirs' pointers
+    // to them: ours' removal stands (the reach of those edits reports the conflict).
     // Where each of theirs' edits lands in the merged patch: on ours' edit of the same object,
     // or appended (`usize::MAX`: left out).
+    // An object both sides create with one declared identity is one object.
+    let ours_created: AHashMap<(u32, Vec<u8>), usize> = (ours.patch.objects.iter().enumerate())
+        .filter_map(|(index, edit)| Some((created_identity(edit, registry)?, index)))
+        .collect();
     let mut next = objects.len();
     let at: Vec<usize> = (0..theirs.patch.objects.len())
         .map(|index| match theirs.keys[index].and_then(|key| ours_at.get(&key)) {
             Some(&mine) => mine,
             None if gone[index] => usize::MAX,
+            None if created_identity(&theirs.patch.objects[index], registry)
+                .is_some_and(|identity| ours_created.contains_key(&identity)) =>
+            {
+                ours_created[&created_identity(&theirs.patch.objects[index], registry).expect("just found")]
+            }
             None => {
                 next += 1;
                 next - 1
@@ -60,8 +71,10 @@ pub(super) fn combine(
         .collect();
     let mut merger = Merger {
         registry,
-        reached_ours: reached(ours),
-        reached_theirs: reached(theirs),
+        reached_ours: with(reached(ours, registry), extra_ours),
+        reached_theirs: with(reached(theirs, registry), extra_theirs),
+        moved_by_ours: pointed_keys(ours),
+        moved_by_theirs: pointed_keys(theirs),
         conflicts: Vec::new(),
         object: String::new(),
         key: 0,
@@ -73,11 +86,16 @@ pub(super) fn combine(
             continue;
         }
         let mut body = edit.body.clone();
-        mark_gone(&mut body, &gone);
+        mark_gone(&mut body, gone);
         renumber(&mut body, &at);
         if at[index] < ours.patch.objects.len() {
-            let key = theirs.keys[index].unwrap_or(0);
-            merger.object = name_of(key, names);
+            // A created object is reached by nothing of the base: a key no address is.
+            let key = theirs.keys[index].unwrap_or(usize::MAX);
+            merger.object = match theirs.keys[index] {
+                Some(key) => name_of(key, names),
+                // One object both created: named by its identity.
+                None => created_name(&objects[at[index]], registry),
+            };
             merger.key = key;
             let mine = std::mem::take(&mut objects[at[index]].body);
             objects[at[index]].body = merger.body(mine, body);
@@ -100,8 +118,13 @@ pub(super) fn combine(
 /// The merged edits without the objects theirs created that no kept change points at (theirs'
 /// element lost to a conflict): they would be made, then dropped.
 fn without_unheld(objects: Vec<ObjectEdit>) -> Patch {
-    let created = |edit: &ObjectEdit| matches!(edit.origin, Origin::Created { .. });
-    let mut kept: Vec<bool> = objects.iter().map(|edit| !created(edit)).collect();
+    // Kept: the root, what changes, what a kept change points at, and the objects the kept
+    // found ones are found from. A found object that only marked the way to another side's
+    // change (and that side's object is gone) would be reported as no longer held.
+    let changes = |(index, edit): (usize, &ObjectEdit)| {
+        index == 0 || matches!(edit.origin, Origin::Found { .. }) && !edit.body.is_empty()
+    };
+    let mut kept: Vec<bool> = objects.iter().enumerate().map(changes).collect();
     let mut stack: Vec<usize> = (0..objects.len()).filter(|&index| kept[index]).collect();
     let mut targets = Vec::new();
     while let Some(index) = stack.pop() {
@@ -111,6 +134,13 @@ fn without_unheld(objects: Vec<ObjectEdit>) -> Patch {
             if target < kept.len() && !kept[target] {
                 kept[target] = true;
                 stack.push(target);
+            }
+        }
+    }
+    for index in (0..objects.len()).rev() {
+        if let (true, Origin::Found { from }) = (kept[index], objects[index].origin) {
+            if let Some(from) = kept.get_mut(from as usize) {
+                *from = true;
             }
         }
     }
@@ -140,6 +170,32 @@ fn without_unheld(objects: Vec<ObjectEdit>) -> Patch {
     Patch { objects }
 }
 
+/// A created object's type and declared identity (the identity's stored bytes, as the edit
+/// gives them), if its type declares one.
+fn created_identity(edit: &ObjectEdit, registry: &Registry) -> Option<(u32, Vec<u8>)> {
+    let Origin::Created { .. } = edit.origin else { return None };
+    let (declaring, field) = registry.get(edit.body.type_id)?.identity_field()?;
+    let value = edit.body.plain.iter().find(|plain| plain.section == declaring.id() && plain.field == field.id())?;
+    Some((edit.body.type_id, value.bytes.clone()))
+}
+
+/// A created object's name: its type, and its identity as text where it declares one.
+fn created_name(edit: &ObjectEdit, registry: &Registry) -> String {
+    let Some(rtti) = registry.get(edit.body.type_id) else {
+        return format!("new object of type {}", edit.body.type_id);
+    };
+    let identity = rtti.identity_field().and_then(|(declaring, field)| {
+        let value =
+            edit.body.plain.iter().find(|plain| plain.section == declaring.id() && plain.field == field.id())?;
+        let sig = field.value_signature().ok()?;
+        crate::text::read_value(&sig, &value.bytes).ok()
+    });
+    match identity {
+        Some(identity) => format!("{}#{identity}", rtti.name()),
+        None => format!("new {}", rtti.name()),
+    }
+}
+
 /// An object's name in conflicts: `Type#identity` where it has one, else its path.
 fn name_of(key: Key, names: &AHashMap<Key, String>) -> String {
     names.get(&key).cloned().unwrap_or_else(|| "$".to_owned())
@@ -147,21 +203,10 @@ fn name_of(key: Key, names: &AHashMap<Key, String>) -> String {
 
 /// Every old element through which a side's found edits are reached: each step of each path
 /// from the root to an object the side changes.
-fn reached(side: &Side<'_>) -> Reached {
+fn reached(side: &Side<'_>, registry: &Registry) -> Reached {
     let mut out = Reached::default();
     let mut done = vec![false; side.patch.objects.len()];
-    // Objects the side changes, and those its pointers are set to (the side's change needs
-    // them where they are).
-    let mut needed: Vec<bool> = side.patch.objects.iter().map(|edit| !edit.body.is_empty()).collect();
-    let mut targets = Vec::new();
-    for edit in &side.patch.objects {
-        pointed_at(&edit.body, &mut targets);
-    }
-    for target in targets {
-        if let Some(needed) = needed.get_mut(target) {
-            *needed = true;
-        }
-    }
+    let needed = needed(side.patch);
     for index in (0..needed.len()).filter(|&index| needed[index]) {
         let mut current = index;
         while let Origin::Found { from } = side.patch.objects[current].origin {
@@ -171,14 +216,64 @@ fn reached(side: &Side<'_>) -> Reached {
             done[current] = true;
             let from = from as usize;
             let (Some(Some(key)), Some(edit)) = (side.keys.get(from), side.patch.objects.get(current)) else { break };
+            let last = edit.path.len().saturating_sub(1);
             for (depth, &(section, field, element)) in edit.path.iter().enumerate() {
+                // A `Weak` does not hold what it leads to: pointing it elsewhere removes nothing.
+                if depth == last && is_weak(registry, section, field) {
+                    continue;
+                }
                 let steps = edit.path[..depth].to_vec();
-                out.entry((*key, steps, section, field)).or_default().insert(element);
+                let object = if depth == last { side.keys[current] } else { None };
+                out.entry((*key, steps, section, field)).or_default().entry(element).or_insert(object);
             }
             current = from;
         }
     }
     out
+}
+
+/// The edits of a patch whose objects its changes need where they are: those it changes, and
+/// those its pointers are set to.
+pub(super) fn needed(patch: &Patch) -> Vec<bool> {
+    let mut needed: Vec<bool> = patch.objects.iter().map(|edit| !edit.body.is_empty()).collect();
+    let mut targets = Vec::new();
+    for edit in &patch.objects {
+        pointed_at(&edit.body, &mut targets);
+    }
+    for target in targets {
+        if let Some(needed) = needed.get_mut(target) {
+            *needed = true;
+        }
+    }
+    needed
+}
+
+/// `reached` with `extra`'s elements added.
+fn with(mut reached: Reached, extra: Reached) -> Reached {
+    for (field, elements) in extra {
+        let into = reached.entry(field).or_default();
+        for (element, object) in elements {
+            into.entry(element).or_insert(object);
+        }
+    }
+    reached
+}
+
+/// Whether a field is a `Weak` (one the registry does not know counts as strong).
+fn is_weak(registry: &Registry, section: u32, field: u16) -> bool {
+    let rtti = registry.get(section);
+    let field = rtti
+        .and_then(|rtti| rtti.field(field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(field))));
+    field.and_then(|field| field.as_pointer()).is_some_and(|pointers| pointers.is_weak())
+}
+
+/// The base objects a side's pointer changes set pointers to.
+fn pointed_keys(side: &Side<'_>) -> AHashSet<Key> {
+    let mut targets = Vec::new();
+    for edit in &side.patch.objects {
+        pointed_at(&edit.body, &mut targets);
+    }
+    targets.into_iter().filter_map(|target| *side.keys.get(target)?).collect()
 }
 
 /// The edits a body's pointer changes set pointers to.
@@ -195,80 +290,6 @@ fn pointed_at(body: &ObjectBody, out: &mut Vec<usize>) {
             pointed_at(element, out);
         }
     }
-}
-
-/// A pointer field a side edits: the object, the steps to the value holding it, its section and
-/// ID; and which old elements the edit removes or points elsewhere.
-type Removals = AHashMap<(Key, Steps, u32, u16), Removal>;
-
-enum Removal {
-    /// Rebuilt: every old element but these.
-    AllBut(AHashSet<u32>),
-    /// In place: these.
-    These(AHashSet<u32>),
-}
-
-/// Every pointer (and embedded) field a side's edits change, with what they remove.
-fn removals(side: &Side<'_>) -> Removals {
-    fn walk(body: &ObjectBody, key: Key, steps: &mut Steps, out: &mut Removals) {
-        for edit in &body.pointers {
-            let olds = edit.elements.iter().map(|&(old, _)| old);
-            let removal = match edit.rebuild {
-                true => Removal::AllBut(olds.filter(|&old| old != NONE).collect()),
-                false => Removal::These(olds.collect()),
-            };
-            out.insert((key, steps.clone(), edit.section, edit.field), removal);
-        }
-        for edit in &body.embedded {
-            if edit.rebuild {
-                let kept = edit.elements.iter().filter_map(|element| element.old).collect();
-                out.insert((key, steps.clone(), edit.section, edit.field), Removal::AllBut(kept));
-            }
-            for element in &edit.elements {
-                if let (Some(old), Some(body)) = (element.old, &element.body) {
-                    steps.push((edit.section, edit.field, old));
-                    walk(body, key, steps, out);
-                    steps.pop();
-                }
-            }
-        }
-    }
-    let mut out = Removals::default();
-    for (edit, key) in side.patch.objects.iter().zip(&side.keys) {
-        if let Some(key) = *key {
-            walk(&edit.body, key, &mut Vec::new(), &mut out);
-        }
-    }
-    out
-}
-
-/// The edits of `side` whose objects are found through an element `remover` removes (or from
-/// such an object), unless `remover` points at them elsewhere (moves them).
-fn beneath(side: &Side<'_>, remover: &Side<'_>) -> Vec<bool> {
-    let removed = removals(remover);
-    let mut targets = Vec::new();
-    for edit in &remover.patch.objects {
-        pointed_at(&edit.body, &mut targets);
-    }
-    let moved: AHashSet<Key> = targets.into_iter().filter_map(|target| *remover.keys.get(target)?).collect();
-    let mut gone = vec![false; side.patch.objects.len()];
-    for (index, edit) in side.patch.objects.iter().enumerate() {
-        let Origin::Found { from } = edit.origin else { continue };
-        let from = from as usize;
-        let Some(Some(key)) = side.keys.get(from) else { continue };
-        if side.keys[index].is_some_and(|own| moved.contains(&own)) {
-            continue;
-        }
-        gone[index] = gone.get(from).copied().unwrap_or(false)
-            || edit.path.iter().enumerate().any(|(depth, &(section, field, element))| {
-                match removed.get(&(*key, edit.path[..depth].to_vec(), section, field)) {
-                    Some(Removal::AllBut(kept)) => !kept.contains(&element),
-                    Some(Removal::These(changed)) => changed.contains(&element),
-                    None => false,
-                }
-            });
-    }
-    gone
 }
 
 /// A pointer target that stands for an object the other side removed: kept through the merge,
@@ -327,6 +348,9 @@ struct Merger<'r> {
     registry: &'r Registry,
     reached_ours: Reached,
     reached_theirs: Reached,
+    /// The base objects each side points at (where it moves them to, among others).
+    moved_by_ours: AHashSet<Key>,
+    moved_by_theirs: AHashSet<Key>,
     conflicts: Vec<Conflict>,
     /// The object being merged, named, and its key.
     object: String,
@@ -580,10 +604,16 @@ impl Merger<'_> {
     }
 
     /// The old elements of a field here through which each side reaches objects it edits.
+    /// An element whose object the other side points at elsewhere (moves) is not reached
+    /// through this field: its removal here is no removal of the object.
     fn reach(&self, section: u32, field: u16) -> (AHashSet<u32>, AHashSet<u32>) {
         let key = (self.key, self.steps.clone(), section, field);
-        let get = |reached: &Reached| reached.get(&key).cloned().unwrap_or_default();
-        (get(&self.reached_ours), get(&self.reached_theirs))
+        let get = |reached: &Reached, moved_by_other: &AHashSet<Key>| -> AHashSet<u32> {
+            let Some(elements) = reached.get(&key) else { return AHashSet::new() };
+            let stays = |object: &Option<Key>| object.is_none_or(|object| !moved_by_other.contains(&object));
+            elements.iter().filter(|(_, object)| stays(object)).map(|(&element, _)| element).collect()
+        };
+        (get(&self.reached_ours, &self.moved_by_theirs), get(&self.reached_theirs, &self.moved_by_ours))
     }
 
     fn element_name(name: &str, array: bool, index: u32) -> String {
@@ -623,6 +653,11 @@ impl Rules<ObjectBody, Option<ObjectBody>> for EmbeddedRules<'_, '_> {
         self.merger.conflict(self.name.clone(), ConflictKind::Changed);
     }
 
+    fn replaced(&mut self, index: u32) {
+        let field = Merger::element_name(&self.name, self.array, index);
+        self.merger.conflict(field, ConflictKind::Changed);
+    }
+
     fn changes(&self, edit: &ObjectBody) -> bool {
         !edit.is_empty()
     }
@@ -656,6 +691,11 @@ impl Rules<u32, u32> for PointerRules<'_, '_> {
         self.merger.conflict(self.name.clone(), ConflictKind::Changed);
     }
 
+    fn replaced(&mut self, index: u32) {
+        let field = Merger::element_name(&self.name, self.array, index);
+        self.merger.conflict(field, ConflictKind::Changed);
+    }
+
     fn changes(&self, _: &u32) -> bool {
         true
     }
@@ -679,6 +719,14 @@ impl Rules<(), Vec<u8>> for PlainRules {
 
     fn whole(&mut self) {
         self.conflicted = true;
+    }
+
+    fn replaced(&mut self, _: u32) {
+        self.conflicted = true;
+    }
+
+    fn values(&self) -> bool {
+        true
     }
 
     fn changes(&self, _: &()) -> bool {

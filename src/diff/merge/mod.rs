@@ -14,9 +14,10 @@
 //! The merged graph is always a whole graph of the base's type, conflicts or not.
 
 mod combine;
+mod holders;
 mod sequence;
 
-use super::apply::{located, names, ApplyReport};
+use super::apply::{located, located_handles, names, ApplyReport};
 use super::generate::diff_by_element;
 use super::DiffError;
 use crate::clone::{CloneError, Cloner};
@@ -84,6 +85,7 @@ impl fmt::Display for MergeConflict {
             false => format!("{}.{}", self.object, self.field),
         };
         let shown = |value: &Option<String>| value.clone().unwrap_or_else(|| "changed".to_owned());
+        let to = |value: &Option<String>| value.as_ref().map_or_else(String::new, |value| format!(" to {value}"));
         match self.kind {
             ConflictKind::Changed => write!(
                 f,
@@ -93,10 +95,10 @@ impl fmt::Display for MergeConflict {
                 shown(&self.theirs)
             ),
             ConflictKind::RemovedByOurs => {
-                write!(f, "{at}: ours removed it, theirs changed it to {} (removed)", shown(&self.theirs))
+                write!(f, "{at}: ours removed it, theirs changed it{} (removed)", to(&self.theirs))
             }
             ConflictKind::RemovedByTheirs => {
-                write!(f, "{at}: theirs removed it, ours changed it to {} (ours kept)", shown(&self.ours))
+                write!(f, "{at}: theirs removed it, ours changed it{} (ours kept)", to(&self.ours))
             }
         }
     }
@@ -191,12 +193,54 @@ fn merge_into(
         .collect();
     let ours_side = combine::Side { patch: &ours_patch, keys: located(&ours_patch, base, registry) };
     let theirs_side = combine::Side { patch: &theirs_patch, keys: located(&theirs_patch, base, registry) };
-    let (merged, mut conflicts) = combine::combine(&ours_side, &theirs_side, &named, registry);
+    // Each side's needed objects that the other side's changes leave unheld: conflicts, found
+    // exactly here, and kept (ours) or left out (theirs) where the base held them.
+    let theirs_gone = removed_by(&ours_patch, &theirs_patch, base, registry)?;
+    let ours_gone = removed_by(&theirs_patch, &ours_patch, base, registry)?;
+    let lost = |side: &combine::Side<'_>, gone: &[bool]| -> Vec<usize> {
+        let needed = combine::needed(side.patch);
+        (0..gone.len()).filter(|&index| gone[index] && needed[index]).filter_map(|index| side.keys[index]).collect()
+    };
+    let (ours_lost, theirs_lost) = (lost(&ours_side, &ours_gone), lost(&theirs_side, &theirs_gone));
+    let (extra_ours, extra_theirs) = if ours_lost.is_empty() && theirs_lost.is_empty() {
+        Default::default()
+    } else {
+        let holders = holders::strong_holders(base);
+        (holders::reach_of(&ours_lost, &holders), holders::reach_of(&theirs_lost, &holders))
+    };
+    let (merged, mut conflicts) =
+        combine::combine(&ours_side, &theirs_side, (&theirs_gone, extra_ours, extra_theirs), &named, registry);
     let report = merged.apply_with(target, registry);
     if !conflicts.is_empty() {
         describe(&mut conflicts, base, (&ours_patch, &theirs_patch), registry)?;
     }
     Ok((conflicts, report))
+}
+
+/// For each edit of `edits`, whether its object is one of the base's that `remover`'s patch leaves
+/// no longer held: found in a copy of the base, then `remover` applied to the copy, then looked
+/// for among the objects its root holds. Exact where a patch's paths are not (an object moved
+/// elsewhere is still held; one reached another way is not).
+fn removed_by(
+    remover: &super::Patch,
+    edits: &super::Patch,
+    base: &dyn Reflectable,
+    registry: &Registry,
+) -> Result<Vec<bool>, MergeError> {
+    use crate::rtti::{Flow, GraphWalker};
+    let mut copy = Cloner::with_registry(registry).clone_object(base)?;
+    // Held through the apply, so no address is reused by an object the patch makes.
+    let found = located_handles(edits, &*copy, registry);
+    let _ = remover.apply_with(&mut *copy, registry);
+    let mut held = ahash::AHashSet::new();
+    let _ = GraphWalker::new().walk(&*copy, |visit| {
+        if let Some(shared) = visit.shared {
+            held.insert(shared.addr());
+        }
+        Ok::<_, std::convert::Infallible>(Flow::Continue)
+    });
+    let gone = found.iter().map(|handle| handle.as_ref().is_some_and(|handle| !held.contains(&handle.addr())));
+    Ok(gone.collect())
 }
 
 /// A side's described changes: what the field held and holds, by object and field.

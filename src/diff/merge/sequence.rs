@@ -35,6 +35,15 @@ pub(super) trait Rules<E, N> {
     /// Both sides rebuilt the array in ways that cannot be combined (one of them moves
     /// elements): noted as a conflict of the whole field.
     fn whole(&mut self);
+    /// Both sides replaced old elements from `index` on with different ones: noted as a
+    /// conflict.
+    fn replaced(&mut self, index: u32);
+    /// Whether elements are values, which a change replaces in place (a plain element changed
+    /// is one removed and one inserted at its place), rather than objects, which are removed
+    /// and inserted in their own right.
+    fn values(&self) -> bool {
+        false
+    }
     /// Whether a side's change of an element changes anything.
     fn changes(&self, edit: &E) -> bool;
     /// Whether a change puts another element in the old one's place (a pointer retargeted), so
@@ -165,7 +174,7 @@ fn onto_rebuild<E: Clone, N>(
 }
 
 /// Both rebuilt, each keeping old elements in order: the three-way merge of two sequences.
-fn both_rebuilt<E: Clone, N>(
+fn both_rebuilt<E: Clone, N: PartialEq>(
     rules: &mut impl Rules<E, N>,
     ours: Edit<E, N>,
     theirs: Edit<E, N>,
@@ -174,6 +183,7 @@ fn both_rebuilt<E: Clone, N>(
 ) -> Edit<E, N> {
     let (mut ours_kept, mut ours_new) = split(ours);
     let (mut theirs_kept, mut theirs_new) = split(theirs);
+    settle_replacements(rules, (&ours_kept, &ours_new), (&mut theirs_kept, &mut theirs_new));
     let mut olds: Vec<u32> = ours_kept.keys().chain(theirs_kept.keys()).copied().collect();
     // Elements both removed are gone; one that ours removed and theirs reached is a conflict.
     olds.extend(reached_theirs.iter().filter(|index| !ours_kept.contains_key(index)));
@@ -216,6 +226,75 @@ fn both_rebuilt<E: Clone, N>(
         inserted(&mut items, Some(index));
     }
     Edit { rebuild: true, items }
+}
+
+/// A stretch of old elements a rebuild replaces: those between two it keeps (`lo..hi`), and what
+/// it puts there, after the kept element `anchor`.
+struct Hunk {
+    anchor: Option<u32>,
+    lo: u32,
+    hi: u32,
+}
+
+/// The stretches a rebuild changes: for each kept element (and the start), the old elements up
+/// to the next kept one that it removes (those past the last kept one as far as `end`, the
+/// elements known to exist), with whether it inserts there.
+fn hunks<E, N>(kept: &BTreeMap<u32, Option<E>>, new: &BTreeMap<Option<u32>, Vec<N>>, end: u32) -> Vec<(Hunk, bool)> {
+    let anchors = std::iter::once(None).chain(kept.keys().map(|&index| Some(index)));
+    let mut nexts = kept.keys().copied().chain(std::iter::once(end));
+    anchors
+        .map(|anchor| {
+            let lo = anchor.map_or(0, |index| index + 1);
+            let hi = nexts.next().unwrap_or(end).max(lo);
+            (Hunk { anchor, lo, hi }, new.get(&anchor).is_some_and(|new| !new.is_empty()))
+        })
+        .filter(|(hunk, inserts)| hunk.lo < hunk.hi || *inserts)
+        .collect()
+}
+
+/// The same change of one stretch made by both sides is made once. For values, where both sides
+/// changed one stretch of old elements and one of them put something in its place, the two
+/// changes are one only if they are the same; otherwise the conflict keeps ours: theirs'
+/// removals there are undone and its insertions there dropped. (Removals alone, or insertions
+/// alone, combine; so do objects removed and inserted.)
+#[allow(clippy::type_complexity)]
+fn settle_replacements<E, N: PartialEq>(
+    rules: &mut impl Rules<E, N>,
+    (ours_kept, ours_new): (&BTreeMap<u32, Option<E>>, &BTreeMap<Option<u32>, Vec<N>>),
+    (theirs_kept, theirs_new): (&mut BTreeMap<u32, Option<E>>, &mut BTreeMap<Option<u32>, Vec<N>>),
+) {
+    let known =
+        ours_kept.keys().chain(theirs_kept.keys()).chain(ours_new.keys().flatten()).chain(theirs_new.keys().flatten());
+    let end = known.max().map_or(0, |&most| most + 1);
+    let ours_hunks = hunks(ours_kept, ours_new, end);
+    let theirs_hunks = hunks(theirs_kept, theirs_new, end);
+    for (theirs, theirs_inserts) in &theirs_hunks {
+        for (ours, ours_inserts) in &ours_hunks {
+            let (lo, hi) = (ours.lo.max(theirs.lo), ours.hi.min(theirs.hi));
+            let same_place = ours.anchor == theirs.anchor;
+            let same = same_place && ours.lo == theirs.lo && ours.hi == theirs.hi;
+            let same_insertions = same_place && ours_new.get(&ours.anchor) == theirs_new.get(&theirs.anchor);
+            if same && same_insertions {
+                // One change, made by both.
+                theirs_new.remove(&theirs.anchor);
+                continue;
+            }
+            if same_place && *ours_inserts && *theirs_inserts && ours.lo == ours.hi && theirs.lo == theirs.hi {
+                // Insertions alone at one place: both kept, ours first, unless they are one.
+                continue;
+            }
+            let replaces = (*ours_inserts && ours.lo < ours.hi) || (*theirs_inserts && theirs.lo < theirs.hi);
+            if lo < hi && replaces && rules.values() {
+                rules.replaced(lo);
+                for index in theirs.lo..theirs.hi {
+                    if ours_kept.contains_key(&index) {
+                        theirs_kept.insert(index, None);
+                    }
+                }
+                theirs_new.remove(&theirs.anchor);
+            }
+        }
+    }
 }
 
 /// A rebuild's kept old elements (with their changes) and its new elements, each group by the
@@ -271,6 +350,12 @@ mod tests {
         }
         fn whole(&mut self) {
             self.conflicts.push("whole".into());
+        }
+        fn replaced(&mut self, index: u32) {
+            self.conflicts.push(format!("replaced {index}"));
+        }
+        fn values(&self) -> bool {
+            true
         }
         fn changes(&self, edit: &String) -> bool {
             !edit.is_empty()
@@ -331,6 +416,24 @@ mod tests {
         assert_eq!(merged("0123", "01*23"), ("01*23".into(), vec![]));
         assert_eq!(merged("023", "01*23"), ("023".into(), vec!["removed 1 by ours".to_string()]));
         assert_eq!(merged("01*23", "023"), ("01*23".into(), vec!["removed 1 by theirs".to_string()]));
+    }
+
+    #[test]
+    fn one_element_replaced_differently_by_both_is_a_conflict_and_ours_stands() {
+        assert_eq!(merged("0a2", "0b2"), ("0a2".into(), vec!["replaced 1".to_string()]));
+        // A replacement against a removal of the same element.
+        assert_eq!(merged("0a2", "02"), ("0a2".into(), vec!["replaced 1".to_string()]));
+        assert_eq!(merged("02", "0b2"), ("02".into(), vec!["replaced 1".to_string()]));
+        // The same replacement on both sides is made once; other changes still combine.
+        assert_eq!(merged("0a2", "0a2x"), ("0a2x".into(), vec![]));
+        assert_eq!(merged("0a23", "012b"), ("0a2b".into(), vec![]));
+    }
+
+    #[test]
+    fn the_same_insertion_on_both_sides_is_made_once() {
+        assert_eq!(merged("01x2", "01x2"), ("01x2".into(), vec![]));
+        assert_eq!(merged("012x", "012xy"), ("012xxy".into(), vec![]), "insertions alone are both kept");
+        assert_eq!(merged("012x", "012y"), ("012xy".into(), vec![]));
     }
 
     #[test]
