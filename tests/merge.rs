@@ -708,3 +708,32 @@ fn a_node_moved_by_one_side_and_edited_by_the_other_merges_cleanly() {
     assert!(Rc::ptr_eq(&q.children[0].borrow().parent.upgrade().unwrap(), &merged.graph.top[1]));
     assert!(merged.graph.top[0].borrow().children.is_empty());
 }
+
+#[derive(Reflectable, Default, Debug)]
+#[rtti(id = 964_307)]
+struct Library {
+    #[rtti(id = 1)]
+    by_name: BTreeMap<String, Rc<RefCell<Tree>>>,
+}
+
+/// A map whose values are pointers is keys and values kept aligned: merged whole. Ours edits
+/// the object under `a`, theirs removes the key: a conflict, ours' map and edit kept.
+#[test]
+fn a_map_of_pointers_is_merged_whole() {
+    let base = Library {
+        by_name: BTreeMap::from([("a".into(), tree_node("a", vec![])), ("c".into(), tree_node("c", vec![]))]),
+    };
+    let copy = |library: &Library| reflectable::clone::deep_clone(library).unwrap();
+    let ours = copy(&base);
+    ours.by_name["a"].borrow_mut().name = "a, edited".into();
+    let mut theirs = copy(&base);
+    theirs.by_name.remove("a");
+    let merged = merge(&base, &ours, &theirs).unwrap();
+    assert!(merged.report.is_complete(), "{}", merged.report);
+    assert_eq!(merged.conflicts.iter().map(at).collect::<Vec<_>>(), ["$.by_name"]);
+    rtti_eq(&merged.graph, &ours).unwrap();
+    // One side's change alone is taken.
+    let merged = merge(&base, &base, &theirs).unwrap();
+    assert!(merged.is_clean());
+    rtti_eq(&merged.graph, &theirs).unwrap();
+}

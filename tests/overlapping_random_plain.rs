@@ -287,4 +287,22 @@ mod without_identity {
         }
         assert!(failures.is_empty(), "{} failures, first: {:?}", failures.len(), &failures[..failures.len().min(5)]);
     }
+
+    /// A shared allocation the first try paired with another old object without meeting it as
+    /// shared: the diff must still learn that the graphs overlap, or applying the patch rewrites
+    /// the new graph's own object (here: gives `x` a child).
+    #[test]
+    fn a_shared_object_paired_elsewhere_makes_the_diff_learn_the_overlap() {
+        let x = e(1, "a");
+        let a = e(1, "a");
+        a.borrow_mut().kids.push(x.clone());
+        let y = e(1, "a");
+        y.borrow_mut().kids.push(e(0, "b"));
+        let mut old = PlainRoot { items: vec![a], ..PlainRoot::default() };
+        let new = PlainRoot { items: vec![x.clone(), y], ..PlainRoot::default() };
+        let report = diff(&old, &new).unwrap().apply(&mut old);
+        assert!(report.is_complete(), "{report}");
+        rtti_eq(&old, &new).unwrap();
+        assert!(x.borrow().kids.is_empty(), "the new graph's object was rewritten");
+    }
 }

@@ -245,6 +245,7 @@ impl Differ {
             _ => return Err(DiffError::RootKinds),
         }
         self.drain()?;
+        self.met_shared |= self.in_both.is_none() && self.crossed();
         if self.in_both.is_none() && self.met_shared {
             return Ok(Ok(Err(self)));
         }
@@ -366,6 +367,13 @@ impl Differ {
         if let Some(key) = self.in_both.as_ref().and_then(|_| object.rtti().identity_key(object)) {
             self.identities.insert(addr, key);
         }
+    }
+
+    /// Whether an address is both an old object's and a new object's, the old root aside (a new
+    /// graph holding the old root is met where it is compared): the graphs share allocations,
+    /// though no pair may have said so (a shared object paired with another).
+    fn crossed(&self) -> bool {
+        self.new_side.keys().any(|addr| self.old_places.get(addr).is_some_and(|&place| place != 0))
     }
 
     /// Whether both graphs hold the allocation at `addr` (known only when a type of the process
@@ -706,7 +714,10 @@ impl Differ {
         }
         // The bodies of objects created for those `Weak`s.
         self.fill(&mut next, false)?;
-        Ok((Patch { objects: self.entries }, self.met_shared))
+        // An address both an old object's and a new object's: the graphs share allocations,
+        // though no pair said so (a shared object paired with another).
+        let met_shared = self.met_shared || self.crossed();
+        Ok((Patch { objects: self.entries }, met_shared))
     }
 
     /// Gives the entries from `next` on their bodies and resolves their targets (`defer`: a

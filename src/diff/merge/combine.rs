@@ -10,6 +10,7 @@ use crate::diff::map_entries::merge_entries;
 use crate::diff::patch::{
     EmbeddedEdit, EmbeddedElement, ObjectBody, ObjectEdit, Origin, Patch, PlainEdit, PointerEdit, NONE,
 };
+use crate::rtti::reserved::MAP_TYPE_ID;
 use crate::rtti::Registry;
 use ahash::{AHashMap, AHashSet};
 use std::ops::Range;
@@ -33,15 +34,14 @@ pub(super) struct Side<'p> {
     pub(super) keys: Vec<Option<Key>>,
 }
 
-/// Combines `ours` and `theirs`: the merged patch and its conflicts. `names` names the base's
-/// objects by key, for the conflicts.
+/// Combines `ours` and `theirs`: the merged patch and its conflicts, each with the key of its
+/// base object (named by the caller) or already named (an object both sides created).
 pub(super) fn combine(
     ours: &Side<'_>,
     theirs: &Side<'_>,
     (gone, extra_ours, extra_theirs): (&[bool], Reached, Reached),
-    names: &AHashMap<Key, String>,
     registry: &Registry,
-) -> (Patch, Vec<Conflict>) {
+) -> (Patch, Vec<(Option<Key>, Conflict)>) {
     let mut objects = ours.patch.objects.clone();
     let ours_at: AHashMap<Key, usize> =
         ours.keys.iter().enumerate().filter_map(|(index, key)| Some(((*key)?, index))).collect();
@@ -76,6 +76,7 @@ pub(super) fn combine(
         moved_by_ours: pointed_keys(ours),
         moved_by_theirs: pointed_keys(theirs),
         conflicts: Vec::new(),
+        object_key: None,
         object: String::new(),
         key: 0,
         steps: Vec::new(),
@@ -91,10 +92,11 @@ pub(super) fn combine(
         if at[index] < ours.patch.objects.len() {
             // A created object is reached by nothing of the base: a key no address is.
             let key = theirs.keys[index].unwrap_or(usize::MAX);
-            merger.object = match theirs.keys[index] {
-                Some(key) => name_of(key, names),
-                // One object both created: named by its identity.
-                None => created_name(&objects[at[index]], registry),
+            // Named once there are conflicts (a name is a path, as long as the graph is deep);
+            // one object both created is named by its identity now.
+            (merger.object_key, merger.object) = match theirs.keys[index] {
+                Some(key) => (Some(key), String::new()),
+                None => (None, created_name(&objects[at[index]], registry)),
             };
             merger.key = key;
             let mine = std::mem::take(&mut objects[at[index]].body);
@@ -194,11 +196,6 @@ fn created_name(edit: &ObjectEdit, registry: &Registry) -> String {
         Some(identity) => format!("{}#{identity}", rtti.name()),
         None => format!("new {}", rtti.name()),
     }
-}
-
-/// An object's name in conflicts: `Type#identity` where it has one, else its path.
-fn name_of(key: Key, names: &AHashMap<Key, String>) -> String {
-    names.get(&key).cloned().unwrap_or_else(|| "$".to_owned())
 }
 
 /// Every old element through which a side's found edits are reached: each step of each path
@@ -351,8 +348,9 @@ struct Merger<'r> {
     /// The base objects each side points at (where it moves them to, among others).
     moved_by_ours: AHashSet<Key>,
     moved_by_theirs: AHashSet<Key>,
-    conflicts: Vec<Conflict>,
-    /// The object being merged, named, and its key.
+    conflicts: Vec<(Option<Key>, Conflict)>,
+    /// The object being merged: its base object, or (created) its name; and its key.
+    object_key: Option<Key>,
     object: String,
     key: Key,
     /// The steps to the value being merged inside it, and their names.
@@ -367,7 +365,7 @@ impl Merger<'_> {
             path.push(field);
         }
         let (object, field) = (self.object.clone(), path.join("."));
-        self.conflicts.push(Conflict { object, field, kind, base: None, ours: None, theirs: None });
+        self.conflicts.push((self.object_key, Conflict { object, field, kind, base: None, ours: None, theirs: None }));
     }
 
     fn field_name(&self, section: u32, field: u16) -> String {
@@ -388,6 +386,41 @@ impl Merger<'_> {
 
     /// The merge of two changes of one object (or value held by one).
     fn body(&mut self, ours: ObjectBody, theirs: ObjectBody) -> ObjectBody {
+        if ours.type_id == MAP_TYPE_ID || theirs.type_id == MAP_TYPE_ID {
+            return self.map_object(ours, theirs);
+        }
+        self.fields(ours, theirs)
+    }
+
+    /// A map whose values are objects or pointers is its keys and its values, two arrays that
+    /// must stay aligned: it is merged whole. One side's change is taken if the other side
+    /// changed nothing there and its change removes nothing the other side reaches; otherwise
+    /// the map is one conflict and keeps ours.
+    fn map_object(&mut self, ours: ObjectBody, theirs: ObjectBody) -> ObjectBody {
+        if ours == theirs || theirs.is_empty() && ours.is_empty() {
+            return ours;
+        }
+        let before = self.conflicts.len();
+        let merged = self.fields(ours.clone(), theirs.clone());
+        let conflicted = self.conflicts.len() > before;
+        self.conflicts.truncate(before);
+        match (ours.is_empty(), theirs.is_empty(), conflicted) {
+            (_, true, false) => ours,
+            (true, false, false) => merged,
+            (ours_empty, theirs_empty, _) => {
+                let kind = match (ours_empty, theirs_empty) {
+                    (true, _) => ConflictKind::RemovedByTheirs,
+                    (_, true) => ConflictKind::RemovedByOurs,
+                    _ => ConflictKind::Changed,
+                };
+                self.conflict(String::new(), kind);
+                ours
+            }
+        }
+    }
+
+    /// [`body`](Self::body), field by field.
+    fn fields(&mut self, ours: ObjectBody, theirs: ObjectBody) -> ObjectBody {
         if ours == theirs || theirs.is_empty() && ours.pointers.is_empty() && ours.embedded.is_empty() {
             return ours;
         }
@@ -656,6 +689,19 @@ impl Rules<ObjectBody, Option<ObjectBody>> for EmbeddedRules<'_, '_> {
     fn replaced(&mut self, index: u32) {
         let field = Merger::element_name(&self.name, self.array, index);
         self.merger.conflict(field, ConflictKind::Changed);
+    }
+
+    /// Merged with the other side's nothing, so that the other side's reach through the value's
+    /// pointers meets this side's change.
+    fn alone(&mut self, index: u32, change: ObjectBody, ours: bool) -> ObjectBody {
+        if change.fresh {
+            return change;
+        }
+        let empty = ObjectBody::edit(change.type_id);
+        match ours {
+            true => self.both(index, change, empty),
+            false => self.both(index, empty, change),
+        }
     }
 
     fn changes(&self, edit: &ObjectBody) -> bool {

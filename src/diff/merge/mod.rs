@@ -187,10 +187,6 @@ fn merge_into(
 ) -> Result<(Vec<MergeConflict>, ApplyReport), MergeError> {
     let ours_patch = diff_by_element(base, ours).map_err(|source| MergeError::Diff { side: "ours", source })?;
     let theirs_patch = diff_by_element(base, theirs).map_err(|source| MergeError::Diff { side: "theirs", source })?;
-    let named: AHashMap<usize, String> = names(base)
-        .into_iter()
-        .map(|(addr, (path, name))| (addr, if name.contains('#') { name } else { path }))
-        .collect();
     let ours_side = combine::Side { patch: &ours_patch, keys: located(&ours_patch, base, registry) };
     let theirs_side = combine::Side { patch: &theirs_patch, keys: located(&theirs_patch, base, registry) };
     // Each side's needed objects that the other side's changes leave unheld: conflicts, found
@@ -208,8 +204,26 @@ fn merge_into(
         let holders = holders::strong_holders(base);
         (holders::reach_of(&ours_lost, &holders), holders::reach_of(&theirs_lost, &holders))
     };
-    let (merged, mut conflicts) =
-        combine::combine(&ours_side, &theirs_side, (&theirs_gone, extra_ours, extra_theirs), &named, registry);
+    let (merged, conflicts) =
+        combine::combine(&ours_side, &theirs_side, (&theirs_gone, extra_ours, extra_theirs), registry);
+    // Objects are named only when there are conflicts: a name is a path, as long as the graph is
+    // deep.
+    let named: AHashMap<usize, String> = match conflicts.iter().any(|(key, _)| key.is_some_and(|key| key != 0)) {
+        true => names(base)
+            .into_iter()
+            .map(|(addr, (path, name))| (addr, if name.contains('#') { name } else { path }))
+            .collect(),
+        false => AHashMap::new(),
+    };
+    let mut conflicts: Vec<MergeConflict> = conflicts
+        .into_iter()
+        .map(|(key, mut conflict)| {
+            if let Some(key) = key {
+                conflict.object = named.get(&key).cloned().unwrap_or_else(|| "$".to_owned());
+            }
+            conflict
+        })
+        .collect();
     let report = merged.apply_with(target, registry);
     if !conflicts.is_empty() {
         describe(&mut conflicts, base, (&ours_patch, &theirs_patch), registry)?;

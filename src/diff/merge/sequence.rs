@@ -44,6 +44,13 @@ pub(super) trait Rules<E, N> {
     fn values(&self) -> bool {
         false
     }
+    /// One side's change of old element `index`, the other side having none there: what it
+    /// becomes (the other side may still reach through the element, so a change inside it can
+    /// conflict).
+    fn alone(&mut self, index: u32, change: E, ours: bool) -> E {
+        let _ = (index, ours);
+        change
+    }
     /// Whether a side's change of an element changes anything.
     fn changes(&self, edit: &E) -> bool;
     /// Whether a change puts another element in the old one's place (a pointer retargeted), so
@@ -102,13 +109,13 @@ fn in_place<E, N>(
                 if rules.replaces(&ours) && reached_theirs.contains(&index) {
                     rules.removed_edited(index, true);
                 }
-                ours
+                rules.alone(index, ours, true)
             }
             (None, Some(theirs)) if rules.replaces(&theirs) && reached_ours.contains(&index) => {
                 rules.removed_edited(index, false);
                 return None;
             }
-            (None, Some(theirs)) => theirs,
+            (None, Some(theirs)) => rules.alone(index, theirs, false),
             (None, None) => return None,
         };
         Some(Item::Old(index, Some(change)))
@@ -148,7 +155,9 @@ fn onto_rebuild<E: Clone, N>(
                 let change = match (change, other) {
                     (Some(mine), Some(other)) if rebuilt_is_ours => Some(rules.both(index, mine, other)),
                     (Some(mine), Some(other)) => Some(rules.both(index, other, mine)),
-                    (mine, other) => mine.or(other),
+                    (Some(mine), None) => Some(rules.alone(index, mine, rebuilt_is_ours)),
+                    (None, Some(other)) => Some(rules.alone(index, other, !rebuilt_is_ours)),
+                    (None, None) => None,
                 };
                 Item::Old(index, change)
             }
@@ -201,7 +210,9 @@ fn both_rebuilt<E: Clone, N: PartialEq>(
         let kept = match (ours_kept.remove(&index), theirs_kept.remove(&index)) {
             (Some(ours), Some(theirs)) => Some(match (ours, theirs) {
                 (Some(ours), Some(theirs)) => Some(rules.both(index, ours, theirs)),
-                (ours, theirs) => ours.or(theirs),
+                (Some(ours), None) => Some(rules.alone(index, ours, true)),
+                (None, Some(theirs)) => Some(rules.alone(index, theirs, false)),
+                (None, None) => None,
             }),
             (Some(ours), None) => {
                 let edited = ours.as_ref().is_some_and(|change| rules.changes(change)) || reached_ours.contains(&index);
