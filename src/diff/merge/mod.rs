@@ -254,7 +254,22 @@ fn removed_by(
         Ok::<_, std::convert::Infallible>(Flow::Continue)
     });
     let gone = found.iter().map(|handle| handle.as_ref().is_some_and(|handle| !held.contains(&handle.addr())));
-    Ok(gone.collect())
+    let gone = gone.collect();
+    drop(found);
+    drop_flat(copy);
+    Ok(gone)
+}
+
+/// Drops a copy the merge made without recursing down its chains: every editable object's
+/// pointers are cleared first, so each drops alone (a 100,000-link list would otherwise overflow
+/// the stack as Rust drops it link by link).
+fn drop_flat(copy: Box<dyn Reflectable>) {
+    let objects = crate::rtti::graph::reachable_shared(&*copy);
+    for object in &objects {
+        crate::rtti::graph::clear_shared(object);
+    }
+    drop(copy);
+    drop(objects);
 }
 
 /// A side's described changes: what the field held and holds, by object and field.
@@ -272,6 +287,7 @@ fn describe(
     let changes = |patch: &super::Patch| -> Result<Described, MergeError> {
         let mut copy = cloner.clone_object(base)?;
         let (_, changes) = patch.apply_described(&mut *copy, registry);
+        drop_flat(copy);
         Ok(changes.into_iter().map(|change| ((change.object, change.field), (change.from, change.to))).collect())
     };
     let (ours, theirs) = (changes(ours)?, changes(theirs)?);
