@@ -10,6 +10,7 @@ use crate::diff::map_entries::merge_entries;
 use crate::diff::patch::{
     EmbeddedEdit, EmbeddedElement, ObjectBody, ObjectEdit, Origin, Patch, PlainEdit, PointerEdit, NONE,
 };
+use crate::field::RttiField;
 use crate::rtti::reserved::MAP_TYPE_ID;
 use crate::rtti::Registry;
 use ahash::{AHashMap, AHashSet};
@@ -176,9 +177,15 @@ fn without_unheld(objects: Vec<ObjectEdit>) -> Patch {
 /// gives them), if its type declares one.
 fn created_identity(edit: &ObjectEdit, registry: &Registry) -> Option<(u32, Vec<u8>)> {
     let Origin::Created { .. } = edit.origin else { return None };
+    let (_, value) = identity_given(edit, registry)?;
+    Some((edit.body.type_id, value.bytes.clone()))
+}
+
+/// The identity field of a created object's type, and the edit giving its value.
+fn identity_given<'e>(edit: &'e ObjectEdit, registry: &Registry) -> Option<(&'static RttiField, &'e PlainEdit)> {
     let (declaring, field) = registry.get(edit.body.type_id)?.identity_field()?;
     let value = edit.body.plain.iter().find(|plain| plain.section == declaring.id() && plain.field == field.id())?;
-    Some((edit.body.type_id, value.bytes.clone()))
+    Some((field, value))
 }
 
 /// A created object's name: its type, and its identity as text where it declares one.
@@ -186,9 +193,7 @@ fn created_name(edit: &ObjectEdit, registry: &Registry) -> String {
     let Some(rtti) = registry.get(edit.body.type_id) else {
         return format!("new object of type {}", edit.body.type_id);
     };
-    let identity = rtti.identity_field().and_then(|(declaring, field)| {
-        let value =
-            edit.body.plain.iter().find(|plain| plain.section == declaring.id() && plain.field == field.id())?;
+    let identity = identity_given(edit, registry).and_then(|(field, value)| {
         let sig = field.value_signature().ok()?;
         crate::text::read_value(&sig, &value.bytes).ok()
     });
@@ -256,12 +261,15 @@ fn with(mut reached: Reached, extra: Reached) -> Reached {
     reached
 }
 
+/// The field `field` of section type `section` (its own, or a variant's), as the registry has it.
+fn field_of(registry: &Registry, section: u32, field: u16) -> Option<&'static RttiField> {
+    let rtti = registry.get(section)?;
+    rtti.field(field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(field)))
+}
+
 /// Whether a field is a `Weak` (one the registry does not know counts as strong).
 fn is_weak(registry: &Registry, section: u32, field: u16) -> bool {
-    let rtti = registry.get(section);
-    let field = rtti
-        .and_then(|rtti| rtti.field(field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(field))));
-    field.and_then(|field| field.as_pointer()).is_some_and(|pointers| pointers.is_weak())
+    field_of(registry, section, field).and_then(RttiField::as_pointer).is_some_and(|pointers| pointers.is_weak())
 }
 
 /// The base objects a side's pointer changes set pointers to.
@@ -286,6 +294,14 @@ fn pointed_at(body: &ObjectBody, out: &mut Vec<usize>) {
         for element in edit.elements.iter().filter_map(|element| element.body.as_ref()) {
             pointed_at(element, out);
         }
+    }
+}
+
+/// A side's edit of a field and the other side's (or an empty one), as (ours, theirs).
+fn sides<T>(mine: T, other: T, mine_is_ours: bool) -> (T, T) {
+    match mine_is_ours {
+        true => (mine, other),
+        false => (other, mine),
     }
 }
 
@@ -369,19 +385,12 @@ impl Merger<'_> {
     }
 
     fn field_name(&self, section: u32, field: u16) -> String {
-        let rtti = self.registry.get(section);
-        let named = rtti.and_then(|rtti| {
-            rtti.field(field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(field)))
-        });
+        let named = field_of(self.registry, section, field);
         named.map_or_else(|| format!("{section}.{field}"), |field| field.name().to_owned())
     }
 
     fn is_array(&self, section: u32, field: u16) -> bool {
-        let rtti = self.registry.get(section);
-        let named = rtti.and_then(|rtti| {
-            rtti.field(field).or_else(|| rtti.variants().iter().find_map(|variant| variant.field(field)))
-        });
-        named.is_none_or(|field| field.is_array())
+        field_of(self.registry, section, field).is_none_or(RttiField::is_array)
     }
 
     /// The merge of two changes of one object (or value held by one).
@@ -516,12 +525,8 @@ impl Merger<'_> {
     /// Two different edits of one plain field.
     fn plain(&mut self, ours: PlainEdit, theirs: PlainEdit) -> PlainEdit {
         let name = self.field_name(ours.section, ours.field);
-        let static_size = self.registry.get(ours.section).and_then(|rtti| {
-            let field = rtti
-                .field(ours.field)
-                .or_else(|| rtti.variants().iter().find_map(|variant| variant.field(ours.field)))?;
-            Some(field.as_plain()?.info().static_size)
-        });
+        let static_size = field_of(self.registry, ours.section, ours.field)
+            .and_then(|field| Some(field.as_plain()?.info().static_size));
         let (Some(static_size), false, false, true) =
             (static_size, ours.runs.is_empty(), theirs.runs.is_empty(), ours.plain_type == theirs.plain_type)
         else {
@@ -564,12 +569,7 @@ impl Merger<'_> {
     fn embedded(&mut self, edit: EmbeddedEdit, other: Option<EmbeddedEdit>, mine_is_ours: bool) -> EmbeddedEdit {
         let (section, field) = (edit.section, edit.field);
         let empty = EmbeddedEdit { section, field, rebuild: false, elements: Vec::new() };
-        let (ours, theirs) = match (other, mine_is_ours) {
-            (Some(other), true) => (edit, other),
-            (Some(other), false) => (other, edit),
-            (None, true) => (edit, empty),
-            (None, false) => (empty, edit),
-        };
+        let (ours, theirs) = sides(edit, other.unwrap_or(empty), mine_is_ours);
         let as_items = |edit: EmbeddedEdit| sequence::Edit {
             rebuild: edit.rebuild,
             items: edit
@@ -601,12 +601,7 @@ impl Merger<'_> {
     fn pointers(&mut self, edit: PointerEdit, other: Option<PointerEdit>, mine_is_ours: bool) -> PointerEdit {
         let (section, field) = (edit.section, edit.field);
         let empty = PointerEdit { section, field, rebuild: false, elements: Vec::new() };
-        let (ours, theirs) = match (other, mine_is_ours) {
-            (Some(other), true) => (edit, other),
-            (Some(other), false) => (other, edit),
-            (None, true) => (edit, empty),
-            (None, false) => (empty, edit),
-        };
+        let (ours, theirs) = sides(edit, other.unwrap_or(empty), mine_is_ours);
         let as_items = |edit: PointerEdit| sequence::Edit {
             rebuild: edit.rebuild,
             items: edit
