@@ -15,10 +15,10 @@ mod merge;
 mod patch;
 mod rtti_eq;
 
-pub use apply::{AppliedChange, ApplyProblem, ApplyProblemKind, ApplyReport};
+pub use apply::{AppliedChange, ApplyProblem, ApplyProblemKind, ApplyReport, Relink};
 #[doc(hidden)]
 pub use generate::diff_walked;
-pub use generate::{diff, DiffError};
+pub use generate::{diff, diff_external, DiffError};
 pub(crate) use generated::{same_sections, GeneratedComparison, SameScope};
 pub use merge::{merge, merge_with, ConflictKind, MergeConflict, MergeError, Merged};
 pub use patch::Patch;

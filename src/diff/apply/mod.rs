@@ -68,7 +68,46 @@ impl Patch {
     /// Applies the patch to the graph under a shared root (the handle [`diff`](super::diff) was
     /// given for the old graph's root, or its clone's).
     pub fn apply_shared<H: SharedHandle>(&self, target: &H) -> ApplyReport {
-        apply_shared(&SharedObject::new(target.clone()), self, Registry::global())
+        apply_shared(&SharedObject::new(target.clone()), self, Registry::global(), None)
+    }
+
+    /// [`apply`](Self::apply) for a patch with external references
+    /// ([`diff_external`](super::diff_external)): `relink` gets each one's key and type ID
+    /// and returns the caller's object (an asset, another scene's object), which the patched
+    /// pointers then hold. The patch never changes it. A reference not re-linked (`None`, or an
+    /// object of another type) is reported, and the pointers to it keep what they held.
+    ///
+    /// Make the object with [`SharedObject::new`] from its handle (`Rc<RefCell<Texture>>`), or
+    /// [`SharedObject::new_concrete`] for fields that declare `dyn Reflectable`.
+    /// [`externals`](Self::externals) lists what a patch refers to, to load it first.
+    pub fn apply_relinked(&self, target: &mut dyn Reflectable, relink: Relink<'_>) -> ApplyReport {
+        let registry = Registry::global();
+        if let Some(report) = refused(self, registry) {
+            return report;
+        }
+        let mut run = Applier::new(self, registry);
+        run.relink = Some(relink);
+        run.locate(Some(&*target), None);
+        run.create();
+        run.edit(0, target);
+        run.apply_shared_bodies();
+        run.release_unheld();
+        run.report
+    }
+
+    /// [`apply_shared`](Self::apply_shared) with external references re-linked, as
+    /// [`apply_relinked`](Self::apply_relinked) does.
+    pub fn apply_shared_relinked<H: SharedHandle>(&self, target: &H, relink: Relink<'_>) -> ApplyReport {
+        apply_shared(&SharedObject::new(target.clone()), self, Registry::global(), Some(relink))
+    }
+
+    /// The external references of the patch: each object outside the patched graph it points at,
+    /// as the key [`diff_external`](super::diff_external)'s caller gave it and its type ID.
+    pub fn externals(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.objects.iter().filter_map(|edit| match edit.origin {
+            Origin::External { key } => Some((key, edit.body.type_id)),
+            _ => None,
+        })
     }
 }
 
@@ -91,11 +130,17 @@ pub(crate) fn located_handles(patch: &Patch, root: &dyn Reflectable, registry: &
 }
 
 /// [`Patch::apply_shared`] for a type-erased handle, with `registry`.
-pub(crate) fn apply_shared(target: &SharedObject, patch: &Patch, registry: &Registry) -> ApplyReport {
+pub(crate) fn apply_shared(
+    target: &SharedObject,
+    patch: &Patch,
+    registry: &Registry,
+    relink: Option<Relink<'_>>,
+) -> ApplyReport {
     if let Some(report) = refused(patch, registry) {
         return report;
     }
     let mut run = Applier::new(patch, registry);
+    run.relink = relink;
     run.locate(None, Some(target.clone()));
     run.create();
     run.apply_shared_bodies();
@@ -189,7 +234,13 @@ struct Applier<'p> {
     on_stack: Vec<bool>,
     /// What [`Patch::apply_described`] notes of the changes, when it applies.
     describe: Option<describe::Describer>,
+    /// Finds the objects of external edits (see [`Patch::apply_relinked`]).
+    relink: Option<Relink<'p>>,
 }
+
+/// Finds the caller's object for an external reference: its key and type ID in, the object out
+/// (`None`: not found, the pointers to it are left as they were and reported).
+pub type Relink<'r> = &'r dyn Fn(u64, u32) -> Option<SharedObject>;
 
 impl<'p> Applier<'p> {
     fn new(patch: &'p Patch, registry: &'p Registry) -> Self {
@@ -203,6 +254,7 @@ impl<'p> Applier<'p> {
             scratch: Vec::new(),
             on_stack: Vec::new(),
             describe: None,
+            relink: None,
         }
     }
 
@@ -227,6 +279,10 @@ impl<'p> Applier<'p> {
                     continue;
                 }
                 Origin::Created { .. } => continue,
+                Origin::External { key } => {
+                    self.relink_external(index, key);
+                    continue;
+                }
                 Origin::Found { from } => from as usize,
             };
             if from >= index {
@@ -277,6 +333,29 @@ impl<'p> Applier<'p> {
                 Err(why) => self.problem(index, None, ApplyProblemKind::NotFound(why)),
             }
         }
+    }
+
+    /// Finds the caller's object for external edit `index` (see [`Patch::apply_relinked`]).
+    fn relink_external(&mut self, index: usize, key: u64) {
+        let type_id = self.patch.objects[index].body.type_id;
+        let found = self.relink.and_then(|relink| relink(key, type_id));
+        let why = match found {
+            None if self.relink.is_none() => format!("external object {key} (type ID {type_id}): nothing re-links it"),
+            None => format!("external object {key} (type ID {type_id}) was not re-linked"),
+            Some(handle) => match handle.read(|object| object.rtti()) {
+                Ok(rtti) if rtti.id() == type_id => {
+                    self.handles[index] = Some(typed(handle));
+                    return;
+                }
+                Ok(rtti) => {
+                    let found = rtti.name().to_owned();
+                    self.problem(index, None, ApplyProblemKind::TypeMismatch { expected: type_id, found });
+                    return;
+                }
+                Err(error) => format!("external object {key} cannot be read: {error}"),
+            },
+        };
+        self.problem(index, None, ApplyProblemKind::NotFound(why));
     }
 
     /// Makes the objects the patch creates: mutable ones empty now, immutable ones complete,

@@ -8,7 +8,7 @@ use super::values::{content, same_content};
 use super::{unreadable_object, DiffError, Told};
 use crate::field::SharedObject;
 use crate::rtti::{Flow, GraphWalker, Reflectable, Root};
-use ahash::AHashSet;
+use ahash::{AHashMap, AHashSet};
 
 /// First byte of a match key made from an identity (a fingerprint's is the family's
 /// mutability, 0 or 1), so that the two kinds of key never compare equal.
@@ -91,6 +91,30 @@ pub(super) fn shared_objects(root: Root<'_>) -> AHashSet<usize> {
             found.insert(shared.addr());
         }
         Ok::<_, std::convert::Infallible>(Flow::Continue)
+    };
+    // A graph that cannot be read whole (an object locked elsewhere) is as far as it was read.
+    let _ = match root {
+        Root::Object(object) => walker.walk(object, &mut note),
+        Root::Shared(object) => walker.walk_shared(&object, &mut note),
+    };
+    found
+}
+
+/// The shared objects of the graph under `root` that `key` gives a key for (see
+/// [`diff_external`](super::diff_external)), by address, through strong and `Weak` pointers as
+/// the diff follows them; the walk does not go inside them.
+pub(super) fn external_objects(root: Root<'_>, key: &dyn Fn(&SharedObject) -> Option<u64>) -> AHashMap<usize, u64> {
+    let mut found = AHashMap::new();
+    let walker = GraphWalker::new().follow_weak(true);
+    let mut note = |visit: &crate::rtti::Visit<'_>| {
+        let Some(shared) = visit.shared else { return Ok::<_, std::convert::Infallible>(Flow::Continue) };
+        Ok(match key(shared) {
+            Some(key) => {
+                found.insert(shared.addr(), key);
+                Flow::SkipFields
+            }
+            None => Flow::Continue,
+        })
     };
     // A graph that cannot be read whole (an object locked elsewhere) is as far as it was read.
     let _ = match root {

@@ -146,13 +146,66 @@ fn unreadable_object(source: FieldError) -> DiffError {
 /// assert!(diff(&new, &new).unwrap().is_empty());
 /// ```
 pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
-    diff_with(old, new, generated_codecs_by_default(), false)
+    diff_with(old, new, generated_codecs_by_default(), false, AHashMap::new())
+}
+
+/// [`diff`], with the objects that live outside the patched graph (assets, another scene's
+/// objects) referred to by key rather than copied into the patch: `key` is asked about each
+/// shared object of either graph, and an object it gives a key for is *external*. A pointer of
+/// the new graph to an external object the old graph does not hold becomes an external reference
+/// (that key and the object's type), which [`Patch::apply_relinked`] re-links to the caller's
+/// object; an external object is never edited, nor taken for another object. The walk does not
+/// go inside an external object.
+///
+/// ```
+/// use reflectable::diff::{diff_external, rtti_eq};
+/// use reflectable::field::SharedObject;
+/// use reflectable::Reflectable;
+/// use std::cell::RefCell;
+/// use std::rc::Rc;
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9823)]
+/// struct Texture {
+///     #[rtti(id = 1)]
+///     pixels: Vec<u8>,
+/// }
+///
+/// #[derive(Reflectable, Default)]
+/// #[rtti(id = 9824)]
+/// struct Sprite {
+///     #[rtti(id = 1)]
+///     texture: Option<Rc<RefCell<Texture>>>,
+/// }
+///
+/// // The program's textures, by asset key.
+/// let textures = [(7u64, Rc::new(RefCell::new(Texture { pixels: vec![1; 64] })))];
+/// let key = |object: &SharedObject| textures.iter().find(|(_, t)| object.addr() == SharedObject::new(t.clone()).addr()).map(|(k, _)| *k);
+/// let relink = |key: u64, _type_id: u32| textures.iter().find(|(k, _)| *k == key).map(|(_, t)| SharedObject::new(t.clone()));
+///
+/// let new = Sprite { texture: Some(textures[0].1.clone()) };
+/// let patch = diff_external(&Sprite::default(), &new, &key).unwrap();
+/// assert_eq!(patch.externals().collect::<Vec<_>>(), [(7, 9823)], "the texture is not copied");
+///
+/// let mut target = Sprite::default();
+/// assert!(patch.apply_relinked(&mut target, &relink).is_complete());
+/// assert!(Rc::ptr_eq(target.texture.as_ref().unwrap(), &textures[0].1), "the program's own texture");
+/// rtti_eq(&target, &new).unwrap();
+/// ```
+pub fn diff_external<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
+    old: &A,
+    new: &B,
+    key: &dyn Fn(&SharedObject) -> Option<u64>,
+) -> Result<Patch, DiffError> {
+    let mut external = identity::external_objects(old.as_root(), key);
+    external.extend(identity::external_objects(new.as_root(), key));
+    diff_with(old, new, generated_codecs_by_default(), false, external)
 }
 
 /// [`diff`] for a merge: plain arrays always as runs over the old elements, so that two sides'
 /// changes of one array can be merged element by element.
 pub(crate) fn diff_by_element<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
-    diff_with(old, new, generated_codecs_by_default(), true)
+    diff_with(old, new, generated_codecs_by_default(), true, AHashMap::new())
 }
 
 /// [`diff`] with the pointer fields of derived types always walked through their descriptors,
@@ -160,7 +213,7 @@ pub(crate) fn diff_by_element<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, n
 /// API.
 #[doc(hidden)]
 pub fn diff_walked<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<Patch, DiffError> {
-    diff_with(old, new, false, false)
+    diff_with(old, new, false, false, AHashMap::new())
 }
 
 fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
@@ -168,6 +221,7 @@ fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
     new: &B,
     typed: bool,
     by_element: bool,
+    mut external: AHashMap<usize, u64>,
 ) -> Result<Patch, DiffError> {
     let mut never_guess = AHashSet::new();
     // Which allocations both graphs hold is known from the start where a type declares an
@@ -179,6 +233,7 @@ fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
             typed_pointers: typed,
             by_element,
             never_guess: std::mem::take(&mut never_guess),
+            external: std::mem::take(&mut external),
             ..Differ::default()
         };
         match differ.run(old, new, know_shared)? {
@@ -186,6 +241,7 @@ fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
             Ok(Err(mut differ)) => {
                 know_shared = true;
                 never_guess = std::mem::take(&mut differ.never_guess);
+                external = std::mem::take(&mut differ.external);
             }
             // A guessed object turned out to be held from outside the old graph: again, without
             // guessing it. Each round adds at least one, so this ends.
@@ -193,6 +249,7 @@ fn diff_with<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
                 let misguessed = differ.misguessed();
                 never_guess = std::mem::take(&mut differ.never_guess);
                 never_guess.extend(misguessed);
+                external = std::mem::take(&mut differ.external);
             }
         }
     }
@@ -254,9 +311,10 @@ impl Differ {
         }
         let tracking = self.in_both.is_none();
         let never_guess = if tracking { self.never_guess.clone() } else { AHashSet::new() };
+        let external = if tracking { self.external.clone() } else { AHashMap::new() };
         let (patch, met_shared) = self.finish()?;
         Ok(match tracking && met_shared {
-            true => Ok(Err(Differ { never_guess, ..Differ::default() })),
+            true => Ok(Err(Differ { never_guess, external, ..Differ::default() })),
             false => Ok(Ok(patch)),
         })
     }
@@ -359,6 +417,8 @@ struct Differ {
     /// Whether an allocation both graphs hold was met (other than a shared root diffed against
     /// itself).
     met_shared: bool,
+    /// The external objects (see [`diff_external`]), by address: their keys.
+    external: AHashMap<usize, u64>,
 }
 
 impl Differ {
@@ -380,6 +440,12 @@ impl Differ {
     /// declares an identity): it is then paired with itself, never with another object.
     fn in_both(&self, addr: usize) -> bool {
         self.in_both.as_ref().is_some_and(|objects| objects.contains(&addr))
+    }
+
+    /// Whether `old` and `new` (two allocations) may be one object, edited: not when either is
+    /// held from outside both graphs as itself (in both, or external).
+    fn separate(&self, old: usize, new: usize) -> bool {
+        self.in_both(old) || self.in_both(new) || self.external.contains_key(&old) || self.external.contains_key(&new)
     }
 
     fn paired_new(&self, new: usize) -> bool {
@@ -413,7 +479,7 @@ impl Differ {
             self.pair_itself(place);
             return Ok(true);
         }
-        if self.in_both(old.addr()) || self.in_both(new.addr()) {
+        if self.separate(old.addr(), new.addr()) {
             return Ok(false);
         }
         self.pair(new, place);
@@ -451,7 +517,7 @@ impl Differ {
                     // Asked for once: a generic type's descriptor costs a lookup.
                     let own = a.rtti();
                     let mut told = if known == Known::Nothing { Told::Nothing } else { Told::Plain };
-                    let shared = self.in_both(old.addr()) || self.in_both(new.addr());
+                    let shared = self.separate(old.addr(), new.addr());
                     if matches!(known, Known::Unpaired | Known::OnlyPointers) && shared {
                         return Ok(None);
                     }
@@ -831,6 +897,15 @@ impl Differ {
             None => {
                 let entry = self.entries.len() as u32;
                 let type_id = new.read(|o| o.rtti().id()).map_err(unreadable_object)?;
+                if let Some(&key) = self.external.get(&new.addr()) {
+                    self.entries.push(ObjectEdit {
+                        origin: Origin::External { key },
+                        body: ObjectBody::edit(type_id),
+                        ..ObjectEdit::default()
+                    });
+                    self.new_side.insert(new.addr(), Side::Created(entry));
+                    return Ok(entry + 1);
+                }
                 self.entries.push(ObjectEdit {
                     origin: Origin::Created { family: new.family() },
                     path: Vec::new(),

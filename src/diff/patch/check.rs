@@ -13,7 +13,8 @@
 //! - a plain value's element count fits its bytes, and its runs take each new element once and
 //!   old elements in order;
 //! - an element edited in place is named once, and a rebuilt array keeps each old element once;
-//! - a pointer names null or an edit of the patch.
+//! - a pointer names null or an edit of the patch;
+//! - an external object (re-linked by the apply's caller) has no path and no changes.
 
 use super::{ObjectBody, Origin, Patch, NONE};
 use crate::plain::ZERO_SIZED_ALLOWANCE;
@@ -68,6 +69,12 @@ impl Patch {
                     }
                 }
                 Origin::Created { .. } => {}
+                Origin::External { .. } => {
+                    if !edit.body.is_empty() || !edit.path.is_empty() || !edit.identity.is_empty() {
+                        let why = "an external object is re-linked as it is: the patch names it only";
+                        return Err(malformed(format_args!("{at}.body"), why));
+                    }
+                }
             }
             check_body(&edit.body, count, &mut tally, &format!("{at}.body"))?;
         }

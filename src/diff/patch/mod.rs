@@ -45,6 +45,9 @@ pub(crate) enum Origin {
     Found { from: u32 },
     /// Made by the patch, in a new allocation of `family`.
     Created { family: Family },
+    /// An object outside the patched graph (an asset, another scene's object), named by the key
+    /// the diff's caller gave it: the apply's caller re-links it, and the patch never edits it.
+    External { key: u64 },
 }
 
 /// One object's edit.
@@ -261,6 +264,8 @@ fn origin_parts(origin: &Origin) -> (u8, u32, u8) {
         Origin::Root => (0, 0, 0),
         Origin::Found { from } => (1, from, 0),
         Origin::Created { family } => (2, 0, family_code(family)),
+        // No earlier edit: a reader that does not know the code finds nothing, and says so.
+        Origin::External { .. } => (3, NONE, 0),
     }
 }
 
@@ -268,6 +273,8 @@ fn origin_from(parts: (u8, u32, u8)) -> Origin {
     match parts {
         (0, _, _) => Origin::Root,
         (2, _, code) => family_of(code).map_or(Origin::Found { from: NONE }, |family| Origin::Created { family }),
+        // The key is field 5, read after this one.
+        (3, _, _) => Origin::External { key: 0 },
         (_, from, _) => Origin::Found { from },
     }
 }
@@ -291,6 +298,19 @@ crate::rtti::built_in_reflectable!(ObjectEdit, || {
         .plain::<Vec<(u32, u16, u32)>>(2, "path", |e| &e.path, |e| &mut e.path)
         .reflectable::<ObjectBody>(3, "body", |e| &e.body, |e| &mut e.body)
         .plain::<Vec<u8>>(4, "identity", |e| &e.identity, |e| &mut e.identity)
+        .plain_computed::<u64>(
+            5,
+            "external",
+            |e| match e.origin {
+                Origin::External { key } => key,
+                _ => 0,
+            },
+            |e, value| {
+                if let Origin::External { key } = &mut e.origin {
+                    *key = value;
+                }
+            },
+        )
         .build()
 });
 
