@@ -299,47 +299,39 @@ fn patch_seeds_reach_the_splice_and_the_references() {
             Value::Array(items) => items.iter().for_each(|item| walk(item, found)),
             Value::Object(members) => {
                 let listed = |key: &str| members.get(key).and_then(Value::as_array).is_some_and(|a| !a.is_empty());
-                let rebuilt = members.get("rebuild") == Some(&Value::Bool(true)) && listed("elements");
-                match members.get("$type").and_then(Value::as_str) {
-                    Some("PatchPlain") if listed("runs") => {
-                        found.insert("runs");
+                // A change of the readable form (`Patch::to_json`), or an edit or a body.
+                if listed("splice") || members.contains_key("runs") {
+                    found.insert("runs");
+                }
+                if listed("elements") {
+                    found.insert("rebuilt objects");
+                }
+                if listed("targets") {
+                    found.insert("rebuilt pointers");
+                }
+                let pointed = ["targets", "point"].iter().flat_map(|key| members.get(*key).and_then(Value::as_array));
+                // Edit 0 is the root: a pointer to a later edit refers to another object edit.
+                if pointed.flatten().any(|element| element["to"].as_u64().is_some_and(|edit| edit > 0)) {
+                    found.insert("references");
+                }
+                if members.contains_key("variant") {
+                    found.insert("variant");
+                }
+                match members.get("created").and_then(Value::as_str) {
+                    Some("Rc" | "Arc") => drop(found.insert("created immutable")),
+                    Some(_) => drop(found.insert("created mutable")),
+                    None => {}
+                }
+                let fresh = members.get("fresh") == Some(&Value::Bool(true));
+                for change in members.get("changes").and_then(Value::as_array).into_iter().flatten() {
+                    match change.get("keep_fields").and_then(Value::as_array).map(Vec::len) {
+                        Some(0) if !fresh => drop(found.insert("kept set cleared")),
+                        // (`diff` makes an object whose kept set grows anew, so no seed holds a
+                        // replaced set; the mutators make them from the cleared one.)
+                        Some(0) => {}
+                        Some(_) => drop(found.insert("kept set created")),
+                        None => {}
                     }
-                    Some("PatchEmbedded") if rebuilt => {
-                        found.insert("rebuilt objects");
-                    }
-                    Some("PatchPointers") => {
-                        if rebuilt {
-                            found.insert("rebuilt pointers");
-                        }
-                        let pairs = members["elements"].as_array().into_iter().flatten();
-                        if pairs.filter_map(|pair| pair[1].as_u64()).any(|target| target > 1) {
-                            found.insert("references");
-                        }
-                    }
-                    Some("PatchBody") if !members["variant"].is_null() => {
-                        found.insert("variant");
-                    }
-                    Some("PatchBody") if !members["fresh"].as_bool().unwrap_or(true) => {
-                        for kept in members["kept"].as_array().into_iter().flatten() {
-                            let fields = kept["fields"].as_array().map_or(0, Vec::len);
-                            found.insert(if fields == 0 { "kept set cleared" } else { "kept set replaced" });
-                            // (`diff` makes an object whose kept set grows anew, so no seed holds
-                            // a replaced set; the mutators make them from the cleared one.)
-                        }
-                    }
-                    Some("PatchKept") if listed("fields") => {
-                        found.insert("kept set created");
-                    }
-                    Some("PatchObject") => match (members["origin"][0].as_u64(), members["origin"][2].as_u64()) {
-                        (Some(2), Some(0)) => {
-                            found.insert("created immutable");
-                        }
-                        (Some(2), Some(_)) => {
-                            found.insert("created mutable");
-                        }
-                        _ => {}
-                    },
-                    _ => {}
                 }
                 members.values().for_each(|item| walk(item, found));
             }

@@ -26,9 +26,10 @@ struct Root {
     zs: Vec<[u8; 0]>,
 }
 
-/// The JSON document of `diff(old, new)`, to edit.
+/// The JSON document of `diff(old, new)` in the graph form (the patch's own members, as
+/// patches were once saved, which `Patch::from_json` still reads), to edit.
 fn patch_document(old: &Root, new: &Root) -> Value {
-    serde_json::from_str(&diff(old, new).unwrap().to_json().unwrap()).unwrap()
+    serde_json::from_str(&reflectable::json::to_string(&diff(old, new).unwrap()).unwrap()).unwrap()
 }
 
 /// Each edit may hold many elements of no size, but the whole patch only as many as one stream

@@ -1010,7 +1010,12 @@ fn read_and_apply(data: Vec<u8>, read: impl FnOnce() -> Result<Patch, String>) -
 fn patch_json_count_is_checked_before_allocating() {
     in_child("patch_json_count_is_checked_before_allocating", || {
         let _turn = turn();
-        let text = edit(&doc_patch().to_json().unwrap(), "\"count\": 1", "\"count\": 4294967295");
+        // The value's stored form, with a count of 2^32 - 1 elements in one byte.
+        let original = doc_patch().to_json().unwrap();
+        let (_, end) = member_value(&original, "\"splice\"", 0).unwrap();
+        let start = original.find("\"splice\"").unwrap();
+        let stored = r#""plain_type": 1, "count": 4294967295, "bytes": "CQ==", "runs": [[0, 3], [4294967295, 1]]"#;
+        let text = format!("{}{stored}{}", &original[..start], &original[end..]);
         let read = || Patch::from_json(&text).map(|(patch, _)| patch).map_err(|error| error.to_string());
         let _ = Patch::from_json(&doc_patch().to_json().unwrap()); // first uses of lazy statics
         let (outcome, peak, _) = measure(|| read_and_apply(vec![1, 2, 3], read));
@@ -1149,8 +1154,8 @@ fn json_with_long_arrays_of_references_stays_within_budget() {
 fn patch_json_with_long_arrays_stays_within_budget() {
     let _turn = turn();
     let text = doc_patch().to_json().unwrap();
-    let (start, end) = member_value(&text, "\"runs\"", 0).unwrap();
-    let text = format!("{}{}{}", &text[..start], long_list("[0, 0]", 50_000), &text[end..]);
+    let (start, end) = member_value(&text, "\"splice\"", 0).unwrap();
+    let text = format!("{}{}{}", &text[..start], long_list("{\"keep\": [0, 0]}", 50_000), &text[end..]);
     let read = || Patch::from_json(&text).map(|(patch, _)| patch).map_err(|error| error.to_string());
     let original = doc_patch().to_json().unwrap();
     let _ = read_and_apply(vec![1, 2, 3], || Patch::from_json(&original).map(|(p, _)| p).map_err(|e| e.to_string()));

@@ -147,9 +147,10 @@ fn a_map_edited_twice_is_malformed() {
     fn twice(value: &mut serde_json::Value) -> bool {
         match value {
             serde_json::Value::Object(members) => {
-                if let Some(serde_json::Value::Array(maps)) = members.get_mut("maps") {
-                    if let Some(first) = maps.first().cloned() {
-                        maps.push(first);
+                // The readable form: a body's changes, the map's the one with `from`.
+                if let Some(serde_json::Value::Array(changes)) = members.get_mut("changes") {
+                    if let Some(map) = changes.iter().find(|change| change.get("from").is_some()).cloned() {
+                        changes.push(map);
                         return true;
                     }
                 }

@@ -87,6 +87,11 @@ mod scalar;
 mod schema;
 mod write;
 
+// What the readable form of a patch (`diff/patch/json`) shares with the documents of graphs.
+pub(crate) use plain::to_json as plain_to_json;
+pub(crate) use read::{FieldEntry, PlainSeed};
+pub(crate) use schema::field_to_json;
+
 use crate::dynamic::{DynamicError, DynamicGraph};
 use crate::rtti::AsRoot;
 use crate::rtti::Registry;

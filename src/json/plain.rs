@@ -14,7 +14,7 @@ use base64::Engine;
 use serde_json::{Map, Number, Value};
 
 /// `value`, of type `sig`, as JSON.
-pub(super) fn to_json(sig: &[u32], value: &PlainValue) -> Value {
+pub(crate) fn to_json(sig: &[u32], value: &PlainValue) -> Value {
     let node = split_type(sig).map(|(node, _, _)| node);
     match (node, value) {
         (_, PlainValue::Bool(value)) => Value::Bool(*value),

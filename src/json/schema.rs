@@ -37,7 +37,7 @@ fn fields_to_json(fields: &[FieldSchema]) -> Value {
     Value::Array(fields.iter().map(field_to_json).collect())
 }
 
-fn field_to_json(field: &FieldSchema) -> Value {
+pub(crate) fn field_to_json(field: &FieldSchema) -> Value {
     let mut object = Map::new();
     object.insert("id".into(), field.id.into());
     object.insert("name".into(), field.name.clone().into());

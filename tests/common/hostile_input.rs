@@ -298,7 +298,14 @@ fn json_edit(rng: &mut Rng, text: &mut Vec<u8>) -> Option<String> {
             Some(splice(text, number.start, number.end, new.as_bytes(), "number"))
         }
         3 => {
-            let refs = key_named("\"$ref\"");
+            // A graph's references, or a patch document's (pointer targets, found objects).
+            let mut refs = key_named("\"$ref\"");
+            if refs.is_empty() {
+                refs = ["\"to\"", "\"from\"", "\"keep\"", "\"element\"", "\"old\""]
+                    .iter()
+                    .flat_map(|k| key_named(k))
+                    .collect();
+            }
             if refs.is_empty() {
                 return None;
             }
@@ -315,7 +322,10 @@ fn json_edit(rng: &mut Rng, text: &mut Vec<u8>) -> Option<String> {
             Some(splice(text, value.start, value.end, new.as_bytes(), "$ref"))
         }
         4 => {
-            let types = key_named("\"$type\"");
+            let mut types = key_named("\"$type\"");
+            if types.is_empty() {
+                types = key_named("\"type\"");
+            }
             if types.is_empty() {
                 return None;
             }

@@ -9,7 +9,8 @@
 //! - edit 0 is the root, and no other edit is; a found object is found from an earlier edit, by
 //!   a path no other edit of that object repeats;
 //! - a body edits each field once, and names each section's kept set once; a patch names at
-//!   most [`MAX_KEPT_SETS`] different kept sets (each defines a type for the rest of the process);
+//!   most [`MAX_KEPT_SETS`] different kept sets (each defines a type for the rest of the process),
+//!   each as valid as a stream's schema table entry;
 //! - a plain value's element count fits its bytes, and its runs take each new element once and
 //!   old elements in order;
 //! - an element edited in place is named once, and a rebuilt array keeps each old element once;
@@ -18,6 +19,7 @@
 
 use super::{ObjectBody, Origin, Patch, NONE};
 use crate::plain::ZERO_SIZED_ALLOWANCE;
+use crate::schema::table::checked_fields;
 use crate::schema::FieldSchema;
 use ahash::AHashSet;
 use std::fmt;
@@ -114,6 +116,10 @@ fn check_body<'p>(body: &'p ObjectBody, objects: usize, tally: &mut Tally<'p>, a
             if tally.kept_sets.len() == MAX_KEPT_SETS {
                 let why = format!("more than {MAX_KEPT_SETS} different sets of kept fields");
                 return Err(malformed(format_args!("{at}.kept[{n}]"), why));
+            }
+            // Checked as a stream's schema table entry is, once per set.
+            if let Err(error) = checked_fields(edit.section, edit.fields.clone()) {
+                return Err(malformed(format_args!("{at}.kept[{n}].fields"), error.to_string()));
             }
             tally.kept_sets.push(&edit.fields);
         }

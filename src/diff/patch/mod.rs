@@ -11,6 +11,8 @@
 //! it keeps or the new one it holds, which expresses insertions, removals and moves.
 
 mod check;
+#[cfg(feature = "json")]
+mod json;
 
 pub(crate) use check::Malformed;
 
@@ -191,20 +193,56 @@ impl Patch {
         Ok((patch, report))
     }
 
-    /// The patch as JSON (the crate's JSON form of a graph, see [`crate::json`]).
+    /// The patch as readable JSON: the types and fields it changes by name, plain values as text
+    /// (as the JSON twin of a file shows them), objects by their edit's number. It converts back
+    /// into the same patch ([`from_json`](Self::from_json)), also in a program without the
+    /// types, since it lists the signatures of the fields it shows. Types and fields the global
+    /// registry does not know are shown by ID, their values in their stored form.
+    ///
+    /// ```
+    /// use reflectable::diff::{diff, Patch};
+    /// use reflectable::Reflectable;
+    /// use std::collections::BTreeMap;
+    ///
+    /// #[derive(Reflectable, Default, Clone)]
+    /// #[rtti(id = 9866)]
+    /// struct Enemy {
+    ///     #[rtti(id = 1)]
+    ///     name: String,
+    ///     #[rtti(id = 2)]
+    ///     parameters: BTreeMap<String, f32>,
+    /// }
+    ///
+    /// let old = Enemy { name: "orc".into(), parameters: [("speed".into(), 5.0), ("jump".into(), 1.0)].into() };
+    /// let mut new = old.clone();
+    /// new.name = "troll".into();
+    /// new.parameters.insert("speed".into(), 7.0);
+    /// let patch = diff(&old, &new).unwrap();
+    ///
+    /// let text = patch.to_json().unwrap();
+    /// assert!(text.contains(r#"{"field": "name", "to": "troll"}"#), "{text}");
+    /// assert!(text.contains(r#"{"field": "parameters", "from": {"speed": 5.0}, "to": {"speed": 7.0}}"#), "{text}");
+    /// let (back, _) = Patch::from_json(&text).unwrap();
+    /// assert_eq!(back.to_bytes().unwrap(), patch.to_bytes().unwrap(), "the same patch");
+    /// ```
     #[cfg(feature = "json")]
     #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
     pub fn to_json(&self) -> Result<String, JsonError> {
-        crate::json::to_string(self)
+        Ok(json::to_readable(self, crate::rtti::Registry::global()))
     }
 
-    /// A patch from its JSON form, with the decode's report; checked as
+    /// A patch from its JSON form ([`to_json`](Self::to_json)'s, or the JSON form of a graph
+    /// that earlier versions wrote patches in), with the decode's report; checked as
     /// [`from_bytes`](Self::from_bytes) checks one, a malformed patch refused with the path of
-    /// the member at fault.
+    /// the member at fault. The text is as untrusted as a file: see [`crate::json`] for how
+    /// reading is bounded.
     #[cfg(feature = "json")]
     #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
     pub fn from_json(text: &str) -> Result<(Patch, DecodeReport), JsonError> {
-        let (patch, report): (Patch, _) = JsonReader::new().read(text)?;
+        let (patch, report) = match json::is_readable(text) {
+            true => (json::from_readable(text)?, DecodeReport::default()),
+            false => JsonReader::new().read(text)?,
+        };
         patch.check().map_err(|Malformed { at, why }| JsonError::Invalid { path: at, message: why })?;
         Ok((patch, report))
     }

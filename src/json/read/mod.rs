@@ -16,7 +16,8 @@
 mod plain;
 mod types;
 
-pub(super) use plain::PlainSeed;
+pub(crate) use plain::PlainSeed;
+pub(crate) use types::FieldEntry;
 
 use super::lookup::FieldLookup;
 use super::schema::parse_wire;

@@ -23,9 +23,9 @@ use std::fmt;
 
 /// Writes one plain value of type `sig` in element form (with its size prefix when the type
 /// has no static size) to `out`.
-pub(in crate::json) struct PlainSeed<'o, 's> {
-    pub(in crate::json) sig: &'s [u32],
-    pub(in crate::json) out: &'o mut Vec<u8>,
+pub(crate) struct PlainSeed<'o, 's> {
+    pub(crate) sig: &'s [u32],
+    pub(crate) out: &'o mut Vec<u8>,
 }
 
 impl<'de> DeserializeSeed<'de> for PlainSeed<'_, '_> {

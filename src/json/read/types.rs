@@ -41,7 +41,7 @@ struct VariantEntry {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FieldEntry {
+pub(crate) struct FieldEntry {
     id: u16,
     name: String,
     wire: String,
@@ -127,6 +127,11 @@ fn fields(entries: Vec<FieldEntry>, at: &str) -> Result<Vec<FieldSchema>, Locate
 }
 
 impl FieldEntry {
+    /// The field this entry describes; `at` names the entry in errors.
+    pub(crate) fn into_schema(self, at: &str) -> Result<FieldSchema, super::JsonError> {
+        self.parse(at).map_err(super::JsonError::from)
+    }
+
     fn parse(self, at: &str) -> Result<FieldSchema, Located> {
         let shape = parse_wire(&self.wire)
             .ok_or_else(|| Located::at(at, format!("`{}` is not a wire shape", crate::text::cut(&self.wire, 40))))?;
