@@ -18,7 +18,8 @@
 
 use crate::level::{build_level, scene_objects as objects, Level, Rng, SceneObject};
 use reflectable::clone::deep_clone;
-use reflectable::diff::{diff, rtti_eq, Patch};
+use reflectable::diff::{diff, diff_external, rtti_eq, Patch};
+use reflectable::field::SharedObject;
 use reflectable::dynamic::{DynamicGraph, DynamicObject, DynamicSection, DynamicValue};
 use reflectable::rtti::{break_cycles, Registry, UnknownFields};
 use reflectable::serializer::BinarySerializer;
@@ -355,8 +356,26 @@ pub fn sample_patch_values() -> Vec<Patch> {
         tear_down_sheet(&edited, &sheet_objects(&edited));
         out.push(patch);
     }
+    // A link to a tile outside the sheet (an asset), as an external reference by key.
+    let mut edited = deep_clone(&sheet).expect("the sheet clones");
+    let outside = Rc::new(RefCell::new(tile("outside", 1, 1)));
+    edited.links.push(Some(outside.clone()));
+    let key = |object: &SharedObject| (object.addr() == SharedObject::new(outside.clone()).addr()).then_some(7);
+    out.push(diff_external(&sheet, &edited, &key).expect("sheets diff"));
+    tear_down_sheet(&edited, &sheet_objects(&edited));
     tear_down_sheet(&sheet, &sheet_objects(&sheet));
     out
+}
+
+/// Re-links external references of the fuzzed patches: a tile for a tile's type ID, else an
+/// object of another type (which the apply must refuse), for even keys; nothing for odd ones.
+fn relink(key: u64, type_id: u32) -> Option<SharedObject> {
+    let tile_type = Tile::rtti_static().id();
+    match (key % 2, type_id == tile_type) {
+        (0, true) => Some(SharedObject::new(Rc::new(RefCell::new(tile("relinked", 2, 2))))),
+        (0, false) => Some(SharedObject::new(Rc::new(RefCell::new(Sheet::default())))),
+        _ => None,
+    }
 }
 
 /// The `patch` target's seeds: the sample patches' bytes.
@@ -432,7 +451,7 @@ pub fn patch_json_applies(data: &[u8]) {
 pub fn apply_to_samples(patch: &Patch) {
     let mut level = sample_level();
     let originals = objects(&level);
-    let report = patch.apply(&mut level);
+    let report = patch.apply_relinked(&mut level, &relink);
     let _ = report.to_string();
     let _ = reflectable::to_vec(&level);
     break_cycles(&level);
