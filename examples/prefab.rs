@@ -90,8 +90,13 @@ fn main() {
 
     // Their overrides, saved: as bytes for the level file, as JSON for version control.
     let north_saved = diff(&prefab, &north).expect("diff").to_bytes().expect("save");
-    let south_saved = diff(&prefab, &south).expect("diff").to_json().expect("save");
+    let south_patch = diff(&prefab, &south).expect("diff");
+    let south_saved = south_patch.to_json().expect("save");
     println!("overrides: north {} bytes, south {} bytes of JSON", north_saved.len(), south_saved.len());
+    // The JSON names the fields and shows the values; it loads back as the same patch.
+    let speed = r#"{"field": "parameters", "from": {"speed": 5.0}, "to": {"speed": 7.0}}"#;
+    assert!(south_saved.contains(speed), "{south_saved}");
+    assert!(south_saved.contains(r#"{"field": "name", "to": "banner"}"#), "{south_saved}");
 
     // What south overrides, in words (applied to a copy of the prefab's root).
     let mut described = Cloner::new().clone_value(&*prefab.borrow()).expect("a prefab clones");
@@ -115,6 +120,7 @@ fn main() {
     assert!(lost.is_empty());
     let (south_overrides, lost) = Patch::from_json(&south_saved).expect("load");
     assert!(lost.is_empty());
+    assert_eq!(south_overrides.to_bytes().expect("save"), south_patch.to_bytes().expect("save"), "the same patch");
     let north = instantiate(&prefab, &north_overrides);
     let south = instantiate(&prefab, &south_overrides);
 

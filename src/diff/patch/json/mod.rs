@@ -34,6 +34,9 @@
 //!   bytes keeps its stored form: `{"$bytes": "base64"}`, or for a whole field `"bytes"`,
 //!   `"count"`, `"plain_type"`, `"runs"` in place of `to`.
 //!
+//! - Values of a program's own derived plain types (`#[derive(PlainType)]`) are shown by their
+//!   parts, as the JSON twin shows them: only a program with those types reads them back.
+//!
 //! Reading is as strict as for a graph's document: an unknown or repeated member, a name the
 //! `types` do not define, a value that does not fit its field's type, is an error naming its
 //! place; serde_json bounds the nesting. The patch read is then checked as a binary one is.
