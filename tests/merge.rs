@@ -737,3 +737,36 @@ fn a_map_of_pointers_is_merged_whole() {
     assert!(merged.is_clean());
     rtti_eq(&merged.graph, &theirs).unwrap();
 }
+
+/// Theirs moves a node into a parent ours removes: theirs' insertion into the removed parent is
+/// a conflict, and the node is not lost: ours kept it where the base had it, and so does the
+/// merge.
+#[test]
+fn a_node_moved_into_a_parent_the_other_side_removed_is_not_lost() {
+    let base = Outline {
+        top: vec![tree_node("p", vec![tree_node("a", vec![])]), tree_node("q", vec![])],
+        selected: Weak::new(),
+    };
+    let mut ours = copied(&base);
+    ours.top.remove(1);
+    let theirs = copied(&base);
+    let moved = theirs.top[0].borrow_mut().children.remove(0);
+    moved.borrow_mut().parent = Rc::downgrade(&theirs.top[1]);
+    theirs.top[1].borrow_mut().children.push(moved);
+    for (ours, theirs, kind) in
+        [(&ours, &theirs, ConflictKind::RemovedByOurs), (&theirs, &ours, ConflictKind::RemovedByTheirs)]
+    {
+        let merged = merge(&base, ours, theirs).unwrap();
+        assert!(merged.report.is_complete(), "{}", merged.report);
+        assert!(merged.conflicts.iter().any(|conflict| conflict.kind == kind), "{:?}", merged.conflicts);
+        let mut names = Vec::new();
+        let mut stack = merged.graph.top.clone();
+        while let Some(node) = stack.pop() {
+            names.push(node.borrow().name.clone());
+            stack.extend(node.borrow().children.iter().cloned());
+        }
+        assert!(names.contains(&"a".to_owned()), "the moved node is lost: {names:?}, {:?}", merged.conflicts);
+        // Ours stands: where ours has it (in `p`, or in `q` which ours kept), with that parent.
+        rtti_eq(&merged.graph, ours).unwrap();
+    }
+}

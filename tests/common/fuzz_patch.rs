@@ -19,8 +19,8 @@
 use crate::level::{build_level, scene_objects as objects, Level, Rng, SceneObject};
 use reflectable::clone::deep_clone;
 use reflectable::diff::{diff, diff_external, rtti_eq, Patch};
-use reflectable::field::SharedObject;
 use reflectable::dynamic::{DynamicGraph, DynamicObject, DynamicSection, DynamicValue};
+use reflectable::field::SharedObject;
 use reflectable::rtti::{break_cycles, Registry, UnknownFields};
 use reflectable::serializer::BinarySerializer;
 use reflectable::Reflectable;

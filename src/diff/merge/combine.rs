@@ -83,6 +83,9 @@ pub(super) fn combine(
         steps: Vec::new(),
         names: Vec::new(),
     };
+    // Objects ours reaches through without editing them (where the base held what ours keeps):
+    // theirs' edits of them are merged against no change, so a removal there is met too.
+    let ours_reaches: AHashSet<Key> = merger.reached_ours.keys().map(|(key, ..)| *key).collect();
     for (index, edit) in theirs.patch.objects.iter().enumerate() {
         if at[index] == usize::MAX {
             continue;
@@ -90,6 +93,11 @@ pub(super) fn combine(
         let mut body = edit.body.clone();
         mark_gone(&mut body, gone);
         renumber(&mut body, &at);
+        let reached_by_ours = theirs.keys[index].filter(|key| ours_reaches.contains(key));
+        if let (Some(key), true) = (reached_by_ours, at[index] >= ours.patch.objects.len()) {
+            (merger.object_key, merger.object, merger.key) = (Some(key), String::new(), key);
+            body = merger.body(ObjectBody::edit(body.type_id), body);
+        }
         if at[index] < ours.patch.objects.len() {
             // A created object is reached by nothing of the base: a key no address is.
             let key = theirs.keys[index].unwrap_or(usize::MAX);
@@ -251,7 +259,7 @@ pub(super) fn needed(patch: &Patch) -> Vec<bool> {
 }
 
 /// `reached` with `extra`'s elements added.
-fn with(mut reached: Reached, extra: Reached) -> Reached {
+pub(super) fn with(mut reached: Reached, extra: Reached) -> Reached {
     for (field, elements) in extra {
         let into = reached.entry(field).or_default();
         for (element, object) in elements {

@@ -198,14 +198,32 @@ fn merge_into(
         (0..gone.len()).filter(|&index| gone[index] && needed[index]).filter_map(|index| side.keys[index]).collect()
     };
     let (ours_lost, theirs_lost) = (lost(&ours_side, &ours_gone), lost(&theirs_side, &theirs_gone));
-    let (extra_ours, extra_theirs) = if ours_lost.is_empty() && theirs_lost.is_empty() {
+    let mut holders = None;
+    let (mut extra_ours, extra_theirs) = if ours_lost.is_empty() && theirs_lost.is_empty() {
         Default::default()
     } else {
-        let holders = holders::strong_holders(base);
-        (holders::reach_of(&ours_lost, &holders), holders::reach_of(&theirs_lost, &holders))
+        let holders = holders.get_or_insert_with(|| holders::strong_holders(base));
+        (holders::reach_of(&ours_lost, holders), holders::reach_of(&theirs_lost, holders))
     };
-    let (merged, conflicts) =
-        combine::combine(&ours_side, &theirs_side, (&theirs_gone, extra_ours, extra_theirs), registry);
+    let (mut merged, mut conflicts) =
+        combine::combine(&ours_side, &theirs_side, (&theirs_gone, extra_ours.clone(), extra_theirs.clone()), registry);
+    // Changes left out for a conflict can take with them what made another change whole: theirs
+    // moved an object into a parent ours removed, and its removal from the old parent alone would
+    // lose the object. An object both sides still hold that the merge would not is kept where the
+    // base held it (ours' place), as ours' conflicting objects are. Each round keeps more.
+    for _ in 0..4 {
+        if conflicts.is_empty() {
+            break;
+        }
+        let lost = lost_by_merging(base, [&ours_patch, &theirs_patch], &merged, registry)?;
+        if lost.is_empty() {
+            break;
+        }
+        let holders = holders.get_or_insert_with(|| holders::strong_holders(base));
+        extra_ours = combine::with(extra_ours, holders::reach_of(&lost, holders));
+        let extra = (&theirs_gone[..], extra_ours.clone(), extra_theirs.clone());
+        (merged, conflicts) = combine::combine(&ours_side, &theirs_side, extra, registry);
+    }
     // Objects are named only when there are conflicts: a name is a path, as long as the graph is
     // deep.
     let named: AHashMap<usize, String> = match conflicts.iter().any(|(key, _)| key.is_some_and(|key| key != 0)) {
@@ -258,6 +276,55 @@ fn removed_by(
     drop(found);
     drop_flat(copy);
     Ok(gone)
+}
+
+/// The base objects (by address) that both sides still hold and `merged` applied to the base
+/// would not: lost by combining the sides' changes.
+fn lost_by_merging(
+    base: &dyn Reflectable,
+    sides: [&super::Patch; 2],
+    merged: &super::Patch,
+    registry: &Registry,
+) -> Result<Vec<usize>, MergeError> {
+    let [ours, theirs] = sides;
+    let (held_ours, held_theirs) = (held_after(ours, base, registry)?, held_after(theirs, base, registry)?);
+    let held_merged = held_after(merged, base, registry)?;
+    let mut lost: Vec<usize> =
+        held_ours.intersection(&held_theirs).filter(|addr| !held_merged.contains(*addr)).copied().collect();
+    lost.sort_unstable();
+    Ok(lost)
+}
+
+/// The base objects (by address) still held once `patch` is applied to a copy of the base. The
+/// copy's objects are matched to the base's by walking both, in one order, before the apply.
+fn held_after(
+    patch: &super::Patch,
+    base: &dyn Reflectable,
+    registry: &Registry,
+) -> Result<ahash::AHashSet<usize>, MergeError> {
+    use crate::rtti::{Flow, GraphWalker};
+    let shared_of = |root: &dyn Reflectable| {
+        let mut found = Vec::new();
+        let _ = GraphWalker::new().walk(root, |visit| {
+            if let Some(shared) = visit.shared {
+                found.push(shared.clone());
+            }
+            Ok::<_, std::convert::Infallible>(Flow::Continue)
+        });
+        found
+    };
+    let mut copy = Cloner::with_registry(registry).clone_object(base)?;
+    let originals = shared_of(base);
+    // Held through the apply, so no address is reused by an object the patch makes.
+    let copies = shared_of(&*copy);
+    let base_of: AHashMap<usize, usize> =
+        copies.iter().zip(&originals).map(|(copy, original)| (copy.addr(), original.addr())).collect();
+    drop(originals);
+    let _ = patch.apply_with(&mut *copy, registry);
+    let held = shared_of(&*copy).iter().filter_map(|object| base_of.get(&object.addr()).copied()).collect();
+    drop(copies);
+    drop_flat(copy);
+    Ok(held)
 }
 
 /// Drops a copy the merge made without recursing down its chains: every editable object's
