@@ -770,3 +770,58 @@ fn a_node_moved_into_a_parent_the_other_side_removed_is_not_lost() {
         rtti_eq(&merged.graph, ours).unwrap();
     }
 }
+
+trait Component: Reflectable {}
+reflectable::reflect_trait!(Component);
+
+#[derive(Reflectable, Default, Debug, Clone)]
+#[rtti(id = 964_308, implements(Component))]
+struct Mesh {
+    #[rtti(id = 1)]
+    triangles: u32,
+}
+impl Component for Mesh {}
+
+#[derive(Reflectable, Default, Debug, Clone)]
+#[rtti(id = 964_309, implements(Component))]
+struct Light {
+    #[rtti(id = 1)]
+    watts: f32,
+}
+impl Component for Light {}
+
+#[derive(Reflectable, Default)]
+#[rtti(id = 964_310)]
+struct Actor {
+    #[rtti(id = 1)]
+    components: Vec<Rc<RefCell<dyn Component>>>,
+}
+
+fn actor(components: Vec<Rc<RefCell<dyn Component>>>) -> Actor {
+    Actor { components }
+}
+
+/// One side replaces a component (a new object in its place), the other edits it: a conflict.
+/// Where ours replaced it, ours stands whole. Where ours edited it, ours' edited component stays
+/// where it was, after theirs' new component, which is an insertion (insertions combine).
+#[test]
+fn a_component_replaced_by_one_side_and_edited_by_the_other_is_one_conflict() {
+    let base = actor(vec![Rc::new(RefCell::new(Mesh { triangles: 10 }))]);
+    let copy = |actor: &Actor| reflectable::clone::deep_clone(actor).unwrap();
+    let mut replaced = copy(&base);
+    replaced.components[0] = Rc::new(RefCell::new(Light { watts: 60.0 }));
+    // The same mesh, edited (a diff takes the one object of one type in one place for itself).
+    let edited = actor(vec![Rc::new(RefCell::new(Mesh { triangles: 20 }))]);
+    let merged = merge(&base, &replaced, &edited).unwrap();
+    assert!(merged.report.is_complete(), "{}", merged.report);
+    assert_eq!(merged.conflicts.len(), 1, "{:?}", merged.conflicts);
+    assert_eq!(merged.conflicts[0].kind, ConflictKind::RemovedByOurs);
+    rtti_eq(&merged.graph, &replaced).unwrap();
+
+    let merged = merge(&base, &edited, &replaced).unwrap();
+    assert!(merged.report.is_complete(), "{}", merged.report);
+    assert_eq!(merged.conflicts.len(), 1, "{:?}", merged.conflicts);
+    assert_eq!(merged.conflicts[0].kind, ConflictKind::RemovedByTheirs);
+    let both = actor(vec![replaced.components[0].clone(), edited.components[0].clone()]);
+    rtti_eq(&merged.graph, &both).unwrap();
+}
