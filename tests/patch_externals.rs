@@ -209,3 +209,48 @@ fn an_external_edit_with_changes_is_a_malformed_patch() {
     }
     assert!(refused > 0, "a body on the external edit is refused");
 }
+
+#[test]
+fn one_key_for_two_objects_is_an_error() {
+    let (grass, stone) = (texture("grass"), texture("stone"));
+    let new = sprite("root");
+    new.borrow_mut().texture = Some(grass.clone());
+    new.borrow_mut().children.push(sprite("child"));
+    new.borrow().children[0].borrow_mut().texture = Some(stone.clone());
+    let error = diff_external(&sprite("root"), &new, &|object| {
+        let is_texture = object.read(|o| o.rtti().id() == 341_001).unwrap_or(false);
+        is_texture.then_some(5)
+    })
+    .unwrap_err();
+    assert!(error.to_string().contains("two objects have the external key 5"), "{error}");
+}
+
+/// The key function may read the object it is given, even one behind a `Mutex` (the walk that
+/// finds the objects holds no lock when it asks).
+#[test]
+fn the_key_function_may_read_the_object() {
+    #[derive(Reflectable, Default)]
+    #[rtti(id = 341_004)]
+    struct Shared {
+        #[rtti(id = 1)]
+        texture: Option<std::sync::Arc<std::sync::Mutex<Texture>>>,
+    }
+    let texture = std::sync::Arc::new(std::sync::Mutex::new(Texture { name: "stone".into(), pixels: vec![] }));
+    let new = Shared { texture: Some(texture.clone()) };
+    let key = |object: &SharedObject| object.read(|o| o.rtti().id() == 341_001).ok().filter(|&is| is).map(|_| 3);
+    let patch = diff_external(&Shared::default(), &new, &key).unwrap();
+    assert_eq!(patch.externals().collect::<Vec<_>>(), [(3, 341_001)]);
+}
+
+/// A patch may not edit what an external object holds: the caller owns it.
+#[test]
+fn an_edit_found_inside_an_external_object_is_malformed() {
+    let text = r#"{"format": "reflectable-patch/1", "objects": [
+        {"edit": 0, "type": 341003, "changes": [{"field": 2, "point": [{"element": 0, "to": 1}]}]},
+        {"edit": 1, "type": 341003, "external": 5},
+        {"edit": 2, "type": 341001, "from": 1, "path": [[341003, 2, 0]],
+         "changes": [{"field": 1, "plain_type": 20, "count": 1, "bytes": "BgAAAEhBQ0tFRA=="}]}
+    ]}"#;
+    let error = Patch::from_json(text).unwrap_err().to_string();
+    assert!(error.contains("found inside edit 1, an external object"), "{error}");
+}

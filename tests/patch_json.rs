@@ -214,3 +214,44 @@ fn hostile_documents_are_refused_with_their_place() {
     let error = Patch::from_json("{\"format\": \"reflectable-patch/1\",\n \"objects\": [}").unwrap_err();
     assert!(matches!(error, JsonError::Syntax { line: 2, .. }), "{error}");
 }
+
+/// Review findings: nesting past what a patch's bytes hold, a map change's signature, a type
+/// named as the built-in map is.
+#[test]
+fn deep_nesting_and_long_signatures_are_refused_not_overflowed() {
+    let mut body = String::from(r#"{"type":1}"#);
+    for _ in 0..500 {
+        body = format!(r#"{{"type":1,"changes":[{{"field":1,"edit":[{{"old":0,"body":{body}}}]}}]}}"#);
+    }
+    let text = format!(r#"{{"format":"reflectable-patch/1","objects":[{body}]}}"#);
+    // On a small stack, as a tool's worker thread may have.
+    let outcome = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || Patch::from_json(&text).map(drop).map_err(|error| error.to_string()))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(outcome.unwrap_err().contains("nested more than 41 deep"));
+
+    let sig = format!("[{}1]", "36, ".repeat(3000));
+    let text = format!(
+        r#"{{"format":"reflectable-patch/1","objects":[{{"type":1,"changes":[{{"field":1,"signature":{sig},"from":{{"$bytes":"AA=="}},"to":{{"$bytes":"AA=="}}}}]}}]}}"#
+    );
+    let error = Patch::from_json(&text).unwrap_err().to_string();
+    assert!(error.contains("signature of 3001 words"), "{error}");
+}
+
+/// The deepest nesting a document may hold saves as bytes, and reads back the same (one level
+/// more would pass the stream's depth limit of 128 objects).
+#[test]
+fn the_deepest_document_saves() {
+    let mut body = String::from(r#"{"type":1}"#);
+    for _ in 0..41 {
+        body = format!(r#"{{"type":1,"changes":[{{"field":1,"edit":[{{"old":0,"body":{body}}}]}}]}}"#);
+    }
+    let text = format!(r#"{{"format":"reflectable-patch/1","objects":[{body}]}}"#);
+    let (patch, _) = Patch::from_json(&text).unwrap();
+    let bytes = patch.to_bytes().unwrap();
+    assert_eq!(Patch::from_bytes(&bytes).unwrap().0, patch);
+    assert_eq!(Patch::from_json(&patch.to_json().unwrap()).unwrap().0, patch);
+}

@@ -105,7 +105,7 @@ impl Patch {
     /// as the key [`diff_external`](super::diff_external)'s caller gave it and its type ID.
     pub fn externals(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
         self.objects.iter().filter_map(|edit| match edit.origin {
-            Origin::External { key } => Some((key, edit.body.type_id)),
+            Origin::External => Some((edit.key, edit.body.type_id)),
             _ => None,
         })
     }
@@ -279,8 +279,8 @@ impl<'p> Applier<'p> {
                     continue;
                 }
                 Origin::Created { .. } => continue,
-                Origin::External { key } => {
-                    self.relink_external(index, key);
+                Origin::External => {
+                    self.relink_external(index, edit.key);
                     continue;
                 }
                 Origin::Found { from } => from as usize,

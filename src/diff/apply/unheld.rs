@@ -67,7 +67,7 @@ impl Applier<'_> {
         // nothing but the applier (its last strong pointer replaced, only `Weak`s left) is gone
         // too.
         for (at, (edit, handle)) in self.patch.objects.iter().zip(&self.handles).enumerate() {
-            let found = matches!(edit.origin, Origin::Found { .. } | Origin::External { .. });
+            let found = matches!(edit.origin, Origin::Found { .. } | Origin::External);
             if found && handle.as_ref().is_some_and(|handle| handle.strong_count() == 1) {
                 gone.push(at);
             }

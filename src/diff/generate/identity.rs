@@ -102,24 +102,56 @@ pub(super) fn shared_objects(root: Root<'_>) -> AHashSet<usize> {
 
 /// The shared objects of the graph under `root` that `key` gives a key for (see
 /// [`diff_external`](super::diff_external)), by address, through strong and `Weak` pointers as
-/// the diff follows them; the walk does not go inside them.
-pub(super) fn external_objects(root: Root<'_>, key: &dyn Fn(&SharedObject) -> Option<u64>) -> AHashMap<usize, u64> {
-    let mut found = AHashMap::new();
-    let walker = GraphWalker::new().follow_weak(true);
-    let mut note = |visit: &crate::rtti::Visit<'_>| {
-        let Some(shared) = visit.shared else { return Ok::<_, std::convert::Infallible>(Flow::Continue) };
-        Ok(match key(shared) {
-            Some(key) => {
-                found.insert(shared.addr(), key);
-                Flow::SkipFields
+/// the diff follows them; the walk does not go inside them. `key` is called with no object of
+/// the graph read (locked), so it may read the object it is given. Two objects given one key are
+/// an error: a key names one object.
+pub(super) fn external_objects(
+    root: Root<'_>,
+    key: &dyn Fn(&SharedObject) -> Option<u64>,
+    found: &mut AHashMap<usize, u64>,
+) -> Result<(), DiffError> {
+    // One level at a time: the shared objects directly under an object (not inside others).
+    let under = |start: Root<'_>, out: &mut Vec<SharedObject>| {
+        let start_addr = match &start {
+            Root::Shared(object) => Some(object.addr()),
+            Root::Object(_) => None,
+        };
+        let mut note = |visit: &crate::rtti::Visit<'_>| {
+            Ok::<_, std::convert::Infallible>(match visit.shared {
+                Some(shared) if Some(shared.addr()) != start_addr => {
+                    out.push(shared.clone());
+                    Flow::SkipFields
+                }
+                _ => Flow::Continue,
+            })
+        };
+        // A graph that cannot be read whole (an object locked elsewhere) is as far as it was read.
+        let walker = GraphWalker::new().follow_weak(true);
+        let _ = match start {
+            Root::Object(object) => walker.walk(object, &mut note),
+            Root::Shared(object) => walker.walk_shared(&object, &mut note),
+        };
+    };
+    let mut by_key: AHashMap<u64, usize> = found.iter().map(|(&addr, &key)| (key, addr)).collect();
+    let mut seen = AHashSet::new();
+    let mut queue = Vec::new();
+    if let Root::Shared(object) = &root {
+        seen.insert(object.addr());
+    }
+    under(root, &mut queue);
+    while let Some(object) = queue.pop() {
+        if !seen.insert(object.addr()) {
+            continue;
+        }
+        match key(&object) {
+            Some(given) => {
+                if by_key.insert(given, object.addr()).is_some_and(|other| other != object.addr()) {
+                    return Err(DiffError::ExternalKey { key: given });
+                }
+                found.insert(object.addr(), given);
             }
-            None => Flow::Continue,
-        })
-    };
-    // A graph that cannot be read whole (an object locked elsewhere) is as far as it was read.
-    let _ = match root {
-        Root::Object(object) => walker.walk(object, &mut note),
-        Root::Shared(object) => walker.walk_shared(&object, &mut note),
-    };
-    found
+            None => under(Root::Shared(object.clone()), &mut queue),
+        }
+    }
+    Ok(())
 }

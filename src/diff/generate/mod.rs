@@ -95,6 +95,12 @@ pub enum DiffError {
         /// The new root's type.
         new: String,
     },
+    /// [`diff_external`]'s key function gave one key to two objects: a key names one object.
+    #[error("two objects have the external key {key}: a key names one object")]
+    ExternalKey {
+        /// The key.
+        key: u64,
+    },
     /// A field or an object could not be read (a `RefCell` borrowed mutably elsewhere).
     #[error("`{field}` cannot be read: {source}")]
     Unreadable {
@@ -155,7 +161,9 @@ pub fn diff<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(old: &A, new: &B) -> Result<
 /// the new graph to an external object the old graph does not hold becomes an external reference
 /// (that key and the object's type), which [`Patch::apply_relinked`] re-links to the caller's
 /// object; an external object is never edited, nor taken for another object. The walk does not
-/// go inside an external object.
+/// go inside an external object: an object it holds that the new graph points at directly is not
+/// external unless `key` gives it a key too (else the patch copies it). `key` may read the object
+/// it is given; two objects with one key are [`DiffError::ExternalKey`].
 ///
 /// ```
 /// use reflectable::diff::{diff_external, rtti_eq};
@@ -197,8 +205,9 @@ pub fn diff_external<A: AsRoot + ?Sized, B: AsRoot + ?Sized>(
     new: &B,
     key: &dyn Fn(&SharedObject) -> Option<u64>,
 ) -> Result<Patch, DiffError> {
-    let mut external = identity::external_objects(old.as_root(), key);
-    external.extend(identity::external_objects(new.as_root(), key));
+    let mut external = AHashMap::new();
+    identity::external_objects(old.as_root(), key, &mut external)?;
+    identity::external_objects(new.as_root(), key, &mut external)?;
     diff_with(old, new, generated_codecs_by_default(), false, external)
 }
 
@@ -899,7 +908,8 @@ impl Differ {
                 let type_id = new.read(|o| o.rtti().id()).map_err(unreadable_object)?;
                 if let Some(&key) = self.external.get(&new.addr()) {
                     self.entries.push(ObjectEdit {
-                        origin: Origin::External { key },
+                        origin: Origin::External,
+                        key,
                         body: ObjectBody::edit(type_id),
                         ..ObjectEdit::default()
                     });
@@ -911,6 +921,7 @@ impl Differ {
                     path: Vec::new(),
                     body: ObjectBody { fresh: true, ..ObjectBody::edit(type_id) },
                     identity: Vec::new(),
+                    key: 0,
                 });
                 self.new_side.insert(new.addr(), Side::Created(entry));
                 self.created.insert(entry, new.clone());

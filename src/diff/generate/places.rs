@@ -146,7 +146,7 @@ impl Differ {
             let path = self.steps[place.steps.clone()].to_vec();
             let identity = self.identities.get(&place.addr).cloned().unwrap_or_default();
             let body = ObjectBody::edit(type_id);
-            self.entries.push(ObjectEdit { origin: Origin::Found { from }, path, body, identity });
+            self.entries.push(ObjectEdit { origin: Origin::Found { from }, path, body, identity, key: 0 });
             self.places[at as usize].entry = self.entries.len() as u32 - 1;
         }
         Ok(self.places[place as usize].entry)

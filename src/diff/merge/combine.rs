@@ -116,7 +116,13 @@ pub(super) fn combine(
             Origin::Found { from } if (from as usize) < at.len() => Origin::Found { from: at[from as usize] as u32 },
             origin => origin,
         };
-        objects.push(ObjectEdit { origin, path: edit.path.clone(), body, identity: edit.identity.clone() });
+        objects.push(ObjectEdit {
+            origin,
+            path: edit.path.clone(),
+            body,
+            identity: edit.identity.clone(),
+            key: edit.key,
+        });
     }
     // An object through which theirs reaches what it edits has an edit in theirs (the patch's
     // paths start at objects it names), so each of ours' removals of such a path was met above.

@@ -63,6 +63,11 @@ impl Patch {
                         let why = format!("found from edit {from}, which is not an earlier one");
                         return Err(malformed(format_args!("{at}.origin"), why));
                     }
+                    // What an external object holds is the caller's, not the patch's to edit.
+                    if self.objects[from as usize].origin == Origin::External {
+                        let why = format!("found inside edit {from}, an external object");
+                        return Err(malformed(format_args!("{at}.origin"), why));
+                    }
                     if edit.path.is_empty() {
                         return Err(malformed(format_args!("{at}.path"), "a found object needs a path"));
                     }
@@ -71,17 +76,33 @@ impl Patch {
                     }
                 }
                 Origin::Created { .. } => {}
-                Origin::External { .. } => {
+                Origin::External => {
                     if !edit.body.is_empty() || !edit.path.is_empty() || !edit.identity.is_empty() {
                         let why = "an external object is re-linked as it is: the patch names it only";
                         return Err(malformed(format_args!("{at}.body"), why));
                     }
                 }
             }
+            if edit.key != 0 && edit.origin != Origin::External {
+                return Err(malformed(format_args!("{at}.external"), "only an external object has a key"));
+            }
             check_body(&edit.body, count, &mut tally, &format!("{at}.body"))?;
         }
         Ok(())
     }
+}
+
+/// A map edit's signature, checked as a schema table's are: no longer than a table holds, and
+/// well formed (what reading its entries walks).
+pub(crate) fn signature_fits(signature: &[u32]) -> Result<(), String> {
+    let longest = crate::plain::signature::MAX_SIGNATURE_LEN;
+    if signature.len() > longest {
+        return Err(format!("a signature of {} words (at most {longest})", signature.len()));
+    }
+    if !crate::plain::signature::is_well_formed(signature) {
+        return Err("a malformed signature".to_owned());
+    }
+    Ok(())
 }
 
 /// Checks one body and the bodies nested in it (their depth is the decoder's to bound).
@@ -164,6 +185,7 @@ fn check_body<'p>(body: &'p ObjectBody, objects: usize, tally: &mut Tally<'p>, a
     }
     for (n, edit) in body.maps.iter().enumerate() {
         once(edit.section, edit.field, &|| format!("{at}.maps[{n}]"))?;
+        signature_fits(&edit.signature).map_err(|why| malformed(format_args!("{at}.maps[{n}].signature"), why))?;
         // A map's stored value is its size, its entry count, then the entries: entries of no size
         // (a `BTreeMap<(), ()>`) hold no bytes, and go against the patch's allowance.
         for (part, bytes) in [("from", &edit.from), ("to", &edit.to)] {

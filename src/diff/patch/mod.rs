@@ -48,8 +48,9 @@ pub(crate) enum Origin {
     /// Made by the patch, in a new allocation of `family`.
     Created { family: Family },
     /// An object outside the patched graph (an asset, another scene's object), named by the key
-    /// the diff's caller gave it: the apply's caller re-links it, and the patch never edits it.
-    External { key: u64 },
+    /// the diff's caller gave it ([`ObjectEdit::key`]): the apply's caller re-links it, and the
+    /// patch never edits it.
+    External,
 }
 
 /// One object's edit.
@@ -64,6 +65,8 @@ pub(crate) struct ObjectEdit {
     /// stored bytes. The apply finds the object by it, wherever the target graph holds it (a
     /// prefab whose children moved since), and not by the path.
     pub(crate) identity: Vec<u8>,
+    /// For an external object, the key the diff's caller gave it; 0 for any other.
+    pub(crate) key: u64,
 }
 
 /// The changes to one object.
@@ -291,7 +294,7 @@ pub(crate) fn family_of(code: u8) -> Option<Family> {
 
 impl Default for ObjectEdit {
     fn default() -> Self {
-        ObjectEdit { origin: Origin::Root, path: Vec::new(), body: ObjectBody::default(), identity: Vec::new() }
+        ObjectEdit { origin: Origin::Root, path: Vec::new(), body: ObjectBody::default(), identity: Vec::new(), key: 0 }
     }
 }
 
@@ -303,7 +306,7 @@ fn origin_parts(origin: &Origin) -> (u8, u32, u8) {
         Origin::Found { from } => (1, from, 0),
         Origin::Created { family } => (2, 0, family_code(family)),
         // No earlier edit: a reader that does not know the code finds nothing, and says so.
-        Origin::External { .. } => (3, NONE, 0),
+        Origin::External => (3, NONE, 0),
     }
 }
 
@@ -311,8 +314,7 @@ fn origin_from(parts: (u8, u32, u8)) -> Origin {
     match parts {
         (0, _, _) => Origin::Root,
         (2, _, code) => family_of(code).map_or(Origin::Found { from: NONE }, |family| Origin::Created { family }),
-        // The key is field 5, read after this one.
-        (3, _, _) => Origin::External { key: 0 },
+        (3, _, _) => Origin::External,
         (_, from, _) => Origin::Found { from },
     }
 }
@@ -336,19 +338,7 @@ crate::rtti::built_in_reflectable!(ObjectEdit, || {
         .plain::<Vec<(u32, u16, u32)>>(2, "path", |e| &e.path, |e| &mut e.path)
         .reflectable::<ObjectBody>(3, "body", |e| &e.body, |e| &mut e.body)
         .plain::<Vec<u8>>(4, "identity", |e| &e.identity, |e| &mut e.identity)
-        .plain_computed::<u64>(
-            5,
-            "external",
-            |e| match e.origin {
-                Origin::External { key } => key,
-                _ => 0,
-            },
-            |e, value| {
-                if let Origin::External { key } = &mut e.origin {
-                    *key = value;
-                }
-            },
-        )
+        .plain::<u64>(5, "external", |e| &e.key, |e| &mut e.key)
         .build()
 });
 

@@ -2,6 +2,7 @@
 //! refused when unknown or given twice; plain values written into their stored bytes as they are
 //! read, by the signatures the document's `types` give.
 
+use super::super::check::signature_fits;
 use super::super::{
     EmbeddedEdit, EmbeddedElement, KeptEdit, MapEdit, ObjectBody, ObjectEdit, Origin, Patch, PlainEdit, PointerEdit,
     NONE,
@@ -21,6 +22,10 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
+
+/// How deep objects held by value may nest in a document (a patch nested deeper does not save:
+/// its bytes would pass the stream's depth limit).
+const MAX_BODY_DEPTH: usize = 41;
 
 /// The patch a readable document describes (unchecked: the caller checks it as a binary one).
 pub(in crate::diff::patch) fn from_readable(text: &str) -> Result<Patch, JsonError> {
@@ -407,6 +412,7 @@ impl Types {
         if entry.edit.is_some_and(|number| number != index as u64) {
             return Err(invalid(&format!("{at}.edit"), format!("edit {index} is numbered otherwise")));
         }
+        let mut external_key = 0;
         let origin = match (entry.from, entry.created, entry.external) {
             (None, None, None) => Origin::Root,
             (Some(from), None, None) => Origin::Found { from },
@@ -415,7 +421,10 @@ impl Types {
                     invalid(&format!("{at}.created"), format!("`{}` is not a kind of allocation", cut(&family)))
                 })?,
             },
-            (None, None, Some(Wide(key))) => Origin::External { key },
+            (None, None, Some(Wide(key))) => {
+                external_key = key;
+                Origin::External
+            }
             _ => return Err(invalid(&at, "an edit is found `from` one, `created`, or `external`: one of them")),
         };
         let path = (entry.path.iter().enumerate())
@@ -428,12 +437,12 @@ impl Types {
             .collect::<Result<_, JsonError>>()?;
         let body =
             BodyEntry { type_ref: entry.type_ref, fresh: entry.fresh, variant: entry.variant, changes: entry.changes };
-        let body = self.body(body, None, &at)?;
+        let body = self.body(body, None, 0, &at)?;
         let identity = match entry.identity {
             Some(raw) => self.identity(raw, body.type_id, &format!("{at}.identity"))?,
             None => Vec::new(),
         };
-        Ok(ObjectEdit { origin, path, body, identity })
+        Ok(ObjectEdit { origin, path, body, identity, key: external_key })
     }
 
     /// An identity's bytes: the object's type ID, the declaring type's, then the value's.
@@ -463,7 +472,19 @@ impl Types {
     }
 
     /// `keys`: the key signature of the map field holding the body, for a map object's body.
-    fn body(&self, entry: BodyEntry<'_>, keys: Option<&[u32]>, at: &str) -> Result<ObjectBody, JsonError> {
+    /// `depth`: how many bodies hold this one (objects held by value in objects held by value).
+    fn body(
+        &self,
+        entry: BodyEntry<'_>,
+        keys: Option<&[u32]>,
+        depth: usize,
+        at: &str,
+    ) -> Result<ObjectBody, JsonError> {
+        // Each nested body is read by a reader of its own, whose nesting serde_json does not
+        // count: bounded here, as deep as a patch's bytes may nest.
+        if depth > MAX_BODY_DEPTH {
+            return Err(invalid(at, format!("objects held by value nested more than {MAX_BODY_DEPTH} deep")));
+        }
         let type_id = self.type_id(&entry.type_ref, &format!("{at}.type"))?;
         let variant = match &entry.variant {
             None => None,
@@ -485,7 +506,7 @@ impl Types {
             let mut failed = None;
             let mut reader = serde_json::Deserializer::from_str(changes.get());
             let each = |types: &Types, n, change: ChangeEntry<'_>| {
-                types.change(&mut body, change, keys, &format!("{at}.changes[{n}]"))
+                types.change(&mut body, change, keys, depth, &format!("{at}.changes[{n}]"))
             };
             let read = Each { types: self, failed: &mut failed, each, element: PhantomData }.deserialize(&mut reader);
             settle(read, failed).map_err(|error| within(error, &format!("{at}.changes")))?;
@@ -498,6 +519,7 @@ impl Types {
         body: &mut ObjectBody,
         change: ChangeEntry<'_>,
         keys: Option<&[u32]>,
+        depth: usize,
         at: &str,
     ) -> Result<(), JsonError> {
         let scope = Scope { own: body.type_id, variant: body.variant, keys };
@@ -538,7 +560,10 @@ impl Types {
         };
         if kinds[1] {
             let signature = match change.signature {
-                Some(signature) => signature,
+                Some(signature) => {
+                    signature_fits(&signature).map_err(|why| invalid(&format!("{at}.signature"), why))?;
+                    signature
+                }
                 None => signature(at)?.clone(),
             };
             let side = |raw: Option<&RawValue>, member: &str| {
@@ -577,7 +602,8 @@ impl Types {
                 if let Some(old) = element.old.filter(|&old| !olds.insert(old)) {
                     return Err(invalid(&format!("{at}.old"), format!("old element {old} is used twice")));
                 }
-                let body = element.body.map(|body| types.body(body, keys, &format!("{at}.body"))).transpose()?;
+                let body =
+                    element.body.map(|body| types.body(body, keys, depth + 1, &format!("{at}.body"))).transpose()?;
                 out.push(EmbeddedElement { old: element.old, body });
                 Ok(())
             };
@@ -696,14 +722,28 @@ fn field_list(entries: Vec<FieldEntry>, at: &str) -> Result<Vec<FieldSchema>, Js
     Ok(fields)
 }
 
-/// A list of values of type `sig`, appended in their stored form: how many.
+/// A list of values of type `sig`, appended in their stored form as they are read: how many.
 fn elements(sig: &[u32], raw: &RawValue, out: &mut Vec<u8>, at: &str) -> Result<u32, JsonError> {
-    let list: Vec<&RawValue> =
-        serde_json::from_str(raw.get()).map_err(|_| invalid(at, "a list of the field's values"))?;
-    for (n, value) in list.iter().enumerate() {
-        element_bytes(sig, value.get(), out).map_err(|why| invalid(&format!("{at}[{n}]"), why))?;
+    struct Values<'o, 's> {
+        sig: &'s [u32],
+        out: &'o mut Vec<u8>,
     }
-    u32::try_from(list.len()).map_err(|_| invalid(at, "too many elements"))
+    impl<'de> Visitor<'de> for Values<'_, '_> {
+        type Value = u32;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of the field's values")
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<u32, A::Error> {
+            let mut count = 0u32;
+            while seq.next_element_seed(PlainSeed { sig: self.sig, out: self.out })?.is_some() {
+                count = count.checked_add(1).ok_or_else(|| de::Error::custom("too many elements"))?;
+            }
+            Ok(count)
+        }
+    }
+    let mut reader = serde_json::Deserializer::from_str(raw.get());
+    let count = reader.deserialize_seq(Values { sig, out }).and_then(|count| reader.end().map(|()| count));
+    count.map_err(|error| invalid(at, message(&error)))
 }
 
 /// A value's stored form (`{"$bytes": "base64"}`), when that is what `raw` is.

@@ -255,7 +255,8 @@ impl Table {
     fn type_ref(&self, id: u32) -> Value {
         match self.types.get(&id) {
             Some(known) if known.unique => known.name.clone().into(),
-            _ if id == MAP_TYPE_ID => MAP_NAME.into(),
+            // By number where a type of the table takes the name.
+            _ if id == MAP_TYPE_ID && self.types.values().all(|known| known.name != MAP_NAME) => MAP_NAME.into(),
             _ => id.into(),
         }
     }
@@ -289,7 +290,7 @@ impl Table {
             Origin::Root => {}
             Origin::Found { from } => drop(object.insert("from".into(), from.into())),
             Origin::Created { family } => drop(object.insert("created".into(), family_name(family).into())),
-            Origin::External { key } => drop(object.insert("external".into(), wide(key))),
+            Origin::External => drop(object.insert("external".into(), wide(edit.key))),
         }
         if !edit.path.is_empty() {
             let steps = edit.path.iter().map(|&(section, field, index)| {
