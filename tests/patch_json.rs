@@ -194,7 +194,10 @@ fn hostile_documents_are_refused_with_their_place() {
         (r#"{"field": "name", "to": "x", "to": "y"}"#, "duplicate field"),
         (r#"{"field": "name", "bytes": "!!", "plain_type": 20, "count": 1}"#, "objects[0].changes[0].bytes"),
         (r#"{"field": "name", "to": "x", "targets": []}"#, "objects[0].changes[0]"),
-        (r#"{"field": "minions", "targets": [{"to": 7}]}"#, "names no edit"),
+        (
+            r#"{"field": "minions", "targets": [{"to": 7}]}"#,
+            "at `objects[0].changes[0].targets[0]`: target 8 names no edit",
+        ),
         (r#"{"field": "minions", "targets": [{}]}"#, "objects[0].changes[0].targets[0]"),
         (r#"{"field": "minions", "point": [{"element": 0}]}"#, "objects[0].changes[0].point[0]"),
         (r#"{"field": 70000, "to": 1}"#, "past u16"),
@@ -254,4 +257,22 @@ fn the_deepest_document_saves() {
     let bytes = patch.to_bytes().unwrap();
     assert_eq!(Patch::from_bytes(&bytes).unwrap().0, patch);
     assert_eq!(Patch::from_json(&patch.to_json().unwrap()).unwrap().0, patch);
+}
+
+/// A patch's own rules broken in a document are named where the document has them.
+#[test]
+fn a_broken_rule_is_named_at_its_place_in_the_document() {
+    let text = r#"{"format": "reflectable-patch/1", "objects": [
+        {"edit": 0, "type": 1, "changes": [
+            {"field": 1, "to": 1, "plain_type": 3, "count": 1, "bytes": "AQAAAA=="},
+            {"field": 2, "elements": [{"old": 0}, {"body": {"type": 2, "changes": [
+                {"field": 3, "point": [{"element": 0, "to": null}, {"element": 0, "to": null}]}]}}]}
+        ]}
+    ]}"#;
+    // (`to` beside `bytes` is two kinds of value: refused as such first.)
+    let error = Patch::from_json(text).unwrap_err().to_string();
+    assert!(error.contains("objects[0].changes[0]"), "{error}");
+    let text = text.replace(r#""to": 1, "#, "");
+    let error = Patch::from_json(&text).unwrap_err().to_string();
+    assert!(error.contains("at `objects[0].changes[1].elements[1].body.changes[0].point[1]`"), "{error}");
 }

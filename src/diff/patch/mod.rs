@@ -242,11 +242,15 @@ impl Patch {
     #[cfg(feature = "json")]
     #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
     pub fn from_json(text: &str) -> Result<(Patch, DecodeReport), JsonError> {
-        let (patch, report) = match json::is_readable(text) {
+        let readable = json::is_readable(text);
+        let (patch, report) = match readable {
             true => (json::from_readable(text)?, DecodeReport::default()),
             false => JsonReader::new().read(text)?,
         };
-        patch.check().map_err(|Malformed { at, why }| JsonError::Invalid { path: at, message: why })?;
+        if let Err(Malformed { at, why }) = patch.check() {
+            let path = if readable { json::document_path(&patch, &at) } else { at };
+            return Err(JsonError::Invalid { path, message: why });
+        }
         Ok((patch, report))
     }
 }

@@ -44,7 +44,7 @@
 mod read;
 mod write;
 
-pub(super) use read::{from_readable, is_readable};
+pub(super) use read::{document_path, from_readable, is_readable};
 pub(super) use write::to_readable;
 
 use crate::field::Family;

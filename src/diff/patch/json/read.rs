@@ -100,6 +100,65 @@ fn settle(read: Result<(), serde_json::Error>, failed: Option<JsonError>) -> Res
     }
 }
 
+/// Where a member the patch's check names (`objects[2].body.pointers[0].elements[1]`, the
+/// patch's own members) is in its readable document (`objects[2].changes[3].point[1]`).
+pub(in crate::diff::patch) fn document_path(patch: &Patch, at: &str) -> String {
+    let mut out = String::new();
+    let mut body: Option<&ObjectBody> = None;
+    // The change a step entered: its kind's list of elements, and whether it is rebuilt.
+    let mut list: Option<(&str, Option<&EmbeddedEdit>)> = None;
+    for step in at.split('.') {
+        let (name, index) = match step.split_once('[') {
+            Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (step, None),
+        };
+        let changes = |_: &ObjectBody, before: usize, n: usize| format!(".changes[{}]", before + n);
+        match (name, index, body) {
+            ("objects", Some(i), _) => {
+                out = format!("objects[{i}]");
+                body = patch.objects.get(i).map(|edit| &edit.body);
+            }
+            ("body", None, _) if list.is_none() => {}
+            ("origin", None, _) => {}
+            ("kept", Some(n), Some(b)) => out += &changes(b, 0, n),
+            ("fields", None, _) => out += ".keep_fields",
+            ("plain", Some(n), Some(b)) => out += &changes(b, b.kept.len(), n),
+            ("maps", Some(n), Some(b)) => out += &changes(b, b.kept.len() + b.plain.len(), n),
+            ("embedded", Some(n), Some(b)) => {
+                out += &changes(b, b.kept.len() + b.plain.len() + b.maps.len(), n);
+                let edit = b.embedded.get(n);
+                list = Some((if edit.is_some_and(|edit| edit.rebuild) { "elements" } else { "edit" }, edit));
+            }
+            ("pointers", Some(n), Some(b)) => {
+                out += &changes(b, b.kept.len() + b.plain.len() + b.maps.len() + b.embedded.len(), n);
+                let rebuild = b.pointers.get(n).is_some_and(|edit| edit.rebuild);
+                list = Some((if rebuild { "targets" } else { "point" }, None));
+            }
+            ("elements", Some(e), _) if list.is_some() => {
+                let (member, embedded) = list.take().expect("just checked");
+                out += &format!(".{member}[{e}]");
+                if let Some(edit) = embedded {
+                    body = edit.elements.get(e).and_then(|element| element.body.as_ref());
+                    list = Some(("", None));
+                }
+            }
+            // Past an element of objects held by value: its `body` and `old`.
+            ("body", None, _) => {
+                list = None;
+                out += ".body";
+            }
+            (name, index, _) => {
+                out.push('.');
+                out.push_str(name);
+                if let Some(index) = index {
+                    out += &format!("[{index}]");
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Whether `text` is a patch's readable document (else, the JSON form of a graph, as patches
 /// were written before).
 pub(in crate::diff::patch) fn is_readable(text: &str) -> bool {
