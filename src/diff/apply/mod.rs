@@ -53,16 +53,7 @@ impl Patch {
 
     /// [`apply`](Self::apply), creating objects and casting trait objects with `registry`.
     pub fn apply_with(&self, target: &mut dyn Reflectable, registry: &Registry) -> ApplyReport {
-        if let Some(report) = refused(self, registry) {
-            return report;
-        }
-        let mut run = Applier::new(self, registry);
-        run.locate(Some(&*target), None);
-        run.create();
-        run.edit(0, target);
-        run.apply_shared_bodies();
-        run.release_unheld();
-        run.report
+        apply_to(target, self, registry, None)
     }
 
     /// Applies the patch to the graph under a shared root (the handle [`diff`](super::diff) was
@@ -81,18 +72,7 @@ impl Patch {
     /// [`SharedObject::new_concrete`] for fields that declare `dyn Reflectable`.
     /// [`externals`](Self::externals) lists what a patch refers to, to load it first.
     pub fn apply_relinked(&self, target: &mut dyn Reflectable, relink: Relink<'_>) -> ApplyReport {
-        let registry = Registry::global();
-        if let Some(report) = refused(self, registry) {
-            return report;
-        }
-        let mut run = Applier::new(self, registry);
-        run.relink = Some(relink);
-        run.locate(Some(&*target), None);
-        run.create();
-        run.edit(0, target);
-        run.apply_shared_bodies();
-        run.release_unheld();
-        run.report
+        apply_to(target, self, Registry::global(), Some(relink))
     }
 
     /// [`apply_shared`](Self::apply_shared) with external references re-linked, as
@@ -127,6 +107,26 @@ pub(crate) fn located_handles(patch: &Patch, root: &dyn Reflectable, registry: &
     let mut run = Applier::new(patch, registry);
     run.locate(Some(root), None);
     run.handles
+}
+
+/// [`Patch::apply_with`] (and, with `relink`, [`Patch::apply_relinked`]).
+fn apply_to(
+    target: &mut dyn Reflectable,
+    patch: &Patch,
+    registry: &Registry,
+    relink: Option<Relink<'_>>,
+) -> ApplyReport {
+    if let Some(report) = refused(patch, registry) {
+        return report;
+    }
+    let mut run = Applier::new(patch, registry);
+    run.relink = relink;
+    run.locate(Some(&*target), None);
+    run.create();
+    run.edit(0, target);
+    run.apply_shared_bodies();
+    run.release_unheld();
+    run.report
 }
 
 /// [`Patch::apply_shared`] for a type-erased handle, with `registry`.

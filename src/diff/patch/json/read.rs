@@ -236,6 +236,8 @@ struct VariantEntry {
     fields: Vec<FieldEntry>,
 }
 
+/// An edit: where its object is, and its body's members (repeated from [`BodyEntry`]: serde
+/// cannot refuse unknown members of a flattened struct).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EditEntry<'t> {
