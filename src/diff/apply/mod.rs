@@ -53,13 +53,13 @@ impl Patch {
 
     /// [`apply`](Self::apply), creating objects and casting trait objects with `registry`.
     pub fn apply_with(&self, target: &mut dyn Reflectable, registry: &Registry) -> ApplyReport {
-        apply_to(target, self, registry, None)
+        run_apply(self, registry, None, Target::Value(target))
     }
 
     /// Applies the patch to the graph under a shared root (the handle [`diff`](super::diff) was
     /// given for the old graph's root, or its clone's).
     pub fn apply_shared<H: SharedHandle>(&self, target: &H) -> ApplyReport {
-        apply_shared(&SharedObject::new(target.clone()), self, Registry::global(), None)
+        run_apply(self, Registry::global(), None, Target::Shared(&SharedObject::new(target.clone())))
     }
 
     /// [`apply`](Self::apply) for a patch with external references
@@ -72,13 +72,13 @@ impl Patch {
     /// [`SharedObject::new_concrete`] for fields that declare `dyn Reflectable`.
     /// [`externals`](Self::externals) lists what a patch refers to, to load it first.
     pub fn apply_relinked(&self, target: &mut dyn Reflectable, relink: Relink<'_>) -> ApplyReport {
-        apply_to(target, self, Registry::global(), Some(relink))
+        run_apply(self, Registry::global(), Some(relink), Target::Value(target))
     }
 
     /// [`apply_shared`](Self::apply_shared) with external references re-linked, as
     /// [`apply_relinked`](Self::apply_relinked) does.
     pub fn apply_shared_relinked<H: SharedHandle>(&self, target: &H, relink: Relink<'_>) -> ApplyReport {
-        apply_shared(&SharedObject::new(target.clone()), self, Registry::global(), Some(relink))
+        run_apply(self, Registry::global(), Some(relink), Target::Shared(&SharedObject::new(target.clone())))
     }
 
     /// The external references of the patch: each object outside the patched graph it points at,
@@ -109,40 +109,31 @@ pub(crate) fn located_handles(patch: &Patch, root: &dyn Reflectable, registry: &
     run.handles
 }
 
-/// [`Patch::apply_with`] (and, with `relink`, [`Patch::apply_relinked`]).
-fn apply_to(
-    target: &mut dyn Reflectable,
-    patch: &Patch,
-    registry: &Registry,
-    relink: Option<Relink<'_>>,
-) -> ApplyReport {
-    if let Some(report) = refused(patch, registry) {
-        return report;
-    }
-    let mut run = Applier::new(patch, registry);
-    run.relink = relink;
-    run.locate(Some(&*target), None);
-    run.create();
-    run.edit(0, target);
-    run.apply_shared_bodies();
-    run.release_unheld();
-    run.report
+/// What a patch is applied to: a root the caller owns, or a shared root.
+enum Target<'t> {
+    Value(&'t mut dyn Reflectable),
+    Shared(&'t SharedObject),
 }
 
-/// [`Patch::apply_shared`] for a type-erased handle, with `registry`.
-pub(crate) fn apply_shared(
-    target: &SharedObject,
-    patch: &Patch,
-    registry: &Registry,
-    relink: Option<Relink<'_>>,
-) -> ApplyReport {
+/// Every apply but the described one: [`Patch::apply_with`], [`Patch::apply_shared`] and their
+/// re-linking twins.
+fn run_apply(patch: &Patch, registry: &Registry, relink: Option<Relink<'_>>, target: Target<'_>) -> ApplyReport {
     if let Some(report) = refused(patch, registry) {
         return report;
     }
     let mut run = Applier::new(patch, registry);
     run.relink = relink;
-    run.locate(None, Some(target.clone()));
-    run.create();
+    match target {
+        Target::Value(target) => {
+            run.locate(Some(&*target), None);
+            run.create();
+            run.edit(0, target);
+        }
+        Target::Shared(target) => {
+            run.locate(None, Some(target.clone()));
+            run.create();
+        }
+    }
     run.apply_shared_bodies();
     run.release_unheld();
     run.report

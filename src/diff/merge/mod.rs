@@ -21,6 +21,7 @@ use super::apply::{located, located_handles, names, ApplyReport};
 use super::generate::diff_by_element;
 use super::DiffError;
 use crate::clone::{CloneError, Cloner};
+use crate::field::SharedObject;
 use crate::rtti::{Reflectable, Registry};
 use ahash::AHashMap;
 use std::fmt;
@@ -259,18 +260,11 @@ fn removed_by(
     base: &dyn Reflectable,
     registry: &Registry,
 ) -> Result<Vec<bool>, MergeError> {
-    use crate::rtti::{Flow, GraphWalker};
     let mut copy = Cloner::with_registry(registry).clone_object(base)?;
     // Held through the apply, so no address is reused by an object the patch makes.
     let found = located_handles(edits, &*copy, registry);
     let _ = remover.apply_with(&mut *copy, registry);
-    let mut held = ahash::AHashSet::new();
-    let _ = GraphWalker::new().walk(&*copy, |visit| {
-        if let Some(shared) = visit.shared {
-            held.insert(shared.addr());
-        }
-        Ok::<_, std::convert::Infallible>(Flow::Continue)
-    });
+    let held: ahash::AHashSet<usize> = strongly_held(&*copy).iter().map(SharedObject::addr).collect();
     let gone = found.iter().map(|handle| handle.as_ref().is_some_and(|handle| !held.contains(&handle.addr())));
     let gone = gone.collect();
     drop(found);
@@ -302,29 +296,33 @@ fn held_after(
     base: &dyn Reflectable,
     registry: &Registry,
 ) -> Result<ahash::AHashSet<usize>, MergeError> {
-    use crate::rtti::{Flow, GraphWalker};
-    let shared_of = |root: &dyn Reflectable| {
-        let mut found = Vec::new();
-        let _ = GraphWalker::new().walk(root, |visit| {
-            if let Some(shared) = visit.shared {
-                found.push(shared.clone());
-            }
-            Ok::<_, std::convert::Infallible>(Flow::Continue)
-        });
-        found
-    };
     let mut copy = Cloner::with_registry(registry).clone_object(base)?;
-    let originals = shared_of(base);
+    let originals = strongly_held(base);
     // Held through the apply, so no address is reused by an object the patch makes.
-    let copies = shared_of(&*copy);
+    let copies = strongly_held(&*copy);
     let base_of: AHashMap<usize, usize> =
         copies.iter().zip(&originals).map(|(copy, original)| (copy.addr(), original.addr())).collect();
     drop(originals);
     let _ = patch.apply_with(&mut *copy, registry);
-    let held = shared_of(&*copy).iter().filter_map(|object| base_of.get(&object.addr()).copied()).collect();
+    let held = strongly_held(&*copy).iter().filter_map(|object| base_of.get(&object.addr()).copied()).collect();
     drop(copies);
     drop_flat(copy);
     Ok(held)
+}
+
+/// The shared objects the root holds through strong pointers, in the walk's order (one order for
+/// a graph and its clone).
+fn strongly_held(root: &dyn Reflectable) -> Vec<SharedObject> {
+    use crate::rtti::{Flow, GraphWalker};
+    let mut found = Vec::new();
+    // A graph that cannot be read whole (an object locked elsewhere) is as far as it was read.
+    let _ = GraphWalker::new().walk(root, |visit| {
+        if let Some(shared) = visit.shared {
+            found.push(shared.clone());
+        }
+        Ok::<_, std::convert::Infallible>(Flow::Continue)
+    });
+    found
 }
 
 /// Drops a copy the merge made without recursing down its chains: every editable object's

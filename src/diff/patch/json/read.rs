@@ -179,10 +179,7 @@ fn within(error: JsonError, at: &str) -> JsonError {
 }
 
 fn syntax(error: serde_json::Error) -> JsonError {
-    let message = error.to_string();
-    // serde_json ends its messages with the place, which the error's fields hold.
-    let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
-    JsonError::Syntax { line: error.line(), column: error.column(), message }
+    JsonError::Syntax { line: error.line(), column: error.column(), message: message(&error) }
 }
 
 /// Appends the stored element form of one value of type `sig`, given as JSON text.
@@ -192,6 +189,7 @@ pub(super) fn element_bytes(sig: &[u32], text: &str, out: &mut Vec<u8>) -> Resul
     reader.end().map_err(|error| message(&error))
 }
 
+/// A serde_json error's message without the place it ends with (the error's fields hold it).
 fn message(error: &serde_json::Error) -> String {
     let text = error.to_string();
     text.split(" at line ").next().unwrap_or(&text).to_owned()

@@ -501,14 +501,16 @@ fn value_json(sig: &[u32], bytes: &[u8]) -> Option<Value> {
     (back == bytes).then_some(shown)
 }
 
-/// `count` elements of type `sig`, one after another in `bytes`, as a list.
-fn elements_json(sig: &[u32], bytes: &[u8], count: u32) -> Option<Vec<Value>> {
+/// Where each of `count` elements of type `sig` lies in `bytes`, when they are all of it.
+fn element_ranges(sig: &[u32], bytes: &[u8], count: u32) -> Option<Vec<std::ops::Range<usize>>> {
     let size = crate::text::static_size(sig).ok()?;
     let ranges = split(bytes, count as usize, size)?;
-    if ranges.last().map_or(0, |range| range.end) != bytes.len() {
-        return None;
-    }
-    ranges.into_iter().map(|range| value_json(sig, &bytes[range])).collect()
+    (ranges.last().map_or(0, |range| range.end) == bytes.len()).then_some(ranges)
+}
+
+/// `count` elements of type `sig`, one after another in `bytes`, as a list.
+fn elements_json(sig: &[u32], bytes: &[u8], count: u32) -> Option<Vec<Value>> {
+    element_ranges(sig, bytes, count)?.into_iter().map(|range| value_json(sig, &bytes[range])).collect()
 }
 
 /// A plain field's whole new value: its elements for an array field, else its one value.
@@ -523,11 +525,7 @@ fn whole_json(schema: &FieldSchema, edit: &PlainEdit) -> Option<Value> {
 /// An array's new value as runs: old elements kept (`keep`: start and length) and new ones
 /// inserted (`insert`: the elements).
 fn splice_json(sig: &[u32], edit: &PlainEdit) -> Option<Value> {
-    let size = crate::text::static_size(sig).ok()?;
-    let ranges = split(&edit.bytes, edit.count as usize, size)?;
-    if ranges.last().map_or(0, |range| range.end) != edit.bytes.len() {
-        return None;
-    }
+    let ranges = element_ranges(sig, &edit.bytes, edit.count)?;
     let mut next = 0usize;
     let mut runs = Vec::with_capacity(edit.runs.len());
     for &(start, len) in &edit.runs {
